@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs';
+import { isValidCidr } from '../engine/net/cidr.ts';
+
+/** The whole configuration of the service, parsed once at start and passed down. */
+export interface Config {
+  /** TCP port of the HTTP server. */
+  port: number;
+  /** Address the HTTP server binds to. */
+  host: string;
+  /** Folder of the embedded store (SQLite) and of the generated server key. */
+  dataDir: string;
+  /** PostgreSQL connection string; when set, PostgreSQL is the store instead of SQLite. */
+  databaseUrl: string | undefined;
+  /** Base64 of 32 bytes; encrypts signing secrets and signs markers. Generated into dataDir when unset. */
+  secretKey: string | undefined;
+  /** DNS resolvers as `host[:port]`; the system's when empty. */
+  dnsResolvers: string[];
+  /** CIDR ranges the egress guard allows although they are denied by default. */
+  egressAllow: string[];
+  /** Public base URL used to build absolute links (v3 pagination). */
+  publicUrl: string | undefined;
+  /** Roles this process runs: api, worker, scheduler. */
+  roles: Array<'api' | 'worker' | 'scheduler'>;
+  /** pino log level. */
+  logLevel: string;
+  /** Time limit of one ownership check (DNS and HTTP), in milliseconds. */
+  verifyTimeoutMs: number;
+}
+
+type Source = Record<string, string | undefined>;
+
+interface FieldSpec {
+  env: string;
+  flag: string;
+  parse: (raw: string) => unknown;
+}
+
+const roleNames = ['api', 'worker', 'scheduler'] as const;
+
+function list(raw: string): string[] {
+  return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function integer(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`must be an integer, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new Error(`must lie between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+}
+
+const fields: Record<keyof Config, FieldSpec> = {
+  port: { env: 'PORT', flag: 'port', parse: integer(0, 65535) },
+  host: { env: 'PERIMETER_HOST', flag: 'host', parse: (s) => s },
+  dataDir: { env: 'DATA_DIR', flag: 'data-dir', parse: (s) => s },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    flag: 'database-url',
+    parse: (s) => {
+      if (!/^postgres(ql)?:\/\//.test(s)) throw new Error('must be a postgres:// or postgresql:// URL');
+      return s;
+    },
+  },
+  secretKey: {
+    env: 'PERIMETER_SECRET_KEY',
+    flag: 'secret-key',
+    parse: (s) => {
+      if (Buffer.from(s, 'base64').length !== 32) throw new Error('must be the base64 form of 32 bytes');
+      return s;
+    },
+  },
+  dnsResolvers: {
+    env: 'PERIMETER_DNS_RESOLVERS',
+    flag: 'dns-resolvers',
+    parse: (s) => {
+      const items = list(s);
+      for (const item of items) {
+        if (!/^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(:\d{1,5})?$/.test(item) && !/^[0-9a-fA-F:]+$/.test(item)) {
+          throw new Error(`"${item}" is not host[:port]`);
+        }
+      }
+      return items;
+    },
+  },
+  egressAllow: {
+    env: 'PERIMETER_EGRESS_ALLOW',
+    flag: 'egress-allow',
+    parse: (s) => {
+      const items = list(s);
+      for (const item of items) if (!isValidCidr(item)) throw new Error(`"${item}" is not a CIDR range`);
+      return items;
+    },
+  },
+  publicUrl: {
+    env: 'PERIMETER_PUBLIC_URL',
+    flag: 'public-url',
+    parse: (s) => {
+      const url = new URL(s);
+      return url.toString().replace(/\/$/, '');
+    },
+  },
+  roles: {
+    env: 'PERIMETER_ROLES',
+    flag: 'roles',
+    parse: (s) => {
+      const items = list(s);
+      if (items.length === 0) throw new Error('must name at least one role');
+      for (const item of items) {
+        if (!(roleNames as readonly string[]).includes(item)) throw new Error(`unknown role "${item}" (api, worker, scheduler)`);
+      }
+      return items;
+    },
+  },
+  logLevel: {
+    env: 'PERIMETER_LOG_LEVEL',
+    flag: 'log-level',
+    parse: (s) => {
+      if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(s)) throw new Error(`unknown level "${s}"`);
+      return s;
+    },
+  },
+  verifyTimeoutMs: { env: 'PERIMETER_VERIFY_TIMEOUT_MS', flag: 'verify-timeout-ms', parse: integer(100, 120_000) },
+};
+
+/** Defaults of every setting; the lowest layer. */
+export const defaultConfig: Config = {
+  port: 8080,
+  host: '0.0.0.0',
+  dataDir: './data',
+  databaseUrl: undefined,
+  secretKey: undefined,
+  dnsResolvers: [],
+  egressAllow: [],
+  publicUrl: undefined,
+  roles: ['api', 'worker', 'scheduler'],
+  logLevel: 'info',
+  verifyTimeoutMs: 10_000,
+};
+
+/** Thrown when the configuration is invalid; lists every problem at once. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Builds the configuration: defaults < config file (`--config` or PERIMETER_CONFIG, JSON with
+ * the camelCase keys above) < environment < flags. Every error is collected before throwing.
+ */
+export function loadConfig(options: { env?: Source; flags?: Source; overrides?: Partial<Config> } = {}): Config {
+  const env = options.env ?? process.env;
+  const flags = options.flags ?? {};
+  const problems: string[] = [];
+  const config: Config = { ...defaultConfig };
+  const target = config as unknown as Record<string, unknown>;
+
+  const filePath = flags['config'] ?? env['PERIMETER_CONFIG'];
+  if (filePath !== undefined) {
+    try {
+      const fromFile = JSON.parse(readFileSync(filePath, 'utf8')) as Record<string, unknown>;
+      for (const [key, value] of Object.entries(fromFile)) {
+        const spec = fields[key as keyof Config];
+        if (spec === undefined) problems.push(`config file: unknown setting "${key}"`);
+        else {
+          try {
+            target[key] = spec.parse(Array.isArray(value) ? value.join(',') : String(value));
+          } catch (err) {
+            problems.push(`config file: ${key} ${(err as Error).message}`);
+          }
+        }
+      }
+    } catch (err) {
+      problems.push(`config file ${filePath}: ${(err as Error).message}`);
+    }
+  }
+
+  for (const [key, spec] of Object.entries(fields)) {
+    for (const [layer, raw] of [[spec.env, env[spec.env]], [`--${spec.flag}`, flags[spec.flag]]] as const) {
+      if (raw === undefined || raw === '') continue;
+      try {
+        target[key] = spec.parse(raw);
+      } catch (err) {
+        problems.push(`${layer} ${(err as Error).message}`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...config, ...options.overrides };
+}

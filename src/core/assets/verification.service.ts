@@ -1,0 +1,69 @@
+import type { Store } from '../shared/store.ts';
+import type { Team } from '../teams/team.types.ts';
+import type { Asset } from './asset.types.ts';
+
+/** What an ownership check found. */
+export interface OwnershipCheckResult {
+  isVerified: boolean;
+  /** How ownership was proven, when it was. */
+  via?: 'dns' | 'http' | 'https';
+  /** What each way tried reported (unreachable, wrong code, denied by the egress guard …). */
+  observations: string[];
+}
+
+/** The engine part that looks for the verification code; it never throws for "unreachable". */
+export interface OwnershipChecker {
+  check(target: { name: string; kind: 'domain' | 'ip'; port: number | null }, code: string, signal: AbortSignal): Promise<OwnershipCheckResult>;
+}
+
+/** Minimal logger the service reports background failures to. */
+export interface ServiceLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/**
+ * Asset ownership: an asset becomes verified when a DNS TXT record at its name holds
+ * `perimeter-verification=<team code>`, or `http(s)://NAME/.well-known/perimeter-verification.txt`
+ * answers the code. A verified asset stays verified; a failed check only records the attempt.
+ */
+export class VerificationService {
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly store: Store,
+    private readonly checker: OwnershipChecker,
+    private readonly timeoutMs: number,
+    private readonly log: ServiceLogger,
+  ) {}
+
+  /** Runs one check now and records the outcome. */
+  async check(team: Team, asset: Asset): Promise<OwnershipCheckResult> {
+    const signal = AbortSignal.any([this.controller.signal, AbortSignal.timeout(this.timeoutMs)]);
+    const result = await this.checker.check({ name: asset.name, kind: asset.kind, port: asset.port }, team.verificationCode, signal);
+    await this.store.assets.recordCheck(asset.id, result.isVerified ? 'verified' : asset.status, new Date());
+    this.log.info({ asset: asset.token, verified: result.isVerified, via: result.via, observations: result.observations }, 'ownership check');
+    return result;
+  }
+
+  /** Starts a check without waiting for it (after an asset is added). */
+  checkInBackground(team: Team, asset: Asset): void {
+    const run = this.check(team, asset).catch((err: unknown) => {
+      this.log.warn({ asset: asset.token, err }, 'ownership check failed');
+    });
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+  }
+
+  /** Waits for the background checks (tests, graceful shutdown). */
+  async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Aborts the background checks and waits for them to end. */
+  async close(): Promise<void> {
+    this.controller.abort();
+    await this.settle();
+  }
+}

@@ -1,0 +1,45 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Symmetric protection with the server key: AES-256-GCM for secrets stored at rest (signing
+ * secrets) and HMAC-SHA-256 for values handed to clients that must come back unchanged (markers).
+ */
+export class SecretBox {
+  private readonly encKey: Buffer;
+  private readonly macKey: Buffer;
+
+  constructor(serverKey: Buffer) {
+    if (serverKey.length !== 32) throw new Error('the server key must be 32 bytes');
+    this.encKey = createHmac('sha256', serverKey).update('perimeter:encrypt').digest();
+    this.macKey = createHmac('sha256', serverKey).update('perimeter:mac').digest();
+  }
+
+  /** Encrypts to `v1.<iv>.<tag>.<ciphertext>` (base64url parts). */
+  encrypt(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.encKey, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+  }
+
+  /** Decrypts what encrypt produced; throws when it was tampered with or made with another key. */
+  decrypt(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split('.');
+    if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined) throw new Error('sealed value malformed');
+    const decipher = createDecipheriv('aes-256-gcm', this.encKey, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /** A MAC of the value, base64url, truncated to 16 bytes. */
+  mac(value: string): string {
+    return createHmac('sha256', this.macKey).update(value).digest().subarray(0, 16).toString('base64url');
+  }
+
+  /** Checks a MAC in constant time. */
+  verifyMac(value: string, mac: string): boolean {
+    const expected = Buffer.from(this.mac(value));
+    const given = Buffer.from(mac);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { appError } from '../errors/app-error.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
+import type { Store } from '../shared/store.ts';
+import { isEndpointGroup, plans, type EndpointGroup } from './plans.ts';
+import { OperatorError, requireTeam } from './team.service.ts';
+import type { ApiKey, Team } from './team.types.ts';
+
+const keyPattern = /^[0-9a-f]{32}$/;
+
+/** Signed requests must carry a timestamp from 10 s before to 5 s after the server's clock. */
+export const signatureWindow = { beforeSeconds: 10, afterSeconds: 5 } as const;
+
+/** True when the text has the shape of an API key (32 lowercase hex characters). */
+export function isWellFormedKey(key: string): boolean {
+  return keyPattern.test(key);
+}
+
+/** SHA-256 of a key: what the store keeps instead of the key. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** Creates a key for a team; the key (and secret) are returned once and never stored in clear. */
+export async function createApiKey(
+  store: Store,
+  box: SecretBox,
+  input: { teamName: string; kind: 'v2' | 'v3'; signing: boolean; permissions: string[] },
+): Promise<{ key: string; secret?: string; record: ApiKey }> {
+  const team = await requireTeam(store, input.teamName);
+  const unknown = input.permissions.filter((p) => !isEndpointGroup(p));
+  if (unknown.length > 0) throw new OperatorError(`unknown endpoint group(s): ${unknown.join(', ')}`);
+  const key = randomBytes(16).toString('hex');
+  const secret = input.signing ? randomBytes(32).toString('base64') : undefined;
+  const record = await store.keys.insert({
+    keyHash: hashKey(key),
+    kind: input.kind,
+    hint: key.slice(0, 6),
+    permissions: input.permissions.length > 0 ? (input.permissions as EndpointGroup[]) : null,
+    secretSealed: secret === undefined ? null : box.encrypt(secret),
+    teamIds: [team.id],
+    created: new Date(),
+    revoked: null,
+  });
+  return secret === undefined ? { key, record } : { key, secret, record };
+}
+
+/** Revokes a key given in clear; an operator error when it is unknown. */
+export async function revokeApiKey(store: Store, key: string): Promise<void> {
+  if (!(await store.keys.revoke(hashKey(key), new Date()))) throw new OperatorError('no such key');
+}
+
+/** The keys of a team (hints only). */
+export async function listApiKeys(store: Store, teamName: string): Promise<ApiKey[]> {
+  const team = await requireTeam(store, teamName);
+  return store.keys.listByTeam(team.id);
+}
+
+/**
+ * The signature of a v2 request: base64(HMAC-SHA-256(base64decode(secret),
+ * `METHOD;PATH;KEY;TIMESTAMP;BODY`)), PATH without `/rest` and without the query string.
+ */
+export function computeSignature(secret: string, parts: { method: string; path: string; key: string; timestamp: string; body: Buffer }): string {
+  const hmac = createHmac('sha256', Buffer.from(secret, 'base64'));
+  hmac.update(`${parts.method};${parts.path};${parts.key};${parts.timestamp};`);
+  hmac.update(parts.body);
+  return hmac.digest('base64');
+}
+
+/** What a request tells about its credentials, already taken from the headers. */
+export interface Credentials {
+  kind: 'v2' | 'v3';
+  key: string;
+  signature?: string | undefined;
+  timestamp?: string | undefined;
+  method: string;
+  path: string;
+  body: Buffer;
+}
+
+/** The authenticated caller of a request. */
+export interface Caller {
+  keyId: number;
+  kind: 'v2' | 'v3';
+  permissions: EndpointGroup[] | null;
+  teamIds: number[];
+}
+
+/**
+ * Resolves a key to its caller: 1002 for a malformed key, 1003 for an unknown, revoked or
+ * wrong-kind key, a bad signature or a timestamp outside the window. Every failure of a
+ * well-formed key answers the same 1003, so a key of another team or kind reveals nothing.
+ */
+export async function authenticate(store: Store, box: SecretBox, credentials: Credentials, now = Date.now()): Promise<Caller> {
+  if (!isWellFormedKey(credentials.key)) throw appError(1002, 'API key malformed: a key is 32 hexadecimal characters');
+  const record = await store.keys.findByHash(hashKey(credentials.key));
+  if (record === undefined || record.revoked !== null || record.kind !== credentials.kind) throw appError(1003, 'API key invalid');
+  if (record.secretSealed !== null) verifySignature(box.decrypt(record.secretSealed), credentials, now);
+  return { keyId: record.id, kind: record.kind, permissions: record.permissions, teamIds: record.teamIds };
+}
+
+function verifySignature(secret: string, credentials: Credentials, now: number): void {
+  const { signature, timestamp } = credentials;
+  if (signature === undefined || timestamp === undefined) {
+    throw appError(1003, 'This API key requires signed requests: send X-Service-Signature and X-Service-Timestamp');
+  }
+  if (!/^\d{1,12}$/.test(timestamp)) throw appError(1003, 'X-Service-Timestamp must be Unix time in seconds');
+  const age = now / 1000 - Number(timestamp);
+  if (age > signatureWindow.beforeSeconds || age < -signatureWindow.afterSeconds) {
+    throw appError(1003, 'Request timestamp outside the accepted window (10 s before to 5 s after the server time)');
+  }
+  const expected = Buffer.from(computeSignature(secret, { ...credentials, timestamp }));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw appError(1003, 'Request signature invalid');
+}
+
+/** 1009 unless both the team's plan and the key's permissions include the endpoint group. */
+export function assertCanCall(caller: Caller, team: Team, group: EndpointGroup): void {
+  const inPlan = (plans[team.plan].groups as readonly EndpointGroup[]).includes(group);
+  const inKey = caller.permissions === null || caller.permissions.includes(group);
+  if (!inPlan || !inKey) throw appError(1009, `This API key cannot access the ${group} endpoints`);
+}

@@ -1,0 +1,44 @@
+import type { EndpointGroup, PlanName } from './plans.ts';
+
+/** A team: the tenant. Every resource belongs to exactly one team. */
+export interface Team {
+  id: number;
+  token: string;
+  name: string;
+  plan: PlanName;
+  /** The code an asset owner publishes (DNS TXT or HTTP file) to prove ownership. */
+  verificationCode: string;
+  created: Date;
+}
+
+/** An API key as stored: never the key itself, only its hash. */
+export interface ApiKey {
+  id: number;
+  kind: 'v2' | 'v3';
+  /** First characters of the key, to recognise it in listings. */
+  hint: string;
+  /** The endpoint groups the key may call; null means every group of the team's plan. */
+  permissions: EndpointGroup[] | null;
+  /** The signing secret, encrypted with the server key; null for an unsigned key. */
+  secretSealed: string | null;
+  teamIds: number[];
+  created: Date;
+  revoked: Date | null;
+}
+
+/** Persistence of teams. */
+export interface TeamRepository {
+  insert(team: Omit<Team, 'id'>): Promise<Team>;
+  findById(id: number): Promise<Team | undefined>;
+  findByName(name: string): Promise<Team | undefined>;
+  count(): Promise<number>;
+}
+
+/** Persistence of API keys. */
+export interface ApiKeyRepository {
+  insert(key: Omit<ApiKey, 'id'> & { keyHash: string }): Promise<ApiKey>;
+  findByHash(keyHash: string): Promise<ApiKey | undefined>;
+  listByTeam(teamId: number): Promise<ApiKey[]>;
+  /** Marks the key revoked; false when no key has that hash. */
+  revoke(keyHash: string, at: Date): Promise<boolean>;
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { AppError, isAppError } from '../core/errors/app-error.ts';
+import { assertCanCall } from '../core/teams/api-key.service.ts';
+import { loadTeam } from '../core/teams/team.service.ts';
+import type { AppDeps } from './deps.ts';
+import { sendAppError, sendProblem, surfaceOf, translateFrameworkError } from './errors.ts';
+import { createMetrics } from './metrics.ts';
+import { registerOpsRoutes } from './ops.routes.ts';
+import { authenticateRequest } from './plugins/auth.ts';
+import type { Method, RouteDef } from './route.ts';
+import { allRoutes } from './routes.ts';
+
+/** Default body limit; operations that take more say so in their definition. */
+export const defaultBodyLimit = 1024 * 1024;
+
+/** Fastify path of a spec path: `{param}` becomes `:param`. */
+function fastifyPath(surface: 'v2' | 'v3', path: string): string {
+  return `/rest/${surface}${path.replace(/\{(\w+)\}/g, ':$1')}`;
+}
+
+/** A regular expression matching a route path with or without its trailing slash. */
+function pathPattern(surface: 'v2' | 'v3', path: string): RegExp {
+  const body = fastifyPath(surface, path).replace(/\/$/, '').replace(/:\w+/g, '[^/]+');
+  return new RegExp(`^${body}/?$`);
+}
+
+/** Builds the server without listening: every route, hook and error formatter. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: { level: deps.config.logLevel } }),
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: false },
+    bodyLimit: defaultBodyLimit,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+    },
+    // Requests are logged once, on response, by the onResponse hook below.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    return503OnClosing: true,
+  });
+  const metrics = createMetrics();
+
+  // Every body is read as raw bytes: signatures cover the exact bytes, zone uploads are text
+  // whatever their Content-Type, and JSON is parsed by the operation (1050/1051 are ours).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+  });
+
+  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    if (isAppError(error)) return sendAppError(request, reply, error);
+    const translated = translateFrameworkError(error);
+    if (translated !== undefined) return sendAppError(request, reply, translated);
+    request.log.error({ err: error }, 'unexpected failure');
+    return sendAppError(request, reply, new AppError(1910, `Technical issue while processing the request (request id ${request.id})`));
+  });
+
+  const routes = allRoutes();
+  const v3Patterns = routes.filter((r) => r.surface === 'v3').map((r) => ({ pattern: pathPattern('v3', r.path), def: r }));
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (/^\/rest\/v1(\/|$)/.test(path)) return sendAppError(request, reply, new AppError(1999, 'Endpoint discontinued: version 1 of the API has been retired; use /rest/v2 or /rest/v3'));
+    if (surfaceOf(path) === 'v3') {
+      // The v3 router authenticates before it tells what exists.
+      await authenticateRequest(deps, request, 'v3', Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0));
+      const isKnownPath = v3Patterns.some((p) => p.pattern.test(path));
+      return isKnownPath
+        ? sendProblem(request, reply, 405, `Method ${request.method} is not allowed on ${path}`)
+        : sendProblem(request, reply, 404, `No operation at ${path}`);
+    }
+    return sendAppError(request, reply, new AppError(1900, `Endpoint unavailable: no operation ${request.method} ${path}`));
+  });
+
+  registerOpsRoutes(app, deps, metrics, routes);
+  for (const def of routes) registerRoute(app, deps, def);
+  return app;
+}
+
+function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef): void {
+  const methods: Method[] = [def.method, ...(def.alsoMethods ?? [])];
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const caller = await authenticateRequest(deps, request, def.surface, rawBody);
+    const team = await loadTeam(deps.store, caller.teamIds[0]!);
+    assertCanCall(caller, team, def.group);
+    const result = await def.handler({
+      deps,
+      caller,
+      team,
+      params: request.params as Record<string, string>,
+      query: request.query as Record<string, string | string[] | undefined>,
+      rawBody,
+      request,
+      reply,
+    });
+    reply.code(result.status);
+    if (result.json !== undefined) return reply.type('application/json').send(result.json);
+    if (result.body === undefined) return reply.send();
+    return reply.type('application/json').send(JSON.stringify(result.body));
+  };
+  for (const path of [def.path, ...(def.aliases ?? [])]) {
+    app.route({ method: methods, url: fastifyPath(def.surface, path), bodyLimit: def.bodyLimit ?? defaultBodyLimit, handler });
+  }
+}

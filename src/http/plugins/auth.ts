@@ -1,0 +1,63 @@
+import type { FastifyRequest } from 'fastify';
+import { appError } from '../../core/errors/app-error.ts';
+import { authenticate, type Caller } from '../../core/teams/api-key.service.ts';
+import type { AppDeps } from '../deps.ts';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The v2 key of a request, given in exactly one of three ways: `X-Service-Key`, HTTP Basic with
+ * the key as user name, or URL user-info (which arrives as Basic). Two ways carrying different
+ * keys, or an undecodable Authorization header, are 1002; none at all is 1001.
+ */
+export function v2KeyOf(request: FastifyRequest): string {
+  const headerKey = header(request, 'x-service-key')?.trim();
+  const authorization = header(request, 'authorization')?.trim();
+  let basicKey: string | undefined;
+  if (authorization !== undefined && authorization !== '') {
+    const match = /^Basic\s+([A-Za-z0-9+/=_-]+)$/i.exec(authorization);
+    if (match !== null) {
+      const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+      basicKey = decoded.split(':')[0]?.trim();
+      if (basicKey === undefined || basicKey === '') throw appError(1002, 'API key malformed: Basic credentials carry no user name');
+    } else if (headerKey === undefined || headerKey === '') {
+      throw appError(1002, 'API key malformed: Authorization must be Basic with the key as user name');
+    }
+  }
+  const keys = [headerKey, basicKey].filter((k): k is string => k !== undefined && k !== '');
+  if (keys.length === 0) throw appError(1001, 'API key missing: send it as X-Service-Key, HTTP Basic user name or URL user-info');
+  if (keys.length === 2 && keys[0] !== keys[1]) throw appError(1002, 'API key malformed: two different keys were given');
+  return keys[0]!;
+}
+
+/** The v3 key: `Authorization: <key>` (also `Bearer <key>`). */
+export function v3KeyOf(request: FastifyRequest): string {
+  const authorization = header(request, 'authorization')?.trim();
+  if (authorization === undefined || authorization === '') throw appError(1001, 'API key missing: send it as the Authorization header');
+  return authorization.replace(/^Bearer\s+/i, '');
+}
+
+/** Path a signature covers: as sent, minus the `/rest` prefix and the query string. */
+export function signedPathOf(request: FastifyRequest): string {
+  const path = request.raw.url?.split('?')[0] ?? '';
+  return path.startsWith('/rest/') ? path.slice('/rest'.length) : path;
+}
+
+/** Authenticates a request of the given surface. */
+export async function authenticateRequest(deps: AppDeps, request: FastifyRequest, surface: 'v2' | 'v3', rawBody: Buffer): Promise<Caller> {
+  if (surface === 'v3') {
+    return authenticate(deps.store, deps.box, { kind: 'v3', key: v3KeyOf(request), method: request.method, path: signedPathOf(request), body: rawBody });
+  }
+  return authenticate(deps.store, deps.box, {
+    kind: 'v2',
+    key: v2KeyOf(request),
+    signature: header(request, 'x-service-signature'),
+    timestamp: header(request, 'x-service-timestamp'),
+    method: request.method,
+    path: signedPathOf(request),
+    body: rawBody,
+  });
+}

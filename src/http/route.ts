@@ -1,0 +1,71 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorCode } from '../core/errors/error-catalogue.ts';
+import type { Caller } from '../core/teams/api-key.service.ts';
+import type { EndpointGroup } from '../core/teams/plans.ts';
+import type { Team } from '../core/teams/team.types.ts';
+import type { AppDeps } from './deps.ts';
+
+/** HTTP methods the API uses. */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a handler receives: the authenticated caller and the raw inputs. */
+export interface RouteContext {
+  deps: AppDeps;
+  caller: Caller;
+  /** The team the request acts for (v2: the key's team). */
+  team: Team;
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  /** The exact body bytes (empty when none). */
+  rawBody: Buffer;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** A handler's answer: the status and a value to send as JSON (undefined sends no body). */
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  /** Pre-serialised JSON, sent as is (hot paths). */
+  json?: string;
+}
+
+/**
+ * One operation of an API surface. The definition is the contract: it registers the route,
+ * documents it in OpenAPI (schemas, error codes) and tells auth which endpoint group it is in.
+ */
+export interface RouteDef {
+  surface: 'v2' | 'v3';
+  method: Method;
+  /** Canonical path under the surface's base, with `{param}` placeholders. */
+  path: string;
+  /** Further paths answering the same operation. */
+  aliases?: string[];
+  /** Further methods answering the same operation (PATCH beside PUT). */
+  alsoMethods?: Method[];
+  group: EndpointGroup;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  /** Documented as a raw text body instead of JSON. */
+  rawBody?: { contentType: string; description: string };
+  response: TSchema;
+  successStatus: number;
+  /** The v2 error codes this operation can answer, beyond the shared auth and body codes. */
+  errors: ErrorCode[];
+  bodyLimit?: number;
+  /** An extension to the original API: flagged in OpenAPI. */
+  isExtension?: boolean;
+  isExperimental?: boolean;
+  handler(ctx: RouteContext): Promise<RouteResult>;
+}
+
+/** Identity helper that gives route literals their type. */
+export function defineRoute(def: RouteDef): RouteDef {
+  return def;
+}

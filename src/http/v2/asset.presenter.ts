@@ -1,0 +1,30 @@
+import type { Asset } from '../../core/assets/asset.types.ts';
+import type { AssetPage } from '../../core/assets/asset.service.ts';
+import { toWireTime } from '../../core/shared/time.ts';
+
+/** The v2 wire shape of an asset. */
+export function presentAsset(asset: Asset): Record<string, unknown> {
+  return {
+    token: asset.token,
+    name: asset.name,
+    status: asset.status,
+    added_by: asset.addedBy,
+    monitored: asset.monitored,
+    created: toWireTime(asset.created),
+    updated: toWireTime(asset.updated),
+    discovered: toWireTime(asset.discovered),
+    last_seen: toWireTime(asset.lastSeen),
+  };
+}
+
+/**
+ * The v2 asset list object, serialised. A team that owns no asset at all gets the spec's `{}`
+ * for root listings; otherwise `has_more` is always present and `next_marker` with it when true.
+ */
+export function presentAssetPage(page: AssetPage, options: { emptyTeamIsEmptyObject: boolean }): string {
+  if (options.emptyTeamIsEmptyObject && !page.teamHasAssets) return '{}';
+  const body: Record<string, unknown> = { assets: page.assets.map(presentAsset), has_more: page.hasMore };
+  if (page.nextMarker !== undefined) body['next_marker'] = page.nextMarker;
+  body['current_marker'] = page.currentMarker;
+  return JSON.stringify(body);
+}

@@ -1,0 +1,207 @@
+import { Type } from '@sinclair/typebox';
+import { assetRequestsPerSecond, defaultAssetSettings } from '../../core/assets/asset-settings.ts';
+import {
+  addAsset,
+  defaultAssetPageSize,
+  deleteAsset,
+  getAssetSettings,
+  listAssets,
+  maxAssetPageSize,
+  updateAssetSettings,
+} from '../../core/assets/asset.service.ts';
+import { parseTimeParameter } from '../../core/shared/time.ts';
+import { v2ErrorBody } from '../errors.ts';
+import { queryBoolean, queryInteger, queryValue, readJson, readJsonObject } from '../request-input.ts';
+import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
+import { presentAsset, presentAssetPage } from './asset.presenter.ts';
+import { EmptyObject, Timestamp, Token, pagedList } from './schemas.ts';
+
+const Asset = Type.Object(
+  {
+    token: Token,
+    name: Type.String({ description: 'Domain name or IP address' }),
+    status: Type.Union([Type.Literal('verified'), Type.Literal('unverified')], { description: 'Ownership verification status' }),
+    added_by: Type.Array(Type.String(), { description: 'Origins: manual, zone-file, zone-transfer, zone-lookup' }),
+    monitored: Type.Boolean(),
+    created: Timestamp,
+    updated: Timestamp,
+    discovered: Timestamp,
+    last_seen: Timestamp,
+  },
+  { $id: 'Asset' },
+);
+
+const PortList = Type.Union([Type.Array(Type.Integer({ minimum: 1, maximum: 65535 })), Type.String({ description: 'Comma-separated ports, e.g. "8080,8443"' })]);
+
+const AssetSettings = Type.Object(
+  {
+    brute_force: Type.Boolean({ description: 'Brute-force subdomains; true only when scrape is true' }),
+    custom_headers: Type.Record(Type.String({ pattern: '^[xX]-' }), Type.String(), { description: 'Header names start with x- or X-' }),
+    enable_active_tls_assessments: Type.Boolean({ default: true }),
+    enable_certificate_assessments: Type.Boolean({ default: true }),
+    enable_passive_tls_assessments: Type.Boolean({ default: true }),
+    enable_port_scanning: Type.Boolean({ default: true }),
+    enable_tls_discovery: Type.Boolean({ default: true }),
+    fingerprinting: Type.Boolean({ default: defaultAssetSettings.fingerprinting }),
+    include_discovered_ports_in_surface_monitoring: Type.Boolean({ default: false }),
+    monitoring: Type.Boolean({ default: false, description: 'Surface monitoring; verified domains only' }),
+    port_scanning_avoid_list: PortList,
+    port_scanning_force_list: PortList,
+    port_scanning_include_recommended_ports: Type.Boolean({ default: true }),
+    requests_per_second: Type.Integer({ minimum: assetRequestsPerSecond.min, maximum: assetRequestsPerSecond.max, default: defaultAssetSettings.requests_per_second }),
+    scrape: Type.Boolean({ default: defaultAssetSettings.scrape }),
+    ssl_audit: Type.Boolean({ default: false, deprecated: true }),
+    stateless_tests: Type.Boolean({ default: defaultAssetSettings.stateless_tests }),
+    subdomain_takeover_tests: Type.Boolean({ default: defaultAssetSettings.subdomain_takeover_tests }),
+  },
+  { $id: 'AssetSettings', description: 'All 18 fields are required on update (2422 names the missing ones). Responses give port lists as integer arrays.' },
+);
+
+const AssetList = pagedList('assets', Asset, 'Asset list object. Listing root assets of a team that has none answers `{}`.');
+
+const AssetTokenParam = Type.Object({ assetToken: Token });
+const DomainTokenParam = Type.Object({ domainToken: Token });
+const pageSizeLimits = { min: 1, max: maxAssetPageSize, fallback: defaultAssetPageSize };
+
+const PageQuery = {
+  marker: Type.Optional(Type.String({ description: 'Continuation marker (next_marker of the previous page); empty starts over' })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, default: defaultAssetPageSize })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, description: 'Alias of pageSize' })),
+};
+
+async function listRoots(ctx: RouteContext) {
+  const from = queryValue(ctx.query, 'from');
+  const page = await listAssets(ctx.deps.store, ctx.deps.markers, ctx.team, {
+    scope: queryBoolean(ctx.query, 'include_subdomains', false) ? 'all' : 'roots',
+    marker: queryValue(ctx.query, 'marker'),
+    pageSize: queryInteger(ctx.query, ['pageSize', 'page_size'], pageSizeLimits),
+    createdAfter: from === undefined || from === '' ? undefined : parseTimeParameter('from', from),
+  });
+  return { status: 200, json: presentAssetPage(page, { emptyTeamIsEmptyObject: true }) };
+}
+
+/** The six v2 asset operations. */
+export const assetRoutes: RouteDef[] = [
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/assets/',
+    group: 'assets',
+    operationId: 'listRootAssets',
+    summary: 'List root assets',
+    description: 'Keyset-paged in the order assets were added. `include_subdomains=true` lists every asset regardless of hierarchy.',
+    tags: ['assets'],
+    query: Type.Object({
+      ...PageQuery,
+      from: Type.Optional(Type.String({ description: 'Only assets created after this time (YYYY-MM-DDTHH:mm:ssZ, ±hhmm offset, or Unix seconds)' })),
+      include_subdomains: Type.Optional(Type.Boolean()),
+    }),
+    response: AssetList,
+    successStatus: 200,
+    errors: [1085, 4150],
+    handler: listRoots,
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'POST',
+    path: '/assets/',
+    group: 'assets',
+    operationId: 'addAsset',
+    summary: 'Add asset',
+    description:
+      'Adds a domain, subdomain or IP address (optionally `:port`, used to reach the verification file). Non-ASCII names are refused: send punycode. ' +
+      'When a root asset of the team is an ancestor (the root apex), the name becomes its subdomain and the answer is 202 with error 2019 and the new asset under `asset`. ' +
+      'The asset starts unverified; an ownership check (DNS TXT `perimeter-verification=<code>` or `/.well-known/perimeter-verification.txt`) runs right after.',
+    tags: ['assets'],
+    body: Type.Object({ name: Type.String({ examples: ['example.com', 'shop.example.com', '192.0.2.10:8443'] }) }),
+    response: Asset,
+    successStatus: 200,
+    errors: [1050, 1051, 2012, 2018, 2019],
+    handler: async (ctx) => {
+      const body = readJsonObject(ctx);
+      const { asset, parent } = await addAsset(ctx.deps.store, ctx.team, body['name']);
+      ctx.deps.verification.checkInBackground(ctx.team, asset);
+      if (parent !== undefined) {
+        const message = `Asset accepted as a subdomain of ${parent.name}, which is already a root asset; it appears in that asset's subdomains`;
+        return { status: 202, body: { ...v2ErrorBody(2019, message, ['name']), asset: presentAsset(asset) } };
+      }
+      return { status: 200, body: presentAsset(asset) };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'DELETE',
+    path: '/assets/{assetToken}/',
+    group: 'assets',
+    operationId: 'deleteAsset',
+    summary: 'Delete asset',
+    description: 'Deletes the asset and its subdomains.',
+    tags: ['assets'],
+    params: AssetTokenParam,
+    response: EmptyObject,
+    successStatus: 200,
+    errors: [2011, 2014, 2026],
+    handler: async (ctx) => {
+      readJson(ctx, { required: false });
+      await deleteAsset(ctx.deps.store, ctx.team, ctx.params['assetToken']!);
+      return { status: 200, body: {} };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/assets/{assetToken}/subdomains/',
+    group: 'assets',
+    operationId: 'listSubdomains',
+    summary: 'List subdomains of a root asset',
+    tags: ['assets'],
+    params: AssetTokenParam,
+    query: Type.Object(PageQuery),
+    response: AssetList,
+    successStatus: 200,
+    errors: [2011, 2014, 4150],
+    handler: async (ctx) => {
+      const page = await listAssets(ctx.deps.store, ctx.deps.markers, ctx.team, {
+        scope: { subdomainsOf: ctx.params['assetToken']! },
+        marker: queryValue(ctx.query, 'marker'),
+        pageSize: queryInteger(ctx.query, ['pageSize', 'page_size'], pageSizeLimits),
+      });
+      return { status: 200, json: presentAssetPage(page, { emptyTeamIsEmptyObject: false }) };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/domains/{domainToken}/settings/',
+    aliases: ['/assets/{domainToken}/settings/'],
+    group: 'assets',
+    operationId: 'getAssetSettings',
+    summary: 'Get asset settings',
+    tags: ['assets'],
+    params: DomainTokenParam,
+    response: AssetSettings,
+    successStatus: 200,
+    errors: [2011, 2014],
+    handler: async (ctx) => ({ status: 200, body: await getAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!) }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'PUT',
+    path: '/domains/{domainToken}/settings/',
+    aliases: ['/assets/{domainToken}/settings/'],
+    group: 'assets',
+    operationId: 'updateAssetSettings',
+    summary: 'Update asset settings',
+    description: 'Replaces all 18 settings. Surface monitoring needs a verified domain (2425), never an IP (2423), and a free slot of the plan (2424).',
+    tags: ['assets'],
+    params: DomainTokenParam,
+    body: AssetSettings,
+    response: AssetSettings,
+    successStatus: 200,
+    errors: [1050, 1051, 2011, 2014, 2422, 2423, 2424, 2425, 2426],
+    handler: async (ctx) => {
+      const body = readJson(ctx, { required: true });
+      return { status: 200, body: await updateAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!, body) };
+    },
+  }),
+];

@@ -1,0 +1,87 @@
+import { createApiKey } from './core/teams/api-key.service.ts';
+import { createTeam, OperatorError } from './core/teams/team.service.ts';
+import { adminUsage, runAdmin } from './cli/admin.commands.ts';
+import { parseArgs } from './cli/args.ts';
+import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { buildApp } from './http/app.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+
+const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms'];
+
+const usage = `usage: perimeter <command>
+  serve [--roles api,worker,scheduler] [--port N] [--data-dir DIR] [--database-url URL] …
+  migrate
+  admin …   (perimeter admin help)`;
+
+function configFrom(argv: string[]): Config {
+  const args = parseArgs(argv, { switches: ['json', 'v3', 'signing'], repeatable: ['permission'] });
+  const flags = Object.fromEntries(Object.entries(args.flags).filter(([k]) => configFlags.includes(k)));
+  return loadConfig({ flags });
+}
+
+/** On the first start of an empty store: a demo team with a v2 and a v3 key, printed once. */
+async function seedDemo(runtime: Runtime): Promise<void> {
+  if ((await runtime.store.teams.count()) > 0) return;
+  const team = await createTeam(runtime.store, 'demo', 'enterprise');
+  const v2 = await createApiKey(runtime.store, runtime.box, { teamName: team.name, kind: 'v2', signing: false, permissions: [] });
+  const v3 = await createApiKey(runtime.store, runtime.box, { teamName: team.name, kind: 'v3', signing: false, permissions: [] });
+  console.log(`First start: created team "demo" (enterprise plan).\n  v2 API key: ${v2.key}\n  v3 API key: ${v3.key}\n  These keys are shown once. Verification code of the team: ${team.verificationCode}`);
+}
+
+async function serve(config: Config): Promise<void> {
+  const runtime = await openRuntime(config);
+  await seedDemo(runtime);
+  const app = await buildApp({ ...runtime, logger: runtime.log });
+  const address = await app.listen({ port: config.port, host: config.host });
+  console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')})`);
+  let isClosing = false;
+  const shutdown = async (signal: string) => {
+    if (isClosing) return;
+    isClosing = true;
+    runtime.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** Entry point of the `perimeter` command. */
+export async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(configFrom(rest));
+      case 'migrate': {
+        const runtime = await openRuntime(configFrom(rest));
+        console.log(`migrated ${runtime.database.description}`);
+        return await runtime.close();
+      }
+      case 'admin': {
+        if (rest[0] === undefined || rest[0] === 'help') {
+          console.log(adminUsage);
+          return;
+        }
+        const runtime = await openRuntime(configFrom(rest), { log: (await import('pino')).default({ level: 'warn' }) });
+        try {
+          await runAdmin(runtime, rest, { out: (text) => console.log(text) });
+        } finally {
+          await runtime.close();
+        }
+        return;
+      }
+      default:
+        console.error(usage);
+        process.exitCode = 2;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof OperatorError) {
+      console.error(err.message);
+      process.exitCode = 1;
+      return;
+    }
+    throw err;
+  }
+}

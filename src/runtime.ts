@@ -1,0 +1,66 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config/config.ts';
+import { VerificationService } from './core/assets/verification.service.ts';
+import { MarkerCodec } from './core/shared/marker.ts';
+import { SecretBox } from './core/shared/secret-box.ts';
+import type { Store } from './core/shared/store.ts';
+import { EgressGuard } from './engine/net/egress-guard.ts';
+import { createDnsResolver } from './engine/dns/resolver.ts';
+import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
+import { openDatabase, type Database } from './storage/database.ts';
+import { migrateToLatest } from './storage/migrate.ts';
+import { createStore } from './storage/store.ts';
+
+/** Everything wired once: the store, the server key, the engine parts, the core services. */
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  database: Database;
+  store: Store;
+  box: SecretBox;
+  markers: MarkerCodec;
+  verification: VerificationService;
+  close(): Promise<void>;
+}
+
+/**
+ * The server key: PERIMETER_SECRET_KEY when configured, else a key generated once into
+ * DATA_DIR/server.key (mode 0600). Scaled deployments must configure the same key everywhere.
+ */
+function loadServerKey(config: Config): Buffer {
+  if (config.secretKey !== undefined) return Buffer.from(config.secretKey, 'base64');
+  const path = join(config.dataDir, 'server.key');
+  if (!existsSync(path)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(path, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'), { mode: 0o600 });
+    chmodSync(path, 0o600);
+  }
+  return Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+}
+
+/** Opens the store (migrating it) and wires the services. */
+export async function openRuntime(config: Config, options: { log?: Logger; database?: Database } = {}): Promise<Runtime> {
+  const log = options.log ?? pino({ level: config.logLevel });
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  await migrateToLatest(database);
+  const store = createStore(database);
+  const box = new SecretBox(loadServerKey(config));
+  const guard = new EgressGuard(config.egressAllow);
+  const resolver = createDnsResolver(config.dnsResolvers);
+  const verification = new VerificationService(store, createOwnershipChecker({ guard, resolver }), config.verifyTimeoutMs, log);
+  return {
+    config,
+    log,
+    database,
+    store,
+    box,
+    markers: new MarkerCodec(box),
+    verification,
+    close: async () => {
+      await verification.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Schema } from './schema.ts';
+
+/** Which SQL dialect a database speaks; only storage/ branches on it. */
+export type Dialect = 'sqlite' | 'postgres';
+
+/** An open database: the query builder, its dialect and how to close it. */
+export interface Database {
+  db: Kysely<Schema>;
+  dialect: Dialect;
+  /** PostgreSQL schema holding the tables, when not the default one. */
+  schema?: string | undefined;
+  /** Human description for logs, never containing a password. */
+  description: string;
+  close(): Promise<void>;
+}
+
+/** Options to open a database. */
+export interface OpenOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** PostgreSQL schema to use (tests give each file its own); created when missing. */
+  pgSchema?: string;
+  /** SQLite file name inside dataDir; `:memory:` for a private in-memory store. */
+  sqliteFile?: string;
+  poolSize?: number;
+}
+
+/** Opens PostgreSQL when a URL is given, else the embedded SQLite file in dataDir (WAL mode). */
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options);
+  return openSqlite(options);
+}
+
+function openSqlite(options: OpenOptions): Database {
+  const file = options.sqliteFile ?? 'perimeter.db';
+  let path = file;
+  if (file !== ':memory:') {
+    mkdirSync(options.dataDir, { recursive: true });
+    path = join(options.dataDir, file);
+  }
+  const sqlite = new SQLite(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    description: `sqlite ${path}`,
+    close: () => db.destroy(),
+  };
+}
+
+const int8Oid = 20;
+const numericOid = 1700;
+
+async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
+  // bigint columns hold epoch milliseconds and ids: far below 2^53, so numbers are exact.
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+      if (oid === int8Oid || oid === numericOid) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+  const schema = options.pgSchema;
+  if (schema !== undefined) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    types,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  const parsed = new URL(url);
+  return {
+    db,
+    dialect: 'postgres',
+    schema,
+    description: `postgres ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` schema ${schema}` : ''}`,
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,48 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Database, Dialect } from './database.ts';
+import * as m001 from './migrations/001-foundation.ts';
+
+interface MigrationModule {
+  up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
+}
+
+/** Numbered, forward-only migrations, in order. */
+const migrations: Record<string, MigrationModule> = {
+  '001-foundation': m001,
+};
+
+class CodeMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {};
+    for (const [name, mod] of Object.entries(migrations)) {
+      out[name] = { up: (db) => mod.up(db, this.dialect) };
+    }
+    return out;
+  }
+}
+
+function migratorOf(database: Database): Migrator {
+  // Naming the schema keeps Kysely's table checks inside it (tests run one schema per file).
+  return new Migrator({
+    db: database.db,
+    provider: new CodeMigrationProvider(database.dialect),
+    ...(database.schema === undefined ? {} : { migrationTableSchema: database.schema }),
+  });
+}
+
+/** Applies every pending migration; safe to run from several processes (Kysely locks). */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrator = migratorOf(database);
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when every known migration has been applied (used by /readyz). */
+export async function isMigrated(database: Database): Promise<boolean> {
+  const migrator = migratorOf(database);
+  const all = await migrator.getMigrations();
+  return all.every((m) => m.executedAt !== undefined);
+}

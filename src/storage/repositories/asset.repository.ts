@@ -1,0 +1,144 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AssetSettings } from '../../core/assets/asset-settings.ts';
+import type { Asset, AssetPageQuery, AssetRepository, AssetStatus } from '../../core/assets/asset.types.ts';
+import type { Dialect } from '../database.ts';
+import type { AssetsTable, Schema } from '../schema.ts';
+
+function toAsset(row: Selectable<AssetsTable>): Asset {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    token: row.token,
+    uuid: row.uuid,
+    name: row.name,
+    kind: row.kind,
+    port: row.port,
+    isRoot: row.is_root === 1,
+    rootId: row.root_id,
+    status: row.status,
+    addedBy: JSON.parse(row.added_by) as string[],
+    monitored: row.monitored === 1,
+    settings: row.settings === null ? null : (JSON.parse(row.settings) as AssetSettings),
+    created: new Date(row.created),
+    updated: new Date(row.updated),
+    discovered: new Date(row.discovered),
+    lastSeen: new Date(row.last_seen),
+    verifiedAt: row.verified_at === null ? null : new Date(row.verified_at),
+    checkedAt: row.checked_at === null ? null : new Date(row.checked_at),
+  };
+}
+
+/** Assets on Kysely; every query filters on team_id. */
+export class KyselyAssetRepository implements AssetRepository {
+  constructor(
+    private readonly db: Kysely<Schema>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async listPage(query: AssetPageQuery): Promise<Asset[]> {
+    let q = this.db.selectFrom('assets').selectAll().where('team_id', '=', query.teamId);
+    if (query.scope.kind === 'roots') q = q.where('is_root', '=', 1);
+    else if (query.scope.kind === 'subdomains') q = q.where('root_id', '=', query.scope.rootId);
+    if (query.afterId !== undefined) q = q.where('id', '>', query.afterId);
+    if (query.createdAfter !== undefined) q = q.where('created', '>', query.createdAfter.getTime());
+    const rows = await q.orderBy('id').limit(query.limit).execute();
+    return rows.map(toAsset);
+  }
+
+  async hasAny(teamId: number): Promise<boolean> {
+    const row = await this.db.selectFrom('assets').select('id').where('team_id', '=', teamId).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async findByToken(teamId: number, token: string): Promise<Asset | undefined> {
+    const row = await this.db.selectFrom('assets').selectAll().where('team_id', '=', teamId).where('token', '=', token).executeTakeFirst();
+    return row && toAsset(row);
+  }
+
+  async findByName(teamId: number, name: string): Promise<Asset | undefined> {
+    const row = await this.db.selectFrom('assets').selectAll().where('team_id', '=', teamId).where('name', '=', name).executeTakeFirst();
+    return row && toAsset(row);
+  }
+
+  async findRootsByName(teamId: number, names: string[]): Promise<Asset[]> {
+    if (names.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('assets')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('is_root', '=', 1)
+      .where('name', 'in', names)
+      .execute();
+    return rows.map(toAsset);
+  }
+
+  async findAllByName(name: string): Promise<Asset[]> {
+    const rows = await this.db.selectFrom('assets').selectAll().where('name', '=', name).orderBy('id').execute();
+    return rows.map(toAsset);
+  }
+
+  async insert(asset: Omit<Asset, 'id'>): Promise<Asset> {
+    const row = await this.db
+      .insertInto('assets')
+      .values({
+        team_id: asset.teamId,
+        token: asset.token,
+        uuid: asset.uuid,
+        name: asset.name,
+        kind: asset.kind,
+        port: asset.port,
+        is_root: asset.isRoot ? 1 : 0,
+        root_id: asset.rootId,
+        status: asset.status,
+        added_by: JSON.stringify(asset.addedBy),
+        monitored: asset.monitored ? 1 : 0,
+        settings: asset.settings === null ? null : JSON.stringify(asset.settings),
+        created: asset.created.getTime(),
+        updated: asset.updated.getTime(),
+        discovered: asset.discovered.getTime(),
+        last_seen: asset.lastSeen.getTime(),
+        verified_at: asset.verifiedAt?.getTime() ?? null,
+        checked_at: asset.checkedAt?.getTime() ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toAsset(row);
+  }
+
+  async delete(teamId: number, id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('assets').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async updateSettings(teamId: number, id: number, settings: AssetSettings, at: Date): Promise<void> {
+    await this.db
+      .updateTable('assets')
+      .set({ settings: JSON.stringify(settings), monitored: settings.monitoring ? 1 : 0, updated: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async countMonitored(teamId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('assets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', teamId)
+      .where('monitored', '=', 1)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async recordCheck(id: number, status: AssetStatus, at: Date): Promise<void> {
+    const ms = at.getTime();
+    await this.db
+      .updateTable('assets')
+      .set(status === 'verified' ? { status, checked_at: ms, verified_at: ms, updated: ms } : { checked_at: ms })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async lockTeam(teamId: number): Promise<void> {
+    if (this.dialect === 'postgres') await sql`select id from teams where id = ${teamId} for update`.execute(this.db);
+  }
+}

@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import pino from 'pino';
+import { runAdmin } from '../../src/cli/admin.commands.ts';
+import { defaultConfig, type Config } from '../../src/config/config.ts';
+import { computeSignature } from '../../src/core/teams/api-key.service.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import { openDatabase } from '../../src/storage/database.ts';
+
+/** Which store the integration suite runs on: PERIMETER_TEST_STORE=postgres, else SQLite. */
+export const testStore: 'sqlite' | 'postgres' = process.env['PERIMETER_TEST_STORE'] === 'postgres' ? 'postgres' : 'sqlite';
+const postgresUrl = process.env['PERIMETER_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Options of a request sent through inject(). */
+export interface SendOptions {
+  /** v2 key sent as X-Service-Key, or v3 key sent as Authorization. */
+  key?: string;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string or Buffer as is. */
+  body?: unknown;
+  /** Signs the request with this secret (v2). */
+  secret?: string;
+  timestamp?: number;
+}
+
+/** A created key. */
+export interface TestKey {
+  key: string;
+  secret?: string;
+}
+
+/** A running server on a fresh store, with helpers to set up teams and send requests. */
+export interface Harness {
+  app: FastifyInstance;
+  runtime: Runtime;
+  config: Config;
+  send(method: string, url: string, options?: SendOptions): Promise<LightMyRequestResponse>;
+  /** Runs `perimeter admin …` and returns what it printed. */
+  admin(...argv: string[]): Promise<string>;
+  /** Creates a team and a v2 key (JSON through the CLI); returns the key. */
+  team(name: string, options?: { plan?: string }): Promise<TestKey>;
+  key(team: string, ...flags: string[]): Promise<TestKey>;
+  close(): Promise<void>;
+}
+
+/** Starts a harness on a fresh database (a temp SQLite file or a fresh PostgreSQL schema). */
+export async function createHarness(overrides: Partial<Config> = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-test-'));
+  const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const config: Config = { ...defaultConfig, dataDir, egressAllow: ['127.0.0.0/8', '::1/128'], logLevel: 'silent', verifyTimeoutMs: 5000, ...overrides };
+  const database =
+    testStore === 'postgres'
+      ? await openDatabase({ databaseUrl: postgresUrl, dataDir, pgSchema: schema, poolSize: 4 })
+      : await openDatabase({ dataDir });
+  const log = pino({ level: 'silent' });
+  const runtime = await openRuntime(config, { database, log });
+  const app = await buildApp({ ...runtime, logger: log });
+
+  const harness: Harness = {
+    app,
+    runtime,
+    config,
+    async send(method, url, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      let payload: string | Buffer | undefined;
+      if (options.body !== undefined) {
+        payload = typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      if (options.key !== undefined) {
+        if (url.startsWith('/rest/v3')) headers['authorization'] ??= options.key;
+        else headers['x-service-key'] ??= options.key;
+      }
+      if (options.secret !== undefined && options.key !== undefined) {
+        const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+        const path = url.split('?')[0]!.replace(/^\/rest/, '');
+        const body = payload === undefined ? Buffer.alloc(0) : Buffer.from(payload);
+        headers['x-service-timestamp'] = timestamp;
+        headers['x-service-signature'] = computeSignature(options.secret, { method, path, key: options.key, timestamp, body });
+      }
+      return app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+    },
+    async admin(...argv) {
+      const lines: string[] = [];
+      await runAdmin(runtime, ['admin', ...argv].slice(1), { out: (t) => lines.push(t) });
+      return lines.join('\n');
+    },
+    async team(name, options = {}) {
+      await harness.admin('team', 'create', name, '--json', ...(options.plan ? ['--plan', options.plan] : []));
+      return harness.key(name);
+    },
+    async key(team, ...flags) {
+      return JSON.parse(await harness.admin('key', 'create', '--team', team, '--json', ...flags)) as TestKey;
+    },
+    async close() {
+      await app.close();
+      await runtime.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (testStore === 'postgres') {
+        const client = new pg.Client({ connectionString: postgresUrl });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.end();
+      }
+    },
+  };
+  return harness;
+}
+
+/** The whole v2 error body the API answers for a code (for deepEqual assertions). */
+export function v2Error(code: number, message: string, parameters?: string[]): Record<string, unknown> {
+  const base = parameters === undefined ? { code, message } : { code, message, parameters };
+  return { ...base, error: { ...base, more_info: `/docs#error-${code}` } };
+}
