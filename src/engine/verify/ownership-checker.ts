@@ -3,7 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { OwnershipChecker, OwnershipCheckResult } from '../../core/assets/verification.service.ts';
 import type { DnsResolver } from '../dns/resolver.ts';
-import { EgressDeniedError, resolveGuarded, unbracketHost, type EgressGuard } from '../net/egress-guard.ts';
+import { resolveGuarded, unbracketHost, type EgressGuard } from '../net/egress-guard.ts';
 
 /** What the checker needs; the guard and the resolver are shared with the rest of the engine. */
 export interface OwnershipCheckerDeps {
@@ -182,8 +182,8 @@ export function createOwnershipChecker(deps: OwnershipCheckerDeps): OwnershipChe
             continue;
           }
           if ('err' in resolved) {
-            const { err } = resolved;
-            observations.push(`${attempt.label}: ${err instanceof EgressDeniedError ? err.message : signal.aborted ? 'aborted' : (err as Error).message}`);
+            // EgressDeniedError and resolver errors both carry a message meant for people.
+            observations.push(`${attempt.label}: ${resolved.err instanceof Error ? resolved.err.message : String(resolved.err)}`);
             continue;
           }
           if (resolved.list.length === 0) {

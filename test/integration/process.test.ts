@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { testStore } from '../support/harness.ts';
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/** Starts `perimeter serve` on a free port and waits until it prints where it listens. */
+async function startServer(dataDir: string): Promise<Started> {
+  const child = spawn(process.execPath, ['bin/perimeter.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PERIMETER_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const poll = setInterval(() => {
+      const m = /perimeter listening on (http:\/\/[\d.:]+)/.exec(output);
+      if (m) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    }, 50);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+  return { child, url, output: () => output };
+}
+
+async function stop(started: Started): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => started.child.on('exit', (code) => resolve(code)));
+  started.child.kill('SIGTERM');
+  return exited;
+}
+
+// The process test runs on the embedded store only: it is what `npm start` uses.
+describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 'embedded store only' : false }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-process-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+  let v2Key = '';
+
+  it('prints demo keys on the first start, serves them, logs JSON with request ids and stops on SIGTERM', async () => {
+    const server = await startServer(dataDir);
+    const keys = /v2 API key: ([0-9a-f]{32})\n\s+v3 API key: ([0-9a-f]{32})/.exec(server.output());
+    assert.ok(keys, server.output());
+    v2Key = keys[1]!;
+    const added = await fetch(`${server.url}/rest/v2/assets/`, { method: 'POST', headers: { 'x-service-key': v2Key, 'content-type': 'application/json', 'x-request-id': 'proc-1' }, body: '{"name":"survivor.example"}' });
+    assert.equal(added.status, 200);
+    assert.equal(added.headers.get('x-request-id'), 'proc-1');
+    assert.equal(await stop(server), 0);
+    const requestLine = server.output().split('\n').find((l) => l.includes('"request_id":"proc-1"'));
+    assert.ok(requestLine, 'a JSON log line carries the request id');
+    assert.equal(JSON.parse(requestLine).url, '/rest/v2/assets/');
+  });
+
+  it('keeps its data across a restart and does not print keys again', async () => {
+    const server = await startServer(dataDir);
+    try {
+      assert.doesNotMatch(server.output(), /API key:/);
+      const res = await fetch(`${server.url}/rest/v2/assets/`, { headers: { 'x-service-key': v2Key } });
+      const body = (await res.json()) as { assets: Array<{ name: string }> };
+      assert.deepEqual(body.assets.map((a) => a.name), ['survivor.example']);
+    } finally {
+      await stop(server);
+    }
+  });
+
+  it('refuses an invalid configuration, naming every problem', async () => {
+    const child = spawn(process.execPath, ['bin/perimeter.js', 'serve'], { env: { ...process.env, PORT: 'eighty', PERIMETER_EGRESS_ALLOW: 'nope', DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(err, /PORT must be an integer, got "eighty"/);
+    assert.match(err, /PERIMETER_EGRESS_ALLOW "nope" is not a CIDR range/);
+  });
+});
