@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import { VerificationService } from './core/assets/verification.service.ts';
+import { LruCache } from './core/shared/lru-cache.ts';
 import { MarkerCodec } from './core/shared/marker.ts';
 import { SecretBox } from './core/shared/secret-box.ts';
 import type { Store } from './core/shared/store.ts';
+import { matchGroupsForVulnerabilities } from './core/vulnerabilities/group-filter.ts';
+import { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
 import { EgressGuard } from './engine/net/egress-guard.ts';
 import { createDnsResolver } from './engine/dns/resolver.ts';
 import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
@@ -22,6 +25,8 @@ export interface Runtime {
   box: SecretBox;
   markers: MarkerCodec;
   verification: VerificationService;
+  vulnerabilities: VulnerabilityLister;
+  pageCache: LruCache<string>;
   close(): Promise<void>;
 }
 
@@ -50,14 +55,17 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
   const guard = new EgressGuard(config.egressAllow);
   const resolver = createDnsResolver(config.dnsResolvers);
   const verification = new VerificationService(store, createOwnershipChecker({ guard, resolver }), config.verifyTimeoutMs, log);
+  const markers = new MarkerCodec(box);
   return {
     config,
     log,
     database,
     store,
     box,
-    markers: new MarkerCodec(box),
+    markers,
     verification,
+    vulnerabilities: new VulnerabilityLister(store, markers, matchGroupsForVulnerabilities),
+    pageCache: new LruCache<string>(64 * 1024 * 1024, (page) => page.length),
     close: async () => {
       await verification.close();
       await database.close();

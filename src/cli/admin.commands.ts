@@ -1,10 +1,13 @@
 import { checkAssetNow, markAssetVerified } from '../core/assets/asset-admin.service.ts';
 import type { Asset } from '../core/assets/asset.types.ts';
+import { acceptInvitation, listMembersForOperator } from '../core/members/member.service.ts';
+import type { Member } from '../core/members/member.types.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../core/teams/api-key.service.ts';
 import { plans } from '../core/teams/plans.ts';
 import { createTeam, OperatorError } from '../core/teams/team.service.ts';
 import type { Team } from '../core/teams/team.types.ts';
 import type { Runtime } from '../runtime.ts';
+import { runSeed } from './admin-seed.command.ts';
 import { parseArgs } from './args.ts';
 
 /** Where CLI output goes (tests capture it). */
@@ -29,6 +32,19 @@ function presentAssetLine(asset: Asset) {
   return { name: asset.name, token: asset.token, status: asset.status };
 }
 
+function presentMemberLine(member: Member) {
+  return {
+    email: member.email,
+    user_token: member.userToken,
+    role: member.role,
+    state: member.state,
+    first_name: member.firstName,
+    last_name: member.lastName,
+    authentication: member.authentication,
+    created: member.created.toISOString(),
+  };
+}
+
 function emit(output: Output, json: boolean, value: unknown, human: string): void {
   output.out(json ? JSON.stringify(value, null, 2) : human);
 }
@@ -39,7 +55,10 @@ export const adminUsage = `usage:
   perimeter admin key revoke KEY
   perimeter admin key list --team NAME [--json]
   perimeter admin asset verify NAME [--team TEAM] [--json]
-  perimeter admin asset check NAME [--team TEAM] [--json]`;
+  perimeter admin asset check NAME [--team TEAM] [--json]
+  perimeter admin member list --team NAME [--json]
+  perimeter admin member accept EMAIL --team NAME [--first-name F] [--last-name L] [--authentication password|2fa|sso] [--json]
+  perimeter admin seed --team NAME --vulnerabilities N [--json]`;
 
 /** Runs `perimeter admin …`: thin commands over the core services. */
 export async function runAdmin(runtime: Runtime, argv: string[], output: Output): Promise<void> {
@@ -93,6 +112,26 @@ export async function runAdmin(runtime: Runtime, argv: string[], output: Output)
       const { asset, result } = await checkAssetNow(store, runtime.verification, name, args.flags['team']);
       const value = { ...presentAssetLine(asset), verified_by: result.via ?? null, observations: result.observations };
       return emit(output, json, value, `${asset.name}: ${asset.status}${result.via ? ` (proven by ${result.via})` : ''}\n${result.observations.map((o) => `  ${o}`).join('\n')}`);
+    }
+    case 'member list': {
+      const teamName = args.flags['team'];
+      if (teamName === undefined) throw new OperatorError('member list needs --team NAME');
+      const members = (await listMembersForOperator(store, teamName)).map(presentMemberLine);
+      return emit(output, json, members, members.map((m) => `${m.email} ${m.role} ${m.state} ${m.user_token}`).join('\n') || 'no members');
+    }
+    case 'member accept': {
+      const teamName = args.flags['team'];
+      if (name === undefined || teamName === undefined) throw new OperatorError('member accept needs the EMAIL and --team NAME');
+      const member = await acceptInvitation(store, teamName, name, {
+        firstName: args.flags['first-name'],
+        lastName: args.flags['last-name'],
+        authentication: args.flags['authentication'],
+      });
+      return emit(output, json, presentMemberLine(member), `${member.email} is an active ${member.role} of team ${teamName}`);
+    }
+    case 'seed undefined': {
+      const result = await runSeed(runtime, args, output.out);
+      return emit(output, json, result, `seeded: ${JSON.stringify(result)}`);
     }
     default:
       throw new OperatorError(adminUsage);

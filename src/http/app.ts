@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../core/errors/app-error.ts';
 import { assertCanCall } from '../core/teams/api-key.service.ts';
+import { TtlCache } from '../core/shared/ttl-cache.ts';
 import { loadTeam } from '../core/teams/team.service.ts';
+import type { ApiKey, Team } from '../core/teams/team.types.ts';
 import type { AppDeps } from './deps.ts';
 import { sendAppError, sendProblem, surfaceOf, translateFrameworkError } from './errors.ts';
 import { createMetrics } from './metrics.ts';
@@ -64,6 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendAppError(request, reply, new AppError(1910, `Technical issue while processing the request (request id ${request.id})`));
   });
 
+  // Key and team records are reused for 2 s: a revoked key or a plan change takes effect within that.
+  const caches: RequestCaches = { keys: new TtlCache<ApiKey>(authCacheTtlMs), teams: new TtlCache<Team>(authCacheTtlMs) };
   const routes = allRoutes();
   const v3Patterns = routes.filter((r) => r.surface === 'v3').map((r) => ({ pattern: pathPattern('v3', r.path), def: r }));
   app.setNotFoundHandler(async (request, reply) => {
@@ -71,7 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (/^\/rest\/v1(\/|$)/.test(path)) return sendAppError(request, reply, new AppError(1999, 'Endpoint discontinued: version 1 of the API has been retired; use /rest/v2 or /rest/v3'));
     if (surfaceOf(path) === 'v3') {
       // The v3 router authenticates before it tells what exists.
-      await authenticateRequest(deps, request, 'v3', Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0));
+      await authenticateRequest(deps, request, 'v3', Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0), caches.keys);
       const isKnownPath = v3Patterns.some((p) => p.pattern.test(path));
       return isKnownPath
         ? sendProblem(request, reply, 405, `Method ${request.method} is not allowed on ${path}`)
@@ -81,16 +85,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerOpsRoutes(app, deps, metrics, routes);
-  for (const def of routes) registerRoute(app, deps, def);
+  for (const def of routes) registerRoute(app, deps, def, caches);
   return app;
 }
 
-function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef): void {
+interface RequestCaches {
+  keys: TtlCache<ApiKey>;
+  teams: TtlCache<Team>;
+}
+
+/** How long key and team records are reused between store reads. */
+export const authCacheTtlMs = 2000;
+
+function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, caches: RequestCaches): void {
   const methods: Method[] = [def.method, ...(def.alsoMethods ?? [])];
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const caller = await authenticateRequest(deps, request, def.surface, rawBody);
-    const team = await loadTeam(deps.store, caller.teamIds[0]!);
+    const caller = await authenticateRequest(deps, request, def.surface, rawBody, caches.keys);
+    const teamId = caller.teamIds[0]!;
+    const team = (await caches.teams.get(String(teamId), () => deps.store.teams.findById(teamId))) ?? (await loadTeam(deps.store, teamId));
     assertCanCall(caller, team, def.group);
     const result = await def.handler({
       deps,

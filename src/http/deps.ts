@@ -3,7 +3,9 @@ import type { Config } from '../config/config.ts';
 import type { VerificationService } from '../core/assets/verification.service.ts';
 import type { MarkerCodec } from '../core/shared/marker.ts';
 import type { SecretBox } from '../core/shared/secret-box.ts';
+import type { LruCache } from '../core/shared/lru-cache.ts';
 import type { Store } from '../core/shared/store.ts';
+import type { VulnerabilityLister } from '../core/vulnerabilities/vulnerability-list.service.ts';
 
 /** Everything the HTTP layer needs, wired once in main.ts (or by the test harness). */
 export interface AppDeps {
@@ -12,6 +14,9 @@ export interface AppDeps {
   box: SecretBox;
   markers: MarkerCodec;
   verification: VerificationService;
+  vulnerabilities: VulnerabilityLister;
+  /** Serialised list pages; keys carry the team's data version, so a write makes old pages unreachable. */
+  pageCache: LruCache<string>;
   /** Logger given to Fastify; defaults to a pino logger at config.logLevel. */
   logger?: FastifyBaseLogger;
 }

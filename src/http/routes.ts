@@ -1,7 +1,12 @@
 import type { RouteDef } from './route.ts';
+import { assetPatternRoutes } from './v2/asset-patterns.routes.ts';
 import { assetRoutes } from './v2/assets.routes.ts';
+import { groupMemberRoutes } from './v2/group-members.routes.ts';
+import { groupRoutes } from './v2/groups.routes.ts';
+import { memberRoutes } from './v2/members.routes.ts';
+import { vulnerabilityRoutes } from './v2/vulnerabilities.routes.ts';
 
 /** Every operation of both surfaces, in documentation order. */
 export function allRoutes(): RouteDef[] {
-  return [...assetRoutes];
+  return [...assetRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes];
 }

@@ -2,6 +2,9 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Database, Dialect } from './database.ts';
 import * as m001 from './migrations/001-foundation.ts';
+import * as m002 from './migrations/002-vulnerabilities.ts';
+import * as m003 from './migrations/003-members-groups.ts';
+import * as m005 from './migrations/005-zones.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -10,6 +13,9 @@ interface MigrationModule {
 /** Numbered, forward-only migrations, in order. */
 const migrations: Record<string, MigrationModule> = {
   '001-foundation': m001,
+  '002-vulnerabilities': m002,
+  '003-members-groups': m003,
+  '005-zones': m005,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

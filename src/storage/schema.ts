@@ -11,6 +11,7 @@ export interface TeamsTable {
   plan: string;
   verification_code: string;
   created: number;
+  vuln_version: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -51,10 +52,156 @@ export interface AssetsTable {
   checked_at: number | null;
 }
 
+export interface MembersTable {
+  id: Generated<number>;
+  team_id: number;
+  user_token: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  role: string;
+  state: string;
+  authentication: string;
+  created: number;
+  last_login: number | null;
+}
+
+export interface GroupsTable {
+  id: Generated<number>;
+  team_id: number;
+  token: string;
+  name: string;
+  /** Lowercase name: group names are unique within a team ignoring case. */
+  name_key: string;
+  description: string;
+  created: number;
+  updated: number;
+}
+
+export interface GroupMembersTable {
+  id: Generated<number>;
+  team_id: number;
+  group_id: number;
+  member_id: number;
+  token: string;
+  created: number;
+  updated: number;
+}
+
+export interface AssetPatternsTable {
+  id: Generated<number>;
+  team_id: number;
+  group_id: number;
+  token: string;
+  pattern: string;
+  created: number;
+  updated: number;
+}
+
+export interface VulnerabilitiesTable {
+  id: Generated<number>;
+  team_id: number;
+  uuid: string;
+  fingerprint: string;
+  asset_id: number;
+  host: string;
+  title: string;
+  severity: string;
+  severity_v3: string | null;
+  scan_source: string;
+  scan_profile_token: string | null;
+  detection_state: string;
+  mark: string | null;
+  status: string;
+  created_at: number;
+  updated_at: number;
+  modified_at: number;
+  tags_json: string;
+  document: string;
+  details_full: string | null;
+  last_scan_id: string;
+  revision: number;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  team_id: number;
+  uuid: string;
+  name: string;
+}
+
+export interface VulnerabilityTagsTable {
+  vulnerability_id: number;
+  tag_id: number;
+}
+
+export interface VulnerabilityEventsTable {
+  id: Generated<number>;
+  team_id: number;
+  vulnerability_id: number;
+  actor: string;
+  action: string;
+  from_status: string;
+  to_status: string;
+  at: number;
+}
+
+export interface DnsRecordsTable {
+  id: Generated<number>;
+  team_id: number;
+  asset_id: number;
+  type: string;
+  ttl: number;
+  data: string;
+  data_hash: string;
+  source: string;
+  first_seen: number;
+  last_seen: number;
+}
+
+export interface ZoneLookupJobsTable {
+  id: Generated<number>;
+  uuid: string;
+  team_id: number;
+  status: string;
+  total: number;
+  succeeded: number;
+  failed: number;
+  chunks: number;
+  next_chunk: number;
+  error: string | null;
+  created: number;
+  started: number | null;
+  finished: number | null;
+}
+
+export interface ZoneLookupChunksTable {
+  job_id: number;
+  seq: number;
+  data: string;
+}
+
+export interface ZoneLookupSeenTable {
+  job_id: number;
+  name: string;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Schema {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
   api_key_teams: ApiKeyTeamsTable;
   assets: AssetsTable;
+  members: MembersTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+  asset_patterns: AssetPatternsTable;
+  vulnerabilities: VulnerabilitiesTable;
+  tags: TagsTable;
+  vulnerability_tags: VulnerabilityTagsTable;
+  vulnerability_events: VulnerabilityEventsTable;
+  dns_records: DnsRecordsTable;
+  zone_lookup_jobs: ZoneLookupJobsTable;
+  zone_lookup_chunks: ZoneLookupChunksTable;
+  zone_lookup_seen: ZoneLookupSeenTable;
 }

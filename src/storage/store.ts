@@ -2,8 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Repositories, Store } from '../core/shared/store.ts';
 import type { Database } from './database.ts';
 import { isMigrated } from './migrate.ts';
+import { KyselyAssetPatternRepository } from './repositories/asset-pattern.repository.ts';
 import { KyselyAssetRepository } from './repositories/asset.repository.ts';
+import { KyselyGroupMemberRepository } from './repositories/group-member.repository.ts';
+import { KyselyGroupRepository } from './repositories/group.repository.ts';
+import { KyselyMemberRepository } from './repositories/member.repository.ts';
 import { KyselyApiKeyRepository, KyselyTeamRepository } from './repositories/team.repository.ts';
+import { KyselyVulnerabilityRepository } from './repositories/vulnerability.repository.ts';
+import { KyselyZoneRepository } from './repositories/zone.repository.ts';
 import type { Schema } from './schema.ts';
 
 function repositories(db: Kysely<Schema>, database: Database): Repositories {
@@ -11,6 +17,12 @@ function repositories(db: Kysely<Schema>, database: Database): Repositories {
     teams: new KyselyTeamRepository(db),
     keys: new KyselyApiKeyRepository(db),
     assets: new KyselyAssetRepository(db, database.dialect),
+    members: new KyselyMemberRepository(db, database.dialect),
+    groups: new KyselyGroupRepository(db),
+    groupMembers: new KyselyGroupMemberRepository(db),
+    assetPatterns: new KyselyAssetPatternRepository(db),
+    vulnerabilities: new KyselyVulnerabilityRepository(db),
+    zones: new KyselyZoneRepository(db),
   };
 }
 

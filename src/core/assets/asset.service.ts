@@ -119,7 +119,11 @@ export async function addAsset(store: Store, team: Team, rawName: unknown): Prom
 export async function deleteAsset(store: Store, team: Team, token: string): Promise<void> {
   const asset = await requireAsset(store, team, token);
   // Scan profiles (2026) arrive with their own issue; the check belongs here when they do.
-  if (!(await store.assets.delete(team.id, asset.id))) throw appError(2014, 'Asset does not exist', ['token']);
+  await store.transaction(async (tx) => {
+    if (!(await tx.assets.delete(team.id, asset.id))) throw appError(2014, 'Asset does not exist', ['token']);
+    // Its vulnerabilities went with it: cached vulnerability pages of the team must not outlive them.
+    await tx.vulnerabilities.bumpVersion(team.id);
+  });
 }
 
 /** The settings of an asset, defaults filled in. */

@@ -1,4 +1,8 @@
 import type { AssetRepository } from '../assets/asset.types.ts';
+import type { AssetPatternRepository, GroupMemberRepository, GroupRepository } from '../groups/group.types.ts';
+import type { MemberRepository } from '../members/member.types.ts';
+import type { VulnerabilityRepository } from '../vulnerabilities/vulnerability.repository.ts';
+import type { ZoneRepository } from '../zones/zone.types.ts';
 import type { ApiKeyRepository, TeamRepository } from '../teams/team.types.ts';
 
 /** Every repository of the core, bound to one connection or transaction. */
@@ -6,6 +10,12 @@ export interface Repositories {
   teams: TeamRepository;
   keys: ApiKeyRepository;
   assets: AssetRepository;
+  members: MemberRepository;
+  groups: GroupRepository;
+  groupMembers: GroupMemberRepository;
+  assetPatterns: AssetPatternRepository;
+  vulnerabilities: VulnerabilityRepository;
+  zones: ZoneRepository;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { appError } from '../../core/errors/app-error.ts';
 import { authenticate, type Caller } from '../../core/teams/api-key.service.ts';
+import type { ApiKey } from '../../core/teams/team.types.ts';
+import type { TtlCache } from '../../core/shared/ttl-cache.ts';
 import type { AppDeps } from '../deps.ts';
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -47,9 +49,9 @@ export function signedPathOf(request: FastifyRequest): string {
 }
 
 /** Authenticates a request of the given surface. */
-export async function authenticateRequest(deps: AppDeps, request: FastifyRequest, surface: 'v2' | 'v3', rawBody: Buffer): Promise<Caller> {
+export async function authenticateRequest(deps: AppDeps, request: FastifyRequest, surface: 'v2' | 'v3', rawBody: Buffer, cache?: TtlCache<ApiKey>): Promise<Caller> {
   if (surface === 'v3') {
-    return authenticate(deps.store, deps.box, { kind: 'v3', key: v3KeyOf(request), method: request.method, path: signedPathOf(request), body: rawBody });
+    return authenticate(deps.store, deps.box, { kind: 'v3', key: v3KeyOf(request), method: request.method, path: signedPathOf(request), body: rawBody }, Date.now(), cache);
   }
   return authenticate(deps.store, deps.box, {
     kind: 'v2',
@@ -59,5 +61,5 @@ export async function authenticateRequest(deps: AppDeps, request: FastifyRequest
     method: request.method,
     path: signedPathOf(request),
     body: rawBody,
-  });
+  }, Date.now(), cache);
 }

@@ -16,7 +16,8 @@ import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
 import { presentAsset, presentAssetPage } from './asset.presenter.ts';
 import { EmptyObject, Timestamp, Token, pagedList } from './schemas.ts';
 
-const Asset = Type.Object(
+/** The v2 wire schema of an asset (also used by the assets of groups). */
+export const Asset = Type.Object(
   {
     token: Token,
     name: Type.String({ description: 'Domain name or IP address' }),

@@ -1,0 +1,103 @@
+import { appError } from '../errors/app-error.ts';
+import { isToken, newToken } from '../shared/ids.ts';
+import type { Repositories, Store } from '../shared/store.ts';
+import type { Team } from '../teams/team.types.ts';
+import type { Group } from './group.types.ts';
+
+/** Group names and descriptions are shorter than this many characters. */
+export const groupTextLimit = 255;
+
+const groupNamePattern = /^[A-Za-z0-9_\- ]+$/;
+
+/** Validates the shape of a group token (9001). */
+export function assertGroupToken(token: unknown, parameter = 'groupToken'): asserts token is string {
+  if (typeof token !== 'string' || !isToken(token)) {
+    throw appError(9001, 'Group token malformed: a token is 32 hexadecimal characters', [parameter]);
+  }
+}
+
+/** Finds a group of the team: 9001 when the token is malformed, 9003 when unknown or another team's. */
+export async function requireGroup(store: Store, team: Team, token: string): Promise<Group> {
+  assertGroupToken(token);
+  const group = await store.groups.findByToken(team.id, token);
+  if (group === undefined) throw appError(9003, 'Group does not exist', ['groupToken']);
+  return group;
+}
+
+/**
+ * Finds several groups of the team by token (the body of "assets of groups"): 9001 for any
+ * malformed token, 9003 for any unknown or another team's. Duplicates are fine.
+ */
+export async function requireGroups(store: Store, team: Team, tokens: unknown[]): Promise<Group[]> {
+  for (const token of tokens) assertGroupToken(token, 'groupTokens');
+  const unique = [...new Set(tokens as string[])];
+  const groups = await store.groups.findByTokens(team.id, unique);
+  const missing = unique.find((token) => !groups.some((g) => g.token === token));
+  if (missing !== undefined) throw appError(9003, `Group does not exist: ${missing}`, ['groupTokens']);
+  return groups;
+}
+
+function parseName(raw: unknown): string {
+  const invalid = (why: string) => appError(9002, `Group name invalid: ${why}`, ['name']);
+  if (typeof raw !== 'string') throw invalid('name is required and must be a string');
+  if (raw.trim() === '') throw invalid('the name is empty');
+  if (raw.length >= groupTextLimit) throw invalid(`the name must be shorter than ${groupTextLimit} characters`);
+  if (!groupNamePattern.test(raw)) throw invalid('the name may contain only letters, digits, underscore, dash and space');
+  return raw;
+}
+
+function parseDescription(raw: unknown): string {
+  if (raw === undefined || raw === null) return '';
+  if (typeof raw !== 'string') throw appError(9002, 'Group description invalid: description must be a string', ['description']);
+  if (raw.length >= groupTextLimit) {
+    throw appError(9002, `Group description invalid: the description must be shorter than ${groupTextLimit} characters`, ['description']);
+  }
+  return raw;
+}
+
+async function assertNameFree(repos: Repositories, team: Team, name: string, exceptId?: number): Promise<void> {
+  const holder = await repos.groups.findByName(team.id, name);
+  if (holder !== undefined && holder.id !== exceptId) throw appError(9002, 'Group name invalid: a group with that name exists', ['name']);
+}
+
+/** The groups of a team in creation order. */
+export async function listGroups(store: Store, team: Team): Promise<Group[]> {
+  return store.groups.list(team.id);
+}
+
+/**
+ * Creates a group. The name is required: non-empty, shorter than 255 characters, letters,
+ * digits, underscore, dash and space only, and unique within the team ignoring case; the
+ * description (optional, "" by default) is shorter than 255 characters. Each rule is 9002.
+ */
+export async function createGroup(store: Store, team: Team, body: Record<string, unknown>): Promise<Group> {
+  const name = parseName(body['name']);
+  const description = parseDescription(body['description']);
+  return store.transaction(async (tx) => {
+    await tx.members.lockTeam(team.id);
+    await assertNameFree(tx, team, name);
+    const now = new Date();
+    return tx.groups.insert({ teamId: team.id, token: newToken(), name, description, created: now, updated: now });
+  });
+}
+
+/** Updates the name and/or description of a group (each optional, same rules as creation). */
+export async function updateGroup(store: Store, team: Team, token: string, body: Record<string, unknown>): Promise<Group> {
+  const group = await requireGroup(store, team, token);
+  const name = body['name'] === undefined ? group.name : parseName(body['name']);
+  const description = body['description'] === undefined ? group.description : parseDescription(body['description']);
+  return store.transaction(async (tx) => {
+    await tx.members.lockTeam(team.id);
+    await assertNameFree(tx, team, name, group.id);
+    const updated = await tx.groups.update(team.id, group.id, { name, description, updated: new Date() });
+    if (updated === undefined) throw appError(9003, 'Group does not exist', ['groupToken']);
+    return updated;
+  });
+}
+
+/** Deletes a group with its members and asset patterns. */
+export async function deleteGroup(store: Store, team: Team, token: string): Promise<void> {
+  const group = await requireGroup(store, team, token);
+  const isDeleted = await store.transaction((tx) => tx.groups.delete(team.id, group.id));
+  if (!isDeleted) throw appError(9003, 'Group does not exist', ['groupToken']);
+}

@@ -1,0 +1,142 @@
+import { isDomainName } from '../assets/asset-name.ts';
+import { appError } from '../errors/app-error.ts';
+import { newToken } from '../shared/ids.ts';
+import type { Store } from '../shared/store.ts';
+import { OperatorError, requireTeam } from '../teams/team.service.ts';
+import type { Team } from '../teams/team.types.ts';
+import { memberAuthentications, memberRoles, type Member, type MemberProfile, type MemberRole } from './member.types.ts';
+
+/** One invitation that was not made, and why (the wire's `invitation_errors` item). */
+export interface InvitationError {
+  email: string;
+  reason: string;
+}
+
+/** The reasons an invitation is not made. */
+export const invitationReasons = {
+  malformed: 'malformed e-mail address',
+  member: 'already a member of the team',
+  invited: 'already invited',
+  duplicated: 'duplicated in the request',
+} as const;
+
+/** Most invitations in one request. */
+export const maxInvitations = 1000;
+
+const localPart = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+
+/**
+ * Normalises an e-mail address (trimmed, lowercase) or answers undefined when it is malformed:
+ * an ASCII local part of at most 64 characters and a domain name (international domains in
+ * punycode), 254 characters at most in all.
+ */
+export function normalizeEmail(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const email = raw.trim().toLowerCase();
+  if (email.length > 254) return undefined;
+  const at = email.lastIndexOf('@');
+  if (at < 1) return undefined;
+  const local = email.slice(0, at);
+  const domain = email.slice(at + 1);
+  return local.length <= 64 && localPart.test(local) && isDomainName(domain) ? email : undefined;
+}
+
+function parseRole(raw: unknown, index: number): MemberRole {
+  const role = typeof raw === 'string' ? memberRoles.find((r) => r.toLowerCase() === raw.toLowerCase()) : undefined;
+  if (role === undefined) {
+    const given = raw === undefined || raw === null ? 'no role' : `role ${JSON.stringify(raw)}`;
+    throw appError(8101, `Role of invited member malformed: invitation ${index} has ${given}; use Admin, Editor or Viewer`, ['role']);
+  }
+  return role;
+}
+
+function parseInvitations(body: unknown): Array<{ raw: unknown; role: MemberRole }> {
+  const list = Array.isArray(body) ? body : body !== null && typeof body === 'object' ? [body] : undefined;
+  if (list === undefined) throw appError(1051, 'Request body malformed: expected a JSON array of {email, role}');
+  if (list.length > maxInvitations) throw appError(1051, `Request body malformed: at most ${maxInvitations} invitations per request`);
+  const entries = list.map((item: unknown, index) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      throw appError(1051, `Request body malformed: invitation ${index} is not an object {email, role}`);
+    }
+    return item as Record<string, unknown>;
+  });
+  // Every role is checked before anything is made: a bad role refuses the whole request.
+  return entries.map((item, index) => ({ raw: item['email'], role: parseRole(item['role'], index) }));
+}
+
+/** Why a well-formed address is not invited, if it is not; remembers it as seen in the request. */
+function refusalOf(email: string, seen: Set<string>, existing: Map<string, Member>): string | undefined {
+  if (seen.has(email)) return invitationReasons.duplicated;
+  seen.add(email);
+  const current = existing.get(email);
+  if (current === undefined) return undefined;
+  return current.state === 'active' ? invitationReasons.member : invitationReasons.invited;
+}
+
+/** The members of a team, pending invitations included, in invitation order. */
+export async function listMembers(store: Store, team: Team): Promise<Member[]> {
+  return store.members.listByTeam(team.id);
+}
+
+/**
+ * Invites members by e-mail. Each invitation that cannot be made (malformed e-mail, already a
+ * member, already invited, duplicated in the request) is returned with its reason and the others
+ * are made, as pending members, in one transaction. A role other than Admin, Editor or Viewer
+ * (any case) is 8101 and makes none.
+ */
+export async function inviteMembers(store: Store, team: Team, body: unknown): Promise<InvitationError[]> {
+  const invitations = parseInvitations(body);
+  return store.transaction(async (tx) => {
+    await tx.members.lockTeam(team.id);
+    const emails = invitations.map((i) => normalizeEmail(i.raw));
+    const known = await tx.members.findByEmails(team.id, [...new Set(emails.filter((e) => e !== undefined))]);
+    const existing = new Map(known.map((m) => [m.email, m]));
+    const errors: InvitationError[] = [];
+    const seen = new Set<string>();
+    const created = new Date();
+    const made: Array<Omit<Member, 'id'>> = [];
+    for (const [index, { raw, role }] of invitations.entries()) {
+      const email = emails[index];
+      const reason = email === undefined ? invitationReasons.malformed : refusalOf(email, seen, existing);
+      if (reason !== undefined) {
+        errors.push({ email: typeof raw === 'string' ? raw : raw === undefined || raw === null ? '' : JSON.stringify(raw), reason });
+        continue;
+      }
+      made.push({ teamId: team.id, userToken: newToken(), email: email!, firstName: '', lastName: '', role, state: 'pending', authentication: 'none', created, lastLogin: null });
+    }
+    await tx.members.insertMany(made);
+    return errors;
+  });
+}
+
+function isLoginAuthentication(value: string): value is MemberProfile['authentication'] {
+  return value !== 'none' && (memberAuthentications as readonly string[]).includes(value);
+}
+
+/** The members of a team by name (for operators). */
+export async function listMembersForOperator(store: Store, teamName: string): Promise<Member[]> {
+  return listMembers(store, await requireTeam(store, teamName));
+}
+
+/**
+ * Accepts a pending invitation on behalf of its user (operators setting up a team without a web
+ * login): the member becomes active with the given names and authentication.
+ */
+export async function acceptInvitation(
+  store: Store,
+  teamName: string,
+  rawEmail: string,
+  profile: { firstName?: string | undefined; lastName?: string | undefined; authentication?: string | undefined },
+): Promise<Member> {
+  const team = await requireTeam(store, teamName);
+  const email = normalizeEmail(rawEmail);
+  if (email === undefined) throw new OperatorError(`"${rawEmail}" is not an e-mail address`);
+  const authentication = profile.authentication ?? 'password';
+  if (!isLoginAuthentication(authentication)) throw new OperatorError(`unknown authentication "${authentication}" (password, 2fa, sso)`);
+  const [member] = await store.members.findByEmails(team.id, [email]);
+  if (member === undefined) throw new OperatorError(`no invitation for ${email} in team "${team.name}"`);
+  if (member.state === 'active') throw new OperatorError(`${email} is already an active member of team "${team.name}"`);
+  const accepted = await store.members.activate(team.id, member.id, { firstName: profile.firstName ?? '', lastName: profile.lastName ?? '', authentication });
+  if (accepted === undefined) throw new OperatorError(`no invitation for ${email} in team "${team.name}"`);
+  return accepted;
+}

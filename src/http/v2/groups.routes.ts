@@ -1,0 +1,113 @@
+import { Type } from '@sinclair/typebox';
+import { defaultAssetPageSize, maxAssetPageSize } from '../../core/assets/asset.service.ts';
+import { assetPatternLanguage } from '../../core/groups/asset-pattern.ts';
+import { listAssetsOfGroups } from '../../core/groups/group-assets.service.ts';
+import { createGroup, deleteGroup, listGroups, updateGroup } from '../../core/groups/group.service.ts';
+import { queryInteger, queryValue, readJson, readJsonObject } from '../request-input.ts';
+import { defineRoute, type RouteDef } from '../route.ts';
+import { presentAssetPage } from './asset.presenter.ts';
+import { presentGroup } from './group.presenter.ts';
+import { Group, GroupCreateBody, GroupTokenParam, GroupUpdateBody } from './group.schemas.ts';
+import { Asset } from './assets.routes.ts';
+import { EmptyObject, Token, pagedList } from './schemas.ts';
+
+const nameRules = 'Name: non-empty, shorter than 255 characters, letters, digits, underscore, dash and space, unique within the team ignoring case; description shorter than 255 characters. Each rule is 9002.';
+
+/** The v2 group operations and the (experimental) assets of groups. */
+export const groupRoutes: RouteDef[] = [
+  defineRoute({
+    surface: 'v2',
+    method: 'POST',
+    path: '/groups/assets/',
+    group: 'groups',
+    operationId: 'listAssetsOfGroups',
+    summary: 'List assets of groups (experimental)',
+    description:
+      'Every asset of the team (roots and subdomains, in the order they were added) whose name matches any asset pattern of the given groups, ' +
+      `keyset-paged like the asset listings. Experimental: may change without notice. ${assetPatternLanguage}`,
+    tags: ['groups'],
+    query: Type.Object({
+      marker: Type.Optional(Type.String({ description: 'Continuation marker (next_marker of the previous page with the same groups); empty starts over' })),
+      pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, default: defaultAssetPageSize })),
+      page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, description: 'Alias of pageSize' })),
+    }),
+    body: Type.Array(Token, { description: 'Group tokens' }),
+    response: pagedList('assets', Asset, 'Asset list object of the matching assets'),
+    successStatus: 200,
+    errors: [1050, 1051, 4150, 9001, 9003],
+    isExperimental: true,
+    handler: async (ctx) => {
+      const page = await listAssetsOfGroups(ctx.deps.store, ctx.deps.markers, ctx.team, {
+        body: readJson(ctx, { required: true }),
+        marker: queryValue(ctx.query, 'marker'),
+        pageSize: queryInteger(ctx.query, ['pageSize', 'page_size'], { min: 1, max: maxAssetPageSize, fallback: defaultAssetPageSize }),
+      });
+      return { status: 200, json: presentAssetPage(page, { emptyTeamIsEmptyObject: false }) };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/groups/',
+    group: 'groups',
+    operationId: 'listGroups',
+    summary: 'List groups',
+    description: 'The groups of the team in creation order. A bare array.',
+    tags: ['groups'],
+    response: Type.Array(Group),
+    successStatus: 200,
+    errors: [],
+    handler: async (ctx) => ({ status: 200, body: (await listGroups(ctx.deps.store, ctx.team)).map(presentGroup) }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'POST',
+    path: '/groups/',
+    group: 'groups',
+    operationId: 'createGroup',
+    summary: 'Create group',
+    description: nameRules,
+    tags: ['groups'],
+    body: GroupCreateBody,
+    response: Group,
+    successStatus: 200,
+    errors: [1050, 1051, 9002],
+    handler: async (ctx) => ({ status: 200, body: presentGroup(await createGroup(ctx.deps.store, ctx.team, readJsonObject(ctx))) }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'PUT',
+    alsoMethods: ['PATCH'],
+    path: '/groups/{groupToken}/',
+    group: 'groups',
+    operationId: 'updateGroup',
+    summary: 'Update group',
+    description: `Changes the fields given (name, description); absent ones keep their value. ${nameRules}`,
+    tags: ['groups'],
+    params: GroupTokenParam,
+    body: GroupUpdateBody,
+    response: Group,
+    successStatus: 200,
+    errors: [1050, 1051, 9001, 9002, 9003],
+    handler: async (ctx) => ({ status: 200, body: presentGroup(await updateGroup(ctx.deps.store, ctx.team, ctx.params['groupToken']!, readJsonObject(ctx))) }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'DELETE',
+    path: '/groups/{groupToken}/',
+    group: 'groups',
+    operationId: 'deleteGroup',
+    summary: 'Delete group',
+    description: 'Deletes the group with its members and asset patterns.',
+    tags: ['groups'],
+    params: GroupTokenParam,
+    response: EmptyObject,
+    successStatus: 200,
+    errors: [9001, 9003],
+    handler: async (ctx) => {
+      readJson(ctx, { required: false });
+      await deleteGroup(ctx.deps.store, ctx.team, ctx.params['groupToken']!);
+      return { status: 200, body: {} };
+    },
+  }),
+];

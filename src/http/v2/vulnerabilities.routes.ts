@@ -1,0 +1,151 @@
+import { Type } from '@sinclair/typebox';
+import { changeMark, listVulnerabilityEvents, parseTagName, requireVulnerability, tagVulnerability, untagVulnerability } from '../../core/vulnerabilities/vulnerability-status.service.ts';
+import type { Mark } from '../../core/vulnerabilities/vulnerability.types.ts';
+import { readJson, readJsonObject } from '../request-input.ts';
+import { defineRoute, type RouteDef } from '../route.ts';
+import { EmptyObject } from './schemas.ts';
+import { canonicalQueryKey, parseVulnerabilityQuery } from './vulnerability-query.ts';
+import { presentEvents, presentVulnerability, presentVulnerabilityPage } from './vulnerability.presenter.ts';
+import { Vulnerability, VulnerabilityListQuery, VulnerabilityPage } from './vulnerability.schemas.ts';
+
+const UuidParam = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
+
+const markOperations: Array<{ path: string; mark: Mark; isSet: boolean; summary: string }> = [
+  { path: 'setacceptedriskstatus', mark: 'accepted_risk', isSet: true, summary: 'Set accepted risk' },
+  { path: 'setfalsepositivestatus', mark: 'false_positive', isSet: true, summary: 'Set false positive' },
+  { path: 'setfixedstatus', mark: 'fixed', isSet: true, summary: 'Set fixed (reads patched)' },
+  { path: 'unsetacceptedriskstatus', mark: 'accepted_risk', isSet: false, summary: 'Unset accepted risk' },
+  { path: 'unsetfalsepositivestatus', mark: 'false_positive', isSet: false, summary: 'Unset false positive' },
+  { path: 'unsetfixedstatus', mark: 'fixed', isSet: false, summary: 'Unset fixed' },
+];
+
+const markDescription =
+  'Manual marks sit on top of the detection state (new, active, patched, regression) and survive rescans. Setting a mark replaces another; ' +
+  'unsetting returns the status to the detection state (unsetting a mark the vulnerability does not carry changes nothing). ' +
+  'Every change bumps modified_at and is recorded in the events of the vulnerability (GET …/events/). An unknown or foreign UUID answers 1900 (404).';
+
+/** The vulnerability operations of v2, plus the tag and event extensions. */
+export const vulnerabilityRoutes: RouteDef[] = [
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/vulnerabilities/',
+    group: 'vulnerabilities',
+    operationId: 'listVulnerabilities',
+    summary: 'List vulnerabilities',
+    description:
+      'Keyset-paged in the order vulnerabilities were first recorded; markers stay correct while rows are added or change status. ' +
+      'created_* and updated_* bounds are inclusive, modified_* bounds exclusive. HTML, Markdown and text details longer than 16,000 characters are truncated here and complete in the single read. ' +
+      'total_vulnerabilities counts every match of the filter (computed once per data version, not per page).',
+    tags: ['vulnerabilities'],
+    query: VulnerabilityListQuery,
+    response: VulnerabilityPage,
+    successStatus: 200,
+    errors: [1085, 4085, 4110, 4115, 4150, 9001, 9003],
+    handler: async (ctx) => {
+      const input = parseVulnerabilityQuery(ctx.query);
+      const { vulnerabilities, pageCache } = ctx.deps;
+      const version = await vulnerabilities.version(ctx.team);
+      const key = `${ctx.team.id}:${version}:${canonicalQueryKey(input)}`;
+      let json = pageCache.get(key);
+      if (json === undefined) {
+        json = presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version));
+        pageCache.set(key, json);
+      }
+      return { status: 200, json };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/vulnerabilities/uuid/{uuid}/',
+    group: 'vulnerabilities',
+    operationId: 'getVulnerability',
+    summary: 'Get vulnerability',
+    tags: ['vulnerabilities'],
+    params: UuidParam,
+    response: Type.Object({ vulnerability: Vulnerability }),
+    successStatus: 200,
+    errors: [4111, 1900],
+    handler: async (ctx) => ({ status: 200, json: presentVulnerability(await requireVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!)) }),
+  }),
+  ...markOperations.map((op) =>
+    defineRoute({
+      surface: 'v2',
+      method: 'POST',
+      path: `/vulnerabilities/uuid/{uuid}/${op.path}/`,
+      group: 'vulnerabilities',
+      operationId: op.path,
+      summary: op.summary,
+      description: markDescription,
+      tags: ['vulnerabilities'],
+      params: UuidParam,
+      response: EmptyObject,
+      successStatus: 200,
+      errors: [4111, 1900],
+      handler: async (ctx) => {
+        readJson(ctx, { required: false });
+        await changeMark(ctx.deps.store, ctx.team, ctx.params['uuid']!, op.mark, op.isSet, `key ${ctx.caller.keyHint}…`);
+        return { status: 200, body: {} };
+      },
+    }),
+  ),
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/vulnerabilities/uuid/{uuid}/events/',
+    group: 'vulnerabilities',
+    operationId: 'listVulnerabilityEvents',
+    summary: 'Status events of a vulnerability (extension)',
+    description: 'Every manual status change: the key that made it, the action, the status before and after, and when.',
+    tags: ['vulnerabilities'],
+    isExtension: true,
+    params: UuidParam,
+    response: Type.Object({
+      events: Type.Array(Type.Object({ actor: Type.String(), action: Type.String(), from: Type.String(), to: Type.String(), at: Type.String({ format: 'date-time' }) })),
+    }),
+    successStatus: 200,
+    errors: [4111, 1900],
+    handler: async (ctx) => ({ status: 200, body: presentEvents(await listVulnerabilityEvents(ctx.deps.store, ctx.team, ctx.params['uuid']!)) }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'POST',
+    path: '/vulnerabilities/uuid/{uuid}/tags/',
+    group: 'vulnerabilities',
+    operationId: 'tagVulnerability',
+    summary: 'Tag a vulnerability (extension)',
+    description: 'Attaches the team tag of that name (created on first use). The tag UUID is what tag[] and exclude_tag[] filter on. Bumps modified_at.',
+    tags: ['vulnerabilities'],
+    isExtension: true,
+    params: UuidParam,
+    body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) }),
+    response: Type.Object({ name: Type.String(), uuid: Type.String({ format: 'uuid' }) }),
+    successStatus: 200,
+    errors: [1050, 1051, 4111, 1900],
+    handler: async (ctx) => {
+      const name = parseTagName(readJsonObject(ctx)['name']);
+      const tag = await tagVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!, name);
+      return { status: 200, body: { name: tag.name, uuid: tag.uuid } };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'DELETE',
+    path: '/vulnerabilities/uuid/{uuid}/tags/{tagUuid}/',
+    group: 'vulnerabilities',
+    operationId: 'untagVulnerability',
+    summary: 'Remove a tag from a vulnerability (extension)',
+    tags: ['vulnerabilities'],
+    isExtension: true,
+    params: Type.Object({ uuid: Type.String({ format: 'uuid' }), tagUuid: Type.String({ format: 'uuid' }) }),
+    response: EmptyObject,
+    successStatus: 200,
+    errors: [4111, 1900],
+    handler: async (ctx) => {
+      readJson(ctx, { required: false });
+      await untagVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!, ctx.params['tagUuid']!);
+      return { status: 200, body: {} };
+    },
+  }),
+];
