@@ -24,7 +24,11 @@ export async function createAssetPattern(store: Store, team: Team, groupToken: s
   const group = await requireGroup(store, team, groupToken);
   const parsed = parseAssetPattern(rawPattern);
   const now = new Date();
-  return store.assetPatterns.insert({ teamId: team.id, groupId: group.id, token: newToken(), pattern: parsed.text, created: now, updated: now });
+  return store.transaction(async (tx) => {
+    // Vulnerability lists filtered by group_token[] depend on the patterns: outdate their cached pages.
+    await tx.vulnerabilities.bumpVersion(team.id);
+    return tx.assetPatterns.insert({ teamId: team.id, groupId: group.id, token: newToken(), pattern: parsed.text, created: now, updated: now });
+  });
 }
 
 /** Replaces the text of a pattern (9011, 9013, 9012). */
@@ -32,16 +36,22 @@ export async function updateAssetPattern(store: Store, team: Team, groupToken: s
   const group = await requireGroup(store, team, groupToken);
   const current = await requirePattern(store, team, group, patternToken);
   const parsed = parseAssetPattern(rawPattern);
-  const updated = await store.assetPatterns.update(team.id, current.id, parsed.text, new Date());
-  if (updated === undefined) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
-  return updated;
+  return store.transaction(async (tx) => {
+    const updated = await tx.assetPatterns.update(team.id, current.id, parsed.text, new Date());
+    if (updated === undefined) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
+    await tx.vulnerabilities.bumpVersion(team.id);
+    return updated;
+  });
 }
 
 /** Deletes a pattern of a group (9011, 9013). */
 export async function deleteAssetPattern(store: Store, team: Team, groupToken: string, patternToken: string): Promise<void> {
   const group = await requireGroup(store, team, groupToken);
   const current = await requirePattern(store, team, group, patternToken);
-  if (!(await store.assetPatterns.delete(team.id, current.id))) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
+  await store.transaction(async (tx) => {
+    if (!(await tx.assetPatterns.delete(team.id, current.id))) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
+    await tx.vulnerabilities.bumpVersion(team.id);
+  });
 }
 
 /**

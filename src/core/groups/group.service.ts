@@ -98,6 +98,10 @@ export async function updateGroup(store: Store, team: Team, token: string, body:
 /** Deletes a group with its members and asset patterns. */
 export async function deleteGroup(store: Store, team: Team, token: string): Promise<void> {
   const group = await requireGroup(store, team, token);
-  const isDeleted = await store.transaction((tx) => tx.groups.delete(team.id, group.id));
+  const isDeleted = await store.transaction(async (tx) => {
+    // Its patterns go with it: cached vulnerability pages filtered by this group are outdated.
+    await tx.vulnerabilities.bumpVersion(team.id);
+    return tx.groups.delete(team.id, group.id);
+  });
   if (!isDeleted) throw appError(9003, 'Group does not exist', ['groupToken']);
 }
