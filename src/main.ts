@@ -4,9 +4,10 @@ import { adminUsage, runAdmin } from './cli/admin.commands.ts';
 import { parseArgs } from './cli/args.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { buildApp } from './http/app.ts';
+import { jobHandlers } from './jobs/handlers.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
-const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms'];
+const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb'];
 
 const usage = `usage: perimeter <command>
   serve [--roles api,worker,scheduler] [--port N] [--data-dir DIR] [--database-url URL] …
@@ -34,12 +35,13 @@ async function serve(config: Config): Promise<void> {
   const app = await buildApp({ ...runtime, logger: runtime.log });
   const address = await app.listen({ port: config.port, host: config.host });
   console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')})`);
+  if (config.roles.includes('worker')) await runtime.jobs.work(jobHandlers(runtime));
   let isClosing = false;
   const shutdown = async (signal: string) => {
     if (isClosing) return;
     isClosing = true;
-    runtime.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    await app.close();
+    runtime.log.info({ signal }, 'shutting down: finishing in-flight requests, handing running jobs back');
+    await Promise.all([app.close(), runtime.jobs.stop()]);
     await runtime.close();
     process.exit(0);
   };

@@ -12,6 +12,8 @@ import { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.s
 import { EgressGuard } from './engine/net/egress-guard.ts';
 import { createDnsResolver } from './engine/dns/resolver.ts';
 import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
+import { createJobQueue } from './jobs/create-queue.ts';
+import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
 import { openDatabase, type Database } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { createStore } from './storage/store.ts';
@@ -26,7 +28,9 @@ export interface Runtime {
   markers: MarkerCodec;
   verification: VerificationService;
   vulnerabilities: VulnerabilityLister;
-  pageCache: LruCache<string>;
+  pageCache: LruCache<Buffer>;
+  /** The durable job queue; the worker role works it, every role may enqueue. */
+  jobs: JobQueue;
   close(): Promise<void>;
 }
 
@@ -45,8 +49,8 @@ function loadServerKey(config: Config): Buffer {
   return Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
 }
 
-/** Opens the store (migrating it) and wires the services. */
-export async function openRuntime(config: Config, options: { log?: Logger; database?: Database } = {}): Promise<Runtime> {
+/** Opens the store (migrating it) and wires the services; `jobs` tunes the queue (tests shorten the lease). */
+export async function openRuntime(config: Config, options: { log?: Logger; database?: Database; jobs?: Omit<QueueOptions, 'log'> } = {}): Promise<Runtime> {
   const log = options.log ?? pino({ level: config.logLevel });
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrateToLatest(database);
@@ -56,6 +60,7 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
   const resolver = createDnsResolver(config.dnsResolvers);
   const verification = new VerificationService(store, createOwnershipChecker({ guard, resolver }), config.verifyTimeoutMs, log);
   const markers = new MarkerCodec(box);
+  const jobs = createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
   return {
     config,
     log,
@@ -65,8 +70,11 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
     markers,
     verification,
     vulnerabilities: new VulnerabilityLister(store, markers, matchGroupsForVulnerabilities),
-    pageCache: new LruCache<string>(64 * 1024 * 1024, (page) => page.length),
+    pageCache: new LruCache<Buffer>(config.pageCacheMb * 1024 * 1024, (page) => page.length),
+    jobs,
     close: async () => {
+      // Running jobs go back to the queue before the store closes under them.
+      await jobs.stop();
       await verification.close();
       await database.close();
     },

@@ -25,6 +25,8 @@ export interface Config {
   logLevel: string;
   /** Time limit of one ownership check (DNS and HTTP), in milliseconds. */
   verifyTimeoutMs: number;
+  /** Memory for cached list pages, in MB (0 disables the cache). */
+  pageCacheMb: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -121,6 +123,7 @@ const fields: Record<keyof Config, FieldSpec> = {
     },
   },
   verifyTimeoutMs: { env: 'PERIMETER_VERIFY_TIMEOUT_MS', flag: 'verify-timeout-ms', parse: integer(100, 120_000) },
+  pageCacheMb: { env: 'PERIMETER_PAGE_CACHE_MB', flag: 'page-cache-mb', parse: integer(0, 65_536) },
 };
 
 /** Defaults of every setting; the lowest layer. */
@@ -136,6 +139,7 @@ export const defaultConfig: Config = {
   roles: ['api', 'worker', 'scheduler'],
   logLevel: 'info',
   verifyTimeoutMs: 10_000,
+  pageCacheMb: 64,
 };
 
 /** Thrown when the configuration is invalid; lists every problem at once. */

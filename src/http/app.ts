@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../core/errors/app-error.ts';
-import { assertCanCall } from '../core/teams/api-key.service.ts';
+import { assertCanCall, type BodyVerifier } from '../core/teams/api-key.service.ts';
 import { TtlCache } from '../core/shared/ttl-cache.ts';
 import { loadTeam } from '../core/teams/team.service.ts';
 import type { ApiKey, Team } from '../core/teams/team.types.ts';
@@ -75,7 +76,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (/^\/rest\/v1(\/|$)/.test(path)) return sendAppError(request, reply, new AppError(1999, 'Endpoint discontinued: version 1 of the API has been retired; use /rest/v2 or /rest/v3'));
     if (surfaceOf(path) === 'v3') {
       // The v3 router authenticates before it tells what exists.
-      await authenticateRequest(deps, request, 'v3', Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0), caches.keys);
+      const { body } = await authenticateRequest(deps, request, 'v3', caches.keys);
+      body.update(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0));
+      body.verify();
       const isKnownPath = v3Patterns.some((p) => p.pattern.test(path));
       return isKnownPath
         ? sendProblem(request, reply, 405, `Method ${request.method} is not allowed on ${path}`)
@@ -99,12 +102,19 @@ export const authCacheTtlMs = 2000;
 
 function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, caches: RequestCaches): void {
   const methods: Method[] = [def.method, ...(def.alsoMethods ?? [])];
+  const limit = def.bodyLimit ?? defaultBodyLimit;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const caller = await authenticateRequest(deps, request, def.surface, rawBody, caches.keys);
+    const { caller, body } = await authenticateRequest(deps, request, def.surface, caches.keys);
+    let rawBody: Buffer = Buffer.alloc(0);
+    if (!def.isStreamingBody) {
+      rawBody = Buffer.isBuffer(request.body) ? request.body : rawBody;
+      body.update(rawBody);
+      body.verify();
+    }
     const teamId = caller.teamIds[0]!;
     const team = (await caches.teams.get(String(teamId), () => deps.store.teams.findById(teamId))) ?? (await loadTeam(deps.store, teamId));
     assertCanCall(caller, team, def.group);
+    const source = isReadable(request.body) ? request.body : request.raw;
     const result = await def.handler({
       deps,
       caller,
@@ -112,6 +122,7 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
       params: request.params as Record<string, string>,
       query: request.query as Record<string, string | string[] | undefined>,
       rawBody,
+      bodyStream: def.isStreamingBody ? verifiedStream(source, limit, body) : emptyStream(),
       request,
       reply,
     });
@@ -120,7 +131,38 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
     if (result.body === undefined) return reply.send();
     return reply.type('application/json').send(JSON.stringify(result.body));
   };
-  for (const path of [def.path, ...(def.aliases ?? [])]) {
-    app.route({ method: methods, url: fastifyPath(def.surface, path), bodyLimit: def.bodyLimit ?? defaultBodyLimit, handler });
+  const register = (target: FastifyInstance) => {
+    for (const path of [def.path, ...(def.aliases ?? [])]) {
+      target.route({ method: methods, url: fastifyPath(def.surface, path), bodyLimit: limit, handler });
+    }
+  };
+  if (!def.isStreamingBody) return register(app);
+  // A streaming operation gets the request stream itself, whatever the Content-Type.
+  void app.register(async (child) => {
+    child.removeAllContentTypeParsers();
+    child.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+    register(child);
+  });
+}
+
+function isReadable(value: unknown): value is Readable {
+  return value instanceof Readable;
+}
+
+async function* emptyStream(): AsyncIterable<Buffer> {}
+
+/** The body chunk by chunk, refused past the limit (1052) and checked against the signature at its end. */
+async function* verifiedStream(source: Readable, limit: number, verifier: BodyVerifier): AsyncIterable<Buffer> {
+  let size = 0;
+  for await (const chunk of source) {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += bytes.length;
+    if (size > limit) {
+      source.destroy();
+      throw new AppError(1052, `Request body too large for this operation (at most ${limit} bytes)`);
+    }
+    verifier.update(bytes);
+    yield bytes;
   }
+  verifier.verify();
 }

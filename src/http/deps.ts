@@ -16,7 +16,7 @@ export interface AppDeps {
   verification: VerificationService;
   vulnerabilities: VulnerabilityLister;
   /** Serialised list pages; keys carry the team's data version, so a write makes old pages unreachable. */
-  pageCache: LruCache<string>;
+  pageCache: LruCache<Buffer>;
   /** Logger given to Fastify; defaults to a pino logger at config.logLevel. */
   logger?: FastifyBaseLogger;
 }

@@ -17,8 +17,14 @@ export interface RouteContext {
   team: Team;
   params: Record<string, string>;
   query: Record<string, string | string[] | undefined>;
-  /** The exact body bytes (empty when none). */
+  /** The exact body bytes (empty when none; always empty for streaming operations). */
   rawBody: Buffer;
+  /**
+   * The body of a streaming operation, chunk by chunk: it ends with 1052 past the limit and,
+   * for a signed key, with 1003 when the signature over the bytes does not match. Consume it
+   * inside the transaction whose commit it guards.
+   */
+  bodyStream: AsyncIterable<Buffer>;
   request: FastifyRequest;
   reply: FastifyReply;
 }
@@ -27,8 +33,8 @@ export interface RouteContext {
 export interface RouteResult {
   status: number;
   body?: unknown;
-  /** Pre-serialised JSON, sent as is (hot paths). */
-  json?: string;
+  /** Pre-serialised JSON, sent as is (hot paths; a Buffer is sent without re-encoding). */
+  json?: string | Buffer;
 }
 
 /**
@@ -59,6 +65,8 @@ export interface RouteDef {
   /** The v2 error codes this operation can answer, beyond the shared auth and body codes. */
   errors: ErrorCode[];
   bodyLimit?: number;
+  /** The body arrives as a stream (large uploads), never buffered whole. */
+  isStreamingBody?: boolean;
   /** An extension to the original API: flagged in OpenAPI. */
   isExtension?: boolean;
   isExperimental?: boolean;

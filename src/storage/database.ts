@@ -14,6 +14,11 @@ export interface Database {
   dialect: Dialect;
   /** PostgreSQL schema holding the tables, when not the default one. */
   schema?: string | undefined;
+  /**
+   * Capability of the embedded store: the team data version read by a prepared statement
+   * (every list request reads it; a query-builder round trip would cost more than the read).
+   */
+  readTeamVersion?: (teamId: number) => number;
   /** Human description for logs, never containing a password. */
   description: string;
   close(): Promise<void>;
@@ -48,13 +53,48 @@ function openSqlite(options: OpenOptions): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // List pages read rows scattered over the file: keep hot pages in memory (128 MB cache) and
+  // map the file (up to 4 GB) so that reading a page is a memory access, not a read(2).
+  sqlite.pragma('cache_size = -131072');
+  sqlite.pragma('mmap_size = 4294967296');
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  // Prepared on first use: the table exists only once migrations ran.
+  let versionStatement: SQLite.Statement | undefined;
   return {
     db,
     dialect: 'sqlite',
+    readTeamVersion: (teamId) => {
+      versionStatement ??= sqlite.prepare('select vuln_version from teams where id = ?').pluck();
+      return Number(versionStatement.get(teamId) ?? 0);
+    },
     description: `sqlite ${path}`,
     close: () => db.destroy(),
   };
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; this keeps the prepared statements of
+ * recent SQL texts. better-sqlite3 runs a statement synchronously to completion, so reuse is
+ * safe as long as nothing streams (nothing here uses Kysely's stream()).
+ */
+function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+  const statements = new Map<string, SQLite.Statement>();
+  const prepare = (source: string): SQLite.Statement => {
+    let statement = statements.get(source);
+    if (statement === undefined) {
+      statement = sqlite.prepare(source);
+      if (statements.size >= 1000) statements.clear();
+      statements.set(source, statement);
+    }
+    return statement;
+  };
+  return new Proxy(sqlite, {
+    get(target, property) {
+      if (property === 'prepare') return prepare;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 const int8Oid = 20;

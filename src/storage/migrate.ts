@@ -4,6 +4,7 @@ import type { Database, Dialect } from './database.ts';
 import * as m001 from './migrations/001-foundation.ts';
 import * as m002 from './migrations/002-vulnerabilities.ts';
 import * as m003 from './migrations/003-members-groups.ts';
+import * as m004 from './migrations/004-jobs.ts';
 import * as m005 from './migrations/005-zones.ts';
 
 interface MigrationModule {
@@ -15,6 +16,7 @@ const migrations: Record<string, MigrationModule> = {
   '001-foundation': m001,
   '002-vulnerabilities': m002,
   '003-members-groups': m003,
+  '004-jobs': m004,
   '005-zones': m005,
 };
 

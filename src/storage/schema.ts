@@ -186,6 +186,24 @@ export interface ZoneLookupSeenTable {
   name: string;
 }
 
+/** The embedded store's job queue (SQLite only; PostgreSQL uses pg-boss's schema). */
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  /** JSON text. */
+  payload: string;
+  state: 'queued' | 'active' | 'completed' | 'failed';
+  singleton_key: string | null;
+  /** Runs started, a run handed back on stop not counted. */
+  attempt: number;
+  run_at: number;
+  lease_token: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Schema {
   teams: TeamsTable;
@@ -204,4 +222,5 @@ export interface Schema {
   zone_lookup_jobs: ZoneLookupJobsTable;
   zone_lookup_chunks: ZoneLookupChunksTable;
   zone_lookup_seen: ZoneLookupSeenTable;
+  jobs: JobsTable;
 }

@@ -9,10 +9,11 @@ import { KyselyGroupRepository } from './repositories/group.repository.ts';
 import { KyselyMemberRepository } from './repositories/member.repository.ts';
 import { KyselyApiKeyRepository, KyselyTeamRepository } from './repositories/team.repository.ts';
 import { KyselyVulnerabilityRepository } from './repositories/vulnerability.repository.ts';
+import { KyselyLookupJobRepository } from './repositories/zone-lookup.repository.ts';
 import { KyselyZoneRepository } from './repositories/zone.repository.ts';
 import type { Schema } from './schema.ts';
 
-function repositories(db: Kysely<Schema>, database: Database): Repositories {
+function repositories(db: Kysely<Schema>, database: Database, isTransaction: boolean): Repositories {
   return {
     teams: new KyselyTeamRepository(db),
     keys: new KyselyApiKeyRepository(db),
@@ -21,16 +22,17 @@ function repositories(db: Kysely<Schema>, database: Database): Repositories {
     groups: new KyselyGroupRepository(db),
     groupMembers: new KyselyGroupMemberRepository(db),
     assetPatterns: new KyselyAssetPatternRepository(db),
-    vulnerabilities: new KyselyVulnerabilityRepository(db),
+    vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database.readTeamVersion),
     zones: new KyselyZoneRepository(db),
+    zoneLookups: new KyselyLookupJobRepository(db),
   };
 }
 
 /** The core's Store over an open database. */
 export function createStore(database: Database): Store {
   return {
-    ...repositories(database.db, database),
-    transaction: (work) => database.db.transaction().execute((trx) => work(repositories(trx, database))),
+    ...repositories(database.db, database, false),
+    transaction: (work) => database.db.transaction().execute((trx) => work(repositories(trx, database, true))),
     isReady: async () => {
       try {
         return await isMigrated(database);

@@ -8,12 +8,19 @@ import { runAdmin } from '../../src/cli/admin.commands.ts';
 import { defaultConfig, type Config } from '../../src/config/config.ts';
 import { computeSignature } from '../../src/core/teams/api-key.service.ts';
 import { buildApp } from '../../src/http/app.ts';
+import type { JobQueue } from '../../src/jobs/job-queue.ts';
+import { bossSchemaOf } from '../../src/jobs/pgboss-queue.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
-import { openDatabase } from '../../src/storage/database.ts';
+import { openDatabase, type Database } from '../../src/storage/database.ts';
 
 /** Which store the integration suite runs on: PERIMETER_TEST_STORE=postgres, else SQLite. */
 export const testStore: 'sqlite' | 'postgres' = process.env['PERIMETER_TEST_STORE'] === 'postgres' ? 'postgres' : 'sqlite';
 const postgresUrl = process.env['PERIMETER_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Opens the test store of a data folder (SQLite) or a schema (PostgreSQL), as any process of a test would. */
+export function openTestDatabase(dataDir: string, schema: string): Promise<Database> {
+  return testStore === 'postgres' ? openDatabase({ databaseUrl: postgresUrl, dataDir, pgSchema: schema, poolSize: 4 }) : openDatabase({ dataDir });
+}
 
 /** Options of a request sent through inject(). */
 export interface SendOptions {
@@ -38,6 +45,12 @@ export interface Harness {
   app: FastifyInstance;
   runtime: Runtime;
   config: Config;
+  /** The runtime's job queue (not worked unless a test calls work()). */
+  jobs: JobQueue;
+  /** PostgreSQL schema of this harness (unused on SQLite). */
+  schema: string;
+  /** Opens a second connection pool on the same store, as another process would; the caller closes it. */
+  openDatabase(): Promise<Database>;
   send(method: string, url: string, options?: SendOptions): Promise<LightMyRequestResponse>;
   /** Runs `perimeter admin …` and returns what it printed. */
   admin(...argv: string[]): Promise<string>;
@@ -52,10 +65,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
   const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-test-'));
   const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const config: Config = { ...defaultConfig, dataDir, egressAllow: ['127.0.0.0/8', '::1/128'], logLevel: 'silent', verifyTimeoutMs: 5000, ...overrides };
-  const database =
-    testStore === 'postgres'
-      ? await openDatabase({ databaseUrl: postgresUrl, dataDir, pgSchema: schema, poolSize: 4 })
-      : await openDatabase({ dataDir });
+  const database = await openTestDatabase(dataDir, schema);
   const log = pino({ level: 'silent' });
   const runtime = await openRuntime(config, { database, log });
   const app = await buildApp({ ...runtime, logger: log });
@@ -64,6 +74,9 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
     app,
     runtime,
     config,
+    jobs: runtime.jobs,
+    schema,
+    openDatabase: () => openTestDatabase(dataDir, schema),
     async send(method, url, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       let payload: string | Buffer | undefined;
@@ -104,6 +117,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
         const client = new pg.Client({ connectionString: postgresUrl });
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.query(`DROP SCHEMA IF EXISTS ${bossSchemaOf(database)} CASCADE`);
         await client.end();
       }
     },

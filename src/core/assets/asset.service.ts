@@ -6,7 +6,7 @@ import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import { ancestorsOf, parseAssetName } from './asset-name.ts';
 import { defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
-import type { Asset, AssetPageQuery } from './asset.types.ts';
+import type { Asset, AssetPageQuery, AssetSummary } from './asset.types.ts';
 
 /** Largest page of an asset listing. */
 export const maxAssetPageSize = 1000;
@@ -15,7 +15,7 @@ export const defaultAssetPageSize = 100;
 
 /** One page of assets, with its markers. `teamHasAssets` false means the team owns none at all. */
 export interface AssetPage {
-  assets: Asset[];
+  assets: AssetSummary[];
   hasMore: boolean;
   nextMarker: string | undefined;
   currentMarker: string;

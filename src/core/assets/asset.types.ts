@@ -29,6 +29,9 @@ export interface Asset {
   checkedAt: Date | null;
 }
 
+/** The fields of an asset that listings need (what list queries read). */
+export type AssetSummary = Pick<Asset, 'id' | 'teamId' | 'token' | 'name' | 'kind' | 'status' | 'addedBy' | 'monitored' | 'created' | 'updated' | 'discovered' | 'lastSeen'>;
+
 /** Which assets one page of a listing covers. */
 export interface AssetPageQuery {
   teamId: number;
@@ -41,7 +44,7 @@ export interface AssetPageQuery {
 
 /** Persistence of assets. Every method is scoped to a team. */
 export interface AssetRepository {
-  listPage(query: AssetPageQuery): Promise<Asset[]>;
+  listPage(query: AssetPageQuery): Promise<AssetSummary[]>;
   hasAny(teamId: number): Promise<boolean>;
   findByToken(teamId: number, token: string): Promise<Asset | undefined>;
   findByName(teamId: number, name: string): Promise<Asset | undefined>;

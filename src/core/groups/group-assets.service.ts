@@ -1,5 +1,5 @@
 import type { AssetPage } from '../assets/asset.service.ts';
-import type { Asset } from '../assets/asset.types.ts';
+import type { AssetSummary } from '../assets/asset.types.ts';
 import { appError } from '../errors/app-error.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
 import type { Store } from '../shared/store.ts';
@@ -31,7 +31,7 @@ export async function listAssetsOfGroups(store: Store, markers: MarkerCodec, tea
   const position = markers.decode(team.id, scopeKey, input.marker);
   if (position !== undefined && (typeof position !== 'number' || !Number.isSafeInteger(position))) throw appError(4150, 'marker malformed', ['marker']);
 
-  const matches: Asset[] = [];
+  const matches: AssetSummary[] = [];
   let afterId = position as number | undefined;
   while (patterns.length > 0 && matches.length <= input.pageSize) {
     const chunk = await store.assets.listPage({ teamId: team.id, scope: { kind: 'all' }, afterId, createdAfter: undefined, limit: groupAssetScanChunk });

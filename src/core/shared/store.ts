@@ -2,6 +2,7 @@ import type { AssetRepository } from '../assets/asset.types.ts';
 import type { AssetPatternRepository, GroupMemberRepository, GroupRepository } from '../groups/group.types.ts';
 import type { MemberRepository } from '../members/member.types.ts';
 import type { VulnerabilityRepository } from '../vulnerabilities/vulnerability.repository.ts';
+import type { LookupJobRepository } from '../zones/zone-lookup.types.ts';
 import type { ZoneRepository } from '../zones/zone.types.ts';
 import type { ApiKeyRepository, TeamRepository } from '../teams/team.types.ts';
 
@@ -16,6 +17,7 @@ export interface Repositories {
   assetPatterns: AssetPatternRepository;
   vulnerabilities: VulnerabilityRepository;
   zones: ZoneRepository;
+  zoneLookups: LookupJobRepository;
 }
 
 /**

@@ -34,8 +34,19 @@ function isValidCalendar(m: RegExpExecArray): boolean {
   return d >= 1 && d <= days;
 }
 
-/** Formats a time as ISO 8601 UTC without fractional seconds (YYYY-MM-DDTHH:mm:ssZ). */
+const wireTimes = new Map<number, string>();
+
+/**
+ * Formats a time as ISO 8601 UTC without fractional seconds (YYYY-MM-DDTHH:mm:ssZ). Formatting
+ * is memoised per second: list pages format hundreds of times, most of them repeated.
+ */
 export function toWireTime(time: Date | number): string {
-  const date = typeof time === 'number' ? new Date(time) : time;
-  return `${date.toISOString().slice(0, 19)}Z`;
+  const second = Math.floor((typeof time === 'number' ? time : time.getTime()) / 1000);
+  let text = wireTimes.get(second);
+  if (text === undefined) {
+    text = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+    if (wireTimes.size >= 100_000) wireTimes.clear();
+    wireTimes.set(second, text);
+  }
+  return text;
 }

@@ -76,7 +76,6 @@ export interface Credentials {
   timestamp?: string | undefined;
   method: string;
   path: string;
-  body: Buffer;
 }
 
 /** The authenticated caller of a request. */
@@ -90,21 +89,50 @@ export interface Caller {
 }
 
 /**
- * Resolves a key to its caller: 1002 for a malformed key, 1003 for an unknown, revoked or
- * wrong-kind key, a bad signature or a timestamp outside the window. Every failure of a
- * well-formed key answers the same 1003, so a key of another team or kind reveals nothing.
- * With a cache, a key record is reused for the cache's TTL (a revocation takes effect within it).
+ * Checks the body half of a signature as the body arrives: `update` with every chunk, then
+ * `verify` once it ended (1003 when the signature does not match). Unsigned keys get a verifier
+ * that accepts anything.
  */
-export async function authenticate(store: Store, box: SecretBox, credentials: Credentials, now = Date.now(), cache?: TtlCache<ApiKey>): Promise<Caller> {
-  if (!isWellFormedKey(credentials.key)) throw appError(1002, 'API key malformed: a key is 32 hexadecimal characters');
-  const keyHash = hashKey(credentials.key);
-  const record = cache === undefined ? await store.keys.findByHash(keyHash) : await cache.get(keyHash, () => store.keys.findByHash(keyHash), now);
-  if (record === undefined || record.revoked !== null || record.kind !== credentials.kind) throw appError(1003, 'API key invalid');
-  if (record.secretSealed !== null) verifySignature(box.decrypt(record.secretSealed), credentials, now);
-  return { keyId: record.id, keyHint: record.hint, kind: record.kind, permissions: record.permissions, teamIds: record.teamIds };
+export interface BodyVerifier {
+  update(chunk: Buffer): void;
+  verify(): void;
 }
 
-function verifySignature(secret: string, credentials: Credentials, now: number): void {
+const acceptAnyBody: BodyVerifier = { update: () => undefined, verify: () => undefined };
+
+/**
+ * Resolves a key to its caller before the body is read: 1002 for a malformed key, 1003 for an
+ * unknown, revoked or wrong-kind key, a missing signature or a timestamp outside the window.
+ * Every failure of a well-formed key answers the same 1003, so a key of another team or kind
+ * reveals nothing. The returned verifier finishes the signature over the body bytes. With a
+ * cache, a key record is reused for the cache's TTL (a revocation takes effect within it).
+ */
+export async function beginAuthentication(
+  store: Store,
+  box: SecretBox,
+  credentials: Credentials,
+  now = Date.now(),
+  cache?: TtlCache<ApiKey>,
+): Promise<{ caller: Caller; body: BodyVerifier }> {
+  if (!isWellFormedKey(credentials.key)) throw appError(1002, 'API key malformed: a key is 32 hexadecimal characters');
+  const lookup = () => store.keys.findByHash(hashKey(credentials.key));
+  // The cache is keyed by the key itself (it lives only in this process's memory), sparing a hash per request.
+  const record = cache === undefined ? await lookup() : await cache.get(credentials.key, lookup, now);
+  if (record === undefined || record.revoked !== null || record.kind !== credentials.kind) throw appError(1003, 'API key invalid');
+  const caller: Caller = { keyId: record.id, keyHint: record.hint, kind: record.kind, permissions: record.permissions, teamIds: record.teamIds };
+  if (record.secretSealed === null) return { caller, body: acceptAnyBody };
+  return { caller, body: signatureVerifier(box.decrypt(record.secretSealed), credentials, now) };
+}
+
+/** Authenticates a request whose whole body is at hand. */
+export async function authenticate(store: Store, box: SecretBox, credentials: Credentials & { body: Buffer }, now = Date.now(), cache?: TtlCache<ApiKey>): Promise<Caller> {
+  const { caller, body } = await beginAuthentication(store, box, credentials, now, cache);
+  body.update(credentials.body);
+  body.verify();
+  return caller;
+}
+
+function signatureVerifier(secret: string, credentials: Credentials, now: number): BodyVerifier {
   const { signature, timestamp } = credentials;
   if (signature === undefined || timestamp === undefined) {
     throw appError(1003, 'This API key requires signed requests: send X-Service-Signature and X-Service-Timestamp');
@@ -114,9 +142,18 @@ function verifySignature(secret: string, credentials: Credentials, now: number):
   if (age > signatureWindow.beforeSeconds || age < -signatureWindow.afterSeconds) {
     throw appError(1003, 'Request timestamp outside the accepted window (10 s before to 5 s after the server time)');
   }
-  const expected = Buffer.from(computeSignature(secret, { ...credentials, timestamp }));
-  const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw appError(1003, 'Request signature invalid');
+  const hmac = createHmac('sha256', Buffer.from(secret, 'base64'));
+  hmac.update(`${credentials.method};${credentials.path};${credentials.key};${timestamp};`);
+  return {
+    update: (chunk) => {
+      hmac.update(chunk);
+    },
+    verify: () => {
+      const expected = Buffer.from(hmac.digest('base64'));
+      const given = Buffer.from(signature);
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw appError(1003, 'Request signature invalid');
+    },
+  };
 }
 
 /** 1009 unless both the team's plan and the key's permissions include the endpoint group. */

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { appError } from '../../core/errors/app-error.ts';
-import { authenticate, type Caller } from '../../core/teams/api-key.service.ts';
+import { beginAuthentication, type BodyVerifier, type Caller } from '../../core/teams/api-key.service.ts';
 import type { ApiKey } from '../../core/teams/team.types.ts';
 import type { TtlCache } from '../../core/shared/ttl-cache.ts';
 import type { AppDeps } from '../deps.ts';
@@ -48,18 +48,20 @@ export function signedPathOf(request: FastifyRequest): string {
   return path.startsWith('/rest/') ? path.slice('/rest'.length) : path;
 }
 
-/** Authenticates a request of the given surface. */
-export async function authenticateRequest(deps: AppDeps, request: FastifyRequest, surface: 'v2' | 'v3', rawBody: Buffer, cache?: TtlCache<ApiKey>): Promise<Caller> {
-  if (surface === 'v3') {
-    return authenticate(deps.store, deps.box, { kind: 'v3', key: v3KeyOf(request), method: request.method, path: signedPathOf(request), body: rawBody }, Date.now(), cache);
-  }
-  return authenticate(deps.store, deps.box, {
-    kind: 'v2',
-    key: v2KeyOf(request),
-    signature: header(request, 'x-service-signature'),
-    timestamp: header(request, 'x-service-timestamp'),
-    method: request.method,
-    path: signedPathOf(request),
-    body: rawBody,
-  }, Date.now(), cache);
+/** Authenticates a request of the given surface from its headers; the verifier finishes a signature over the body. */
+export async function authenticateRequest(
+  deps: AppDeps,
+  request: FastifyRequest,
+  surface: 'v2' | 'v3',
+  cache?: TtlCache<ApiKey>,
+): Promise<{ caller: Caller; body: BodyVerifier }> {
+  const common = { method: request.method, path: signedPathOf(request) };
+  if (surface === 'v3') return beginAuthentication(deps.store, deps.box, { kind: 'v3', key: v3KeyOf(request), ...common }, Date.now(), cache);
+  return beginAuthentication(
+    deps.store,
+    deps.box,
+    { kind: 'v2', key: v2KeyOf(request), signature: header(request, 'x-service-signature'), timestamp: header(request, 'x-service-timestamp'), ...common },
+    Date.now(),
+    cache,
+  );
 }

@@ -1,9 +1,9 @@
-import type { Asset } from '../../core/assets/asset.types.ts';
+import type { AssetSummary } from '../../core/assets/asset.types.ts';
 import type { AssetPage } from '../../core/assets/asset.service.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 
 /** The v2 wire shape of an asset. */
-export function presentAsset(asset: Asset): Record<string, unknown> {
+export function presentAsset(asset: AssetSummary): Record<string, unknown> {
   return {
     token: asset.token,
     name: asset.name,

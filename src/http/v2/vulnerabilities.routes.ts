@@ -4,7 +4,7 @@ import type { Mark } from '../../core/vulnerabilities/vulnerability.types.ts';
 import { readJson, readJsonObject } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { EmptyObject } from './schemas.ts';
-import { canonicalQueryKey, parseVulnerabilityQuery } from './vulnerability-query.ts';
+import { parseVulnerabilityQuery } from './vulnerability-query.ts';
 import { presentEvents, presentVulnerability, presentVulnerabilityPage } from './vulnerability.presenter.ts';
 import { Vulnerability, VulnerabilityListQuery, VulnerabilityPage } from './vulnerability.schemas.ts';
 
@@ -43,13 +43,16 @@ export const vulnerabilityRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1085, 4085, 4110, 4115, 4150, 9001, 9003],
     handler: async (ctx) => {
-      const input = parseVulnerabilityQuery(ctx.query);
       const { vulnerabilities, pageCache } = ctx.deps;
       const version = await vulnerabilities.version(ctx.team);
-      const key = `${ctx.team.id}:${version}:${canonicalQueryKey(input)}`;
+      // Keyed by the query string as sent: a hit means that exact query was parsed and answered
+      // before at this data version, so it is sent as cached UTF-8 bytes without parsing again.
+      const rawQuery = ctx.request.url.slice(ctx.request.url.indexOf('?') + 1 || ctx.request.url.length);
+      const key = `${ctx.team.id}:${version}:${rawQuery}`;
       let json = pageCache.get(key);
       if (json === undefined) {
-        json = presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version));
+        const input = parseVulnerabilityQuery(ctx.query);
+        json = Buffer.from(presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version)));
         pageCache.set(key, json);
       }
       return { status: 200, json };

@@ -1,8 +1,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AssetSettings } from '../../core/assets/asset-settings.ts';
-import type { Asset, AssetPageQuery, AssetRepository, AssetStatus } from '../../core/assets/asset.types.ts';
+import type { Asset, AssetPageQuery, AssetRepository, AssetStatus, AssetSummary } from '../../core/assets/asset.types.ts';
 import type { Dialect } from '../database.ts';
 import type { AssetsTable, Schema } from '../schema.ts';
+
+const summaryColumns = ['id', 'team_id', 'token', 'name', 'kind', 'status', 'added_by', 'monitored', 'created', 'updated', 'discovered', 'last_seen'] as const;
 
 function toAsset(row: Selectable<AssetsTable>): Asset {
   return {
@@ -35,14 +37,27 @@ export class KyselyAssetRepository implements AssetRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  async listPage(query: AssetPageQuery): Promise<Asset[]> {
-    let q = this.db.selectFrom('assets').selectAll().where('team_id', '=', query.teamId);
+  async listPage(query: AssetPageQuery): Promise<AssetSummary[]> {
+    let q = this.db.selectFrom('assets').select(summaryColumns).where('team_id', '=', query.teamId);
     if (query.scope.kind === 'roots') q = q.where('is_root', '=', 1);
     else if (query.scope.kind === 'subdomains') q = q.where('root_id', '=', query.scope.rootId);
     if (query.afterId !== undefined) q = q.where('id', '>', query.afterId);
     if (query.createdAfter !== undefined) q = q.where('created', '>', query.createdAfter.getTime());
     const rows = await q.orderBy('id').limit(query.limit).execute();
-    return rows.map(toAsset);
+    return rows.map((row) => ({
+      id: row.id,
+      teamId: row.team_id,
+      token: row.token,
+      name: row.name,
+      kind: row.kind,
+      status: row.status,
+      addedBy: JSON.parse(row.added_by) as string[],
+      monitored: row.monitored === 1,
+      created: new Date(row.created),
+      updated: new Date(row.updated),
+      discovered: new Date(row.discovered),
+      lastSeen: new Date(row.last_seen),
+    }));
   }
 
   async hasAny(teamId: number): Promise<boolean> {

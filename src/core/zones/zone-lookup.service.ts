@@ -1,0 +1,120 @@
+import { StringDecoder } from 'node:string_decoder';
+import { isIP } from 'node:net';
+import { isDomainName } from '../assets/asset-name.ts';
+import { appError } from '../errors/app-error.ts';
+import { isUuid, newUuid } from '../shared/ids.ts';
+import type { Store } from '../shared/store.ts';
+import type { Team } from '../teams/team.types.ts';
+import { indexRecords, normaliseOwner, RootMatcher } from './zone-index.service.ts';
+import type { LookupJob, NameResolver } from './zone-lookup.types.ts';
+
+/** How long a job's status stays readable after upload. */
+export const lookupRetentionMs = 10 * 86_400_000;
+/** Size of a stored chunk of the uploaded list (cut at a line end). */
+export const lookupChunkBytes = 256 * 1024;
+
+/**
+ * Stores an uploaded list chunk by chunk as it streams in (never whole in memory) and counts
+ * its names (non-empty lines), in one transaction: a refused upload (too large, bad signature)
+ * leaves nothing. The job becomes `queued`; the caller enqueues its durable job after commit.
+ */
+export async function createLookupJob(store: Store, team: Team, body: AsyncIterable<Buffer>): Promise<LookupJob> {
+  const now = new Date();
+  await store.zoneLookups.purgeBefore(new Date(now.getTime() - lookupRetentionMs));
+  return store.transaction(async (tx) => {
+    const job = await tx.zoneLookups.create({
+      uuid: newUuid(), teamId: team.id, status: 'queued', total: 0, succeeded: 0, failed: 0, chunks: 0, nextChunk: 0, error: null, created: now, started: null, finished: null,
+    });
+    const decoder = new StringDecoder('utf8');
+    let pending = '';
+    let seq = 0;
+    let total = 0;
+    const storeChunk = async (text: string) => {
+      total += text.split('\n').filter((line) => line.trim() !== '').length;
+      await tx.zoneLookups.addChunk(job.id, seq++, text);
+    };
+    for await (const bytes of body) {
+      pending += decoder.write(bytes);
+      while (pending.length >= lookupChunkBytes) {
+        const cut = pending.lastIndexOf('\n', lookupChunkBytes);
+        const end = cut === -1 ? pending.indexOf('\n', lookupChunkBytes) : cut;
+        if (end === -1) break; // one very long line: wait for its end
+        await storeChunk(pending.slice(0, end + 1));
+        pending = pending.slice(end + 1);
+      }
+    }
+    pending += decoder.end();
+    if (pending.length > 0) await storeChunk(pending);
+    await tx.zoneLookups.finishUpload(job.id, total, seq);
+    return { ...job, total, chunks: seq };
+  });
+}
+
+/** The status of a job of the team: 6001 malformed UUID, 6002 unknown, foreign or older than 10 days. */
+export async function getLookupJob(store: Store, team: Team, uuid: string, now = Date.now()): Promise<LookupJob> {
+  if (!isUuid(uuid)) throw appError(6001, 'Lookup job UUID malformed: expected a UUID', ['lookupJobUUID']);
+  const job = await store.zoneLookups.findByUuid(uuid.toLowerCase());
+  if (job === undefined || job.teamId !== team.id || job.created.getTime() < now - lookupRetentionMs) {
+    throw appError(6002, 'Lookup job does not exist (unknown, or its status expired 10 days after upload)', ['lookupJobUUID']);
+  }
+  return job;
+}
+
+/** What one chunk's names are: to resolve, or failed at once (invalid, IP, outside the team's assets, duplicate). */
+function classify(text: string, roots: RootMatcher): { candidates: string[]; failed: number } {
+  const candidates: string[] = [];
+  const inChunk = new Set<string>();
+  let failed = 0;
+  for (const line of text.split('\n')) {
+    const raw = line.trim();
+    if (raw === '') continue;
+    const name = normaliseOwner(raw);
+    if (isIP(name) !== 0 || !isDomainName(name) || roots.match(name) === undefined || inChunk.has(name)) failed++;
+    else {
+      inChunk.add(name);
+      candidates.push(name);
+    }
+  }
+  return { candidates, failed };
+}
+
+/**
+ * Runs (or resumes) a lookup job from its checkpoint. Each stored chunk is classified, its new
+ * names resolved, and then — in one transaction — their records indexed, the names remembered
+ * as seen, the counts added and the checkpoint moved. A job killed mid-chunk redoes that chunk
+ * and counts nothing twice; a second worker finds the checkpoint moved and writes nothing.
+ */
+export async function runLookupJob(store: Store, resolver: NameResolver, uuid: string, signal: AbortSignal): Promise<LookupJob | undefined> {
+  let job = await store.zoneLookups.findByUuid(uuid);
+  if (job === undefined || job.status === 'done' || job.status === 'failed') return job;
+  const team = await store.teams.findById(job.teamId);
+  if (team === undefined) return job;
+  if (job.status === 'queued') await store.zoneLookups.setStatus(job.id, 'running', new Date());
+  const roots = new RootMatcher(await store.zones.rootDomains(team.id));
+  for (let seq = job.nextChunk; seq < job.chunks; seq++) {
+    signal.throwIfAborted();
+    const text = (await store.zoneLookups.chunk(job.id, seq)) ?? '';
+    const { candidates, failed: refused } = classify(text, roots);
+    const already = await store.zoneLookups.seen(job.id, candidates);
+    const fresh = candidates.filter((n) => !already.has(n));
+    const answers = fresh.length === 0 ? new Map() : await resolver.resolveNames(fresh, signal);
+    signal.throwIfAborted();
+    const resolved = fresh.filter((n) => (answers.get(n)?.length ?? 0) > 0);
+    await store.transaction(async (tx) => {
+      await tx.zoneLookups.markSeen(job!.id, fresh);
+      await indexRecords(tx, team, resolved.flatMap((n) => answers.get(n)!), 'zone-lookup');
+      const failed = refused + already.size + (fresh.length - resolved.length);
+      if (!(await tx.zoneLookups.checkpoint(job!.id, seq, resolved.length, failed))) throw new Error(`lookup job ${uuid}: checkpoint ${seq} moved by another worker`);
+    });
+  }
+  await store.zoneLookups.setStatus(job.id, 'done', new Date());
+  await store.zoneLookups.dropWorkData(job.id);
+  job = await store.zoneLookups.findByUuid(uuid);
+  return job;
+}
+
+/** Marks a job failed for good (the queue gave up on it). */
+export async function failLookupJob(store: Store, uuid: string, error: string): Promise<void> {
+  const job = await store.zoneLookups.findByUuid(uuid);
+  if (job !== undefined && job.status !== 'done') await store.zoneLookups.setStatus(job.id, 'failed', new Date(), error);
+}

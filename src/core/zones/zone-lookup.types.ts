@@ -1,0 +1,50 @@
+import type { DnsRecordInput } from './zone.types.ts';
+
+/** Status of a zone lookup job, as callers read it. */
+export type LookupStatus = 'queued' | 'running' | 'done' | 'failed';
+
+/** A zone lookup job. */
+export interface LookupJob {
+  id: number;
+  uuid: string;
+  teamId: number;
+  status: LookupStatus;
+  /** Names received (non-empty lines). */
+  total: number;
+  succeeded: number;
+  failed: number;
+  chunks: number;
+  /** Checkpoint: the first stored chunk not yet processed. */
+  nextChunk: number;
+  error: string | null;
+  created: Date;
+  started: Date | null;
+  finished: Date | null;
+}
+
+/** Resolves names; a name maps to its records, or to null when it failed (NXDOMAIN, no data, timeout). */
+export interface NameResolver {
+  resolveNames(names: string[], signal: AbortSignal): Promise<Map<string, DnsRecordInput[] | null>>;
+}
+
+/** Persistence of zone lookup jobs and their uploaded lists. */
+export interface LookupJobRepository {
+  create(job: Omit<LookupJob, 'id'>): Promise<LookupJob>;
+  addChunk(jobId: number, seq: number, data: string): Promise<void>;
+  /** Sets the totals of a finished upload and makes the job visible as queued. */
+  finishUpload(jobId: number, total: number, chunks: number): Promise<void>;
+  findByUuid(uuid: string): Promise<LookupJob | undefined>;
+  chunk(jobId: number, seq: number): Promise<string | undefined>;
+  /** The names among `names` this job processed already. */
+  seen(jobId: number, names: string[]): Promise<Set<string>>;
+  markSeen(jobId: number, names: string[]): Promise<void>;
+  /** Records a processed chunk: adds the counts and moves the checkpoint, only if it still points at `seq`. */
+  checkpoint(jobId: number, seq: number, succeeded: number, failed: number): Promise<boolean>;
+  setStatus(jobId: number, status: LookupStatus, at: Date, error?: string): Promise<void>;
+  /** Drops the uploaded list of a finished job (its status row stays). */
+  dropWorkData(jobId: number): Promise<void>;
+  /** Deletes jobs uploaded before the cutoff. */
+  purgeBefore(cutoff: Date): Promise<number>;
+  /** Jobs not finished (for re-enqueueing after a crash between upload and enqueue). */
+  unfinished(): Promise<LookupJob[]>;
+}
