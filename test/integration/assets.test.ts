@@ -95,6 +95,9 @@ describe('v2 assets', () => {
         token: '', name: 'example.com', status: 'unverified', added_by: ['manual'], monitored: false, created: '', updated: '', discovered: '', last_seen: '',
       });
       for (const f of ['created', 'updated', 'discovered', 'last_seen']) assert.match(String(body[f]), iso);
+      // Listings render assets in the database; they must match the presenter field for field.
+      const listed = (await h.send('GET', '/rest/v2/assets/?pageSize=1000', { key })).json().assets.find((a: { token: string }) => a.token === body['token']);
+      assert.deepEqual(listed, body);
     });
 
     it('adds IP addresses with and without a port', async () => {

@@ -6,7 +6,7 @@ import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import { ancestorsOf, parseAssetName } from './asset-name.ts';
 import { defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
-import type { Asset, AssetPageQuery, AssetSummary } from './asset.types.ts';
+import type { Asset, AssetDocument, AssetPageQuery } from './asset.types.ts';
 
 /** Largest page of an asset listing. */
 export const maxAssetPageSize = 1000;
@@ -15,7 +15,8 @@ export const defaultAssetPageSize = 100;
 
 /** One page of assets, with its markers. `teamHasAssets` false means the team owns none at all. */
 export interface AssetPage {
-  assets: AssetSummary[];
+  /** The assets of the page as v2 wire JSON, in order. */
+  items: AssetDocument[];
   hasMore: boolean;
   nextMarker: string | undefined;
   currentMarker: string;
@@ -57,16 +58,16 @@ export async function listAssets(store: Store, markers: MarkerCodec, team: Team,
   }
   const position = markers.decode(team.id, scopeKey, input.marker);
   if (position !== undefined && (typeof position !== 'number' || !Number.isSafeInteger(position))) throw appError(4150, 'marker malformed', ['marker']);
-  const rows = await store.assets.listPage({ teamId: team.id, scope, afterId: position, createdAfter: input.createdAfter, limit: input.pageSize + 1 });
+  const rows = await store.assets.listDocuments({ teamId: team.id, scope, afterId: position, createdAfter: input.createdAfter, limit: input.pageSize + 1 });
   const hasMore = rows.length > input.pageSize;
-  const assets = hasMore ? rows.slice(0, input.pageSize) : rows;
-  const last = assets[assets.length - 1];
+  const items = hasMore ? rows.slice(0, input.pageSize) : rows;
+  const last = items[items.length - 1];
   return {
-    assets,
+    items,
     hasMore,
     nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, last.id) : undefined,
     currentMarker: markers.encode(team.id, scopeKey, position ?? 0),
-    teamHasAssets: assets.length > 0 || (await store.assets.hasAny(team.id)),
+    teamHasAssets: items.length > 0 || (await store.assets.hasAny(team.id)),
   };
 }
 

@@ -32,6 +32,12 @@ export interface Asset {
 /** The fields of an asset that listings need (what list queries read). */
 export type AssetSummary = Pick<Asset, 'id' | 'teamId' | 'token' | 'name' | 'kind' | 'status' | 'addedBy' | 'monitored' | 'created' | 'updated' | 'discovered' | 'lastSeen'>;
 
+/** An asset's id and its v2 wire JSON, rendered by the store (list pages). */
+export interface AssetDocument {
+  id: number;
+  document: string;
+}
+
 /** Which assets one page of a listing covers. */
 export interface AssetPageQuery {
   teamId: number;
@@ -45,6 +51,10 @@ export interface AssetPageQuery {
 /** Persistence of assets. Every method is scoped to a team. */
 export interface AssetRepository {
   listPage(query: AssetPageQuery): Promise<AssetSummary[]>;
+  /** The same page as listPage, each asset rendered as its v2 wire JSON by the database. */
+  listDocuments(query: AssetPageQuery): Promise<AssetDocument[]>;
+  /** The v2 wire JSON of the given assets of the team, in id order. */
+  documentsByIds(teamId: number, ids: number[]): Promise<AssetDocument[]>;
   hasAny(teamId: number): Promise<boolean>;
   findByToken(teamId: number, token: string): Promise<Asset | undefined>;
   findByName(teamId: number, name: string): Promise<Asset | undefined>;

@@ -46,7 +46,7 @@ export async function listAssetsOfGroups(store: Store, markers: MarkerCodec, tea
   const assets = hasMore ? matches.slice(0, input.pageSize) : matches;
   const last = assets[assets.length - 1];
   return {
-    assets,
+    items: await store.assets.documentsByIds(team.id, assets.map((a) => a.id)),
     hasMore,
     nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, last.id) : undefined,
     currentMarker: markers.encode(team.id, scopeKey, position ?? 0),

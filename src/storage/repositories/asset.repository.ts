@@ -1,6 +1,6 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { AssetSettings } from '../../core/assets/asset-settings.ts';
-import type { Asset, AssetPageQuery, AssetRepository, AssetStatus, AssetSummary } from '../../core/assets/asset.types.ts';
+import type { Asset, AssetDocument, AssetPageQuery, AssetRepository, AssetStatus, AssetSummary } from '../../core/assets/asset.types.ts';
 import type { Dialect } from '../database.ts';
 import type { AssetsTable, Schema } from '../schema.ts';
 
@@ -30,6 +30,20 @@ function toAsset(row: Selectable<AssetsTable>): Asset {
   };
 }
 
+/**
+ * The v2 wire JSON of an asset row, built by the database: materialising twelve columns per row
+ * as JS values costs more than the rest of a list request, one string per row does not. It must
+ * render exactly what presentAsset renders (a test compares the two).
+ */
+function documentOf(dialect: Dialect): RawBuilder<string> {
+  if (dialect === 'sqlite') {
+    const time = (column: string) => sql`strftime('%Y-%m-%dT%H:%M:%SZ', ${sql.ref(column)} / 1000, 'unixepoch')`;
+    return sql<string>`json_object('token', token, 'name', name, 'status', status, 'added_by', json(added_by), 'monitored', json(case when monitored = 1 then 'true' else 'false' end), 'created', ${time('created')}, 'updated', ${time('updated')}, 'discovered', ${time('discovered')}, 'last_seen', ${time('last_seen')})`;
+  }
+  const time = (column: string) => sql`to_char(to_timestamp(${sql.ref(column)} / 1000) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+  return sql<string>`json_build_object('token', token, 'name', name, 'status', status, 'added_by', added_by::json, 'monitored', monitored = 1, 'created', ${time('created')}, 'updated', ${time('updated')}, 'discovered', ${time('discovered')}, 'last_seen', ${time('last_seen')})::text`;
+}
+
 /** Assets on Kysely; every query filters on team_id. */
 export class KyselyAssetRepository implements AssetRepository {
   constructor(
@@ -37,13 +51,28 @@ export class KyselyAssetRepository implements AssetRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  async listPage(query: AssetPageQuery): Promise<AssetSummary[]> {
-    let q = this.db.selectFrom('assets').select(summaryColumns).where('team_id', '=', query.teamId);
+  private pageQuery(query: AssetPageQuery) {
+    let q = this.db.selectFrom('assets').where('team_id', '=', query.teamId);
     if (query.scope.kind === 'roots') q = q.where('is_root', '=', 1);
     else if (query.scope.kind === 'subdomains') q = q.where('root_id', '=', query.scope.rootId);
     if (query.afterId !== undefined) q = q.where('id', '>', query.afterId);
     if (query.createdAfter !== undefined) q = q.where('created', '>', query.createdAfter.getTime());
-    const rows = await q.orderBy('id').limit(query.limit).execute();
+    return q.orderBy('id').limit(query.limit);
+  }
+
+  async listDocuments(query: AssetPageQuery): Promise<AssetDocument[]> {
+    const rows = await this.pageQuery(query).select(['id', documentOf(this.dialect).as('document')]).execute();
+    return rows.map((r) => ({ id: r.id, document: r.document }));
+  }
+
+  async documentsByIds(teamId: number, ids: number[]): Promise<AssetDocument[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('assets').select(['id', documentOf(this.dialect).as('document')]).where('team_id', '=', teamId).where('id', 'in', ids).orderBy('id').execute();
+    return rows.map((r) => ({ id: r.id, document: r.document }));
+  }
+
+  async listPage(query: AssetPageQuery): Promise<AssetSummary[]> {
+    const rows = await this.pageQuery(query).select(summaryColumns).execute();
     return rows.map((row) => ({
       id: row.id,
       teamId: row.team_id,
