@@ -6,6 +6,7 @@ import * as m002 from './migrations/002-vulnerabilities.ts';
 import * as m003 from './migrations/003-members-groups.ts';
 import * as m004 from './migrations/004-jobs.ts';
 import * as m005 from './migrations/005-zones.ts';
+import * as m006 from './migrations/006-vulnerability-time-index.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: Record<string, MigrationModule> = {
   '003-members-groups': m003,
   '004-jobs': m004,
   '005-zones': m005,
+  '006-vulnerability-time-index': m006,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -42,7 +42,7 @@ describe(`a job survives its worker process (${testStore})`, () => {
 
   it('finishes after SIGKILL and restart with every step counted exactly once', async () => {
     const steps = 40;
-    const id = await h.jobs.enqueue('test-steps', { steps, stepMs: 30 });
+    const id = await h.jobs.enqueue('test-steps', { steps, stepMs: 150 });
 
     const first = await startWorker(h);
     workers.push(first);
@@ -73,7 +73,7 @@ describe(`a job survives its worker process (${testStore})`, () => {
 
   it('on SIGTERM hands the running job back at once; the next process resumes it from its checkpoint', async () => {
     const steps = 30;
-    const id = await h.jobs.enqueue('test-steps', { steps, stepMs: 30 });
+    const id = await h.jobs.enqueue('test-steps', { steps, stepMs: 150 });
     const first = await startWorker(h);
     workers.push(first);
     await waitUntil('the job to pass step 5', async () => ((await stepsOf(h.runtime.database, id)).next >= 5 ? true : undefined));

@@ -1,0 +1,107 @@
+/** Record type numbers the engine knows by name (RFC 1035, 3596, 2782, 6672, 4034, 8659, 9460 …). */
+export const RR_TYPE = {
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  SOA: 6,
+  PTR: 12,
+  HINFO: 13,
+  MX: 15,
+  TXT: 16,
+  RP: 17,
+  AAAA: 28,
+  LOC: 29,
+  SRV: 33,
+  NAPTR: 35,
+  DNAME: 39,
+  OPT: 41,
+  DS: 43,
+  SSHFP: 44,
+  RRSIG: 46,
+  NSEC: 47,
+  DNSKEY: 48,
+  NSEC3: 50,
+  NSEC3PARAM: 51,
+  TLSA: 52,
+  CDS: 59,
+  CDNSKEY: 60,
+  SVCB: 64,
+  HTTPS: 65,
+  SPF: 99,
+  IXFR: 251,
+  AXFR: 252,
+  ANY: 255,
+  CAA: 257,
+} as const;
+
+const NAME_BY_TYPE = new Map<number, string>(Object.entries(RR_TYPE).map(([name, value]) => [value, name]));
+
+/** Class numbers of RFC 1035 §3.2.4 (and the CLASSnnn form of RFC 3597). */
+const CLASS_BY_NAME = new Map<string, number>([
+  ['IN', 1],
+  ['CS', 2],
+  ['CH', 3],
+  ['HS', 4],
+]);
+const NAME_BY_CLASS = new Map<number, string>([...CLASS_BY_NAME].map(([name, value]) => [value, name]));
+
+const GENERIC_TYPE = /^TYPE(\d{1,5})$/i;
+const GENERIC_CLASS = /^CLASS(\d{1,5})$/i;
+
+/** The number of a type mnemonic (`MX`, `mx`) or of the RFC 3597 form `TYPE15`; undefined otherwise. */
+export function typeNumber(text: string): number | undefined {
+  const known = (RR_TYPE as Record<string, number>)[text] ?? (RR_TYPE as Record<string, number>)[text.toUpperCase()];
+  if (known !== undefined) return known;
+  const generic = GENERIC_TYPE.exec(text);
+  if (generic === null) return undefined;
+  const value = Number(generic[1]);
+  return value <= 0xffff ? value : undefined;
+}
+
+/** The mnemonic of a type number, or `TYPEnnn` (RFC 3597 §5) for a type without one. */
+export function typeName(type: number): string {
+  return NAME_BY_TYPE.get(type) ?? `TYPE${type}`;
+}
+
+/** The number of a class mnemonic (`IN`) or of `CLASSnnn`; undefined when the text is not a class. */
+export function classNumber(text: string): number | undefined {
+  const known = CLASS_BY_NAME.get(text.toUpperCase());
+  if (known !== undefined) return known;
+  const generic = GENERIC_CLASS.exec(text);
+  if (generic === null) return undefined;
+  const value = Number(generic[1]);
+  return value <= 0xffff ? value : undefined;
+}
+
+/** The mnemonic of a class number, or `CLASSnnn`. */
+export function className(value: number): string {
+  return NAME_BY_CLASS.get(value) ?? `CLASS${value}`;
+}
+
+/** DNSSEC algorithm mnemonics accepted in DS and DNSKEY text (RFC 8624 table), by number. */
+export const DNSSEC_ALGORITHMS: ReadonlyMap<string, number> = new Map([
+  ['RSAMD5', 1],
+  ['DH', 2],
+  ['DSA', 3],
+  ['RSASHA1', 5],
+  ['DSA-NSEC3-SHA1', 6],
+  ['RSASHA1-NSEC3-SHA1', 7],
+  ['RSASHA256', 8],
+  ['RSASHA512', 10],
+  ['ECC-GOST', 12],
+  ['ECDSAP256SHA256', 13],
+  ['ECDSAP384SHA384', 14],
+  ['ED25519', 15],
+  ['ED448', 16],
+  ['INDIRECT', 252],
+  ['PRIVATEDNS', 253],
+  ['PRIVATEOID', 254],
+]);
+
+/** Response codes of RFC 1035 §4.1.1 and RFC 2136 by number, for messages. */
+export const RCODE_NAMES: readonly string[] = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE'];
+
+/** The name of a response code, e.g. `REFUSED`, or `RCODE12`. */
+export function rcodeName(rcode: number): string {
+  return RCODE_NAMES[rcode] ?? `RCODE${rcode}`;
+}
