@@ -5,6 +5,7 @@ import { parseArgs } from './cli/args.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { buildApp } from './http/app.ts';
 import { jobHandlers } from './jobs/handlers.ts';
+import { recoverZoneLookups } from './jobs/zone-lookup.job.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
 const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb'];
@@ -35,7 +36,12 @@ async function serve(config: Config): Promise<void> {
   const app = await buildApp({ ...runtime, logger: runtime.log });
   const address = await app.listen({ port: config.port, host: config.host });
   console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')})`);
-  if (config.roles.includes('worker')) await runtime.jobs.work(jobHandlers(runtime));
+  if (config.roles.includes('worker')) {
+    await runtime.jobs.work(jobHandlers(runtime));
+    // A lookup whose upload committed but whose job was never enqueued (a crash in between).
+    const recovered = await recoverZoneLookups(runtime.store, runtime.jobs);
+    if (recovered > 0) runtime.log.info({ recovered }, 'zone lookups re-enqueued');
+  }
   let isClosing = false;
   const shutdown = async (signal: string) => {
     if (isClosing) return;

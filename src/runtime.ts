@@ -11,6 +11,9 @@ import { matchGroupsForVulnerabilities } from './core/vulnerabilities/group-filt
 import { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
 import { EgressGuard } from './engine/net/egress-guard.ts';
 import { createDnsResolver } from './engine/dns/resolver.ts';
+import { createNameResolver } from './engine/name-resolver.ts';
+import { createZoneEngine } from './engine/zone-engine.ts';
+import type { ZoneEngine } from './core/zones/zone-engine.ts';
 import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
 import { createJobQueue } from './jobs/create-queue.ts';
 import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
@@ -31,6 +34,8 @@ export interface Runtime {
   pageCache: LruCache<Buffer>;
   /** The durable job queue; the worker role works it, every role may enqueue. */
   jobs: JobQueue;
+  /** Zone-file parsing, zone transfers and name lookups (engine/dns behind the core's port). */
+  zoneEngine: ZoneEngine;
   close(): Promise<void>;
 }
 
@@ -72,6 +77,7 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
     vulnerabilities: new VulnerabilityLister(store, markers, matchGroupsForVulnerabilities),
     pageCache: new LruCache<Buffer>(config.pageCacheMb * 1024 * 1024, (page) => page.length),
     jobs,
+    zoneEngine: createZoneEngine({ guard, resolver, names: createNameResolver(resolver) }),
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();

@@ -114,18 +114,25 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
     const teamId = caller.teamIds[0]!;
     const team = (await caches.teams.get(String(teamId), () => deps.store.teams.findById(teamId))) ?? (await loadTeam(deps.store, teamId));
     assertCanCall(caller, team, def.group);
-    const source = isReadable(request.body) ? request.body : request.raw;
-    const result = await def.handler({
-      deps,
-      caller,
-      team,
-      params: request.params as Record<string, string>,
-      query: request.query as Record<string, string | string[] | undefined>,
-      rawBody,
-      bodyStream: def.isStreamingBody ? verifiedStream(source, limit, body) : emptyStream(),
-      request,
-      reply,
-    });
+    const stream = def.isStreamingBody ? new VerifiedBody(isReadable(request.body) ? request.body : request.raw, limit, body) : undefined;
+    let result;
+    try {
+      result = await def.handler({
+        deps,
+        caller,
+        team,
+        params: request.params as Record<string, string>,
+        query: request.query as Record<string, string | string[] | undefined>,
+        rawBody,
+        bodyStream: stream ?? emptyStream(),
+        request,
+        reply,
+      });
+    } catch (err) {
+      // A request that fails mid-body answers 1003 if its signature is bad, whatever else failed.
+      await stream?.drainAndVerify();
+      throw err;
+    }
     reply.code(result.status);
     if (result.json !== undefined) return reply.type('application/json').send(result.json);
     if (result.body === undefined) return reply.send();
@@ -152,17 +159,48 @@ function isReadable(value: unknown): value is Readable {
 async function* emptyStream(): AsyncIterable<Buffer> {}
 
 /** The body chunk by chunk, refused past the limit (1052) and checked against the signature at its end. */
-async function* verifiedStream(source: Readable, limit: number, verifier: BodyVerifier): AsyncIterable<Buffer> {
-  let size = 0;
-  for await (const chunk of source) {
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += bytes.length;
-    if (size > limit) {
-      source.destroy();
-      throw new AppError(1052, `Request body too large for this operation (at most ${limit} bytes)`);
-    }
-    verifier.update(bytes);
-    yield bytes;
+class VerifiedBody implements AsyncIterable<Buffer> {
+  private readonly iterator: AsyncIterator<unknown>;
+  private size = 0;
+  private isDone = false;
+
+  constructor(
+    private readonly source: Readable,
+    private readonly limit: number,
+    private readonly verifier: BodyVerifier,
+  ) {
+    this.iterator = source[Symbol.asyncIterator]();
   }
-  verifier.verify();
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    for (;;) {
+      const bytes = await this.next();
+      if (bytes === undefined) return;
+      yield bytes;
+    }
+  }
+
+  /** Reads what the handler left (within the limit) and checks the signature over all of it. */
+  async drainAndVerify(): Promise<void> {
+    while ((await this.next()) !== undefined);
+  }
+
+  private async next(): Promise<Buffer | undefined> {
+    if (this.isDone) return undefined;
+    const { value, done } = await this.iterator.next();
+    if (done === true) {
+      this.isDone = true;
+      this.verifier.verify();
+      return undefined;
+    }
+    const bytes = Buffer.isBuffer(value) ? value : Buffer.from(value as string);
+    this.size += bytes.length;
+    if (this.size > this.limit) {
+      this.isDone = true;
+      this.source.destroy();
+      throw new AppError(1052, `Request body too large for this operation (at most ${this.limit} bytes)`);
+    }
+    this.verifier.update(bytes);
+    return bytes;
+  }
 }

@@ -5,6 +5,8 @@ import type { MarkerCodec } from '../core/shared/marker.ts';
 import type { SecretBox } from '../core/shared/secret-box.ts';
 import type { LruCache } from '../core/shared/lru-cache.ts';
 import type { Store } from '../core/shared/store.ts';
+import type { ZoneEngine } from '../core/zones/zone-engine.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
 import type { VulnerabilityLister } from '../core/vulnerabilities/vulnerability-list.service.ts';
 
 /** Everything the HTTP layer needs, wired once in main.ts (or by the test harness). */
@@ -17,6 +19,8 @@ export interface AppDeps {
   vulnerabilities: VulnerabilityLister;
   /** Serialised list pages; keys carry the team's data version, so a write makes old pages unreachable. */
   pageCache: LruCache<Buffer>;
+  zoneEngine: ZoneEngine;
+  jobs: JobQueue;
   /** Logger given to Fastify; defaults to a pino logger at config.logLevel. */
   logger?: FastifyBaseLogger;
 }

@@ -1,7 +1,8 @@
 import type { Runtime } from '../runtime.ts';
 import type { JobHandler } from './job-queue.ts';
+import { zoneLookupHandler } from './zone-lookup.job.ts';
 
 /** Every job kind the worker role runs, wired to the runtime's services. */
-export function jobHandlers(_runtime: Runtime): JobHandler[] {
-  return [];
+export function jobHandlers(runtime: Runtime): JobHandler[] {
+  return [zoneLookupHandler(runtime.store, runtime.zoneEngine.resolver) as JobHandler];
 }

@@ -1,0 +1,50 @@
+import { AppError } from '../core/errors/app-error.ts';
+import type { NameServer, ZoneEngine } from '../core/zones/zone-engine.ts';
+import type { NameResolver } from '../core/zones/zone-lookup.types.ts';
+import type { DnsRecordInput } from '../core/zones/zone.types.ts';
+import { transferZone, ZoneTransferError } from './dns/axfr.ts';
+import type { DnsResolver } from './dns/resolver.ts';
+import { parseZone, ZoneSyntaxError } from './dns/zone-parser.ts';
+import type { EgressGuard } from './net/egress-guard.ts';
+
+/** What the zone engine is built from. */
+export interface ZoneEngineDeps {
+  guard: EgressGuard;
+  resolver: DnsResolver;
+  names: NameResolver;
+}
+
+const transferReasons: Record<ZoneTransferError['reason'], string> = {
+  refused: 'the server refused the transfer',
+  notauth: 'the server is not authoritative for the zone',
+  timeout: 'the server did not answer in time',
+  connection: 'the connection failed',
+  malformed: 'the server sent a malformed answer',
+  denied: 'the egress guard denies that address',
+};
+
+/** The engine's zone work behind the core's port, its errors mapped onto the catalogue. */
+export function createZoneEngine(deps: ZoneEngineDeps): ZoneEngine {
+  return {
+    async *parseZone(input: AsyncIterable<Buffer>, origin: string): AsyncIterable<DnsRecordInput> {
+      try {
+        yield* parseZone(input, { origin });
+      } catch (err) {
+        if (err instanceof ZoneSyntaxError) throw new AppError(2421, `Zone file malformed: line ${err.line}: ${err.reason}`, { cause: err });
+        throw err;
+      }
+    },
+    async *transferZone(server: NameServer, zone: string, signal: AbortSignal): AsyncIterable<DnsRecordInput> {
+      try {
+        yield* transferZone({ server, zone, guard: deps.guard, resolver: deps.resolver, signal });
+      } catch (err) {
+        if (err instanceof ZoneTransferError) {
+          throw new AppError(1910, `Zone transfer of ${zone} from ${server.host}:${server.port} failed: ${transferReasons[err.reason]} (${err.message})`, { cause: err });
+        }
+        if (signal.aborted) throw new AppError(1910, `Zone transfer of ${zone} from ${server.host}:${server.port} failed: it took too long`, { cause: err });
+        throw err;
+      }
+    },
+    resolver: deps.names,
+  };
+}

@@ -1,0 +1,107 @@
+import { Type } from '@sinclair/typebox';
+import { createLookupJob, getLookupJob } from '../../core/zones/zone-lookup.service.ts';
+import { transferAndIndex, uploadZoneFile, zoneFileLimit, zoneLookupLimit } from '../../core/zones/zone-upload.service.ts';
+import { enqueueZoneLookup } from '../../jobs/zone-lookup.job.ts';
+import { queryValue, readJson } from '../request-input.ts';
+import { defineRoute, type RouteDef } from '../route.ts';
+
+const indexedDescription =
+  '`indexed` is the number of distinct domain names (a root asset of the team or a name under one) that received records from this ' +
+  'upload: each becomes or refreshes an asset with its records, and `added_by` names the source. Names outside the team\'s root ' +
+  'domain assets are not added and not counted. Surface monitoring is never switched on.';
+
+const Indexed = Type.Object({ indexed: Type.Integer({ description: 'Distinct names indexed under the team\'s root domain assets' }) });
+
+/** The DNS zone operations of v2. */
+export const zoneRoutes: RouteDef[] = [
+  defineRoute({
+    surface: 'v2',
+    method: 'POST',
+    path: '/zone/file/',
+    group: 'zones',
+    operationId: 'uploadZoneFile',
+    summary: 'Upload zone file',
+    description: `RFC 1035 master file, at most 5 MB, read as raw text whatever the Content-Type and parsed as it streams. $INCLUDE is refused. A syntax error answers 2421 naming the line and indexes nothing. ${indexedDescription}`,
+    tags: ['zones'],
+    query: Type.Object({ origin: Type.Optional(Type.String({ description: 'Starting origin; the root zone when not given' })) }),
+    rawBody: { contentType: 'text/plain', description: 'The zone file' },
+    response: Indexed,
+    successStatus: 200,
+    errors: [1052, 2411, 2421],
+    bodyLimit: zoneFileLimit,
+    isStreamingBody: true,
+    handler: async (ctx) => ({ status: 200, body: { indexed: await uploadZoneFile(ctx.deps.store, ctx.deps.zoneEngine, ctx.team, queryValue(ctx.query, 'origin'), ctx.bodyStream) } }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'POST',
+    path: '/zone/lookup/file/',
+    group: 'zones',
+    operationId: 'uploadZoneLookupFile',
+    summary: 'Upload zone lookup file',
+    description:
+      'One domain name per line, at most 50 MB, streamed to storage. Answers at once with the job UUID; a durable job resolves every name ' +
+      '(UDP with TCP fallback, retries, bounded concurrency) through PERIMETER_DNS_RESOLVERS. Only names under the team\'s root domain assets are populated; ' +
+      'IP addresses, new apexes, invalid and duplicate names count as failed.',
+    tags: ['zones'],
+    rawBody: { contentType: 'text/plain', description: 'Domain names, one per line' },
+    response: Type.Object({ lookup_job_uuid: Type.String({ format: 'uuid' }) }),
+    successStatus: 202,
+    errors: [1052],
+    bodyLimit: zoneLookupLimit,
+    isStreamingBody: true,
+    handler: async (ctx) => {
+      const job = await createLookupJob(ctx.deps.store, ctx.team, ctx.bodyStream);
+      await enqueueZoneLookup(ctx.deps.jobs, job.uuid);
+      return { status: 202, body: { lookup_job_uuid: job.uuid } };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/zone/lookup/{lookupJobUUID}/',
+    group: 'zones',
+    operationId: 'getZoneLookupStatus',
+    summary: 'Zone lookup status',
+    description: 'status moves from queued to running to done (or failed); the counts grow while it runs. Readable for 10 days after upload, then 6002.',
+    tags: ['zones'],
+    params: Type.Object({ lookupJobUUID: Type.String({ format: 'uuid' }) }),
+    response: Type.Object({
+      uuid: Type.String({ format: 'uuid' }),
+      status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+      total: Type.Integer({ description: 'Names received' }),
+      succeeded: Type.Integer(),
+      failed: Type.Integer({ description: 'Invalid, duplicate, refused (outside the team\'s assets, IP addresses) and unresolved names' }),
+    }),
+    successStatus: 200,
+    errors: [6001, 6002],
+    handler: async (ctx) => {
+      const job = await getLookupJob(ctx.deps.store, ctx.team, ctx.params['lookupJobUUID']!);
+      return { status: 200, body: { uuid: job.uuid, status: job.status, total: job.total, succeeded: job.succeeded, failed: job.failed } };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'POST',
+    path: '/zone/transfer/',
+    group: 'zones',
+    operationId: 'zoneTransfer',
+    summary: 'Zone transfer',
+    description:
+      `AXFR over TCP from nameServer (host name or IP address, optional :port; through the egress guard) for zone, given in the JSON body or the query. ${indexedDescription} ` +
+      'A refused, timed-out or failed transfer answers 1910 with the reason, and indexes nothing.',
+    tags: ['zones'],
+    query: Type.Object({ nameServer: Type.Optional(Type.String()), zone: Type.Optional(Type.String()) }),
+    body: Type.Object({ nameServer: Type.String({ examples: ['ns1.example.com', '192.0.2.53:5353'] }), zone: Type.String({ examples: ['example.com'] }) }),
+    response: Indexed,
+    successStatus: 200,
+    errors: [1051, 2412, 2413, 1910],
+    handler: async (ctx) => {
+      const body = readJson(ctx, { required: false });
+      const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+      const nameServer = fields['nameServer'] ?? queryValue(ctx.query, 'nameServer');
+      const zone = fields['zone'] ?? queryValue(ctx.query, 'zone');
+      return { status: 200, body: { indexed: await transferAndIndex(ctx.deps.store, ctx.deps.zoneEngine, ctx.team, nameServer, zone) } };
+    },
+  }),
+];
