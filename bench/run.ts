@@ -11,6 +11,7 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   'assets-list': async () => (await import('./assets-list.bench.ts')).benchmark,
   'vulnerabilities-sqlite': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('sqlite'),
   'vulnerabilities-postgres': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('postgres'),
+  'zone-lookup-memory': async () => (await import('./zone-lookup-memory.bench.ts')).benchmark,
 };
 
 const usage = `usage: npm run bench [-- <name> …]   run all benchmarks, or the named ones

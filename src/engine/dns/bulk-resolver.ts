@@ -1,5 +1,6 @@
 import { getServers, promises as dnsPromises } from 'node:dns';
 import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
 import { RandomIds, TcpChannel, UdpChannel, type WireQuery } from './bulk-transport.ts';
 import { canonicalName, ownerForm } from './dns-name.ts';
 import { emptyOutcomes, NameLookup, type BulkStats, type LookupOutcome, type LookupResult } from './lookup-result.ts';
@@ -76,6 +77,9 @@ interface Server {
   tcp: TcpChannel<Query>;
   next: number;
 }
+
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Reads `host[:port]` entries, looking host names up once; an empty list means the system's resolvers. */
 async function resolveServers(servers: string[]): Promise<Array<{ address: string; port: number }>> {
@@ -250,13 +254,16 @@ class BulkEngine implements BulkResolver {
     let nameWire: Buffer;
     try {
       if (trimmed === '' || trimmed === '.') throw new Error('empty name');
-      canonical = canonicalName(trimmed.endsWith('.') ? trimmed : `${trimmed}.`, '.');
+      // A non-ASCII name is an IDN: servers know it only in its punycode (xn--) form.
+      const ascii = NON_ASCII.test(trimmed) ? domainToASCII(trimmed) : trimmed;
+      if (ascii === '') throw new Error('not a valid internationalised domain name');
+      canonical = canonicalName(ascii.endsWith('.') ? ascii : `${ascii}.`, '.');
       nameWire = queryNameWire(canonical);
     } catch (err) {
       deliver({ name: trimmed, outcome: 'invalid', records: [], failures: [{ type: '', outcome: 'invalid', detail: (err as Error).message }] });
       return;
     }
-    const lookup = new NameLookup(ownerForm(canonical), nameWire, types.length, deliver);
+    const lookup = new NameLookup(ownerForm(canonical), canonical, types.length, deliver);
     const queryOptions = { isRecursionDesired: this.options.isRecursionDesired ?? true, ednsUdpSize: this.options.ednsUdpSize ?? 1232 };
     const questionEnd = 12 + nameWire.length + 4;
     const server = this.servers.length > 1 ? Math.floor(Math.random() * this.servers.length) : 0;
@@ -398,7 +405,7 @@ class BulkEngine implements BulkResolver {
   private settleAnswer(query: Query, message: Buffer, rcode: number): void {
     let records: ZoneRecord[];
     try {
-      records = readAnswers(message, query.questionEnd);
+      records = readAnswers(message, query.questionEnd, query.lookup.canonical);
     } catch (err) {
       if (!(err instanceof DnsWireError)) throw err;
       query.lookup.settle(typeName(query.type), 'error', undefined, `malformed answer from ${this.serverLabel(query)}: ${err.message}`);
@@ -417,10 +424,12 @@ class BulkEngine implements BulkResolver {
 }
 
 /** The answer section of a response whose question ends at `questionEnd`. */
-function readAnswers(message: Buffer, questionEnd: number): ZoneRecord[] {
+function readAnswers(message: Buffer, questionEnd: number, questionName: string): ZoneRecord[] {
   const count = message.readUInt16BE(6);
   if (count === 0) return [];
   const reader = new WireReader(message, questionEnd);
+  // Answers point back at the question, which isAnswerTo checked is ours: no need to decode it.
+  reader.remember(12, questionName);
   const records: ZoneRecord[] = [];
   for (let i = 0; i < count; i += 1) records.push(readRecord(reader).record);
   return records;

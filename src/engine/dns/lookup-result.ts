@@ -51,7 +51,8 @@ export class NameLookup {
 
   constructor(
     readonly name: string,
-    readonly nameWire: Buffer,
+    /** Canonical form of the name (trailing dot), as the answers' owners decode. */
+    readonly canonical: string,
     typeCount: number,
     readonly deliver: (result: LookupResult) => void,
   ) {

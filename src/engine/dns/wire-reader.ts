@@ -15,7 +15,7 @@ const MAX_NAME_WIRE = 255;
  */
 export class WireReader {
   pos: number;
-  private readonly names = new Map<number, string>();
+  private names: Map<number, string> | undefined;
 
   constructor(
     readonly buf: Buffer,
@@ -63,6 +63,11 @@ export class WireReader {
     return this.bytes(this.u8());
   }
 
+  /** Declares the canonical name found at an offset (a question the caller built), so pointers to it need no decoding. */
+  remember(offset: number, name: string): void {
+    (this.names ??= new Map()).set(offset, name);
+  }
+
   /** The next name, canonical (absolute, lower-case, trailing dot). */
   name(): string {
     const buf = this.buf;
@@ -87,7 +92,7 @@ export class WireReader {
         const target = ((length & 0x3f) << 8) | (buf[pos + 1] as number);
         // Only strictly backwards: every jump lands before the last one, so decoding ends.
         if (target >= segmentStart) throw new DnsWireError('compression pointer does not point backwards');
-        const known = this.names.get(target);
+        const known = this.names?.get(target);
         if (known !== undefined) {
           suffix = known;
           wire += wireLengthOfCached(known);
@@ -106,9 +111,10 @@ export class WireReader {
     }
     if (wire > MAX_NAME_WIRE) throw new DnsWireError('name longer than 255 bytes');
     let name = suffix;
+    const names = (this.names ??= new Map());
     for (let i = labels.length - 1; i >= 0; i -= 1) {
       name = name === '.' ? `${labels[i]}.` : `${labels[i]}.${name}`;
-      this.names.set(starts[i] as number, name);
+      names.set(starts[i] as number, name);
     }
     this.pos = end;
     return name;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { changeMark, listVulnerabilityEvents, parseTagName, requireVulnerability, tagVulnerability, untagVulnerability } from '../../core/vulnerabilities/vulnerability-status.service.ts';
 import type { Mark } from '../../core/vulnerabilities/vulnerability.types.ts';
+import { SingleFlight } from '../../core/shared/single-flight.ts';
 import { readJson, readJsonObject } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { EmptyObject } from './schemas.ts';
@@ -9,6 +10,9 @@ import { presentEvents, presentVulnerability, presentVulnerabilityPage } from '.
 import { Vulnerability, VulnerabilityListQuery, VulnerabilityPage } from './vulnerability.schemas.ts';
 
 const UuidParam = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
+
+/** Concurrent requests for one uncached page build it once. */
+const pageBuilds = new SingleFlight<Buffer>();
 
 const markOperations: Array<{ path: string; mark: Mark; isSet: boolean; summary: string }> = [
   { path: 'setacceptedriskstatus', mark: 'accepted_risk', isSet: true, summary: 'Set accepted risk' },
@@ -52,8 +56,11 @@ export const vulnerabilityRoutes: RouteDef[] = [
       let json = pageCache.get(key);
       if (json === undefined) {
         const input = parseVulnerabilityQuery(ctx.query);
-        json = Buffer.from(presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version)));
-        pageCache.set(key, json);
+        json = await pageBuilds.run(key, async () => {
+          const page = Buffer.from(presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version)));
+          pageCache.set(key, page);
+          return page;
+        });
       }
       return { status: 200, json };
     },
