@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { CoalescedRead } from './coalesced-read.ts';
 import type { Schema } from './schema.ts';
 
 /** Which SQL dialect a database speaks; only storage/ branches on it. */
@@ -18,7 +19,7 @@ export interface Database {
    * Capability of the embedded store: the team data version read by a prepared statement
    * (every list request reads it; a query-builder round trip would cost more than the read).
    */
-  readTeamVersion?: (teamId: number) => number;
+  readTeamVersion?: (teamId: number) => number | Promise<number>;
   /** Human description for logs, never containing a password. */
   description: string;
   close(): Promise<void>;
@@ -121,17 +122,24 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   }
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 10,
+    max: options.poolSize ?? 20,
     types,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
+  const versions = new CoalescedRead(async (teamId) => {
+    const result = await pool.query<{ vuln_version: number }>({ name: 'perimeter_team_version', text: 'select vuln_version from teams where id = $1', values: [Number(teamId)] });
+    return Number(result.rows[0]?.vuln_version ?? 0);
+  });
   const parsed = new URL(url);
   return {
     db,
     dialect: 'postgres',
     schema,
+    // A named statement, parsed once per connection; concurrent requests share reads that
+    // started after they arrived (CoalescedRead), so a burst costs two round trips, not fifty.
+    readTeamVersion: (teamId) => versions.get(String(teamId)),
     description: `postgres ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` schema ${schema}` : ''}`,
     close: () => db.destroy(),
   };

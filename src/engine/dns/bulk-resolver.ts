@@ -2,7 +2,7 @@ import { getServers, promises as dnsPromises } from 'node:dns';
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { RandomIds, TcpChannel, UdpChannel, type WireQuery } from './bulk-transport.ts';
-import { canonicalName, ownerForm } from './dns-name.ts';
+import { canonicalName, lowerAscii, ownerForm } from './dns-name.ts';
 import { emptyOutcomes, NameLookup, type BulkStats, type LookupOutcome, type LookupResult } from './lookup-result.ts';
 import { formatNameServer, parseNameServer } from './name-server.ts';
 import { rcodeName, typeName, typeNumber } from './rr-types.ts';
@@ -80,6 +80,7 @@ interface Server {
 
 // eslint-disable-next-line no-control-regex
 const NON_ASCII = /[^\x00-\x7f]/;
+const HOST_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?$/;
 
 /** Reads `host[:port]` entries, looking host names up once; an empty list means the system's resolvers. */
 async function resolveServers(servers: string[]): Promise<Array<{ address: string; port: number }>> {
@@ -253,12 +254,19 @@ class BulkEngine implements BulkResolver {
     let canonical: string;
     let nameWire: Buffer;
     try {
-      if (trimmed === '' || trimmed === '.') throw new Error('empty name');
-      // A non-ASCII name is an IDN: servers know it only in its punycode (xn--) form.
-      const ascii = NON_ASCII.test(trimmed) ? domainToASCII(trimmed) : trimmed;
-      if (ascii === '') throw new Error('not a valid internationalised domain name');
-      canonical = canonicalName(ascii.endsWith('.') ? ascii : `${ascii}.`, '.');
-      nameWire = queryNameWire(canonical);
+      if (HOST_NAME.test(trimmed)) {
+        // The common case in one pass: letters, digits, `-` and `_` need no escaping.
+        const owner = lowerAscii(trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed);
+        nameWire = queryNameWire(owner);
+        canonical = `${owner}.`;
+      } else {
+        if (trimmed === '' || trimmed === '.') throw new Error('empty name');
+        // A non-ASCII name is an IDN: servers know it only in its punycode (xn--) form.
+        const ascii = NON_ASCII.test(trimmed) ? domainToASCII(trimmed) : trimmed;
+        if (ascii === '') throw new Error('not a valid internationalised domain name');
+        canonical = canonicalName(ascii.endsWith('.') ? ascii : `${ascii}.`, '.');
+        nameWire = queryNameWire(canonical);
+      }
     } catch (err) {
       deliver({ name: trimmed, outcome: 'invalid', records: [], failures: [{ type: '', outcome: 'invalid', detail: (err as Error).message }] });
       return;
