@@ -20,6 +20,11 @@ export interface Database {
    * (every list request reads it; a query-builder round trip would cost more than the read).
    */
   readTeamVersion?: (teamId: number) => number | Promise<number>;
+  /**
+   * Capability of the embedded store: runs a compiled query and answers its rows as arrays.
+   * better-sqlite3 builds an object per row at a cost that dominates wide list pages.
+   */
+  rawRows?: (sql: string, parameters: readonly unknown[]) => unknown[][];
   /** Human description for logs, never containing a password. */
   description: string;
   close(): Promise<void>;
@@ -61,9 +66,19 @@ function openSqlite(options: OpenOptions): Database {
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   // Prepared on first use: the table exists only once migrations ran.
   let versionStatement: SQLite.Statement | undefined;
+  const rawStatements = new Map<string, SQLite.Statement>();
   return {
     db,
     dialect: 'sqlite',
+    rawRows: (source, parameters) => {
+      let statement = rawStatements.get(source);
+      if (statement === undefined) {
+        statement = sqlite.prepare(source).raw(true);
+        if (rawStatements.size >= 200) rawStatements.clear();
+        rawStatements.set(source, statement);
+      }
+      return statement.all(...parameters) as unknown[][];
+    },
     readTeamVersion: (teamId) => {
       versionStatement ??= sqlite.prepare('select vuln_version from teams where id = ?').pluck();
       return Number(versionStatement.get(teamId) ?? 0);

@@ -17,7 +17,7 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
   return {
     teams: new KyselyTeamRepository(db),
     keys: new KyselyApiKeyRepository(db),
-    assets: new KyselyAssetRepository(db, database.dialect),
+    assets: new KyselyAssetRepository(db, database.dialect, isTransaction ? undefined : database.rawRows),
     members: new KyselyMemberRepository(db, database.dialect),
     groups: new KyselyGroupRepository(db),
     groupMembers: new KyselyGroupMemberRepository(db),
