@@ -10,6 +10,7 @@ import type { Store } from './core/shared/store.ts';
 import { matchGroupsForVulnerabilities } from './core/vulnerabilities/group-filter.ts';
 import { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
 import { EgressGuard } from './engine/net/egress-guard.ts';
+import { createBulkResolver } from './engine/dns/bulk-resolver.ts';
 import { createDnsResolver } from './engine/dns/resolver.ts';
 import { createNameResolver } from './engine/name-resolver.ts';
 import { createZoneEngine } from './engine/zone-engine.ts';
@@ -65,6 +66,8 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
   const resolver = createDnsResolver(config.dnsResolvers);
   const verification = new VerificationService(store, createOwnershipChecker({ guard, resolver }), config.verifyTimeoutMs, log);
   const markers = new MarkerCodec(box);
+  // Zone lookup jobs resolve in bulk over their own UDP sockets (opened on first use).
+  const bulk = createBulkResolver({ servers: config.dnsResolvers });
   const jobs = createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
   return {
     config,
@@ -77,11 +80,12 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
     vulnerabilities: new VulnerabilityLister(store, markers, matchGroupsForVulnerabilities),
     pageCache: new LruCache<Buffer>(config.pageCacheMb * 1024 * 1024, (page) => page.length),
     jobs,
-    zoneEngine: createZoneEngine({ guard, resolver, names: createNameResolver(resolver) }),
+    zoneEngine: createZoneEngine({ guard, resolver, names: createNameResolver(bulk) }),
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();
       await verification.close();
+      bulk.close();
       await database.close();
     },
   };

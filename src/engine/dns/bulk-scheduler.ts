@@ -266,8 +266,6 @@ export class QueryScheduler {
   }
 }
 
-}
-
 /** The answer section of a response whose question ends at `questionEnd`. */
 function readAnswers(message: Buffer, questionEnd: number, questionName: string): ZoneRecord[] {
   const count = message.readUInt16BE(6);
