@@ -1,22 +1,14 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { randomSource } from '../src/core/vulnerabilities/seed.service.ts';
 
 /**
  * Generated zones for the DNS benchmarks. Deterministic (a seeded generator), so every run and
  * every tool reads the same bytes.
  */
 
-/** A tiny deterministic PRNG (mulberry32): the same zone on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seed's deterministic generator (mulberry32): the same zone on every run.
+const random = randomSource;
 
 const WORDS = ['www', 'mail', 'api', 'cdn', 'app', 'vpn', 'dev', 'shop', 'blog', 'portal', 'auth', 'static', 'img', 'ftp', 'git', 'ci', 'docs', 'status', 'admin', 'm'];
 const REGIONS = ['eu', 'us', 'ap', 'eu-west', 'us-east', 'staging', 'prod'];
@@ -61,7 +53,7 @@ export async function writeRealisticZone(path: string, origin: string, records: 
     yield '\tIN\tTXT\t"v=spf1 ip4:198.51.100.0/24 include:_spf.mail-provider.net -all"';
     yield '\tIN\tCAA\t0 issue "letsencrypt.org"';
     yield 'ns1\tIN\tA\t198.51.100.1\nmx1\tIN\tA\t198.51.100.2\nmx2\tIN\tA\t198.51.100.3';
-    count = 12;
+    count = 10;
     let host = 0;
     while (count < records) {
       host += 1;
@@ -79,7 +71,8 @@ export async function writeRealisticZone(path: string, origin: string, records: 
         yield `${name}\tIN\tCNAME\t${pick(WORDS)}-${Math.max(1, host - 1 - Math.floor(next() * 50))}.${pick(REGIONS)}`;
         count += 1;
       } else if (kind < 0.75) {
-        yield `${name}\tIN\tA\t${a}\n\t\tTXT\t"google-site-verification=${Math.floor(next() * 1e15).toString(36)}${host.toString(36)}"`;
+        const token = Buffer.from(`${Math.floor(next() * 1e15)}:${host}:${Math.floor(next() * 1e15)}`).toString('base64url').slice(0, 43);
+        yield `${name}\tIN\tA\t${a}\n\t\tTXT\t"google-site-verification=${token}"`;
         count += 2;
       } else if (kind < 0.8) {
         yield `${name}\tIN\tMX\t10 mx1\n\tIN\tMX\t20 mx2.${origin}.\n\tIN\tTXT\t"v=spf1 include:${origin} ~all"`;
@@ -125,7 +118,7 @@ export async function writeLookupZone(zonePath: string, namesPath: string, origi
     for (let i = 0; i < names; i += 1) {
       if (i % 10 === 9) continue;
       const a = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-      yield i % 3 === 0 ? `host${i} IN A ${a}\n IN AAAA 2001:db8::${i.toString(16)}` : `host${i} IN A ${a}`;
+      yield i % 3 === 0 ? `host${i} IN A ${a}\n IN AAAA 2001:db8::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}` : `host${i} IN A ${a}`;
       records += i % 3 === 0 ? 2 : 1;
     }
   }

@@ -12,6 +12,9 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   'vulnerabilities-sqlite': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('sqlite'),
   'vulnerabilities-postgres': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('postgres'),
   'zone-lookup-memory': async () => (await import('./zone-lookup-memory.bench.ts')).benchmark,
+  'dns-zone-parse': async () => (await import('./dns-zone-parse.bench.ts')).benchmark,
+  'dns-lookup': async () => (await import('./dns-lookup.bench.ts')).benchmark,
+  'dns-axfr': async () => (await import('./dns-axfr.bench.ts')).benchmark,
 };
 
 const usage = `usage: npm run bench [-- <name> …]   run all benchmarks, or the named ones

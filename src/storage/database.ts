@@ -25,6 +25,12 @@ export interface Database {
    * better-sqlite3 builds an object per row at a cost that dominates wide list pages.
    */
   rawRows?: (sql: string, parameters: readonly unknown[]) => unknown[][];
+  /**
+   * Capability of the embedded store: a prepared statement on its one connection (so it runs
+   * inside whatever transaction is open). Bulk writes of many small rows (zone indexing) use
+   * it: building a multi-row insert through the query builder costs more than the writes.
+   */
+  prepare?: (sql: string) => SQLite.Statement;
   /** Human description for logs, never containing a password. */
   description: string;
   close(): Promise<void>;
@@ -70,6 +76,7 @@ function openSqlite(options: OpenOptions): Database {
   return {
     db,
     dialect: 'sqlite',
+    prepare: (source) => sqlite.prepare(source),
     rawRows: (source, parameters) => {
       let statement = rawStatements.get(source);
       if (statement === undefined) {

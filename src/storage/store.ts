@@ -23,7 +23,7 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     groupMembers: new KyselyGroupMemberRepository(db),
     assetPatterns: new KyselyAssetPatternRepository(db),
     vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database.readTeamVersion),
-    zones: new KyselyZoneRepository(db),
+    zones: new KyselyZoneRepository(db, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
   };
 }

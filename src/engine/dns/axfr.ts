@@ -10,10 +10,10 @@ import { buildQuery, DnsWireError, queryNameWire, readHeader, readQuestion, read
 import { WireReader } from './wire-reader.ts';
 import type { ZoneRecord } from './zone-record.ts';
 
+export { parseNameServer, type NameServerAddress } from './name-server.ts';
+
 /** Why a zone transfer failed. */
 export type ZoneTransferFailure = 'refused' | 'notauth' | 'timeout' | 'connection' | 'malformed' | 'denied';
-
-export { parseNameServer, type NameServerAddress } from './name-server.ts';
 
 /** A zone transfer that did not complete; `reason` classifies it, the message says it for a user. */
 export class ZoneTransferError extends Error {
@@ -71,7 +71,9 @@ export async function* transferZoneBatches(options: TransferZoneOptions): AsyncG
     let count = 0;
     let isFirst = true;
     for (;;) {
-      const chunk = await nextChunk(chunks, Math.min(timeoutMs, deadline - Date.now()), signal, where);
+      const remaining = deadline - Date.now();
+      const stall = remaining < timeoutMs ? `the transfer of ${zoneName} from ${where} took longer than ${options.maxDurationMs ?? 600_000} ms` : `${where} sent nothing for ${timeoutMs} ms`;
+      const chunk = await nextChunk(chunks, Math.min(timeoutMs, remaining), signal, where, stall);
       if (chunk === undefined) {
         throw new ZoneTransferError('connection', `${where} closed the connection before the transfer of ${zoneName} ended (${count} records received)`);
       }
@@ -127,12 +129,12 @@ async function connect(options: TransferZoneOptions, timeoutMs: number, signal: 
   throw new ZoneTransferError('connection', `cannot connect to name server ${host}: ${failures.join('; ')}`);
 }
 
-/** The next chunk of the stream, undefined at its end; waits at most `waitMs`. */
-async function nextChunk(chunks: AsyncIterator<Buffer>, waitMs: number, signal: AbortSignal, where: string): Promise<Buffer | undefined> {
+/** The next chunk of the stream, undefined at its end; waits at most `waitMs`, then fails with `stall`. */
+async function nextChunk(chunks: AsyncIterator<Buffer>, waitMs: number, signal: AbortSignal, where: string, stall: string): Promise<Buffer | undefined> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ZoneTransferError('timeout', `${where} sent nothing for ${Math.max(0, waitMs)} ms`)), Math.max(0, waitMs));
+    timer = setTimeout(() => reject(new ZoneTransferError('timeout', stall)), Math.max(0, waitMs));
     onAbort = () => reject(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
@@ -167,7 +169,7 @@ function readMessage(message: Buffer, context: MessageContext, batch: ZoneRecord
   if (header.id !== context.id || !header.isResponse) throw new DnsWireError(`a message that does not answer the query (id ${header.id})`);
   if (header.rcode !== 0) {
     const reason = REASON_BY_RCODE[header.rcode] ?? 'refused';
-    const why = reason === 'notauth' ? 'is not authoritative for' : 'refused the transfer of';
+    const why = reason === 'notauth' ? 'is not authoritative for' : header.rcode === 5 ? 'refused the transfer of' : 'failed the transfer of';
     throw new ZoneTransferError(reason, `${where} ${why} ${zoneName} (${rcodeName(header.rcode)})`);
   }
   const reader = new WireReader(message, 12);
@@ -184,7 +186,8 @@ function readMessage(message: Buffer, context: MessageContext, batch: ZoneRecord
     } else if (isSoa && record.name === zoneName) {
       return true;
     }
-    if (!isInZone(`${record.name}.`, zone)) throw new DnsWireError(`record ${record.name} lies outside ${zoneName}`);
+    // Owner forms compare like canonical names: no string is built per record.
+    if (!isInZone(record.name, zoneName)) throw new DnsWireError(`record ${record.name} lies outside ${zoneName}`);
     batch.push(record);
   }
   return false;

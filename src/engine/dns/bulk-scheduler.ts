@@ -61,6 +61,7 @@ export class QueryScheduler {
   private tokens: number;
   private tokensAt = Date.now();
   private readonly roomWaiters: Array<() => void> = [];
+  private isPumpScheduled = false;
   readonly counters = { queries: 0, retries: 0, tcpFallbacks: 0, timeouts: 0 };
 
   constructor(
@@ -83,7 +84,7 @@ export class QueryScheduler {
     await Promise.all(this.servers.flatMap((server) => server.udp.map((channel) => channel.open())));
   }
 
-  /** Queues one query per type for a name whose wire form is given, and sends what it can. */
+  /** Queues one query per type for a name whose wire form is given; pump() sends them. */
   submit(lookup: NameLookup, nameWire: Buffer, types: number[]): void {
     const queryOptions = { isRecursionDesired: this.options.isRecursionDesired, ednsUdpSize: this.options.ednsUdpSize };
     const questionEnd = 12 + nameWire.length + 4;
@@ -103,6 +104,7 @@ export class QueryScheduler {
     return this.queued() >= this.options.concurrency;
   }
 
+  /** Closes every socket and stops the timers; queries in flight are abandoned. */
   close(): void {
     clearInterval(this.sweepTimer);
     clearTimeout(this.rateTimer);
@@ -242,7 +244,21 @@ export class QueryScheduler {
     } else {
       query.lookup.settle(typeName(query.type), 'error', undefined, `${this.serverLabel(query)} answered ${rcodeName(rcode)}`);
     }
-    this.pump();
+    this.schedulePump();
+  }
+
+  /**
+   * Refills the window once per turn of the event loop rather than once per answer: the answers
+   * a socket read delivers together free their slots together, and the queries that take them
+   * leave as one burst, which the server reads in one batch (recvmmsg) instead of waking per query.
+   */
+  private schedulePump(): void {
+    if (this.isPumpScheduled) return;
+    this.isPumpScheduled = true;
+    setImmediate(() => {
+      this.isPumpScheduled = false;
+      this.pump();
+    });
   }
 
   private settleAnswer(query: Query, message: Buffer, rcode: number): void {

@@ -56,7 +56,8 @@ export class UdpChannel<Q extends WireQuery> {
 
   /** Binds an ephemeral port and connects it to the server. */
   async open(): Promise<void> {
-    const socket = dgram.createSocket({ type: isIP(this.address) === 6 ? 'udp6' : 'udp4' });
+    // Large buffers: a burst of answers to a full window must not overflow the 208 KiB default.
+    const socket = dgram.createSocket({ type: isIP(this.address) === 6 ? 'udp6' : 'udp4', recvBufferSize: 4 << 20 });
     // Answers that arrive after close, ICMP errors of a connected socket (port unreachable):
     // the query times out and is retried; the socket must not bring the process down.
     socket.on('error', () => undefined);

@@ -20,9 +20,13 @@ const DOT = 0x2e;
 // would otherwise read as the origin or a directive at the start of a name).
 const SPECIAL = new Set([0x22, 0x28, 0x29, 0x3b, 0x40, 0x24, 0x5c, 0x2e]);
 
+// 1 for the bytes that stay as they are in canonical form: a table, as this runs per character.
+const PLAIN = new Uint8Array(256);
+for (let code = 0x21; code < 0x7f; code += 1) PLAIN[code] = SPECIAL.has(code) ? 0 : 1;
+
 /** True for a byte that stays as it is in canonical form (upper-case letters are lowered apart). */
 function isPlain(code: number): boolean {
-  return code > 0x20 && code < 0x7f && !SPECIAL.has(code);
+  return PLAIN[code] === 1;
 }
 
 /** Canonical text of one label given as a latin1 string of its bytes. */
@@ -128,13 +132,30 @@ function originWireLength(origin: string): number {
   return cachedOriginLength;
 }
 
-/** True when every character of a name stays as it is (bar letter case): the common case, kept fast. */
-function isPlainName(text: string): boolean {
-  for (let i = 0; i < text.length; i += 1) {
+/**
+ * The common case in one pass: a name of plain characters (letters, digits, `-`, `_`, `*`…)
+ * lower-cased, with its labels checked; undefined when it needs the escape-aware path.
+ */
+function plainName(text: string): { relative: string; isAbsolute: boolean } | undefined {
+  let hasUpper = false;
+  let labelStart = 0;
+  const end = text.length;
+  for (let i = 0; i < end; i += 1) {
     const code = text.charCodeAt(i);
-    if (code !== DOT && !isPlain(code)) return false;
+    if (code === DOT) {
+      if (i === labelStart) return undefined;
+      if (i - labelStart > MAX_LABEL) throw new PresentationError(`label longer than 63 bytes in name "${text}"`);
+      labelStart = i + 1;
+    } else if (code >= 0x41 && code <= 0x5a) {
+      hasUpper = true;
+    } else if (!isPlain(code)) {
+      return undefined;
+    }
   }
-  return true;
+  if (end - labelStart > MAX_LABEL) throw new PresentationError(`label longer than 63 bytes in name "${text}"`);
+  const isAbsolute = labelStart === end;
+  const body = isAbsolute ? text.slice(0, -1) : text;
+  return { relative: hasUpper ? body.toLowerCase() : body, isAbsolute };
 }
 
 /**
@@ -146,19 +167,9 @@ export function canonicalName(text: string, origin: string): string {
   let relative: string;
   let relativeWire: number;
   let isAbsolute: boolean;
-  if (isPlainName(text) && text.length > 0) {
-    if (text === '.') return '.';
-    if (text.charCodeAt(0) === DOT || text.includes('..')) throw new PresentationError(`empty label in name "${text}"`);
-    isAbsolute = text.charCodeAt(text.length - 1) === DOT;
-    relative = lowerAscii(isAbsolute ? text.slice(0, -1) : text);
-    let start = 0;
-    for (;;) {
-      const end = relative.indexOf('.', start);
-      const stop = end === -1 ? relative.length : end;
-      if (stop - start > MAX_LABEL) throw new PresentationError(`label longer than 63 bytes in name "${text}"`);
-      if (end === -1) break;
-      start = end + 1;
-    }
+  const plain = text.length > 0 ? plainName(text) : undefined;
+  if (plain !== undefined) {
+    ({ relative, isAbsolute } = plain);
     relativeWire = relative.length + 1;
   } else {
     const split = splitName(text);
@@ -178,7 +189,7 @@ export function ownerForm(canonical: string): string {
   return canonical === '.' ? '.' : canonical.slice(0, -1);
 }
 
-/** True when `name` equals `zone` or lies below it; both canonical. */
+/** True when `name` equals `zone` or lies below it; both canonical, or both in owner form (no trailing dot). */
 export function isInZone(name: string, zone: string): boolean {
   if (zone === '.' || name === zone) return true;
   const dot = name.length - zone.length - 1;

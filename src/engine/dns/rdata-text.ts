@@ -3,7 +3,8 @@ import { decodeRdata, genericRdata, hasTextCodec } from './rdata-wire.ts';
 import { DNSSEC_ALGORITHMS, RR_TYPE, typeName } from './rr-types.ts';
 import { parseSvcbText } from './svcb.ts';
 import type { TokenCursor } from './token-cursor.ts';
-import { base64Bytes, canonicalIpv4, canonicalIpv6, decodeCharacterString, decodeText, hexBytes, parseSeconds, quoteText, toBase64, toHex } from './text-values.ts';
+import { canonicalIpv4, canonicalIpv6 } from './ip-text.ts';
+import { base64Bytes, decodeCharacterString, decodeText, hexBytes, parseSeconds, quoteText, toBase64, toHex } from './text-values.ts';
 import { DnsWireError, WireReader } from './wire-reader.ts';
 
 /** Reads one type's record data from zone-file tokens into canonical text (see zone-record.ts). */

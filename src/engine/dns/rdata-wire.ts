@@ -1,6 +1,7 @@
 import { RR_TYPE } from './rr-types.ts';
 import { decodeSvcb } from './svcb.ts';
-import { formatIpv6, quoteText, toBase64, toHex } from './text-values.ts';
+import { formatIpv6 } from './ip-text.ts';
+import { quoteText, toBase64, toHex } from './text-values.ts';
 import type { WireReader } from './wire-reader.ts';
 import { DnsWireError } from './wire-reader.ts';
 

@@ -35,6 +35,7 @@ export const RR_TYPE = {
 } as const;
 
 const NAME_BY_TYPE = new Map<number, string>(Object.entries(RR_TYPE).map(([name, value]) => [value, name]));
+const TYPE_BY_NAME = new Map<string, number>(Object.entries(RR_TYPE));
 
 /** Class numbers of RFC 1035 §3.2.4 (and the CLASSnnn form of RFC 3597). */
 const CLASS_BY_NAME = new Map<string, number>([
@@ -50,7 +51,7 @@ const GENERIC_CLASS = /^CLASS(\d{1,5})$/i;
 
 /** The number of a type mnemonic (`MX`, `mx`) or of the RFC 3597 form `TYPE15`; undefined otherwise. */
 export function typeNumber(text: string): number | undefined {
-  const known = (RR_TYPE as Record<string, number>)[text] ?? (RR_TYPE as Record<string, number>)[text.toUpperCase()];
+  const known = TYPE_BY_NAME.get(text) ?? TYPE_BY_NAME.get(text.toUpperCase());
   if (known !== undefined) return known;
   const generic = GENERIC_TYPE.exec(text);
   if (generic === null) return undefined;
@@ -65,8 +66,10 @@ export function typeName(type: number): string {
 
 /** The number of a class mnemonic (`IN`) or of `CLASSnnn`; undefined when the text is not a class. */
 export function classNumber(text: string): number | undefined {
-  const known = CLASS_BY_NAME.get(text.toUpperCase());
-  if (known !== undefined) return known;
+  if (text === 'IN') return 1;
+  // Every class mnemonic has two letters; anything longer can only be CLASSnnn.
+  if (text.length === 2) return CLASS_BY_NAME.get(text.toUpperCase());
+  if ((text.charCodeAt(0) | 0x20) !== 0x63) return undefined;
   const generic = GENERIC_CLASS.exec(text);
   if (generic === null) return undefined;
   const value = Number(generic[1]);

@@ -1,6 +1,7 @@
 import { nameToWire, PresentationError } from './dns-name.ts';
 import type { TokenCursor } from './token-cursor.ts';
-import { base64Bytes, decodeText, formatIpv6, ipv4Bytes, ipv6Bytes, parseUint, quoteText, toBase64 } from './text-values.ts';
+import { formatIpv6, ipv4Bytes, ipv6Bytes } from './ip-text.ts';
+import { base64Bytes, decodeText, parseUint, quoteText, toBase64 } from './text-values.ts';
 import { DnsWireError, WireReader } from './wire-reader.ts';
 
 /**

@@ -110,13 +110,18 @@ export class WireReader {
       pos += length + 1;
     }
     if (wire > MAX_NAME_WIRE) throw new DnsWireError('name longer than 255 bytes');
-    let name = suffix;
-    const names = (this.names ??= new Map());
-    for (let i = labels.length - 1; i >= 0; i -= 1) {
-      name = name === '.' ? `${labels[i]}.` : `${labels[i]}.${name}`;
-      names.set(starts[i] as number, name);
-    }
     this.pos = end;
+    if (labels.length === 0) return suffix;
+    // One flat string (join copies once), the suffixes slices of it: concatenating label by
+    // label would leave rope strings that every later hash or comparison has to flatten.
+    labels.push(suffix === '.' ? '' : suffix);
+    const name = labels.join('.');
+    const names = (this.names ??= new Map());
+    let at = 0;
+    for (let i = 0; i < starts.length; i += 1) {
+      names.set(starts[i] as number, at === 0 ? name : name.slice(at));
+      at += (labels[i] as string).length + 1;
+    }
     return name;
   }
 }

@@ -1,0 +1,35 @@
+import { createReadStream } from 'node:fs';
+import { parseZoneBatches } from '../src/engine/dns/zone-parser.ts';
+import { loadIndexer } from './dns-support.ts';
+
+/**
+ * Child process of the dns-zone-parse benchmark: parses (and with `index`, indexes) a zone file
+ * `runs` times in a fresh process, so the first run is cold and the peak RSS is the parser's
+ * alone. Prints one JSON line. Usage: dns-parse-child.ts <file> <origin> <parse|index> <runs>
+ */
+const [file, origin, mode, runsText] = process.argv.slice(2);
+if (file === undefined || origin === undefined || (mode !== 'parse' && mode !== 'index')) {
+  console.error('usage: dns-parse-child.ts <file> <origin> <parse|index> <runs>');
+  process.exit(2);
+}
+const baselineRssMb = process.memoryUsage().rss / 2 ** 20;
+const runs: number[] = [];
+let records = 0;
+let summary = '';
+for (let run = 0; run < Number(runsText ?? 1); run += 1) {
+  // The indexer's setup (opening a fresh store) is not indexing: it happens before the clock starts.
+  const indexer = mode === 'index' ? await loadIndexer(origin) : undefined;
+  const startedAt = performance.now();
+  records = 0;
+  for await (const batch of parseZoneBatches(createReadStream(file, { highWaterMark: 1 << 16 }), { origin })) {
+    records += batch.length;
+    if (indexer !== undefined) await indexer.add(batch);
+  }
+  if (indexer !== undefined) {
+    await indexer.finish();
+    summary = indexer.summary();
+  }
+  runs.push(performance.now() - startedAt);
+}
+const peakRssMb = process.resourceUsage().maxRSS / 1024;
+console.log(JSON.stringify({ records, runs, baselineRssMb, peakRssMb, summary }));

@@ -1,0 +1,85 @@
+import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Benchmark, BenchContext } from './support/benchmark.ts';
+import { median, printRows, requireTool, timeCommand, writeDnsResult } from './dns-support.ts';
+import { writeRealisticZone } from './dns-zones.ts';
+
+const origin = 'bench-example.com';
+const recordCount = Number(process.env['BENCH_DNS_ZONE_RECORDS'] ?? 120_000);
+const runs = 3;
+const child = fileURLToPath(new URL('./dns-parse-child.ts', import.meta.url));
+
+interface ChildResult {
+  records: number;
+  runs: number[];
+  baselineRssMb: number;
+  peakRssMb: number;
+  summary: string;
+}
+
+/** Runs the parser child in a fresh process (first run cold, then warm runs). */
+function runChild(file: string, mode: 'parse' | 'index'): ChildResult & { processMs: number } {
+  const startedAt = performance.now();
+  const result = spawnSync(process.execPath, ['--import', 'tsx', child, file, origin, mode, String(runs)], { encoding: 'utf8', env: process.env });
+  const processMs = performance.now() - startedAt;
+  if (result.status !== 0) throw new Error(`parser child (${mode}) failed:\n${result.stderr}`);
+  return { ...(JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as ChildResult), processMs };
+}
+
+async function run(ctx: BenchContext): Promise<void> {
+  const checkzone = requireTool('named-checkzone', 'bind9-utils');
+  const dir = ctx.scope.tempDir('perimeter-bench-zone-');
+  const file = join(dir, `${origin}.zone`);
+  const generated = await writeRealisticZone(file, origin, recordCount);
+  const megabytes = statSync(file).size / 1e6;
+  ctx.log(`generated ${file}: ${megabytes.toFixed(2)} MB, ${generated.records.toLocaleString('en')} records`);
+
+  // named-checkzone's default integrity checks look out-of-zone MX/SRV/NS names up on the
+  // network; `-i local` keeps them to the zone (offline), `-i none` only loads and checks syntax.
+  const tool: Record<string, { ms: number; peakMb: number | undefined }> = {};
+  for (const mode of ['local', 'none']) {
+    const samples = Array.from({ length: runs }, () => timeCommand(checkzone, ['-q', '-i', mode, origin, file]));
+    const failed = samples.find((s) => s.status !== 0);
+    if (failed !== undefined) throw new Error(`named-checkzone -i ${mode} refused the generated zone:\n${failed.output}`);
+    tool[mode] = { ms: median(samples.map((s) => s.ms)), peakMb: Math.max(...samples.map((s) => s.peakMb ?? 0)) || undefined };
+  }
+  const parse = runChild(file, 'parse');
+  const index = runChild(file, 'index');
+  if (parse.records !== index.records) throw new Error('parse and parse + index read different record counts');
+
+  const reference = tool['local']?.ms ?? 1;
+  const ratio = (ms: number) => `${(ms / reference).toFixed(2)}×`;
+  const mb = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
+  const parseCold = parse.runs[0] ?? 0;
+  const indexCold = index.runs[0] ?? 0;
+  printRows(`dns-zone-parse: ${megabytes.toFixed(2)} MB zone, ${parse.records.toLocaleString('en')} records (times are medians of ${runs} runs; ours cold = first run in a fresh process)`, ['target', 'ms', 'vs checkzone -i local', 'peak RSS MB'], [
+    ['named-checkzone -i local', tool['local']?.ms.toFixed(0) ?? '', '1.00×', mb(tool['local']?.peakMb)],
+    ['named-checkzone -i none', tool['none']?.ms.toFixed(0) ?? '', ratio(tool['none']?.ms ?? 0), mb(tool['none']?.peakMb)],
+    ['perimeter parse (cold)', parseCold.toFixed(0), ratio(parseCold), mb(parse.peakRssMb)],
+    ['perimeter parse (warm)', median(parse.runs.slice(1)).toFixed(0), ratio(median(parse.runs.slice(1))), ''],
+    ['perimeter parse + index (cold)', indexCold.toFixed(0), ratio(indexCold), mb(index.peakRssMb)],
+    ['perimeter parse + index (warm)', median(index.runs.slice(1)).toFixed(0), ratio(median(index.runs.slice(1))), ''],
+  ]);
+  console.log(`index step: ${index.summary}; node baseline RSS before parsing ${parse.baselineRssMb.toFixed(0)} MB`);
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  console.log(
+    `targets: parse ≤ 1.0× ${verdict(parseCold <= reference)}, parse + index ≤ 2.0× ${verdict(indexCold <= 2 * reference)}, peak memory ≤ 200 MB ${verdict(index.peakRssMb <= 200)}`,
+  );
+  const path = writeDnsResult(ctx.outDir, 'zoneParse', {
+    file: { megabytes, records: parse.records },
+    namedCheckzone: tool,
+    parse: { runsMs: parse.runs, coldMs: parseCold, peakRssMb: parse.peakRssMb, baselineRssMb: parse.baselineRssMb, processMs: parse.processMs },
+    parseAndIndex: { runsMs: index.runs, coldMs: indexCold, peakRssMb: index.peakRssMb, indexer: index.summary, processMs: index.processMs },
+    ratios: { parse: parseCold / reference, parseAndIndex: indexCold / reference },
+  });
+  ctx.log(`results in ${path}`);
+}
+
+/** (a) Parse and parse + index of a realistic 5 MB zone, next to named-checkzone on the same file. */
+export const benchmark: Benchmark = {
+  name: 'dns-zone-parse',
+  description: `parse and parse + index of a generated ${recordCount.toLocaleString('en')}-record zone file (about 5 MB) in a fresh process, next to named-checkzone`,
+  run,
+};
