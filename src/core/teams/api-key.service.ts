@@ -62,10 +62,12 @@ export async function listApiKeys(store: Store, teamName: string): Promise<ApiKe
  * `METHOD;PATH;KEY;TIMESTAMP;BODY`)), PATH without `/rest` and without the query string.
  */
 export function computeSignature(secret: string, parts: { method: string; path: string; key: string; timestamp: string; body: Buffer }): string {
-  const hmac = createHmac('sha256', Buffer.from(secret, 'base64'));
-  hmac.update(`${parts.method};${parts.path};${parts.key};${parts.timestamp};`);
-  hmac.update(parts.body);
-  return hmac.digest('base64');
+  return signingHmac(secret, parts).update(parts.body).digest('base64');
+}
+
+/** The HMAC of a signature with everything but the body fed in; the body follows, as it arrives. */
+function signingHmac(secret: string, parts: { method: string; path: string; key: string; timestamp: string }) {
+  return createHmac('sha256', Buffer.from(secret, 'base64')).update(`${parts.method};${parts.path};${parts.key};${parts.timestamp};`);
 }
 
 /** What a request tells about its credentials, already taken from the headers. */
@@ -142,8 +144,7 @@ function signatureVerifier(secret: string, credentials: Credentials, now: number
   if (age > signatureWindow.beforeSeconds || age < -signatureWindow.afterSeconds) {
     throw appError(1003, 'Request timestamp outside the accepted window (10 s before to 5 s after the server time)');
   }
-  const hmac = createHmac('sha256', Buffer.from(secret, 'base64'));
-  hmac.update(`${credentials.method};${credentials.path};${credentials.key};${timestamp};`);
+  const hmac = signingHmac(secret, { ...credentials, timestamp });
   return {
     update: (chunk) => {
       hmac.update(chunk);
