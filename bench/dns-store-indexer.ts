@@ -27,13 +27,13 @@ export async function createIndexer(origin: string): Promise<RecordIndexer> {
   const pending: Array<ZoneRecord[] | null> = [];
   let wake: (() => void) | undefined;
   let taken: (() => void) | undefined;
-  async function* stream(): AsyncIterable<DnsRecordInput> {
+  async function* stream(): AsyncIterable<DnsRecordInput[]> {
     for (;;) {
       while (pending.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       const batch = pending.shift()!;
       taken?.();
       if (batch === null) return;
-      yield* batch;
+      yield batch;
     }
   }
   const indexing = runtime.store.transaction((tx) => indexRecords(tx, team, stream(), 'zone-file'));

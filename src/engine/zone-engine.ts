@@ -2,9 +2,9 @@ import { AppError } from '../core/errors/app-error.ts';
 import type { NameServer, ZoneEngine } from '../core/zones/zone-engine.ts';
 import type { NameResolver } from '../core/zones/zone-lookup.types.ts';
 import type { DnsRecordInput } from '../core/zones/zone.types.ts';
-import { transferZone, ZoneTransferError } from './dns/axfr.ts';
+import { transferZoneBatches, ZoneTransferError } from './dns/axfr.ts';
 import type { DnsResolver } from './dns/resolver.ts';
-import { parseZone, ZoneSyntaxError } from './dns/zone-parser.ts';
+import { parseZoneBatches, ZoneSyntaxError } from './dns/zone-parser.ts';
 import type { EgressGuard } from './net/egress-guard.ts';
 
 /** What the zone engine is built from. */
@@ -26,17 +26,17 @@ const transferReasons: Record<ZoneTransferError['reason'], string> = {
 /** The engine's zone work behind the core's port, its errors mapped onto the catalogue. */
 export function createZoneEngine(deps: ZoneEngineDeps): ZoneEngine {
   return {
-    async *parseZone(input: AsyncIterable<Buffer>, origin: string): AsyncIterable<DnsRecordInput> {
+    async *parseZone(input: AsyncIterable<Buffer>, origin: string): AsyncIterable<DnsRecordInput[]> {
       try {
-        yield* parseZone(input, { origin });
+        yield* parseZoneBatches(input, { origin });
       } catch (err) {
         if (err instanceof ZoneSyntaxError) throw new AppError(2421, `Zone file malformed: line ${err.line}: ${err.reason}`, { cause: err });
         throw err;
       }
     },
-    async *transferZone(server: NameServer, zone: string, signal: AbortSignal): AsyncIterable<DnsRecordInput> {
+    async *transferZone(server: NameServer, zone: string, signal: AbortSignal): AsyncIterable<DnsRecordInput[]> {
       try {
-        yield* transferZone({ server, zone, guard: deps.guard, resolver: deps.resolver, signal });
+        yield* transferZoneBatches({ server, zone, guard: deps.guard, resolver: deps.resolver, signal });
       } catch (err) {
         if (err instanceof ZoneTransferError) {
           throw new AppError(1910, `Zone transfer of ${zone} from ${server.host}:${server.port} failed: ${transferReasons[err.reason]} (${err.message})`, { cause: err });

@@ -7,6 +7,7 @@ import * as m003 from './migrations/003-members-groups.ts';
 import * as m004 from './migrations/004-jobs.ts';
 import * as m005 from './migrations/005-zones.ts';
 import * as m006 from './migrations/006-vulnerability-time-index.ts';
+import * as m007 from './migrations/007-dns-names.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: Record<string, MigrationModule> = {
   '004-jobs': m004,
   '005-zones': m005,
   '006-vulnerability-time-index': m006,
+  '007-dns-names': m007,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
@@ -48,6 +50,12 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies the migrations up to and including `name` (tests of a migration start a store before it). */
+export async function migrateTo(database: Database, name: string): Promise<void> {
+  const { error } = await migratorOf(database).migrateTo(name);
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
 }
 
 /** True when every known migration has been applied (used by /readyz). */

@@ -146,16 +146,22 @@ export interface VulnerabilityEventsTable {
   at: number;
 }
 
-export interface DnsRecordsTable {
-  id: Generated<number>;
+export interface DnsNamesTable {
   team_id: number;
-  asset_id: number;
-  type: string;
-  ttl: number;
-  data: string;
-  data_hash: string;
-  source: string;
+  /** The name with its labels reversed: the key. */
+  rname: string;
+  root_id: number;
+  token: string;
+  /** Bit set of the sources that found the name (see zoneSources). */
+  sources: number;
+  /** 1 while an asset of the team has this name. */
+  shadowed: number;
+  /** JSON [type, ttl, data] triples per source. */
+  records_zone_file: string | null;
+  records_zone_transfer: string | null;
+  records_zone_lookup: string | null;
   first_seen: number;
+  updated: number;
   last_seen: number;
 }
 
@@ -218,7 +224,7 @@ export interface Schema {
   tags: TagsTable;
   vulnerability_tags: VulnerabilityTagsTable;
   vulnerability_events: VulnerabilityEventsTable;
-  dns_records: DnsRecordsTable;
+  dns_names: DnsNamesTable;
   zone_lookup_jobs: ZoneLookupJobsTable;
   zone_lookup_chunks: ZoneLookupChunksTable;
   zone_lookup_seen: ZoneLookupSeenTable;

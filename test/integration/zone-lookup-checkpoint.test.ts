@@ -52,9 +52,9 @@ describe('zone lookup jobs: counting and checkpoints', () => {
     const done = await runLookupJob(h.runtime.store, resolver, job.uuid, new AbortController().signal);
     assert.deepEqual({ status: done?.status, total: done?.total, succeeded: done?.succeeded, failed: done?.failed }, { status: 'done', total: 8, succeeded: 2, failed: 6 });
     assert.deepEqual(resolver.resolved.sort(), ['nx.example.com', 'ok1.example.com', 'ok2.example.com'], 'only new names under the team\'s assets are looked up');
-    const sub = await h.runtime.store.assets.findByName(team.id, 'ok2.example.com');
-    assert.deepEqual(sub?.addedBy, ['zone-lookup']);
-    assert.equal(await h.runtime.store.assets.findByName(team.id, 'other.org'), undefined, 'names outside the team\'s assets are not added');
+    const discovered = (await h.runtime.store.zones.listDocuments({ teamId: team.id, afterKey: undefined, createdAfter: undefined, limit: 100 })).map((d) => JSON.parse(d.document) as { name: string; added_by: string[] });
+    assert.deepEqual(discovered.find((d) => d.name === 'ok2.example.com')?.added_by, ['zone-lookup']);
+    assert.deepEqual(discovered.map((d) => d.name).sort(), ['ok1.example.com', 'ok2.example.com'], 'names outside the team\'s assets (and unresolved ones) are not added');
   });
 
   it('resumes from its checkpoint after an interruption and counts every name exactly once', async () => {

@@ -1,12 +1,14 @@
 import { appError } from '../errors/app-error.ts';
 import { isToken, newToken, newUuid } from '../shared/ids.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
-import type { Store } from '../shared/store.ts';
+import type { Repositories, Store } from '../shared/store.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import { ancestorsOf, parseAssetName } from './asset-name.ts';
 import { defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
-import type { Asset, AssetDocument, AssetPageQuery } from './asset.types.ts';
+import type { DiscoveredName } from '../zones/dns-names.ts';
+import type { RootDomain } from '../zones/zone.types.ts';
+import type { Asset, AssetPageQuery } from './asset.types.ts';
 
 /** Largest page of an asset listing. */
 export const maxAssetPageSize = 1000;
@@ -16,7 +18,7 @@ export const defaultAssetPageSize = 100;
 /** One page of assets, with its markers. `teamHasAssets` false means the team owns none at all. */
 export interface AssetPage {
   /** The assets of the page as v2 wire JSON, in order. */
-  items: AssetDocument[];
+  items: string[];
   hasMore: boolean;
   nextMarker: string | undefined;
   currentMarker: string;
@@ -36,6 +38,9 @@ export function assertAssetToken(token: string): void {
   if (!isToken(token)) throw appError(2011, 'Domain token malformed: a token is 32 hexadecimal characters', ['token']);
 }
 
+/** What a token names: an asset, or a name discovered by DNS that has no asset row. */
+export type TokenTarget = { asset: Asset; discovered?: undefined } | { asset?: undefined; discovered: DiscoveredName };
+
 /** Finds an asset of the team by token: 2011 when malformed, 2014 when unknown or another team's. */
 export async function requireAsset(store: Store, team: Team, token: string): Promise<Asset> {
   assertAssetToken(token);
@@ -44,31 +49,76 @@ export async function requireAsset(store: Store, team: Team, token: string): Pro
   return asset;
 }
 
-/** Lists assets with keyset paging; markers are bound to the team and the listing. */
+/** Like requireAsset, but a discovered subdomain's token (as listings show it) is found too. */
+export async function requireTokenTarget(store: Repositories, team: Team, token: string): Promise<TokenTarget> {
+  assertAssetToken(token);
+  const asset = await store.assets.findByToken(team.id, token);
+  if (asset !== undefined) return { asset };
+  const discovered = await store.zones.findByToken(team.id, token);
+  if (discovered === undefined) throw appError(2014, 'Asset does not exist', ['token']);
+  if (discovered.shadowed) {
+    // The name became an asset: its discovered token now stands for that asset.
+    const named = await store.assets.findByName(team.id, discovered.name);
+    if (named !== undefined) return { asset: named };
+  }
+  return { discovered };
+}
+
+/**
+ * Lists assets with keyset paging; markers are bound to the team and the listing. Listings that
+ * include subdomains give the asset rows first (in id order), then the names discovered by DNS
+ * that are not assets (in reversed-name order, so the names under a domain come together).
+ */
 export async function listAssets(store: Store, markers: MarkerCodec, team: Team, input: AssetListInput): Promise<AssetPage> {
   let scope: AssetPageQuery['scope'];
   let scopeKey: string;
+  // The discovered names that follow the asset rows: none, all of the team's, or one root's.
+  let names: { under: RootDomain | undefined } | undefined;
   if (input.scope === 'roots' || input.scope === 'all') {
     scope = { kind: input.scope };
     scopeKey = `assets:${input.scope}:${input.createdAfter?.getTime() ?? ''}`;
+    if (input.scope === 'all') names = { under: undefined };
   } else {
-    const root = await requireAsset(store, team, input.scope.subdomainsOf);
+    const target = await requireTokenTarget(store, team, input.scope.subdomainsOf);
+    if (target.discovered !== undefined) {
+      // A discovered name has no subdomains of its own (they belong to its root).
+      return { items: [], hasMore: false, nextMarker: undefined, currentMarker: markers.encode(team.id, `subdomains:name:${target.discovered.token}`, 0), teamHasAssets: true };
+    }
+    const root = target.asset;
     scope = { kind: 'subdomains', rootId: root.id };
     scopeKey = `subdomains:${root.id}`;
+    if (root.isRoot && root.kind === 'domain') names = { under: { id: root.id, name: root.name, status: root.status } };
   }
   const position = markers.decode(team.id, scopeKey, input.marker);
-  if (position !== undefined && (typeof position !== 'number' || !Number.isSafeInteger(position))) throw appError(4150, 'marker malformed', ['marker']);
-  const rows = await store.assets.listDocuments({ teamId: team.id, scope, afterId: position, createdAfter: input.createdAfter, limit: input.pageSize + 1 });
+  const afterKey = nameKeyOf(position);
+  if (position !== undefined && afterKey === undefined && (typeof position !== 'number' || !Number.isSafeInteger(position))) throw appError(4150, 'marker malformed', ['marker']);
+  const limit = input.pageSize + 1;
+  const rows: Array<{ document: string; position: number | { n: string } }> = [];
+  if (afterKey === undefined) {
+    const assets = await store.assets.listDocuments({ teamId: team.id, scope, afterId: position as number | undefined, createdAfter: input.createdAfter, limit });
+    for (const a of assets) rows.push({ document: a.document, position: a.id });
+  }
+  if (names !== undefined && rows.length < limit) {
+    const found = await store.zones.listDocuments({ teamId: team.id, under: names.under, afterKey, createdAfter: input.createdAfter, limit: limit - rows.length });
+    for (const n of found) rows.push({ document: n.document, position: { n: n.key } });
+  }
   const hasMore = rows.length > input.pageSize;
-  const items = hasMore ? rows.slice(0, input.pageSize) : rows;
-  const last = items[items.length - 1];
+  const page = hasMore ? rows.slice(0, input.pageSize) : rows;
+  const last = page[page.length - 1];
   return {
-    items,
+    items: page.map((r) => r.document),
     hasMore,
-    nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, last.id) : undefined,
+    nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, last.position) : undefined,
     currentMarker: markers.encode(team.id, scopeKey, position ?? 0),
-    teamHasAssets: items.length > 0 || (await store.assets.hasAny(team.id)),
+    teamHasAssets: page.length > 0 || (await store.assets.hasAny(team.id)),
   };
+}
+
+/** The discovered-name key of a marker position in the names part of a listing, if it is one. */
+function nameKeyOf(position: unknown): string | undefined {
+  if (typeof position !== 'object' || position === null) return undefined;
+  const key = (position as { n?: unknown }).n;
+  return typeof key === 'string' ? key : undefined;
 }
 
 /** Result of adding an asset: 2019 is carried as `parent` (the asset became its subdomain). */
@@ -112,25 +162,62 @@ export async function addAsset(store: Store, team: Team, rawName: unknown): Prom
       verifiedAt: null,
       checkedAt: null,
     });
+    // A name found by DNS earlier is listed as this asset from now on.
+    await tx.zones.setShadowed(team.id, parsed.name, true);
     return { asset, parent };
   });
 }
 
-/** Deletes an asset and its subdomains. */
+/** Deletes an asset with its subdomains and the names discovered under it, or one discovered name. */
 export async function deleteAsset(store: Store, team: Team, token: string): Promise<void> {
-  const asset = await requireAsset(store, team, token);
   // Scan profiles (2026) arrive with their own issue; the check belongs here when they do.
   await store.transaction(async (tx) => {
+    const target = await requireTokenTarget(tx, team, token);
+    if (target.discovered !== undefined) {
+      await tx.zones.deleteName(team.id, target.discovered.name);
+      return;
+    }
+    const { asset } = target;
     if (!(await tx.assets.delete(team.id, asset.id))) throw appError(2014, 'Asset does not exist', ['token']);
+    if (asset.isRoot) await tx.zones.deleteUnder(team.id, { id: asset.id, name: asset.name, status: asset.status });
+    else await tx.zones.deleteName(team.id, asset.name);
     // Its vulnerabilities went with it: cached vulnerability pages of the team must not outlive them.
     await tx.vulnerabilities.bumpVersion(team.id);
   });
 }
 
-/** The settings of an asset, defaults filled in. */
+/** The settings of an asset (or of a discovered subdomain), defaults filled in. */
 export async function getAssetSettings(store: Store, team: Team, token: string): Promise<AssetSettings> {
-  const asset = await requireAsset(store, team, token);
-  return asset.settings ?? { ...defaultAssetSettings };
+  const { asset } = await requireTokenTarget(store, team, token);
+  return asset?.settings ?? { ...defaultAssetSettings };
+}
+
+/**
+ * A discovered name becomes an asset row of its own (same token and UUID, its sources in
+ * added_by) when it is acted upon; listings then show the asset in its place.
+ */
+async function promoteName(tx: Repositories, name: DiscoveredName): Promise<Asset> {
+  await tx.zones.setShadowed(name.teamId, name.name, true);
+  return tx.assets.insert({
+    teamId: name.teamId,
+    token: name.token,
+    uuid: newUuid(),
+    name: name.name,
+    kind: 'domain',
+    port: null,
+    isRoot: false,
+    rootId: name.rootId,
+    status: name.status,
+    addedBy: [...name.sources],
+    monitored: false,
+    settings: null,
+    created: name.firstSeen,
+    updated: name.updated,
+    discovered: name.firstSeen,
+    lastSeen: name.lastSeen,
+    verifiedAt: null,
+    checkedAt: null,
+  });
 }
 
 /**
@@ -139,7 +226,8 @@ export async function getAssetSettings(store: Store, team: Team, token: string):
  * the capacity check and the write share one transaction with the team locked.
  */
 export async function updateAssetSettings(store: Store, team: Team, token: string, body: unknown): Promise<AssetSettings> {
-  const asset = await requireAsset(store, team, token);
+  const target = await requireTokenTarget(store, team, token);
+  const asset = target.asset ?? { kind: 'domain' as const, status: target.discovered.status, name: target.discovered.name };
   const settings = parseAssetSettings(body);
   if (settings.monitoring && asset.kind === 'ip') {
     throw appError(2423, 'Surface monitoring is not available for IP addresses', ['monitoring']);
@@ -149,8 +237,8 @@ export async function updateAssetSettings(store: Store, team: Team, token: strin
   }
   return store.transaction(async (tx) => {
     await tx.assets.lockTeam(team.id);
-    const current = await tx.assets.findByToken(team.id, token);
-    if (current === undefined) throw appError(2014, 'Asset does not exist', ['token']);
+    const found = await requireTokenTarget(tx, team, token);
+    const current = found.asset ?? (await promoteName(tx, found.discovered));
     if (settings.monitoring && !current.monitored) {
       const capacity = plans[team.plan].monitoredDomains;
       if ((await tx.assets.countMonitored(team.id)) >= capacity) {

@@ -1,9 +1,9 @@
 import type { AssetPage } from '../assets/asset.service.ts';
-import type { AssetSummary } from '../assets/asset.types.ts';
 import { appError } from '../errors/app-error.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
 import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
+import { reverseName } from '../zones/dns-names.ts';
 import { matchesAnyPattern } from './asset-pattern.ts';
 import { loadGroupPatterns } from './asset-pattern.service.ts';
 
@@ -19,36 +19,52 @@ export interface GroupAssetListInput {
 }
 
 /**
- * One page of the team's assets (roots and subdomains, in the order they were added) that
- * match any asset pattern of the given groups. The team's assets are read in id order, a chunk
- * at a time, until one page of matches is found, so a large inventory is never held in memory.
- * The marker is the id of the last asset of the page, bound to the team and the set of groups.
+ * One page of the team's assets (roots and subdomains, in the order they were added, then the
+ * subdomains discovered by DNS) that match any asset pattern of the given groups. They are read
+ * a chunk at a time until one page of matches is found, so a large inventory is never held in
+ * memory. The marker is the position of the last asset of the page, bound to the team and the
+ * set of groups.
  */
 export async function listAssetsOfGroups(store: Store, markers: MarkerCodec, team: Team, input: GroupAssetListInput): Promise<AssetPage> {
   if (!Array.isArray(input.body)) throw appError(1051, 'Request body malformed: expected a JSON array of group tokens');
   const { groups, patterns } = await loadGroupPatterns(store, team, input.body);
   const scopeKey = `group-assets:${groups.map((g) => g.id).sort((a, b) => a - b).join(',')}`;
   const position = markers.decode(team.id, scopeKey, input.marker);
-  if (position !== undefined && (typeof position !== 'number' || !Number.isSafeInteger(position))) throw appError(4150, 'marker malformed', ['marker']);
+  const afterKey = typeof position === 'object' && position !== null && typeof (position as { n?: unknown }).n === 'string' ? (position as { n: string }).n : undefined;
+  if (position !== undefined && afterKey === undefined && (typeof position !== 'number' || !Number.isSafeInteger(position))) throw appError(4150, 'marker malformed', ['marker']);
 
-  const matches: AssetSummary[] = [];
-  let afterId = position as number | undefined;
-  while (patterns.length > 0 && matches.length <= input.pageSize) {
+  // Asset rows first (id order), then the discovered names that are not assets (key order).
+  const matches: Array<{ id: number } | { key: string; document: string }> = [];
+  let afterId = afterKey === undefined ? (position as number | undefined) : undefined;
+  let assetsDone = afterKey !== undefined;
+  while (patterns.length > 0 && !assetsDone && matches.length <= input.pageSize) {
     const chunk = await store.assets.listPage({ teamId: team.id, scope: { kind: 'all' }, afterId, createdAfter: undefined, limit: groupAssetScanChunk });
     for (const asset of chunk) {
-      if (matchesAnyPattern(patterns, asset.name)) matches.push(asset);
+      if (matchesAnyPattern(patterns, asset.name)) matches.push({ id: asset.id });
+      if (matches.length > input.pageSize) break;
+    }
+    assetsDone = chunk.length < groupAssetScanChunk;
+    afterId = chunk[chunk.length - 1]?.id;
+  }
+  let nameKey = afterKey;
+  while (patterns.length > 0 && assetsDone && matches.length <= input.pageSize) {
+    const chunk = await store.zones.listDocuments({ teamId: team.id, afterKey: nameKey, createdAfter: undefined, limit: groupAssetScanChunk });
+    for (const name of chunk) {
+      if (matchesAnyPattern(patterns, reverseName(name.key))) matches.push(name);
       if (matches.length > input.pageSize) break;
     }
     if (chunk.length < groupAssetScanChunk) break;
-    afterId = chunk[chunk.length - 1]!.id;
+    nameKey = chunk[chunk.length - 1]!.key;
   }
   const hasMore = matches.length > input.pageSize;
-  const assets = hasMore ? matches.slice(0, input.pageSize) : matches;
-  const last = assets[assets.length - 1];
+  const page = hasMore ? matches.slice(0, input.pageSize) : matches;
+  const assetIds = page.flatMap((m) => ('id' in m ? [m.id] : []));
+  const assetDocuments = await store.assets.documentsByIds(team.id, assetIds);
+  const last = page[page.length - 1];
   return {
-    items: await store.assets.documentsByIds(team.id, assets.map((a) => a.id)),
+    items: [...assetDocuments.map((d) => d.document), ...page.flatMap((m) => ('key' in m ? [m.document] : []))],
     hasMore,
-    nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, last.id) : undefined,
+    nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, 'id' in last ? last.id : { n: last.key }) : undefined,
     currentMarker: markers.encode(team.id, scopeKey, position ?? 0),
     teamHasAssets: true,
   };

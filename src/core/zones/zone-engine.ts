@@ -8,11 +8,12 @@ export interface NameServer {
 }
 
 /**
- * The DNS work the zone operations need, implemented by engine/dns. A zone-file syntax error
- * surfaces as AppError 2421 naming the line; a failed transfer as AppError 1910 saying why.
+ * The DNS work the zone operations need, implemented by engine/dns. Records come in batches
+ * (one step of the stream per batch, not per record). A zone-file syntax error surfaces as
+ * AppError 2421 naming the line; a failed transfer as AppError 1910 saying why.
  */
 export interface ZoneEngine {
-  parseZone(input: AsyncIterable<Buffer>, origin: string): AsyncIterable<DnsRecordInput>;
-  transferZone(server: NameServer, zone: string, signal: AbortSignal): AsyncIterable<DnsRecordInput>;
+  parseZone(input: AsyncIterable<Buffer>, origin: string): AsyncIterable<DnsRecordInput[]>;
+  transferZone(server: NameServer, zone: string, signal: AbortSignal): AsyncIterable<DnsRecordInput[]>;
   resolver: NameResolver;
 }

@@ -2,8 +2,13 @@ import type { Repositories, Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { DnsRecordInput, IndexedName, RootDomain, ZoneSource } from './zone.types.ts';
 
+/** A stream of records in batches (a zone file's or a transfer's, as the engine yields them). */
+export type RecordBatches = AsyncIterable<readonly DnsRecordInput[]> | Iterable<readonly DnsRecordInput[]>;
+
 /** Names written per statement batch. */
 export const indexBatchSize = 1000;
+/** Teams with at most this many assets have their asset names read once per run, not per batch. */
+const assetNamesInMemory = 20_000;
 
 /** Normalises an owner name: lowercase, no trailing dot. */
 export function normaliseOwner(name: string): string {
@@ -38,12 +43,14 @@ export class RootMatcher {
 /**
  * Indexes a stream of records into a team's inventory, inside a transaction the caller owns.
  * Records are grouped by owner name; names under one of the team's root domain assets become
- * (or refresh) assets with their records and `source` in added_by; every other name is skipped,
- * never added. Records of one name arriving far apart are merged (the batch keeps names until
- * it is full). Returns `indexed`: the number of distinct names written.
+ * (or refresh) discovered names with this source's record set, listed as subdomains of the
+ * root; every other name is skipped, never added. Records of one name arriving far apart are
+ * merged (the batch keeps names until it is full; a name met again after its batch was written
+ * is merged with what was stored). Returns `indexed`: the number of distinct names written.
  */
-export async function indexRecords(tx: Repositories, team: Team, records: AsyncIterable<DnsRecordInput> | Iterable<DnsRecordInput>, source: ZoneSource): Promise<number> {
+export async function indexRecords(tx: Repositories, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
   const roots = new RootMatcher(await tx.zones.rootDomains(team.id));
+  const assetNames = roots.isEmpty ? undefined : await tx.zones.assetNames(team.id, assetNamesInMemory);
   const at = new Date();
   const written = new Set<string>();
   let batch = new Map<string, { root: RootDomain; records: DnsRecordInput[] }>();
@@ -51,21 +58,25 @@ export async function indexRecords(tx: Repositories, team: Team, records: AsyncI
     const byRoot = new Map<RootDomain, IndexedName[]>();
     for (const [name, entry] of batch) {
       const list = byRoot.get(entry.root) ?? [];
-      list.push({ name, records: entry.records });
+      const merge = written.has(name);
+      list.push(merge ? { name, records: entry.records, merge } : { name, records: entry.records });
       byRoot.set(entry.root, list);
       written.add(name);
     }
     batch = new Map();
-    for (const [root, names] of byRoot) await tx.zones.indexNames(team.id, root, names, source, at);
+    for (const [root, names] of byRoot) await tx.zones.indexNames(team.id, root, names, source, at, assetNames);
   };
-  for await (const record of records) {
+  for await (const records of batches) {
     if (roots.isEmpty) continue; // still drain the stream: a syntax error must surface
-    const name = normaliseOwner(record.name);
-    const root = roots.match(name);
-    if (root === undefined) continue;
-    const entry = batch.get(name);
-    if (entry === undefined) batch.set(name, { root, records: [{ ...record, name }] });
-    else entry.records.push({ ...record, name });
+    for (const record of records) {
+      const name = normaliseOwner(record.name);
+      const root = roots.match(name);
+      if (root === undefined) continue;
+      const named = name === record.name ? record : { ...record, name };
+      const entry = batch.get(name);
+      if (entry === undefined) batch.set(name, { root, records: [named] });
+      else entry.records.push(named);
+    }
     if (batch.size >= indexBatchSize) await flush();
   }
   await flush();
@@ -73,6 +84,6 @@ export async function indexRecords(tx: Repositories, team: Team, records: AsyncI
 }
 
 /** Indexes records atomically: all of them, or (on any failure, a syntax error included) none. */
-export function indexRecordsAtomically(store: Store, team: Team, records: AsyncIterable<DnsRecordInput>, source: ZoneSource): Promise<number> {
-  return store.transaction((tx) => indexRecords(tx, team, records, source));
+export function indexRecordsAtomically(store: Store, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
+  return store.transaction((tx) => indexRecords(tx, team, batches, source));
 }

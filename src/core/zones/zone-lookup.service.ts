@@ -102,7 +102,7 @@ export async function runLookupJob(store: Store, resolver: NameResolver, uuid: s
     const resolved = fresh.filter((n) => (answers.get(n)?.length ?? 0) > 0);
     await store.transaction(async (tx) => {
       await tx.zoneLookups.markSeen(job!.id, fresh);
-      await indexRecords(tx, team, resolved.flatMap((n) => answers.get(n)!), 'zone-lookup');
+      await indexRecords(tx, team, [resolved.flatMap((n) => answers.get(n)!)], 'zone-lookup');
       const failed = refused + already.size + (fresh.length - resolved.length);
       if (!(await tx.zoneLookups.checkpoint(job!.id, seq, resolved.length, failed))) throw new Error(`lookup job ${uuid}: checkpoint ${seq} moved by another worker`);
     });

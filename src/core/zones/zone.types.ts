@@ -1,3 +1,5 @@
+import type { DiscoveredName } from './dns-names.ts';
+
 /** One resource record as the engine reports it (presentation form). */
 export interface DnsRecordInput {
   /** Owner name, absolute; a trailing dot and case are normalised away. */
@@ -22,6 +24,25 @@ export interface RootDomain {
 export interface IndexedName {
   name: string;
   records: DnsRecordInput[];
+  /** The name's first records were written earlier in the same run: merge, do not replace. */
+  merge?: boolean;
+}
+
+/** One page of discovered names listed as assets (after the asset rows of the listing). */
+export interface NamePageQuery {
+  teamId: number;
+  /** The names under one root asset, or (absent) every discovered name of the team. */
+  under?: RootDomain;
+  /** Key (reversed name) of the last name of the previous page. */
+  afterKey: string | undefined;
+  createdAfter: Date | undefined;
+  limit: number;
+}
+
+/** A discovered name's key and its v2 wire JSON (an asset's fields). */
+export interface NameDocument {
+  key: string;
+  document: string;
 }
 
 /** Persistence of indexed names and records. Every method is scoped to a team. */
@@ -29,8 +50,23 @@ export interface ZoneRepository {
   /** The team's root domain assets (what records may be indexed under). */
   rootDomains(teamId: number): Promise<RootDomain[]>;
   /**
-   * Creates or refreshes the assets of the names (subdomains of `root`, or the root itself) and
-   * upserts their records, adding `source` to added_by. Returns how many names were written.
+   * Creates or refreshes the discovered names (under `root`, or the root itself) with this
+   * source's record set, and adds the source to added_by of the names that are assets (all of
+   * them are in `assetNames` when it is given). Returns how many names were written.
    */
-  indexNames(teamId: number, root: RootDomain, names: IndexedName[], source: ZoneSource, at: Date): Promise<number>;
+  indexNames(teamId: number, root: RootDomain, names: IndexedName[], source: ZoneSource, at: Date, assetNames?: ReadonlySet<string>): Promise<number>;
+  /**
+   * Every asset name of the team when it has at most `limit` assets (else undefined): with it,
+   * indexNames looks up only the names that are assets instead of every name.
+   */
+  assetNames(teamId: number, limit: number): Promise<ReadonlySet<string> | undefined>;
+  /** A discovered name of the team by its token (whether or not an asset shadows it). */
+  findByToken(teamId: number, token: string): Promise<DiscoveredName | undefined>;
+  /** Discovered names that are not assets of the team, in key order. */
+  listDocuments(query: NamePageQuery): Promise<NameDocument[]>;
+  deleteName(teamId: number, name: string): Promise<boolean>;
+  /** Marks whether an asset of the team has the name (the listing then shows the asset). */
+  setShadowed(teamId: number, name: string, shadowed: boolean): Promise<void>;
+  /** Removes the names indexed under a root asset (and its apex's records). */
+  deleteUnder(teamId: number, root: RootDomain): Promise<void>;
 }

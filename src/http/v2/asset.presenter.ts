@@ -24,7 +24,7 @@ export function presentAsset(asset: AssetSummary): Record<string, unknown> {
 export function presentAssetPage(page: AssetPage, options: { emptyTeamIsEmptyObject: boolean }): string {
   if (options.emptyTeamIsEmptyObject && !page.teamHasAssets) return '{}';
   // The store rendered each asset's JSON (see AssetRepository.listDocuments): join, never re-serialise.
-  let out = `{"assets":[${page.items.map((i) => i.document).join(',')}],"has_more":${page.hasMore}`;
+  let out = `{"assets":[${page.items.join(',')}],"has_more":${page.hasMore}`;
   if (page.nextMarker !== undefined) out += `,"next_marker":${JSON.stringify(page.nextMarker)}`;
   return `${out},"current_marker":${JSON.stringify(page.currentMarker)}}`;
 }

@@ -90,7 +90,10 @@ export const assetRoutes: RouteDef[] = [
     group: 'assets',
     operationId: 'listRootAssets',
     summary: 'List root assets',
-    description: 'Keyset-paged in the order assets were added. `include_subdomains=true` lists every asset regardless of hierarchy.',
+    description:
+      'Keyset-paged in the order assets were added. `include_subdomains=true` lists every asset regardless of hierarchy: the asset rows in ' +
+      'the order they were added, then the subdomains discovered by DNS (zone files, transfers, lookups) that are not assets themselves, ' +
+      'in hierarchy order (labels compared from the right).',
     tags: ['assets'],
     query: Type.Object({
       ...PageQuery,
@@ -155,6 +158,10 @@ export const assetRoutes: RouteDef[] = [
     group: 'assets',
     operationId: 'listSubdomains',
     summary: 'List subdomains of a root asset',
+    description:
+      'Keyset-paged: the subdomains that are assets (added by hand, or acted upon) in the order they were added, then the names discovered ' +
+      'by DNS under the root in hierarchy order (labels compared from the right). A discovered name\'s token answers like an asset\'s: ' +
+      'its settings (changing them makes it an asset of its own under the same token), its (empty) subdomains, and delete.',
     tags: ['assets'],
     params: AssetTokenParam,
     query: Type.Object(PageQuery),

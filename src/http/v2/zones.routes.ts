@@ -7,7 +7,8 @@ import { defineRoute, type RouteDef } from '../route.ts';
 
 const indexedDescription =
   '`indexed` is the number of distinct domain names (a root asset of the team or a name under one) that received records from this ' +
-  'upload: each becomes or refreshes an asset with its records, and `added_by` names the source. Names outside the team\'s root ' +
+  'upload: each becomes or refreshes a subdomain of the most specific root it lies under (listed with the root\'s subdomains, ' +
+  'with a token of its own), its records of this source replaced, and `added_by` names the sources. Names outside the team\'s root ' +
   'domain assets are not added and not counted. Surface monitoring is never switched on.';
 
 const Indexed = Type.Object({ indexed: Type.Integer({ description: 'Distinct names indexed under the team\'s root domain assets' }) });

@@ -1,24 +1,58 @@
-import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { newToken, newUuid } from '../../core/shared/ids.ts';
-import type { IndexedName, RootDomain, ZoneRepository, ZoneSource } from '../../core/zones/zone.types.ts';
+import { sql, type Kysely } from 'kysely';
+import { newSequentialToken } from '../../core/shared/ids.ts';
+import { toWireTime } from '../../core/shared/time.ts';
+import { mergeRecordSets, nameOfKey, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type DiscoveredName, type StoredRecords } from '../../core/zones/dns-names.ts';
+import type { IndexedName, NamePageQuery, NameDocument, RootDomain, ZoneRepository, ZoneSource } from '../../core/zones/zone.types.ts';
 import type { Database } from '../database.ts';
 import type { Schema } from '../schema.ts';
 
-/** Rows per multi-row statement (SQLite binds at most 32766 parameters). */
+/** Rows per multi-row statement on PostgreSQL. */
 const rowsPerStatement = 500;
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+/** The column holding a source's record set (a fixed set: never built from input). */
+const recordColumn: Record<ZoneSource, string> = {
+  'zone-file': 'records_zone_file',
+  'zone-transfer': 'records_zone_transfer',
+  'zone-lookup': 'records_zone_lookup',
+};
+
+const insertColumns = 'team_id, rname, root_id, token, sources, shadowed, first_seen, updated, last_seen';
+
+/**
+ * The upsert of discovered names for one source: a new name gets a token and its first
+ * sighting; a known one keeps them, gains the source (bumping `updated` when the source is new)
+ * and has that source's record set replaced. Other sources' sets are left alone.
+ */
+function upsertTail(source: ZoneSource): string {
+  const column = recordColumn[source];
+  return `on conflict (team_id, rname) do update set
+    root_id = excluded.root_id,
+    updated = case when (dns_names.sources | excluded.sources) <> dns_names.sources then excluded.updated else dns_names.updated end,
+    sources = dns_names.sources | excluded.sources,
+    shadowed = excluded.shadowed,
+    ${column} = excluded.${column},
+    last_seen = excluded.last_seen`;
 }
 
-function recordHash(type: string, data: string): string {
-  return createHash('sha1').update(`${type} ${data}`).digest('hex');
+interface NameRow {
+  token: string;
+  status: 'verified' | 'unverified';
+  sources: number;
+  first_seen: number;
+  updated: number;
+  last_seen: number;
+  rname: string;
 }
 
-/** Indexed names and records on Kysely; every query filters on team_id. */
+/** The v2 wire JSON of a discovered name: the same fields, in the same order, as an asset's. */
+function documentOf(row: NameRow): string {
+  const addedBy = JSON.stringify(sourcesOf(Number(row.sources)));
+  const name = nameOfKey(row.rname);
+  const firstSeen = toWireTime(Number(row.first_seen));
+  return `{"token":"${row.token}","name":${JSON.stringify(name)},"status":"${row.status}","added_by":${addedBy},"monitored":false,"created":"${firstSeen}","updated":"${toWireTime(Number(row.updated))}","discovered":"${firstSeen}","last_seen":"${toWireTime(Number(row.last_seen))}"}`;
+}
+
+/** Discovered names on Kysely (and prepared statements on the embedded store); every query filters on team_id. */
 export class KyselyZoneRepository implements ZoneRepository {
   private statements: ReturnType<typeof prepareStatements> | undefined;
 
@@ -33,108 +67,160 @@ export class KyselyZoneRepository implements ZoneRepository {
     return rows.map((r) => ({ id: r.id, name: r.name, status: r.status }));
   }
 
-  async indexNames(teamId: number, root: RootDomain, names: IndexedName[], source: ZoneSource, at: Date): Promise<number> {
-    if (this.prepare !== undefined) return this.indexNamesPrepared(teamId, root, names, source, at.getTime());
-    const ms = at.getTime();
-    const ids = new Map<string, number>();
-    for (const part of chunks(names.map((n) => n.name), rowsPerStatement)) {
-      const existing = await this.db.selectFrom('assets').select(['id', 'name', 'added_by']).where('team_id', '=', teamId).where('name', 'in', part).execute();
-      const stale: number[] = [];
-      for (const row of existing) {
-        ids.set(row.name, row.id);
-        const addedBy = JSON.parse(row.added_by) as string[];
-        if (addedBy.includes(source)) stale.push(row.id);
-        else await this.db.updateTable('assets').set({ added_by: JSON.stringify([...addedBy, source]), last_seen: ms, updated: ms }).where('id', '=', row.id).execute();
-      }
-      if (stale.length > 0) await this.db.updateTable('assets').set({ last_seen: ms }).where('id', 'in', stale).execute();
-      const fresh = part.filter((n) => !ids.has(n));
-      if (fresh.length === 0) continue;
-      const inserted = await this.db
-        .insertInto('assets')
-        .values(
-          fresh.map((name) => ({
-            team_id: teamId,
-            token: newToken(),
-            uuid: newUuid(),
-            name,
-            kind: 'domain' as const,
-            port: null,
-            is_root: 0,
-            root_id: root.id,
-            // Ownership of the root covers the names under it.
-            status: root.status,
-            added_by: JSON.stringify([source]),
-            monitored: 0,
-            settings: null,
-            created: ms,
-            updated: ms,
-            discovered: ms,
-            last_seen: ms,
-            verified_at: null,
-            checked_at: null,
-          })),
-        )
-        .returning(['id', 'name'])
-        .execute();
-      for (const row of inserted) ids.set(row.name, row.id);
-    }
+  async assetNames(teamId: number, limit: number): Promise<ReadonlySet<string> | undefined> {
+    const rows = await this.db.selectFrom('assets').select('name').where('team_id', '=', teamId).limit(limit + 1).execute();
+    return rows.length > limit ? undefined : new Set(rows.map((r) => r.name));
+  }
 
-    const records = names.flatMap((n) =>
-      n.records.map((r) => ({
-        team_id: teamId,
-        asset_id: ids.get(n.name)!,
-        type: r.type,
-        ttl: r.ttl,
-        data: r.data,
-        data_hash: recordHash(r.type, r.data),
-        source,
-        first_seen: ms,
-        last_seen: ms,
-      })),
-    );
-    // One name may carry the same record twice in a batch (a zone listing it twice): keep one.
-    const unique = [...new Map(records.map((r) => [`${r.asset_id}:${r.data_hash}`, r])).values()];
-    for (const part of chunks(unique, rowsPerStatement)) {
-      await this.db
-        .insertInto('dns_records')
-        .values(part)
-        .onConflict((oc) => oc.columns(['asset_id', 'data_hash']).doUpdateSet((eb) => ({ ttl: eb.ref('excluded.ttl'), last_seen: eb.ref('excluded.last_seen'), source: eb.ref('excluded.source') })))
-        .execute();
+  async indexNames(teamId: number, root: RootDomain, names: IndexedName[], source: ZoneSource, at: Date, assetNames?: ReadonlySet<string>): Promise<number> {
+    const ms = at.getTime();
+    const bits = sourceBits([source]);
+    const assets = await this.touchAssets(teamId, assetNames === undefined ? names : names.filter((n) => assetNames.has(n.name)), source, ms);
+    const keys = names.map((n) => reverseName(n.name));
+    const sets = await this.recordSets(teamId, names, keys, source);
+    if (this.prepare !== undefined) {
+      const upsert = this.statementsOf().upsert(source);
+      for (let i = 0; i < names.length; i++) {
+        upsert.run(teamId, keys[i], root.id, newSequentialToken(ms), bits, assets.has(names[i]!.name) ? 1 : 0, ms, ms, ms, sets[i]);
+      }
+      return names.length;
+    }
+    for (let start = 0; start < names.length; start += rowsPerStatement) {
+      const rows = names
+        .slice(start, start + rowsPerStatement)
+        .map(({ name }, i) => sql`(${teamId}, ${keys[start + i]}, ${root.id}, ${newSequentialToken(ms)}, ${bits}, ${assets.has(name) ? 1 : 0}, ${ms}, ${ms}, ${ms}, ${sets[start + i]})`);
+      await sql`insert into dns_names (${sql.raw(insertColumns)}, ${sql.raw(recordColumn[source])}) values ${sql.join(rows)} ${sql.raw(upsertTail(source))}`.execute(this.db);
     }
     return names.length;
   }
 
-  /** The same writes as indexNames, one prepared statement per row on the embedded store. */
-  private indexNamesPrepared(teamId: number, root: RootDomain, names: IndexedName[], source: ZoneSource, ms: number): number {
-    const st = (this.statements ??= prepareStatements(this.prepare!));
-    for (const { name, records } of names) {
-      const row = st.find.get(teamId, name) as { id: number; added_by: string } | undefined;
-      let id: number;
-      if (row === undefined) {
-        id = Number(st.insert.run(teamId, newToken(), newUuid(), name, root.id, root.status, JSON.stringify([source]), ms, ms, ms, ms).lastInsertRowid);
-      } else {
-        id = row.id;
-        const addedBy = JSON.parse(row.added_by) as string[];
-        if (addedBy.includes(source)) st.touch.run(ms, id);
-        else st.addSource.run(JSON.stringify([...addedBy, source]), ms, ms, id);
-      }
-      for (const r of records) st.record.run(teamId, id, r.type, r.ttl, r.data, recordHash(r.type, r.data), source, ms, ms);
+  private statementsOf() {
+    return (this.statements ??= prepareStatements(this.prepare!));
+  }
+
+  /**
+   * Each name's record set of the source as JSON. A name met again later in the same run (its
+   * first records already written) is merged with what was stored, not replaced.
+   */
+  private async recordSets(teamId: number, names: IndexedName[], keys: string[], source: ZoneSource): Promise<string[]> {
+    const again = keys.filter((_, i) => names[i]!.merge === true);
+    const stored = new Map<string, StoredRecords>();
+    if (again.length > 0) {
+      const rows = await this.db
+        .selectFrom('dns_names')
+        .select(['rname', sql<string | null>`${sql.raw(recordColumn[source])}`.as('records')])
+        .where('team_id', '=', teamId)
+        .where('rname', 'in', again)
+        .execute();
+      for (const row of rows) if (row.records !== null) stored.set(row.rname, JSON.parse(row.records) as StoredRecords);
     }
-    return names.length;
+    return names.map((n, i) => {
+      const previous = n.merge === true ? stored.get(keys[i]!) : undefined;
+      if (previous === undefined && n.records.length === 1) {
+        const r = n.records[0]!;
+        return JSON.stringify([[r.type, r.ttl, r.data]]);
+      }
+      return JSON.stringify(previous === undefined ? recordSet(n.records) : mergeRecordSets(previous, n.records));
+    });
+  }
+
+  /**
+   * The names that are assets of the team (a root's apex, a subdomain added by hand or acted
+   * upon): they gain the source in added_by and a sighting. Returns their names.
+   */
+  private async touchAssets(teamId: number, names: IndexedName[], source: ZoneSource, ms: number): Promise<Set<string>> {
+    const assets: Array<{ id: number; name: string; added_by: string }> = [];
+    for (let start = 0; start < names.length; start += rowsPerStatement) {
+      const part = names.slice(start, start + rowsPerStatement).map((n) => n.name);
+      const query = this.db.selectFrom('assets').select(['id', 'name', 'added_by']).where('team_id', '=', teamId).where('name', 'in', part);
+      if (this.prepare !== undefined) {
+        // One prepared statement per batch size: the lookups run in the engine, not one call per name.
+        const compiled = query.compile();
+        assets.push(...(this.prepare(compiled.sql).all(...compiled.parameters) as typeof assets));
+      } else assets.push(...(await query.execute()));
+    }
+    for (const asset of assets) {
+      const addedBy = JSON.parse(asset.added_by) as string[];
+      const update = addedBy.includes(source) ? { last_seen: ms } : { added_by: JSON.stringify([...addedBy, source]), last_seen: ms, updated: ms };
+      await this.db.updateTable('assets').set(update).where('team_id', '=', teamId).where('id', '=', asset.id).execute();
+    }
+    return new Set(assets.map((a) => a.name));
+  }
+
+  async setShadowed(teamId: number, name: string, shadowed: boolean): Promise<void> {
+    await this.db
+      .updateTable('dns_names')
+      .set({ shadowed: shadowed ? 1 : 0 })
+      .where('team_id', '=', teamId)
+      .where('rname', '=', reverseName(name))
+      .execute();
+  }
+
+  async findByToken(teamId: number, token: string): Promise<DiscoveredName | undefined> {
+    const row = await this.namesQuery(teamId).select(['n.root_id', 'n.shadowed']).where('n.token', '=', token).executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      teamId,
+      name: nameOfKey(row.rname),
+      rootId: Number(row.root_id),
+      token: row.token,
+      shadowed: Number(row.shadowed) === 1,
+      status: row.status,
+      sources: sourcesOf(Number(row.sources)),
+      firstSeen: new Date(Number(row.first_seen)),
+      updated: new Date(Number(row.updated)),
+      lastSeen: new Date(Number(row.last_seen)),
+    };
+  }
+
+  async listDocuments(query: NamePageQuery): Promise<NameDocument[]> {
+    let q = this.namesQuery(query.teamId)
+      .where('n.shadowed', '=', 0)
+      .orderBy('n.rname')
+      .limit(query.limit);
+    if (query.under !== undefined) {
+      const { from, to } = rangeUnder(query.under.name);
+      q = q.where('n.root_id', '=', query.under.id).where('n.rname', '>', query.afterKey !== undefined && query.afterKey > from ? query.afterKey : from).where('n.rname', '<', to);
+    } else if (query.afterKey !== undefined) q = q.where('n.rname', '>', query.afterKey);
+    if (query.createdAfter !== undefined) q = q.where('n.first_seen', '>', query.createdAfter.getTime());
+    const rows = await q.execute();
+    return rows.map((row) => ({ key: row.rname, document: documentOf(row) }));
+  }
+
+  async deleteName(teamId: number, name: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('dns_names').where('team_id', '=', teamId).where('rname', '=', reverseName(name)).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async deleteUnder(teamId: number, root: RootDomain): Promise<void> {
+    const { from, to } = rangeUnder(root.name);
+    await this.db
+      .deleteFrom('dns_names')
+      .where('team_id', '=', teamId)
+      .where((eb) => eb.or([eb('rname', '=', reverseName(root.name)), eb.and([eb('rname', '>', from), eb('rname', '<', to), eb('root_id', '=', root.id)])]))
+      .execute();
+  }
+
+  private namesQuery(teamId: number) {
+    return this.db
+      .selectFrom('dns_names as n')
+      .innerJoin('assets as r', 'r.id', 'n.root_id')
+      .select(['n.token', 'r.status', 'n.sources', 'n.first_seen', 'n.updated', 'n.last_seen', 'n.rname'])
+      .where('n.team_id', '=', teamId)
+      .where('r.team_id', '=', teamId);
   }
 }
 
 function prepareStatements(prepare: NonNullable<Database['prepare']>) {
+  const upserts = new Map<ZoneSource, ReturnType<typeof prepare>>();
   return {
-    find: prepare('select id, added_by from assets where team_id = ? and name = ?'),
-    touch: prepare('update assets set last_seen = ? where id = ?'),
-    addSource: prepare('update assets set added_by = ?, last_seen = ?, updated = ? where id = ?'),
-    // Ownership of the root covers the names under it: a new name takes the root's status.
-    insert: prepare(
-      "insert into assets (team_id, token, uuid, name, kind, port, is_root, root_id, status, added_by, monitored, settings, created, updated, discovered, last_seen, verified_at, checked_at) values (?, ?, ?, ?, 'domain', null, 0, ?, ?, ?, 0, null, ?, ?, ?, ?, null, null)",
-    ),
-    record: prepare(
-      'insert into dns_records (team_id, asset_id, type, ttl, data, data_hash, source, first_seen, last_seen) values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (asset_id, data_hash) do update set ttl = excluded.ttl, last_seen = excluded.last_seen, source = excluded.source',
-    ),
+    upsert(source: ZoneSource) {
+      let statement = upserts.get(source);
+      if (statement === undefined) {
+        statement = prepare(`insert into dns_names (${insertColumns}, ${recordColumn[source]}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsertTail(source)}`);
+        upserts.set(source, statement);
+      }
+      return statement;
+    },
   };
 }
