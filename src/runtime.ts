@@ -15,6 +15,7 @@ import { createDnsResolver } from './engine/dns/resolver.ts';
 import { createNameResolver } from './engine/name-resolver.ts';
 import { createZoneEngine } from './engine/zone-engine.ts';
 import type { ZoneEngine } from './core/zones/zone-engine.ts';
+import { NameTokenCodec } from './core/zones/name-token.ts';
 import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
 import { createJobQueue } from './jobs/create-queue.ts';
 import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
@@ -60,8 +61,8 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
   const log = options.log ?? pino({ level: config.logLevel });
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrateToLatest(database);
-  const store = createStore(database);
   const box = new SecretBox(loadServerKey(config));
+  const store = createStore(database, { nameTokens: new NameTokenCodec(box.blockCipher('discovered-name-token')) });
   const guard = new EgressGuard(config.egressAllow);
   const resolver = createDnsResolver(config.dnsResolvers);
   const verification = new VerificationService(store, createOwnershipChecker({ guard, resolver }), config.verifyTimeoutMs, log);

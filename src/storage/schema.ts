@@ -147,11 +147,11 @@ export interface VulnerabilityEventsTable {
 }
 
 export interface DnsNamesTable {
+  id: Generated<number>;
   team_id: number;
   /** The name with its labels reversed: the key. */
   rname: string;
   root_id: number;
-  token: string;
   /** Bit set of the sources that found the name (see zoneSources). */
   sources: number;
   /** 1 while an asset of the team has this name. */

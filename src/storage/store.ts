@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Repositories, Store } from '../core/shared/store.ts';
+import type { NameTokenCodec } from '../core/zones/name-token.ts';
 import type { Database } from './database.ts';
 import { isMigrated } from './migrate.ts';
 import { KyselyAssetPatternRepository } from './repositories/asset-pattern.repository.ts';
@@ -13,7 +14,7 @@ import { KyselyLookupJobRepository } from './repositories/zone-lookup.repository
 import { KyselyZoneRepository } from './repositories/zone.repository.ts';
 import type { Schema } from './schema.ts';
 
-function repositories(db: Kysely<Schema>, database: Database, isTransaction: boolean): Repositories {
+function repositories(db: Kysely<Schema>, database: Database, isTransaction: boolean, options: StoreOptions): Repositories {
   return {
     teams: new KyselyTeamRepository(db),
     keys: new KyselyApiKeyRepository(db),
@@ -23,16 +24,22 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     groupMembers: new KyselyGroupMemberRepository(db),
     assetPatterns: new KyselyAssetPatternRepository(db),
     vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database.readTeamVersion),
-    zones: new KyselyZoneRepository(db, database.prepare),
+    zones: new KyselyZoneRepository(db, options.nameTokens, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
   };
 }
 
+/** What the store needs beside the database. */
+export interface StoreOptions {
+  /** Makes and reads the tokens of discovered names (keyed with the server key). */
+  nameTokens: NameTokenCodec;
+}
+
 /** The core's Store over an open database. */
-export function createStore(database: Database): Store {
+export function createStore(database: Database, options: StoreOptions): Store {
   return {
-    ...repositories(database.db, database, false),
-    transaction: (work) => database.db.transaction().execute((trx) => work(repositories(trx, database, true))),
+    ...repositories(database.db, database, false, options),
+    transaction: (work) => database.db.transaction().execute((trx) => work(repositories(trx, database, true, options))),
     isReady: async () => {
       try {
         return await isMigrated(database);

@@ -7,11 +7,29 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEq
 export class SecretBox {
   private readonly encKey: Buffer;
   private readonly macKey: Buffer;
+  private readonly serverKey: Buffer;
 
   constructor(serverKey: Buffer) {
     if (serverKey.length !== 32) throw new Error('the server key must be 32 bytes');
     this.encKey = createHmac('sha256', serverKey).update('perimeter:encrypt').digest();
     this.macKey = createHmac('sha256', serverKey).update('perimeter:mac').digest();
+    this.serverKey = serverKey;
+  }
+
+  /**
+   * A keyed permutation of 16-byte blocks (AES-128, one key per purpose): identifiers made from
+   * internal values (a row id and a time) that clients can neither read nor forge.
+   */
+  blockCipher(purpose: string): BlockCipher {
+    const key = createHmac('sha256', this.serverKey).update(`perimeter:block:${purpose}`).digest().subarray(0, 16);
+    const run = (decrypt: boolean, blocks: Buffer) => {
+      if (blocks.length % 16 !== 0) throw new Error('blocks must be 16 bytes each');
+      // ECB over independent blocks: each block is one value, never a stream.
+      const cipher = decrypt ? createDecipheriv('aes-128-ecb', key, null) : createCipheriv('aes-128-ecb', key, null);
+      cipher.setAutoPadding(false);
+      return Buffer.concat([cipher.update(blocks), cipher.final()]);
+    };
+    return { encrypt: (blocks) => run(false, blocks), decrypt: (blocks) => run(true, blocks) };
   }
 
   /** Encrypts to `v1.<iv>.<tag>.<ciphertext>` (base64url parts). */
@@ -42,4 +60,10 @@ export class SecretBox {
     const given = Buffer.from(mac);
     return expected.length === given.length && timingSafeEqual(expected, given);
   }
+}
+
+/** Encrypts and decrypts whole 16-byte blocks (any number at once). */
+export interface BlockCipher {
+  encrypt(blocks: Buffer): Buffer;
+  decrypt(blocks: Buffer): Buffer;
 }

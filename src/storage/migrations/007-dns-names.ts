@@ -7,7 +7,6 @@ interface OldRecord {
   asset_id: number;
   team_id: number;
   name: string;
-  token: string;
   is_root: number;
   root_id: number | null;
   type: string;
@@ -19,22 +18,25 @@ interface OldRecord {
 }
 
 /**
- * Names found by DNS (zone files, transfers, lookups) in one compact row each, keyed by the team
- * and the name with its labels reversed (`test.example.www`): the names under a root form one
- * key range, and a zone's names, which come in canonical order, land next to each other. A
- * name's records are kept per source. Discovered names are listed as subdomains without an
+ * Names found by DNS (zone files, transfers, lookups) in one compact row each, unique by the
+ * team and the name with its labels reversed (`test.example.www`): the names under a root form
+ * one key range, and a zone's names, which come in canonical order, land next to each other. A
+ * name's records are kept per source; its token is made from the row id (see NameTokenCodec),
+ * not stored. Discovered names are listed as subdomains without an
  * asset row of their own; one is made only when a name is acted upon (its settings changed).
  * The records indexed so far (dns_records, one row per record under an asset) move here; the
  * assets they hang on stay as they are.
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const key = dialect === 'postgres' ? sql`text collate "C"` : sql`text`;
-  let table = db.schema
+  // A plain rowid on SQLite (no AUTOINCREMENT bookkeeping per insert): a token also names the
+  // first sighting, so an id used again after a delete never answers an old token.
+  await db.schema
     .createTable('dns_names')
+    .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => c.primaryKey())
     .addColumn('team_id', 'integer', (c) => c.notNull().references('teams.id').onDelete('cascade'))
     .addColumn('rname', key, (c) => c.notNull())
     .addColumn('root_id', 'integer', (c) => c.notNull())
-    .addColumn('token', 'text', (c) => c.notNull())
     .addColumn('sources', 'integer', (c) => c.notNull())
     // 1 while an asset row of the team has this name: the listing shows the asset instead.
     .addColumn('shadowed', 'integer', (c) => c.notNull())
@@ -44,13 +46,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('first_seen', 'bigint', (c) => c.notNull())
     .addColumn('updated', 'bigint', (c) => c.notNull())
     .addColumn('last_seen', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('dns_names_pk', ['team_id', 'rname']);
-  if (dialect === 'sqlite') table = table.modifyEnd(sql`without rowid`);
-  await table.execute();
-  await db.schema.createIndex('dns_names_token_idx').on('dns_names').column('token').unique().execute();
+    .addUniqueConstraint('dns_names_team_rname_unique', ['team_id', 'rname'])
+    .execute();
 
   const rows = (await sql<OldRecord>`
-    select r.asset_id, r.team_id, a.name, a.token, a.is_root, a.root_id, r.type, r.ttl, r.data, r.source, r.first_seen, r.last_seen
+    select r.asset_id, r.team_id, a.name, a.is_root, a.root_id, r.type, r.ttl, r.data, r.source, r.first_seen, r.last_seen
     from dns_records r join assets a on a.id = r.asset_id
     order by r.asset_id, r.id`.execute(db)).rows;
   const byAsset = new Map<number, { row: OldRecord; sets: Map<ZoneSource, Array<[string, number, string]>>; first: number; last: number }>();
@@ -67,8 +67,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   for (const { row, sets, first, last } of byAsset.values()) {
     const records = (source: ZoneSource) => (sets.has(source) ? JSON.stringify(sets.get(source)) : null);
     await sql`
-      insert into dns_names (team_id, rname, root_id, token, sources, shadowed, records_zone_file, records_zone_transfer, records_zone_lookup, first_seen, updated, last_seen)
-      values (${row.team_id}, ${reverseName(row.name)}, ${row.root_id ?? row.asset_id}, ${row.token}, ${sourceBits([...sets.keys()])}, 1,
+      insert into dns_names (team_id, rname, root_id, sources, shadowed, records_zone_file, records_zone_transfer, records_zone_lookup, first_seen, updated, last_seen)
+      values (${row.team_id}, ${reverseName(row.name)}, ${row.root_id ?? row.asset_id}, ${sourceBits([...sets.keys()])}, 1,
         ${records('zone-file')}, ${records('zone-transfer')}, ${records('zone-lookup')}, ${first}, ${last}, ${last})`.execute(db);
   }
   await db.schema.dropTable('dns_records').execute();

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import { newSequentialToken } from '../../core/shared/ids.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 import { mergeRecordSets, nameOfKey, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type DiscoveredName, type StoredRecords } from '../../core/zones/dns-names.ts';
+import type { NameTokenCodec } from '../../core/zones/name-token.ts';
 import type { IndexedName, NamePageQuery, NameDocument, RootDomain, ZoneRepository, ZoneSource } from '../../core/zones/zone.types.ts';
 import type { Database } from '../database.ts';
 import type { Schema } from '../schema.ts';
@@ -16,11 +16,11 @@ const recordColumn: Record<ZoneSource, string> = {
   'zone-lookup': 'records_zone_lookup',
 };
 
-const insertColumns = 'team_id, rname, root_id, token, sources, shadowed, first_seen, updated, last_seen';
+const insertColumns = 'team_id, rname, root_id, sources, shadowed, first_seen, updated, last_seen';
 
 /**
- * The upsert of discovered names for one source: a new name gets a token and its first
- * sighting; a known one keeps them, gains the source (bumping `updated` when the source is new)
+ * The upsert of discovered names for one source: a new name gets a row (whose id makes its
+ * token) and its first sighting; a known one keeps them, gains the source (bumping `updated` when the source is new)
  * and has that source's record set replaced. Other sources' sets are left alone.
  */
 function upsertTail(source: ZoneSource): string {
@@ -35,7 +35,7 @@ function upsertTail(source: ZoneSource): string {
 }
 
 interface NameRow {
-  token: string;
+  id: number;
   status: 'verified' | 'unverified';
   sources: number;
   first_seen: number;
@@ -45,11 +45,11 @@ interface NameRow {
 }
 
 /** The v2 wire JSON of a discovered name: the same fields, in the same order, as an asset's. */
-function documentOf(row: NameRow): string {
+function documentOf(row: NameRow, token: string): string {
   const addedBy = JSON.stringify(sourcesOf(Number(row.sources)));
   const name = nameOfKey(row.rname);
   const firstSeen = toWireTime(Number(row.first_seen));
-  return `{"token":"${row.token}","name":${JSON.stringify(name)},"status":"${row.status}","added_by":${addedBy},"monitored":false,"created":"${firstSeen}","updated":"${toWireTime(Number(row.updated))}","discovered":"${firstSeen}","last_seen":"${toWireTime(Number(row.last_seen))}"}`;
+  return `{"token":"${token}","name":${JSON.stringify(name)},"status":"${row.status}","added_by":${addedBy},"monitored":false,"created":"${firstSeen}","updated":"${toWireTime(Number(row.updated))}","discovered":"${firstSeen}","last_seen":"${toWireTime(Number(row.last_seen))}"}`;
 }
 
 /** Discovered names on Kysely (and prepared statements on the embedded store); every query filters on team_id. */
@@ -58,6 +58,7 @@ export class KyselyZoneRepository implements ZoneRepository {
 
   constructor(
     private readonly db: Kysely<Schema>,
+    private readonly tokens: NameTokenCodec,
     /** Prepared statements on the embedded store's connection (see Database.prepare). */
     private readonly prepare?: Database['prepare'],
   ) {}
@@ -81,14 +82,14 @@ export class KyselyZoneRepository implements ZoneRepository {
     if (this.prepare !== undefined) {
       const upsert = this.statementsOf().upsert(source);
       for (let i = 0; i < names.length; i++) {
-        upsert.run(teamId, keys[i], root.id, newSequentialToken(ms), bits, assets.has(names[i]!.name) ? 1 : 0, ms, ms, ms, sets[i]);
+        upsert.run(teamId, keys[i], root.id, bits, assets.has(names[i]!.name) ? 1 : 0, ms, ms, ms, sets[i]);
       }
       return names.length;
     }
     for (let start = 0; start < names.length; start += rowsPerStatement) {
       const rows = names
         .slice(start, start + rowsPerStatement)
-        .map(({ name }, i) => sql`(${teamId}, ${keys[start + i]}, ${root.id}, ${newSequentialToken(ms)}, ${bits}, ${assets.has(name) ? 1 : 0}, ${ms}, ${ms}, ${ms}, ${sets[start + i]})`);
+        .map(({ name }, i) => sql`(${teamId}, ${keys[start + i]}, ${root.id}, ${bits}, ${assets.has(name) ? 1 : 0}, ${ms}, ${ms}, ${ms}, ${sets[start + i]})`);
       await sql`insert into dns_names (${sql.raw(insertColumns)}, ${sql.raw(recordColumn[source])}) values ${sql.join(rows)} ${sql.raw(upsertTail(source))}`.execute(this.db);
     }
     return names.length;
@@ -157,13 +158,15 @@ export class KyselyZoneRepository implements ZoneRepository {
   }
 
   async findByToken(teamId: number, token: string): Promise<DiscoveredName | undefined> {
-    const row = await this.namesQuery(teamId).select(['n.root_id', 'n.shadowed']).where('n.token', '=', token).executeTakeFirst();
+    const ref = this.tokens.decode(token);
+    if (ref === undefined) return undefined;
+    const row = await this.namesQuery(teamId).select(['n.root_id', 'n.shadowed']).where('n.id', '=', ref.id).where('n.first_seen', '=', ref.firstSeen).executeTakeFirst();
     if (row === undefined) return undefined;
     return {
       teamId,
       name: nameOfKey(row.rname),
       rootId: Number(row.root_id),
-      token: row.token,
+      token,
       shadowed: Number(row.shadowed) === 1,
       status: row.status,
       sources: sourcesOf(Number(row.sources)),
@@ -184,7 +187,8 @@ export class KyselyZoneRepository implements ZoneRepository {
     } else if (query.afterKey !== undefined) q = q.where('n.rname', '>', query.afterKey);
     if (query.createdAfter !== undefined) q = q.where('n.first_seen', '>', query.createdAfter.getTime());
     const rows = await q.execute();
-    return rows.map((row) => ({ key: row.rname, document: documentOf(row) }));
+    const tokens = this.tokens.tokensOf(rows.map((row) => ({ id: Number(row.id), firstSeen: Number(row.first_seen) })));
+    return rows.map((row, i) => ({ key: row.rname, document: documentOf(row, tokens[i]!) }));
   }
 
   async deleteName(teamId: number, name: string): Promise<boolean> {
@@ -205,7 +209,7 @@ export class KyselyZoneRepository implements ZoneRepository {
     return this.db
       .selectFrom('dns_names as n')
       .innerJoin('assets as r', 'r.id', 'n.root_id')
-      .select(['n.token', 'r.status', 'n.sources', 'n.first_seen', 'n.updated', 'n.last_seen', 'n.rname'])
+      .select(['n.id', 'r.status', 'n.sources', 'n.first_seen', 'n.updated', 'n.last_seen', 'n.rname'])
       .where('n.team_id', '=', teamId)
       .where('r.team_id', '=', teamId);
   }
@@ -217,7 +221,7 @@ function prepareStatements(prepare: NonNullable<Database['prepare']>) {
     upsert(source: ZoneSource) {
       let statement = upserts.get(source);
       if (statement === undefined) {
-        statement = prepare(`insert into dns_names (${insertColumns}, ${recordColumn[source]}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsertTail(source)}`);
+        statement = prepare(`insert into dns_names (${insertColumns}, ${recordColumn[source]}) values (?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsertTail(source)}`);
         upserts.set(source, statement);
       }
       return statement;
