@@ -27,6 +27,8 @@ export interface Config {
   verifyTimeoutMs: number;
   /** Memory for cached list pages, in MB (0 disables the cache). */
   pageCacheMb: number;
+  /** Page cache of the embedded store (SQLite), in MB; its file is also memory-mapped. */
+  storeCacheMb: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -124,6 +126,7 @@ const fields: Record<keyof Config, FieldSpec> = {
   },
   verifyTimeoutMs: { env: 'PERIMETER_VERIFY_TIMEOUT_MS', flag: 'verify-timeout-ms', parse: integer(100, 120_000) },
   pageCacheMb: { env: 'PERIMETER_PAGE_CACHE_MB', flag: 'page-cache-mb', parse: integer(0, 65_536) },
+  storeCacheMb: { env: 'PERIMETER_STORE_CACHE_MB', flag: 'store-cache-mb', parse: integer(1, 65_536) },
 };
 
 /** Defaults of every setting; the lowest layer. */
@@ -140,6 +143,7 @@ export const defaultConfig: Config = {
   logLevel: 'info',
   verifyTimeoutMs: 10_000,
   pageCacheMb: 64,
+  storeCacheMb: 32,
 };
 
 /** Thrown when the configuration is invalid; lists every problem at once. */

@@ -45,6 +45,8 @@ export interface OpenOptions {
   /** SQLite file name inside dataDir; `:memory:` for a private in-memory store. */
   sqliteFile?: string;
   poolSize?: number;
+  /** SQLite page cache, in MB (default 32). */
+  cacheMb?: number;
 }
 
 /** Opens PostgreSQL when a URL is given, else the embedded SQLite file in dataDir (WAL mode). */
@@ -65,9 +67,11 @@ function openSqlite(options: OpenOptions): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // List pages read rows scattered over the file: keep hot pages in memory (128 MB cache) and
-  // map the file (up to 4 GB) so that reading a page is a memory access, not a read(2).
-  sqlite.pragma('cache_size = -131072');
+  // The file is mapped (up to 4 GB): reading a page is a memory access, not a read(2), and
+  // clean pages live in the kernel's page cache. SQLite's own cache holds mostly pages being
+  // written; a large write (a 50 MB lookup list, a big zone) spills to the WAL past it instead
+  // of growing the process by the size of the write.
+  sqlite.pragma(`cache_size = -${(options.cacheMb ?? 32) * 1024}`);
   sqlite.pragma('mmap_size = 4294967296');
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   // Prepared on first use: the table exists only once migrations ran.
