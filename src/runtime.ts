@@ -69,7 +69,7 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
   const markers = new MarkerCodec(box);
   // Zone lookup jobs resolve in bulk over their own UDP sockets (opened on first use).
   const bulk = createBulkResolver({ servers: config.dnsResolvers });
-  const jobs = createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
+  const jobs = await createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
   return {
     config,
     log,

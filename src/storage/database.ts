@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
 import { CoalescedRead } from './coalesced-read.ts';
 import type { Schema } from './schema.ts';
 
@@ -128,6 +127,8 @@ const int8Oid = 20;
 const numericOid = 1700;
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
+  // The driver is loaded only by processes on PostgreSQL: the embedded store never needs it.
+  const { default: pg } = await import('pg');
   // bigint columns hold epoch milliseconds and ids: far below 2^53, so numbers are exact.
   const types = {
     getTypeParser: (oid: number, format?: 'text' | 'binary') => {

@@ -26,7 +26,7 @@ describe(`durable jobs (${testStore})`, () => {
   /** A queue on its own connection pool: another process, as far as the store can tell. */
   async function otherProcess(leaseMs?: number): Promise<{ queue: JobQueue; database: Database }> {
     const database = await h.openDatabase();
-    const queue = createJobQueue(database, { log, ...(leaseMs === undefined ? {} : { leaseMs }) });
+    const queue = await createJobQueue(database, { log, ...(leaseMs === undefined ? {} : { leaseMs }) });
     extra.push({ queue, database });
     return { queue, database };
   }
