@@ -3,7 +3,8 @@ import { appError } from '../errors/app-error.ts';
 import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { indexRecordsAtomically } from './zone-index.service.ts';
-import type { NameServer, ZoneEngine } from './zone-engine.ts';
+import { parseNameServer } from './name-server.ts';
+import type { ZoneEngine } from './zone-engine.ts';
 
 /** Largest zone file (spec). */
 export const zoneFileLimit = 5 * 1024 * 1024;
@@ -35,30 +36,6 @@ export async function uploadZoneFile(store: Store, engine: ZoneEngine, team: Tea
   return indexRecordsAtomically(store, team, engine.parseZone(body, zone), 'zone-file');
 }
 
-/** Parses `host[:port]` (IPv6 as `[addr]:port`); undefined when malformed. */
-export function parseNameServer(raw: unknown): NameServer | undefined {
-  if (typeof raw !== 'string') return undefined;
-  const text = raw.trim();
-  const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(text);
-  let host: string;
-  let port = 53;
-  if (bracketed !== null) {
-    if (isIP(bracketed[1]!) !== 6) return undefined;
-    host = bracketed[1]!;
-    if (bracketed[2] !== undefined) port = Number(bracketed[2]);
-  } else if (isIP(text) === 6) host = text;
-  else {
-    const [h = '', p, extra] = text.split(':');
-    if (extra !== undefined) return undefined;
-    if (p !== undefined) {
-      if (!/^\d{1,5}$/.test(p)) return undefined;
-      port = Number(p);
-    }
-    host = h.toLowerCase().replace(/\.$/, '');
-    if (isIP(host) === 0 && (parseZoneName(host) === undefined || !host.includes('.')) && host !== 'localhost') return undefined;
-  }
-  return port >= 1 && port <= 65535 ? { host, port } : undefined;
-}
 
 /**
  * Transfers a zone (AXFR over TCP, through the egress guard) and indexes it like a zone file,
