@@ -66,11 +66,20 @@ export async function indexRecords(tx: Repositories, team: Team, batches: Record
     batch = new Map();
     for (const [root, names] of byRoot) await tx.zones.indexNames(team.id, root, names, source, at, assetNames);
   };
+  let lastOwner: string | undefined;
+  let lastName = '';
+  let lastRoot: RootDomain | undefined;
   for await (const records of batches) {
     if (roots.isEmpty) continue; // still drain the stream: a syntax error must surface
     for (const record of records) {
-      const name = normaliseOwner(record.name);
-      const root = roots.match(name);
+      // A zone lists a name's records together: its owner and root are worked out once.
+      if (record.name !== lastOwner) {
+        lastOwner = record.name;
+        lastName = normaliseOwner(record.name);
+        lastRoot = roots.match(lastName);
+      }
+      const name = lastName;
+      const root = lastRoot;
       if (root === undefined) continue;
       const named = name === record.name ? record : { ...record, name };
       const entry = batch.get(name);
