@@ -3,6 +3,7 @@
 // and integration tests (test/**/*.test.ts). `--unit` runs only the unit tests.
 // PERIMETER_TEST_STORE=postgres runs the integration suite on PostgreSQL instead of SQLite.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -23,5 +24,23 @@ if (!onlyUnit) files.push(...findTests('test'));
 if (filters.length > 0) files = files.filter((f) => filters.some((p) => f.includes(p)));
 files.sort();
 const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
-const result = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
+// On PostgreSQL each test file works in schemas named after this run; they are dropped here,
+// once every file has finished (a file dropping its schema while another file's migrator
+// reads the catalogue made that one fail).
+const onPostgres = process.env.PERIMETER_TEST_STORE === 'postgres';
+const run = randomBytes(4).toString('hex');
+const result = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', ...(onPostgres ? { PERIMETER_TEST_RUN: run } : {}) } });
+if (onPostgres) await dropRunSchemas(run);
 process.exit(result.status ?? 1);
+
+async function dropRunSchemas(tag) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.PERIMETER_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+  await client.connect();
+  try {
+    const { rows } = await client.query("select nspname from pg_namespace where nspname ~ $1", [`^[a-z]+_${tag}_`]);
+    for (const { nspname } of rows) await client.query(`drop schema if exists "${nspname}" cascade`);
+  } finally {
+    await client.end();
+  }
+}

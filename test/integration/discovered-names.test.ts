@@ -123,6 +123,18 @@ describe('names discovered by DNS, listed as subdomains', () => {
     assert.deepEqual(JSON.parse(row.records_zone_file!), [['A', 300, '192.0.2.1'], ['AAAA', 300, '2001:db8::1']]);
   });
 
+  it('indexes two uploads of one team at the same time, with the same names in opposite orders', async () => {
+    const names = Array.from({ length: 3000 }, (_, i) => `c${i}`);
+    const [one, two] = await Promise.all([
+      h.send('POST', '/rest/v2/zone/file/?origin=names.test', { key: owner.key, body: zone(names) }),
+      h.send('POST', '/rest/v2/zone/file/?origin=names.test', { key: owner.key, body: zone([...names].reverse()) }),
+    ]);
+    assert.deepEqual([one.json(), two.json()], [{ indexed: 3000 }, { indexed: 3000 }]);
+    const teamId = (await h.runtime.store.teams.findByName('names'))!.id;
+    const count = await h.runtime.database.db.selectFrom('dns_names').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).where('rname', 'like', 'test.names.c%').executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 3000);
+  });
+
   it('removes the names under a root asset with it', async () => {
     const res = await h.send('DELETE', `/rest/v2/assets/${rootToken}/`, { key: owner.key });
     assert.ok(res.statusCode < 300, res.body);

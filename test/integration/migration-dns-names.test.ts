@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Database } from '../../src/storage/database.ts';
 import { migrateTo, migrateToLatest } from '../../src/storage/migrate.ts';
-import { openTestDatabase } from '../support/harness.ts';
+import { openTestDatabase, testSchemaName } from '../support/harness.ts';
 
 describe('migration 007: records move from dns_records to dns_names', () => {
   let database: Database;
@@ -14,7 +14,7 @@ describe('migration 007: records move from dns_records to dns_names', () => {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'perimeter-migration-'));
-    database = await openTestDatabase(dataDir, `m_${process.pid}_${Math.random().toString(36).slice(2, 8)}`);
+    database = await openTestDatabase(dataDir, testSchemaName('m'));
     await migrateTo(database, '006-vulnerability-time-index');
   });
   after(async () => {

@@ -17,6 +17,14 @@ import { openDatabase, type Database } from '../../src/storage/database.ts';
 export const testStore: 'sqlite' | 'postgres' = process.env['PERIMETER_TEST_STORE'] === 'postgres' ? 'postgres' : 'sqlite';
 const postgresUrl = process.env['PERIMETER_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/** The test runner's tag of this run (PostgreSQL): it drops the run's schemas at the end. */
+const testRun = process.env['PERIMETER_TEST_RUN'];
+
+/** A fresh PostgreSQL schema name for one test file's store: `<kind>_<run>_<pid>_<random>`. */
+export function testSchemaName(kind: string): string {
+  return `${kind}_${testRun ?? 'x'}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+}
+
 /** Opens the test store of a data folder (SQLite) or a schema (PostgreSQL), as any process of a test would. */
 export function openTestDatabase(dataDir: string, schema: string): Promise<Database> {
   return testStore === 'postgres' ? openDatabase({ databaseUrl: postgresUrl, dataDir, pgSchema: schema, poolSize: 4 }) : openDatabase({ dataDir });
@@ -63,7 +71,7 @@ export interface Harness {
 /** Starts a harness on a fresh database (a temp SQLite file or a fresh PostgreSQL schema). */
 export async function createHarness(overrides: Partial<Config> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-test-'));
-  const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const schema = testSchemaName('t');
   const config: Config = { ...defaultConfig, dataDir, egressAllow: ['127.0.0.0/8', '::1/128'], logLevel: 'silent', verifyTimeoutMs: 5000, ...overrides };
   const database = await openTestDatabase(dataDir, schema);
   const log = pino({ level: 'silent' });
@@ -113,7 +121,9 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
       await app.close();
       await runtime.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (testStore === 'postgres') {
+      // Under the test runner, the run's schemas are dropped once every file has finished: a
+      // DROP SCHEMA while another file's migrator reads the catalogue makes that one fail.
+      if (testStore === 'postgres' && testRun === undefined) {
         const client = new pg.Client({ connectionString: postgresUrl });
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -79,17 +79,17 @@ export class KyselyZoneRepository implements ZoneRepository {
     const assets = await this.touchAssets(teamId, assetNames === undefined ? names : names.filter((n) => assetNames.has(n.name)), source, ms);
     const keys = names.map((n) => reverseName(n.name));
     const sets = await this.recordSets(teamId, names, keys, source);
+    // In key order: neighbouring keys share index pages, so a batch touches fewer of them.
+    const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
     if (this.prepare !== undefined) {
       const upsert = this.statementsOf().upsert(source);
-      // In key order: neighbouring keys share index pages, so the batch touches fewer of them.
-      const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
       for (const i of order) upsert.run(teamId, keys[i], root.id, bits, assets.has(names[i]!.name) ? 1 : 0, ms, ms, ms, sets[i]);
       return names.length;
     }
-    for (let start = 0; start < names.length; start += rowsPerStatement) {
-      const rows = names
+    for (let start = 0; start < order.length; start += rowsPerStatement) {
+      const rows = order
         .slice(start, start + rowsPerStatement)
-        .map(({ name }, i) => sql`(${teamId}, ${keys[start + i]}, ${root.id}, ${bits}, ${assets.has(name) ? 1 : 0}, ${ms}, ${ms}, ${ms}, ${sets[start + i]})`);
+        .map((i) => sql`(${teamId}, ${keys[i]}, ${root.id}, ${bits}, ${assets.has(names[i]!.name) ? 1 : 0}, ${ms}, ${ms}, ${ms}, ${sets[i]})`);
       await sql`insert into dns_names (${sql.raw(insertColumns)}, ${sql.raw(recordColumn[source])}) values ${sql.join(rows)} ${sql.raw(upsertTail(source))}`.execute(this.db);
     }
     return names.length;
