@@ -68,6 +68,13 @@ describe('names discovered by DNS, listed as subdomains', () => {
     assert.deepEqual(roots, ['names.test']);
   });
 
+  it('applies `from` to discovered names by their first sighting', async () => {
+    const later = (await pages('/rest/v2/assets/?include_subdomains=true&from=2999-01-01T00:00:00Z')).flat();
+    assert.deepEqual(later, []);
+    const since = (await pages('/rest/v2/assets/?include_subdomains=true&from=2000-01-01T00:00:00Z')).flat().map((a) => a.name);
+    assert.ok(since.includes('d.deep.names.test') && since.includes('names.test'));
+  });
+
   it('keeps a discovered name\'s token across refreshes and sources', async () => {
     const before = (await pages(`/rest/v2/assets/${rootToken}/subdomains/`)).flat().find((a) => a.name === 'a.names.test')!;
     await h.send('POST', '/rest/v2/zone/file/?origin=names.test', { key: owner.key, body: zone(['a']) });
