@@ -24,7 +24,7 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     groupMembers: new KyselyGroupMemberRepository(db),
     assetPatterns: new KyselyAssetPatternRepository(db),
     vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database.readTeamVersion),
-    zones: new KyselyZoneRepository(db, options.nameTokens, database.prepare),
+    zones: new KyselyZoneRepository(db, database.dialect, options.nameTokens, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
   };
 }

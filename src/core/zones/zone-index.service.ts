@@ -49,9 +49,9 @@ export class RootMatcher {
  * is merged with what was stored). Returns `indexed`: the number of distinct names written.
  */
 export async function indexRecords(tx: Repositories, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
-  // One indexing run of a team at a time (a row lock on PostgreSQL; SQLite has one writer):
-  // two uploads writing the same names in different orders cannot deadlock.
-  await tx.assets.lockTeam(team.id);
+  // One indexing run of a team at a time: two uploads writing the same names in different
+  // orders cannot deadlock. Other writes of the team are not held up by it.
+  await tx.zones.lockIndexing(team.id);
   const roots = new RootMatcher(await tx.zones.rootDomains(team.id));
   const assetNames = roots.isEmpty ? undefined : await tx.zones.assetNames(team.id, assetNamesInMemory);
   const at = new Date();

@@ -47,6 +47,11 @@ export interface NameDocument {
 
 /** Persistence of indexed names and records. Every method is scoped to a team. */
 export interface ZoneRepository {
+  /**
+   * Serialises the team's indexing runs until the transaction ends (an advisory lock on
+   * PostgreSQL; SQLite has one writer). Nothing else waits on it.
+   */
+  lockIndexing(teamId: number): Promise<void>;
   /** The team's root domain assets (what records may be indexed under). */
   rootDomains(teamId: number): Promise<RootDomain[]>;
   /**

@@ -3,8 +3,11 @@ import { toWireTime } from '../../core/shared/time.ts';
 import { mergeRecordSets, nameOfKey, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type DiscoveredName, type StoredRecords } from '../../core/zones/dns-names.ts';
 import type { NameTokenCodec } from '../../core/zones/name-token.ts';
 import type { IndexedName, NamePageQuery, NameDocument, RootDomain, ZoneRepository, ZoneSource } from '../../core/zones/zone.types.ts';
-import type { Database } from '../database.ts';
+import type { Database, Dialect } from '../database.ts';
 import type { Schema } from '../schema.ts';
+
+/** First key of the advisory locks of zone indexing (the second is the team id). */
+const zoneIndexingLock = 0x7a6f6e65; // 'zone'
 
 /** Rows per multi-row statement on PostgreSQL. */
 const rowsPerStatement = 500;
@@ -58,10 +61,15 @@ export class KyselyZoneRepository implements ZoneRepository {
 
   constructor(
     private readonly db: Kysely<Schema>,
+    private readonly dialect: Dialect,
     private readonly tokens: NameTokenCodec,
     /** Prepared statements on the embedded store's connection (see Database.prepare). */
     private readonly prepare?: Database['prepare'],
   ) {}
+
+  async lockIndexing(teamId: number): Promise<void> {
+    if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${zoneIndexingLock}, ${teamId})`.execute(this.db);
+  }
 
   async rootDomains(teamId: number): Promise<RootDomain[]> {
     const rows = await this.db.selectFrom('assets').select(['id', 'name', 'status']).where('team_id', '=', teamId).where('is_root', '=', 1).where('kind', '=', 'domain').execute();
