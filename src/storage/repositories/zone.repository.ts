@@ -37,6 +37,14 @@ function upsertTail(source: ZoneSource): string {
     last_seen = excluded.last_seen`;
 }
 
+/**
+ * The one-row upsert of a source on the embedded store, parameters in this order: team_id,
+ * rname, root_id, sources, shadowed, first_seen, updated, last_seen, the record set (JSON).
+ */
+export function upsertSql(source: ZoneSource): string {
+  return `insert into dns_names (${insertColumns}, ${recordColumn[source]}) values (?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsertTail(source)}`;
+}
+
 interface NameRow {
   id: number;
   status: 'verified' | 'unverified';
@@ -229,7 +237,7 @@ function prepareStatements(prepare: NonNullable<Database['prepare']>) {
     upsert(source: ZoneSource) {
       let statement = upserts.get(source);
       if (statement === undefined) {
-        statement = prepare(`insert into dns_names (${insertColumns}, ${recordColumn[source]}) values (?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsertTail(source)}`);
+        statement = prepare(upsertSql(source));
         upserts.set(source, statement);
       }
       return statement;
