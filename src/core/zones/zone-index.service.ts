@@ -95,7 +95,12 @@ export async function indexRecords(tx: Repositories, team: Team, batches: Record
   return written.size;
 }
 
+/** Runs of at least this many names refresh the planner's statistics once committed. */
+export const largeIndexRun = 10_000;
+
 /** Indexes records atomically: all of them, or (on any failure, a syntax error included) none. */
-export function indexRecordsAtomically(store: Store, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
-  return store.transaction((tx) => indexRecords(tx, team, batches, source));
+export async function indexRecordsAtomically(store: Store, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
+  const indexed = await store.transaction((tx) => indexRecords(tx, team, batches, source));
+  if (indexed >= largeIndexRun) await store.zones.refreshStatistics();
+  return indexed;
 }

@@ -5,7 +5,7 @@ import { appError } from '../errors/app-error.ts';
 import { isUuid, newUuid } from '../shared/ids.ts';
 import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
-import { indexRecords, normaliseOwner, RootMatcher } from './zone-index.service.ts';
+import { indexRecords, largeIndexRun, normaliseOwner, RootMatcher } from './zone-index.service.ts';
 import type { LookupJob, NameResolver } from './zone-lookup.types.ts';
 
 /** How long a job's status stays readable after upload. */
@@ -110,6 +110,7 @@ export async function runLookupJob(store: Store, resolver: NameResolver, uuid: s
   await store.zoneLookups.setStatus(job.id, 'done', new Date());
   await store.zoneLookups.dropWorkData(job.id);
   job = await store.zoneLookups.findByUuid(uuid);
+  if (job !== undefined && job.succeeded >= largeIndexRun) await store.zones.refreshStatistics();
   return job;
 }
 

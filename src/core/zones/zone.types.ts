@@ -72,6 +72,12 @@ export interface ZoneRepository {
   deleteName(teamId: number, name: string): Promise<boolean>;
   /** Marks whether an asset of the team has the name (the listing then shows the asset). */
   setShadowed(teamId: number, name: string, shadowed: boolean): Promise<void>;
+  /**
+   * Refreshes the planner's statistics of the discovered names after a large run (PostgreSQL;
+   * SQLite plans by index shape): a page read right after an upload of 100k names must not
+   * be planned for the 100 the statistics knew.
+   */
+  refreshStatistics(): Promise<void>;
   /** Removes the names indexed under a root asset (and its apex's records). */
   deleteUnder(teamId: number, root: RootDomain): Promise<void>;
 }

@@ -193,23 +193,44 @@ export class KyselyZoneRepository implements ZoneRepository {
   }
 
   async listDocuments(query: NamePageQuery): Promise<NameDocument[]> {
-    let q = this.namesQuery(query.teamId)
-      .where('n.shadowed', '=', 0)
-      .orderBy('n.rname')
+    // The names alone, in key order (an ordered scan of the team's key range that stops at the
+    // limit), then their roots' status in one small query: a join here let PostgreSQL's planner
+    // read and sort every name of the team for each page.
+    let q = this.db
+      .selectFrom('dns_names')
+      .select(['id', 'root_id', 'sources', 'first_seen', 'updated', 'last_seen', 'rname'])
+      .where('team_id', '=', query.teamId)
+      .where('shadowed', '=', 0)
+      .orderBy('team_id')
+      .orderBy('rname')
       .limit(query.limit);
     if (query.under !== undefined) {
       const { from, to } = rangeUnder(query.under.name);
-      q = q.where('n.root_id', '=', query.under.id).where('n.rname', '>', query.afterKey !== undefined && query.afterKey > from ? query.afterKey : from).where('n.rname', '<', to);
-    } else if (query.afterKey !== undefined) q = q.where('n.rname', '>', query.afterKey);
-    if (query.createdAfter !== undefined) q = q.where('n.first_seen', '>', query.createdAfter.getTime());
+      q = q.where('root_id', '=', query.under.id).where('rname', '>', query.afterKey !== undefined && query.afterKey > from ? query.afterKey : from).where('rname', '<', to);
+    } else if (query.afterKey !== undefined) q = q.where('rname', '>', query.afterKey);
+    if (query.createdAfter !== undefined) q = q.where('first_seen', '>', query.createdAfter.getTime());
     const rows = await q.execute();
+    if (rows.length === 0) return [];
+    const rootIds = [...new Set(rows.map((row) => Number(row.root_id)))];
+    const roots = await this.db.selectFrom('assets').select(['id', 'status']).where('team_id', '=', query.teamId).where('id', 'in', rootIds).execute();
+    const statusOf = new Map(roots.map((r) => [Number(r.id), r.status]));
     const tokens = this.tokens.tokensOf(rows.map((row) => ({ id: Number(row.id), firstSeen: Number(row.first_seen) })));
-    return rows.map((row, i) => ({ key: row.rname, document: documentOf(row, tokens[i]!) }));
+    const out: NameDocument[] = [];
+    rows.forEach((row, i) => {
+      const status = statusOf.get(Number(row.root_id));
+      // A name whose root is gone is being deleted with it: not listed.
+      if (status !== undefined) out.push({ key: row.rname, document: documentOf({ ...row, status }, tokens[i]!) });
+    });
+    return out;
   }
 
   async deleteName(teamId: number, name: string): Promise<boolean> {
     const result = await this.db.deleteFrom('dns_names').where('team_id', '=', teamId).where('rname', '=', reverseName(name)).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  async refreshStatistics(): Promise<void> {
+    if (this.dialect === 'postgres') await sql`analyze dns_names`.execute(this.db);
   }
 
   async deleteUnder(teamId: number, root: RootDomain): Promise<void> {
