@@ -23,8 +23,9 @@ const insertColumns = 'team_id, rname, root_id, sources, shadowed, first_seen, u
 
 /**
  * The upsert of discovered names for one source: a new name gets a row (whose id makes its
- * token) and its first sighting; a known one keeps them, gains the source (bumping `updated` when the source is new)
- * and has that source's record set replaced. Other sources' sets are left alone.
+ * token) and its first sighting; a known one keeps them, gains the source (bumping `updated`
+ * when the source is new) and has that source's record set replaced. Other sources' sets are
+ * left alone.
  */
 function upsertTail(source: ZoneSource): string {
   const column = recordColumn[source];
