@@ -1,6 +1,6 @@
 import { transferZoneBatches } from '../src/engine/dns/axfr.ts';
 import { EgressGuard } from '../src/engine/net/egress-guard.ts';
-import { loadIndexer } from './dns-support.ts';
+import { drainBatches, loadIndexer } from './dns-support.ts';
 
 /**
  * Child process of the dns-axfr benchmark: transfers a zone `runs` times in a fresh process
@@ -21,15 +21,7 @@ for (let run = 0; run < Number(runsText ?? 1); run += 1) {
   // The indexer's setup (opening a fresh store) is not indexing: it happens before the clock starts.
   const indexer = mode === 'index' ? await loadIndexer(zone) : undefined;
   const startedAt = performance.now();
-  records = 0;
-  for await (const batch of transferZoneBatches({ server: { host: '127.0.0.1', port: Number(portText) }, zone, guard, resolver })) {
-    records += batch.length;
-    if (indexer !== undefined) await indexer.add(batch);
-  }
-  if (indexer !== undefined) {
-    await indexer.finish();
-    summary = indexer.summary();
-  }
+  ({ records, summary } = await drainBatches(transferZoneBatches({ server: { host: '127.0.0.1', port: Number(portText) }, zone, guard, resolver }), indexer));
   runs.push(performance.now() - startedAt);
 }
 console.log(JSON.stringify({ records, runs, peakRssMb: process.resourceUsage().maxRSS / 1024, summary }));

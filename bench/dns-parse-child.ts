@@ -1,6 +1,6 @@
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { parseZoneBatches } from '../src/engine/dns/zone-parser.ts';
-import { loadIndexer } from './dns-support.ts';
+import { drainBatches, loadIndexer } from './dns-support.ts';
 
 /**
  * Child process of the dns-zone-parse benchmark: parses (and with `index`, indexes) a zone file
@@ -31,15 +31,7 @@ for (let run = 0; run < Number(runsText ?? 1); run += 1) {
   const indexer = mode === 'index' ? await loadIndexer(origin) : undefined;
   resetHighWater();
   const startedAt = performance.now();
-  records = 0;
-  for await (const batch of parseZoneBatches(createReadStream(file, { highWaterMark: 1 << 16 }), { origin })) {
-    records += batch.length;
-    if (indexer !== undefined) await indexer.add(batch);
-  }
-  if (indexer !== undefined) {
-    await indexer.finish();
-    summary = indexer.summary();
-  }
+  ({ records, summary } = await drainBatches(parseZoneBatches(createReadStream(file, { highWaterMark: 1 << 16 }), { origin }), indexer));
   runs.push(performance.now() - startedAt);
   peaks.push(highWaterMb());
 }

@@ -70,6 +70,21 @@ export async function loadIndexer(origin: string): Promise<RecordIndexer> {
   return loaded.createIndexer(origin);
 }
 
+/**
+ * Drains a stream of record batches, each through the indexer when there is one (finished at
+ * the end). Returns the record count and the indexer's summary ('' without one).
+ */
+export async function drainBatches(batches: AsyncIterable<ZoneRecord[]>, indexer: RecordIndexer | undefined): Promise<{ records: number; summary: string }> {
+  let records = 0;
+  for await (const batch of batches) {
+    records += batch.length;
+    if (indexer !== undefined) await indexer.add(batch);
+  }
+  if (indexer === undefined) return { records, summary: '' };
+  await indexer.finish();
+  return { records, summary: indexer.summary() };
+}
+
 /** Wall time of a command (ms) and its peak RSS (MB, from GNU time when installed). */
 export function timeCommand(command: string, args: string[], options: { discardStdout?: boolean } = {}): { ms: number; peakMb: number | undefined; status: number; output: string } {
   const gnuTime = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;

@@ -5,6 +5,7 @@ import type { Repositories, Store } from '../shared/store.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import { ancestorsOf, parseAssetName } from './asset-name.ts';
+import { decodeListPosition, positionOf } from './list-position.ts';
 import { defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
 import type { DiscoveredName } from '../zones/dns-names.ts';
 import type { RootDomain } from '../zones/zone.types.ts';
@@ -41,15 +42,10 @@ export function assertAssetToken(token: string): void {
 /** What a token names: an asset, or a name discovered by DNS that has no asset row. */
 export type TokenTarget = { asset: Asset; discovered?: undefined } | { asset?: undefined; discovered: DiscoveredName };
 
-/** Finds an asset of the team by token: 2011 when malformed, 2014 when unknown or another team's. */
-export async function requireAsset(store: Store, team: Team, token: string): Promise<Asset> {
-  assertAssetToken(token);
-  const asset = await store.assets.findByToken(team.id, token);
-  if (asset === undefined) throw appError(2014, 'Asset does not exist', ['token']);
-  return asset;
-}
-
-/** Like requireAsset, but a discovered subdomain's token (as listings show it) is found too. */
+/**
+ * What a token names for the team: an asset, or a discovered subdomain (as listings show it).
+ * 2011 when malformed, 2014 when unknown or another team's.
+ */
 export async function requireTokenTarget(store: Repositories, team: Team, token: string): Promise<TokenTarget> {
   assertAssetToken(token);
   const asset = await store.assets.findByToken(team.id, token);
@@ -89,18 +85,16 @@ export async function listAssets(store: Store, markers: MarkerCodec, team: Team,
     scopeKey = `subdomains:${root.id}`;
     if (root.isRoot && root.kind === 'domain') names = { under: { id: root.id, name: root.name, status: root.status } };
   }
-  const position = markers.decode(team.id, scopeKey, input.marker);
-  const afterKey = nameKeyOf(position);
-  if (position !== undefined && afterKey === undefined && (typeof position !== 'number' || !Number.isSafeInteger(position))) throw appError(4150, 'marker malformed', ['marker']);
+  const { raw, afterId, afterKey } = decodeListPosition(markers, team.id, scopeKey, input.marker);
   const limit = input.pageSize + 1;
   const rows: Array<{ document: string; position: number | { n: string } }> = [];
   if (afterKey === undefined) {
-    const assets = await store.assets.listDocuments({ teamId: team.id, scope, afterId: position as number | undefined, createdAfter: input.createdAfter, limit });
-    for (const a of assets) rows.push({ document: a.document, position: a.id });
+    const assets = await store.assets.listDocuments({ teamId: team.id, scope, afterId, createdAfter: input.createdAfter, limit });
+    for (const a of assets) rows.push({ document: a.document, position: positionOf(a) });
   }
   if (names !== undefined && rows.length < limit) {
     const found = await store.zones.listDocuments({ teamId: team.id, under: names.under, afterKey, createdAfter: input.createdAfter, limit: limit - rows.length });
-    for (const n of found) rows.push({ document: n.document, position: { n: n.key } });
+    for (const n of found) rows.push({ document: n.document, position: positionOf(n) });
   }
   const hasMore = rows.length > input.pageSize;
   const page = hasMore ? rows.slice(0, input.pageSize) : rows;
@@ -109,16 +103,9 @@ export async function listAssets(store: Store, markers: MarkerCodec, team: Team,
     items: page.map((r) => r.document),
     hasMore,
     nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, last.position) : undefined,
-    currentMarker: markers.encode(team.id, scopeKey, position ?? 0),
+    currentMarker: markers.encode(team.id, scopeKey, raw ?? 0),
     teamHasAssets: page.length > 0 || (await store.assets.hasAny(team.id)),
   };
-}
-
-/** The discovered-name key of a marker position in the names part of a listing, if it is one. */
-function nameKeyOf(position: unknown): string | undefined {
-  if (typeof position !== 'object' || position === null) return undefined;
-  const key = (position as { n?: unknown }).n;
-  return typeof key === 'string' ? key : undefined;
 }
 
 /** Result of adding an asset: 2019 is carried as `parent` (the asset became its subdomain). */

@@ -1,4 +1,5 @@
 import type { AssetPage } from '../assets/asset.service.ts';
+import { decodeListPosition, positionOf } from '../assets/list-position.ts';
 import { appError } from '../errors/app-error.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
 import type { Store } from '../shared/store.ts';
@@ -29,14 +30,12 @@ export async function listAssetsOfGroups(store: Store, markers: MarkerCodec, tea
   if (!Array.isArray(input.body)) throw appError(1051, 'Request body malformed: expected a JSON array of group tokens');
   const { groups, patterns } = await loadGroupPatterns(store, team, input.body);
   const scopeKey = `group-assets:${groups.map((g) => g.id).sort((a, b) => a - b).join(',')}`;
-  const position = markers.decode(team.id, scopeKey, input.marker);
-  const afterKey = typeof position === 'object' && position !== null && typeof (position as { n?: unknown }).n === 'string' ? (position as { n: string }).n : undefined;
-  if (position !== undefined && afterKey === undefined && (typeof position !== 'number' || !Number.isSafeInteger(position))) throw appError(4150, 'marker malformed', ['marker']);
+  const position = decodeListPosition(markers, team.id, scopeKey, input.marker);
 
   // Asset rows first (id order), then the discovered names that are not assets (key order).
   const matches: Array<{ id: number } | { key: string; document: string }> = [];
-  let afterId = afterKey === undefined ? (position as number | undefined) : undefined;
-  let assetsDone = afterKey !== undefined;
+  let afterId = position.afterId;
+  let assetsDone = position.afterKey !== undefined;
   while (patterns.length > 0 && !assetsDone && matches.length <= input.pageSize) {
     const chunk = await store.assets.listPage({ teamId: team.id, scope: { kind: 'all' }, afterId, createdAfter: undefined, limit: groupAssetScanChunk });
     for (const asset of chunk) {
@@ -46,7 +45,7 @@ export async function listAssetsOfGroups(store: Store, markers: MarkerCodec, tea
     assetsDone = chunk.length < groupAssetScanChunk;
     afterId = chunk[chunk.length - 1]?.id;
   }
-  let nameKey = afterKey;
+  let nameKey = position.afterKey;
   while (patterns.length > 0 && assetsDone && matches.length <= input.pageSize) {
     const chunk = await store.zones.listDocuments({ teamId: team.id, afterKey: nameKey, createdAfter: undefined, limit: groupAssetScanChunk });
     for (const name of chunk) {
@@ -64,8 +63,8 @@ export async function listAssetsOfGroups(store: Store, markers: MarkerCodec, tea
   return {
     items: [...assetDocuments.map((d) => d.document), ...page.flatMap((m) => ('key' in m ? [m.document] : []))],
     hasMore,
-    nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, 'id' in last ? last.id : { n: last.key }) : undefined,
-    currentMarker: markers.encode(team.id, scopeKey, position ?? 0),
+    nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, positionOf(last)) : undefined,
+    currentMarker: markers.encode(team.id, scopeKey, position.raw ?? 0),
     teamHasAssets: true,
   };
 }

@@ -16,13 +16,11 @@ export function sourcesOf(bits: number): ZoneSource[] {
   return zoneSources.filter((_, i) => (bits & (1 << i)) !== 0);
 }
 
-/** The name of a key (reverseName is its own inverse). */
-export const nameOfKey = (key: string): string => reverseName(key);
-
 /**
  * A name with its labels in reverse order (`www.example.com` → `com.example.www`): the storage
  * key of discovered names. Everything under a domain D then sorts between `rev(D).` and
- * `rev(D)/` (the byte after the dot), one key range.
+ * `rev(D)/` (the byte after the dot), one key range. It is its own inverse: the name of a key
+ * is reverseName(key).
  */
 export function reverseName(name: string): string {
   let out = '';

@@ -1,3 +1,4 @@
+import { isToken } from '../shared/ids.ts';
 import type { BlockCipher } from '../shared/secret-box.ts';
 
 /** The last two bytes of a token's block: a check that a decrypted token was made here. */
@@ -37,7 +38,7 @@ export class NameTokenCodec {
 
   /** The row a token names, or undefined when it is not a discovered name's token. */
   decode(token: string): NameRef | undefined {
-    if (!/^[0-9a-f]{32}$/.test(token)) return undefined;
+    if (!isToken(token)) return undefined;
     const block = this.cipher.decrypt(Buffer.from(token, 'hex'));
     if (block.readUInt16BE(14) !== check) return undefined;
     const id = block.readBigUInt64BE(0);

@@ -7,6 +7,9 @@ export type RecordBatches = AsyncIterable<readonly DnsRecordInput[]> | Iterable<
 
 /** Names written per statement batch. */
 export const indexBatchSize = 1000;
+/** A run of at least this many names is large: it reads the team's asset names once, and it
+ * refreshes the planner's statistics once committed. */
+export const largeIndexRun = 10_000;
 /** Teams with at most this many assets have their asset names read once per run, not per batch. */
 const assetNamesInMemory = 20_000;
 
@@ -53,11 +56,18 @@ export async function indexRecords(tx: Repositories, team: Team, batches: Record
   // orders cannot deadlock. Other writes of the team are not held up by it.
   await tx.zones.lockIndexing(team.id);
   const roots = new RootMatcher(await tx.zones.rootDomains(team.id));
-  const assetNames = roots.isEmpty ? undefined : await tx.zones.assetNames(team.id, assetNamesInMemory);
   const at = new Date();
   const written = new Set<string>();
   let batch = new Map<string, { root: RootDomain; records: DnsRecordInput[] }>();
+  // Which names are assets is looked up batch by batch; a large run (a big zone, not a lookup
+  // job's chunk) reads the team's asset names once instead, when it gets large.
+  let assetNames: ReadonlySet<string> | undefined;
+  let assetNamesRead = false;
   const flush = async () => {
+    if (!assetNamesRead && written.size >= largeIndexRun) {
+      assetNamesRead = true;
+      assetNames = await tx.zones.assetNames(team.id, assetNamesInMemory);
+    }
     const byRoot = new Map<RootDomain, IndexedName[]>();
     for (const [name, entry] of batch) {
       const list = byRoot.get(entry.root) ?? [];
@@ -94,9 +104,6 @@ export async function indexRecords(tx: Repositories, team: Team, batches: Record
   await flush();
   return written.size;
 }
-
-/** Runs of at least this many names refresh the planner's statistics once committed. */
-export const largeIndexRun = 10_000;
 
 /** Indexes records atomically: all of them, or (on any failure, a syntax error included) none. */
 export async function indexRecordsAtomically(store: Store, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { toWireTime } from '../../core/shared/time.ts';
-import { mergeRecordSets, nameOfKey, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type DiscoveredName, type StoredRecords } from '../../core/zones/dns-names.ts';
+import { mergeRecordSets, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type DiscoveredName, type StoredRecords } from '../../core/zones/dns-names.ts';
 import type { NameTokenCodec } from '../../core/zones/name-token.ts';
 import type { IndexedName, NamePageQuery, NameDocument, RootDomain, ZoneRepository, ZoneSource } from '../../core/zones/zone.types.ts';
 import type { Database, Dialect } from '../database.ts';
@@ -59,7 +59,7 @@ interface NameRow {
 /** The v2 wire JSON of a discovered name: the same fields, in the same order, as an asset's. */
 function documentOf(row: NameRow, token: string): string {
   const addedBy = JSON.stringify(sourcesOf(Number(row.sources)));
-  const name = nameOfKey(row.rname);
+  const name = reverseName(row.rname);
   const firstSeen = toWireTime(Number(row.first_seen));
   return `{"token":"${token}","name":${JSON.stringify(name)},"status":"${row.status}","added_by":${addedBy},"monitored":false,"created":"${firstSeen}","updated":"${toWireTime(Number(row.updated))}","discovered":"${firstSeen}","last_seen":"${toWireTime(Number(row.last_seen))}"}`;
 }
@@ -177,11 +177,19 @@ export class KyselyZoneRepository implements ZoneRepository {
   async findByToken(teamId: number, token: string): Promise<DiscoveredName | undefined> {
     const ref = this.tokens.decode(token);
     if (ref === undefined) return undefined;
-    const row = await this.namesQuery(teamId).select(['n.root_id', 'n.shadowed']).where('n.id', '=', ref.id).where('n.first_seen', '=', ref.firstSeen).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('dns_names as n')
+      .innerJoin('assets as r', 'r.id', 'n.root_id')
+      .select(['n.rname', 'n.root_id', 'n.shadowed', 'r.status', 'n.sources', 'n.first_seen', 'n.updated', 'n.last_seen'])
+      .where('n.team_id', '=', teamId)
+      .where('r.team_id', '=', teamId)
+      .where('n.id', '=', ref.id)
+      .where('n.first_seen', '=', ref.firstSeen)
+      .executeTakeFirst();
     if (row === undefined) return undefined;
     return {
       teamId,
-      name: nameOfKey(row.rname),
+      name: reverseName(row.rname),
       rootId: Number(row.root_id),
       token,
       shadowed: Number(row.shadowed) === 1,
@@ -243,14 +251,6 @@ export class KyselyZoneRepository implements ZoneRepository {
       .execute();
   }
 
-  private namesQuery(teamId: number) {
-    return this.db
-      .selectFrom('dns_names as n')
-      .innerJoin('assets as r', 'r.id', 'n.root_id')
-      .select(['n.id', 'r.status', 'n.sources', 'n.first_seen', 'n.updated', 'n.last_seen', 'n.rname'])
-      .where('n.team_id', '=', teamId)
-      .where('r.team_id', '=', teamId);
-  }
 }
 
 function prepareStatements(prepare: NonNullable<Database['prepare']>) {
