@@ -6,9 +6,10 @@ import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { buildApp } from './http/app.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { recoverZoneLookups } from './jobs/zone-lookup.job.ts';
+import { startScheduler } from './jobs/scheduler.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
-const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb'];
+const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb', 'store-cache-mb', 'scan-concurrency', 'scan-team-concurrency', 'scan-max-pages', 'scan-max-depth', 'scan-max-duration-ms', 'scan-request-timeout-ms', 'endpoint-validation-timeout-ms', 'scheduler-interval-ms'];
 
 const usage = `usage: perimeter <command>
   serve [--roles api,worker,scheduler] [--port N] [--data-dir DIR] [--database-url URL] …
@@ -42,12 +43,17 @@ async function serve(config: Config): Promise<void> {
     const recovered = await recoverZoneLookups(runtime.store, runtime.jobs);
     if (recovered > 0) runtime.log.info({ recovered }, 'zone lookups re-enqueued');
   }
+  // Fires due scan schedules (once each, however many schedulers run) and repairs live scans
+  // that no job runs any more; its first round runs now, so a fire missed while down runs once.
+  const scheduler = config.roles.includes('scheduler')
+    ? startScheduler({ store: runtime.store, queue: runtime.scanQueue, log: runtime.log.child({ component: 'scheduler' }) }, { intervalMs: config.schedulerIntervalMs })
+    : undefined;
   let isClosing = false;
   const shutdown = async (signal: string) => {
     if (isClosing) return;
     isClosing = true;
     runtime.log.info({ signal }, 'shutting down: finishing in-flight requests, handing running jobs back');
-    await Promise.all([app.close(), runtime.jobs.stop()]);
+    await Promise.all([app.close(), runtime.jobs.stop(), scheduler?.stop()]);
     await runtime.close();
     process.exit(0);
   };

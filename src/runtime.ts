@@ -20,6 +20,11 @@ import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
 import { createJobQueue } from './jobs/create-queue.ts';
 import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
 import { openDatabase, type Database } from './storage/database.ts';
+import type { ScanEngine } from './core/scans/scan-engine.ts';
+import type { ScanRunnerDeps } from './core/scans/scan-runner.service.ts';
+import type { ScanQueue } from './core/scans/scan.service.ts';
+import { createHttpScanEngine } from './engine/http-scan/http-scan-engine.ts';
+import { scanQueueOf } from './jobs/scan.job.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { createStore } from './storage/store.ts';
 
@@ -38,6 +43,12 @@ export interface Runtime {
   jobs: JobQueue;
   /** Zone-file parsing, zone transfers and name lookups (engine/dns behind the core's port). */
   zoneEngine: ZoneEngine;
+  /** Application scans: endpoint validation and the crawler with its checks (engine/http-scan). */
+  scanEngine: ScanEngine;
+  /** Scans as jobs of the queue. */
+  scanQueue: ScanQueue;
+  /** What the scan job runs with. */
+  scanRunner: ScanRunnerDeps;
   close(): Promise<void>;
 }
 
@@ -70,6 +81,7 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
   // Zone lookup jobs resolve in bulk over their own UDP sockets (opened on first use).
   const bulk = createBulkResolver({ servers: config.dnsResolvers });
   const jobs = await createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
+  const scanEngine = createHttpScanEngine({ guard, resolver });
   return {
     config,
     log,
@@ -82,6 +94,16 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
     pageCache: new LruCache<Buffer>(config.pageCacheMb * 1024 * 1024, (page) => page.length),
     jobs,
     zoneEngine: createZoneEngine({ guard, resolver, names: createNameResolver(bulk) }),
+    scanEngine,
+    scanQueue: scanQueueOf(jobs),
+    scanRunner: {
+      store,
+      engine: scanEngine,
+      limits: { maxPages: config.scanMaxPages, maxDepth: config.scanMaxDepth, maxDurationMs: config.scanMaxDurationMs, requestTimeoutMs: config.scanRequestTimeoutMs },
+      perTeamLimit: config.scanTeamConcurrency,
+      ingestion: { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` },
+      log: log.child({ component: 'scans' }),
+    },
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();

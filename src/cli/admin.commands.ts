@@ -4,7 +4,9 @@ import { acceptInvitation, listMembersForOperator } from '../core/members/member
 import type { Member } from '../core/members/member.types.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../core/teams/api-key.service.ts';
 import { plans } from '../core/teams/plans.ts';
-import { createTeam, OperatorError } from '../core/teams/team.service.ts';
+import { createTeam, OperatorError, requireTeam } from '../core/teams/team.service.ts';
+import { setProfileActive } from '../core/scans/scan-profile.service.ts';
+import { isAppError } from '../core/errors/app-error.ts';
 import type { Team } from '../core/teams/team.types.ts';
 import type { Runtime } from '../runtime.ts';
 import { runSeed } from './admin-seed.command.ts';
@@ -58,6 +60,7 @@ export const adminUsage = `usage:
   perimeter admin asset check NAME [--team TEAM] [--json]
   perimeter admin member list --team NAME [--json]
   perimeter admin member accept EMAIL --team NAME [--first-name F] [--last-name L] [--authentication password|2fa|sso] [--json]
+  perimeter admin profile deactivate|activate TOKEN --team NAME [--json]
   perimeter admin seed --team NAME --vulnerabilities N [--json]`;
 
 /** Runs `perimeter admin …`: thin commands over the core services. */
@@ -128,6 +131,16 @@ export async function runAdmin(runtime: Runtime, argv: string[], output: Output)
         authentication: args.flags['authentication'],
       });
       return emit(output, json, presentMemberLine(member), `${member.email} is an active ${member.role} of team ${teamName}`);
+    }
+    case 'profile deactivate':
+    case 'profile activate': {
+      const teamName = args.flags['team'];
+      if (name === undefined || teamName === undefined) throw new OperatorError(`profile ${action} needs the profile TOKEN and --team NAME`);
+      const team = await requireTeam(store, teamName);
+      const profile = await setProfileActive(store, team, name, action === 'activate').catch((err: unknown) => {
+        throw isAppError(err) ? new OperatorError(err.message) : err;
+      });
+      return emit(output, json, { token: profile.token, endpoint: profile.endpoint, active: profile.isActive }, `profile ${profile.token} (${profile.endpoint}) is ${profile.isActive ? 'active' : 'deactivated'}`);
     }
     case 'seed undefined': {
       const result = await runSeed(runtime, args, output.out);

@@ -29,6 +29,22 @@ export interface Config {
   pageCacheMb: number;
   /** Page cache of the embedded store (SQLite), in MB; its file is also memory-mapped. */
   storeCacheMb: number;
+  /** Scans one worker process runs at once. */
+  scanConcurrency: number;
+  /** Scans of one team running at once, over all workers. */
+  scanTeamConcurrency: number;
+  /** Pages one scan crawls at most. */
+  scanMaxPages: number;
+  /** Link depth one scan follows at most. */
+  scanMaxDepth: number;
+  /** Time one scan may run, in milliseconds. */
+  scanMaxDurationMs: number;
+  /** Time limit of one scan request, in milliseconds. */
+  scanRequestTimeoutMs: number;
+  /** Time the endpoint of a new scan profile has to answer, in milliseconds (the spec's 10 s). */
+  endpointValidationTimeoutMs: number;
+  /** How often the scheduler role looks for due schedules, in milliseconds. */
+  schedulerIntervalMs: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -127,6 +143,14 @@ const fields: Record<keyof Config, FieldSpec> = {
   verifyTimeoutMs: { env: 'PERIMETER_VERIFY_TIMEOUT_MS', flag: 'verify-timeout-ms', parse: integer(100, 120_000) },
   pageCacheMb: { env: 'PERIMETER_PAGE_CACHE_MB', flag: 'page-cache-mb', parse: integer(0, 65_536) },
   storeCacheMb: { env: 'PERIMETER_STORE_CACHE_MB', flag: 'store-cache-mb', parse: integer(1, 65_536) },
+  scanConcurrency: { env: 'PERIMETER_SCAN_CONCURRENCY', flag: 'scan-concurrency', parse: integer(1, 64) },
+  scanTeamConcurrency: { env: 'PERIMETER_SCAN_TEAM_CONCURRENCY', flag: 'scan-team-concurrency', parse: integer(1, 1000) },
+  scanMaxPages: { env: 'PERIMETER_SCAN_MAX_PAGES', flag: 'scan-max-pages', parse: integer(1, 1_000_000) },
+  scanMaxDepth: { env: 'PERIMETER_SCAN_MAX_DEPTH', flag: 'scan-max-depth', parse: integer(1, 100) },
+  scanMaxDurationMs: { env: 'PERIMETER_SCAN_MAX_DURATION_MS', flag: 'scan-max-duration-ms', parse: integer(1000, 7 * 24 * 3600 * 1000) },
+  scanRequestTimeoutMs: { env: 'PERIMETER_SCAN_REQUEST_TIMEOUT_MS', flag: 'scan-request-timeout-ms', parse: integer(100, 120_000) },
+  endpointValidationTimeoutMs: { env: 'PERIMETER_ENDPOINT_VALIDATION_TIMEOUT_MS', flag: 'endpoint-validation-timeout-ms', parse: integer(100, 60_000) },
+  schedulerIntervalMs: { env: 'PERIMETER_SCHEDULER_INTERVAL_MS', flag: 'scheduler-interval-ms', parse: integer(100, 3_600_000) },
 };
 
 /** Defaults of every setting; the lowest layer. */
@@ -144,6 +168,14 @@ export const defaultConfig: Config = {
   verifyTimeoutMs: 10_000,
   pageCacheMb: 64,
   storeCacheMb: 32,
+  scanConcurrency: 2,
+  scanTeamConcurrency: 2,
+  scanMaxPages: 2000,
+  scanMaxDepth: 10,
+  scanMaxDurationMs: 2 * 3600 * 1000,
+  scanRequestTimeoutMs: 10_000,
+  endpointValidationTimeoutMs: 10_000,
+  schedulerIntervalMs: 5000,
 };
 
 /** Thrown when the configuration is invalid; lists every problem at once. */

@@ -7,6 +7,8 @@ import type { LruCache } from '../core/shared/lru-cache.ts';
 import type { Store } from '../core/shared/store.ts';
 import type { ZoneEngine } from '../core/zones/zone-engine.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
+import type { ScanEngine } from '../core/scans/scan-engine.ts';
+import type { ScanQueue } from '../core/scans/scan.service.ts';
 import type { VulnerabilityLister } from '../core/vulnerabilities/vulnerability-list.service.ts';
 
 /** Everything the HTTP layer needs, wired once in main.ts (or by the test harness). */
@@ -21,6 +23,10 @@ export interface AppDeps {
   pageCache: LruCache<Buffer>;
   zoneEngine: ZoneEngine;
   jobs: JobQueue;
+  /** Endpoint validation of new scan profiles. */
+  scanEngine: Pick<ScanEngine, 'probe'>;
+  /** Scans as durable jobs. */
+  scanQueue: ScanQueue;
   /** Logger given to Fastify; defaults to a pino logger at config.logLevel. */
   logger?: FastifyBaseLogger;
 }

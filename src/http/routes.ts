@@ -4,10 +4,12 @@ import { assetRoutes } from './v2/assets.routes.ts';
 import { groupMemberRoutes } from './v2/group-members.routes.ts';
 import { groupRoutes } from './v2/groups.routes.ts';
 import { memberRoutes } from './v2/members.routes.ts';
+import { profileRoutes } from './v2/profiles.routes.ts';
+import { scanRoutes } from './v2/scans.routes.ts';
 import { vulnerabilityRoutes } from './v2/vulnerabilities.routes.ts';
 import { zoneRoutes } from './v2/zones.routes.ts';
 
 /** Every operation of both surfaces, in documentation order. */
 export function allRoutes(): RouteDef[] {
-  return [...assetRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes];
+  return [...assetRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes];
 }

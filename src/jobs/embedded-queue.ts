@@ -101,8 +101,14 @@ export class EmbeddedJobStore implements QueueBackend {
     return this.update(job, { ...next, last_error: error.slice(0, 2000), lease_token: null, lease_until: null });
   }
 
-  release(job: ClaimedJob): Promise<boolean> {
-    return this.update(job, { state: 'queued', attempt: Math.max(0, job.attempt - 1), run_at: Date.now(), lease_token: null, lease_until: null });
+  release(job: ClaimedJob, runAt?: Date): Promise<boolean> {
+    return this.update(job, { state: 'queued', attempt: Math.max(0, job.attempt - 1), run_at: runAt?.getTime() ?? Date.now(), lease_token: null, lease_until: null });
+  }
+
+  async isPending(id: string): Promise<boolean> {
+    if (!/^\d+$/.test(id)) return false;
+    const row = await this.db.selectFrom('jobs').select('state').where('id', '=', Number(id)).executeTakeFirst();
+    return row !== undefined && (row.state === 'queued' || row.state === 'active');
   }
 
   /** Requeues (or fails, past the retry limit) the jobs whose worker stopped renewing the lease. */

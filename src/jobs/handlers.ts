@@ -1,8 +1,12 @@
 import type { Runtime } from '../runtime.ts';
 import type { JobHandler } from './job-queue.ts';
+import { scanHandler } from './scan.job.ts';
 import { zoneLookupHandler } from './zone-lookup.job.ts';
 
 /** Every job kind the worker role runs, wired to the runtime's services. */
 export function jobHandlers(runtime: Runtime): JobHandler[] {
-  return [zoneLookupHandler(runtime.store, runtime.zoneEngine.resolver) as JobHandler];
+  return [
+    zoneLookupHandler(runtime.store, runtime.zoneEngine.resolver) as JobHandler,
+    scanHandler(runtime.scanRunner, runtime.config.scanConcurrency) as JobHandler,
+  ];
 }

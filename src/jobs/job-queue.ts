@@ -21,6 +21,8 @@ export interface JobQueue {
    * requests finishing during a shutdown can add jobs.
    */
   stop(options?: StopOptions): Promise<void>;
+  /** True while the job is queued (or waiting to retry) or running. */
+  isPending(id: string): Promise<boolean>;
 }
 
 /** Options of JobQueue.enqueue. */
@@ -63,9 +65,17 @@ export interface JobHandler<P = unknown> {
   kind: string;
   retryLimit: number;
   retryDelayMs: number;
+  /** Jobs of this kind run at the same time by one process (default: the queue's concurrency). */
+  concurrency?: number;
   /** Validates the stored payload; a payload that does not parse fails the job at once. */
   parse(payload: unknown): P;
-  handle(payload: P, ctx: JobContext): Promise<void>;
+  /** Does the work; answering a deferral puts the job back, not counted as an attempt, until then. */
+  handle(payload: P, ctx: JobContext): Promise<void | JobDeferral>;
+}
+
+/** A handler's answer when the job cannot run yet (a limit elsewhere is reached). */
+export interface JobDeferral {
+  deferUntil: Date;
 }
 
 /** Settings of a queue adapter. */

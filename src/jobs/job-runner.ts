@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EnqueueOptions, JobHandler, JobQueue, StopOptions, WorkOptions } from './job-queue.ts';
+import type { EnqueueOptions, JobDeferral, JobHandler, JobQueue, StopOptions, WorkOptions } from './job-queue.ts';
 
 /** A job held by this worker under a lease; token tells this claim apart from later ones. */
 export interface ClaimedJob {
@@ -24,8 +24,10 @@ export interface QueueBackend {
   complete(job: ClaimedJob): Promise<boolean>;
   /** retryAt set: queued again from then on; unset: failed for good. */
   fail(job: ClaimedJob, error: string, retryAt: Date | undefined): Promise<boolean>;
-  /** Back to the queue at once, the attempt not counted. */
-  release(job: ClaimedJob): Promise<boolean>;
+  /** Back to the queue (at once, or from runAt), the attempt not counted. */
+  release(job: ClaimedJob, runAt?: Date): Promise<boolean>;
+  /** True while the job is queued or active. */
+  isPending(id: string): Promise<boolean>;
   /** Housekeeping on each poll: expired leases, old rows. */
   sweep(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +63,10 @@ export class JobRunner implements JobQueue {
     return id;
   }
 
+  isPending(id: string): Promise<boolean> {
+    return this.backend.isPending(id);
+  }
+
   async work(handlers: JobHandler[], options: WorkOptions = {}): Promise<void> {
     if (this.loop !== undefined || this.stopped !== undefined) throw new Error('work() was already called on this queue, or it is stopped');
     for (const handler of handlers) {
@@ -84,8 +90,14 @@ export class JobRunner implements JobQueue {
     this.wakeUp?.();
   }
 
+  /** Kinds this process may take another job of: under the queue's and the kind's concurrency. */
+  private claimableKinds(): string[] {
+    const counts = new Map<string, number>();
+    for (const entry of this.running.values()) counts.set(entry.job.kind, (counts.get(entry.job.kind) ?? 0) + 1);
+    return [...this.handlers.values()].filter((h) => (counts.get(h.kind) ?? 0) < (h.concurrency ?? this.concurrency)).map((h) => h.kind);
+  }
+
   private async runLoop(): Promise<void> {
-    const kinds = [...this.handlers.keys()];
     let nextSweep = 0;
     while (!this.isStopping) {
       this.isWoken = false;
@@ -94,6 +106,8 @@ export class JobRunner implements JobQueue {
         await this.backend.sweep().catch((err: unknown) => this.log.error({ err }, 'job queue housekeeping failed'));
       }
       while (!this.isStopping && this.running.size < this.concurrency) {
+        const kinds = this.claimableKinds();
+        if (kinds.length === 0) break;
         const job = await this.backend.claim(kinds).catch((err: unknown) => {
           this.log.error({ err }, 'claiming a job failed');
           return undefined;
@@ -151,15 +165,18 @@ export class JobRunner implements JobQueue {
       }
       let failure: unknown;
       let isOk = false;
+      let deferral: JobDeferral | void = undefined;
       try {
-        await handler.handle(payload, { jobId: job.id, attempt: job.attempt, signal: controller.signal, log });
+        deferral = await handler.handle(payload, { jobId: job.id, attempt: job.attempt, signal: controller.signal, log });
         isOk = true;
       } catch (err) {
         failure = err;
       }
       clearInterval(heartbeat);
       if (entry.isReleased || isLeaseLost) return;
-      if (isOk) {
+      if (isOk && deferral !== undefined) {
+        await this.backend.release(job, deferral.deferUntil);
+      } else if (isOk) {
         if (!(await this.backend.complete(job))) log.warn('job finished but its lease had passed to another worker');
       } else if (this.isStopping) {
         await this.backend.release(job);

@@ -159,13 +159,21 @@ export class PgBossJobStore implements QueueBackend {
     return this.write(job, sql`state = 'retry', start_after = ${retryAt}, output = ${output}::jsonb`);
   }
 
-  release(job: ClaimedJob): Promise<boolean> {
+  release(job: ClaimedJob, runAt?: Date): Promise<boolean> {
     // pg-boss counts a fetch as a retry when started_on is set: undo this claim's count.
     return this.write(
       job,
-      sql`state = 'retry', start_after = now(),
+      sql`state = 'retry', start_after = ${runAt ?? new Date()},
         started_on = case when retry_count = 0 then null else started_on end, retry_count = greatest(retry_count - 1, 0)`,
     );
+  }
+
+  async isPending(id: string): Promise<boolean> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return false;
+    await this.ready();
+    const { rows } = await sql<{ state: string }>`select state::text as state from ${sql.table(`${this.schema}.job`)} where id = ${id}`.execute(this.database.db);
+    const state = rows[0]?.state;
+    return state === 'created' || state === 'retry' || state === 'active';
   }
 
   async sweep(): Promise<void> {}

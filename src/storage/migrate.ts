@@ -8,6 +8,7 @@ import * as m004 from './migrations/004-jobs.ts';
 import * as m005 from './migrations/005-zones.ts';
 import * as m006 from './migrations/006-vulnerability-time-index.ts';
 import * as m007 from './migrations/007-dns-names.ts';
+import * as m008 from './migrations/008-scans.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -22,6 +23,7 @@ const migrations: Record<string, MigrationModule> = {
   '005-zones': m005,
   '006-vulnerability-time-index': m006,
   '007-dns-names': m007,
+  '008-scans': m008,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

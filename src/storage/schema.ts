@@ -210,6 +210,59 @@ export interface JobsTable {
   updated_at: number;
 }
 
+export interface ScanProfilesTable {
+  id: Generated<number>;
+  team_id: number;
+  asset_id: number;
+  token: string;
+  name: string;
+  endpoint: string;
+  endpoint_key: string;
+  scheme: string;
+  port: number;
+  /** JSON of ScanProfileSettings. */
+  settings: string;
+  is_active: Generated<number>;
+  schedule_frequency: Generated<string>;
+  schedule_first: number | null;
+  schedule_next: number | null;
+  created: number;
+  updated: number;
+}
+
+export interface ScansTable {
+  id: Generated<number>;
+  team_id: number;
+  profile_id: number;
+  token: string;
+  status: string;
+  trigger: string;
+  endpoint: string;
+  profile_name: string;
+  error: string | null;
+  /** JSON array of strings. */
+  warnings: string;
+  /** JSON ScanProgress. */
+  progress: string;
+  /** JSON counts per severity. */
+  counts: string;
+  highest_cvss: Generated<number>;
+  job_id: string | null;
+  runner: string | null;
+  runs: Generated<number>;
+  heartbeat: number | null;
+  created: number;
+  started: number | null;
+  ended: number | null;
+}
+
+export interface ScanFindingsTable {
+  scan_id: number;
+  vulnerability_id: number;
+  severity: string;
+  cvss: number;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Schema {
   teams: TeamsTable;
@@ -229,4 +282,7 @@ export interface Schema {
   zone_lookup_chunks: ZoneLookupChunksTable;
   zone_lookup_seen: ZoneLookupSeenTable;
   jobs: JobsTable;
+  scan_profiles: ScanProfilesTable;
+  scans: ScansTable;
+  scan_findings: ScanFindingsTable;
 }

@@ -12,6 +12,8 @@ import { KyselyApiKeyRepository, KyselyTeamRepository } from './repositories/tea
 import { KyselyVulnerabilityRepository } from './repositories/vulnerability.repository.ts';
 import { KyselyLookupJobRepository } from './repositories/zone-lookup.repository.ts';
 import { KyselyZoneRepository } from './repositories/zone.repository.ts';
+import { KyselyScanProfileRepository } from './repositories/scan-profile.repository.ts';
+import { KyselyScanRepository } from './repositories/scan.repository.ts';
 import type { Schema } from './schema.ts';
 
 function repositories(db: Kysely<Schema>, database: Database, isTransaction: boolean, options: StoreOptions): Repositories {
@@ -26,6 +28,8 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database.readTeamVersion),
     zones: new KyselyZoneRepository(db, database.dialect, options.nameTokens, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
+    scanProfiles: new KyselyScanProfileRepository(db),
+    scans: new KyselyScanRepository(db),
   };
 }
 

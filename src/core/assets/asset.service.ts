@@ -155,9 +155,8 @@ export async function addAsset(store: Store, team: Team, rawName: unknown): Prom
   });
 }
 
-/** Deletes an asset with its subdomains and the names discovered under it, or one discovered name. */
+/** Deletes an asset with its subdomains and the names discovered under it, or one discovered name; 2026 while scan profiles hang on it. */
 export async function deleteAsset(store: Store, team: Team, token: string): Promise<void> {
-  // Scan profiles (2026) arrive with their own issue; the check belongs here when they do.
   await store.transaction(async (tx) => {
     const target = await requireTokenTarget(tx, team, token);
     if (target.discovered !== undefined) {
@@ -165,6 +164,8 @@ export async function deleteAsset(store: Store, team: Team, token: string): Prom
       return;
     }
     const { asset } = target;
+    const profiles = await tx.scanProfiles.countByAsset(team.id, asset.id);
+    if (profiles > 0) throw appError(2026, `Asset still has Application scan profiles: delete its ${profiles} scan profile${profiles === 1 ? '' : 's'} first`, ['token']);
     if (!(await tx.assets.delete(team.id, asset.id))) throw appError(2014, 'Asset does not exist', ['token']);
     if (asset.isRoot) await tx.zones.deleteUnder(team.id, { id: asset.id, name: asset.name, status: asset.status });
     else await tx.zones.deleteName(team.id, asset.name);

@@ -57,6 +57,7 @@ export interface AssetRepository {
   documentsByIds(teamId: number, ids: number[]): Promise<AssetDocument[]>;
   hasAny(teamId: number): Promise<boolean>;
   findByToken(teamId: number, token: string): Promise<Asset | undefined>;
+  findById(teamId: number, id: number): Promise<Asset | undefined>;
   findByName(teamId: number, name: string): Promise<Asset | undefined>;
   /** Root assets of the team among the given names. */
   findRootsByName(teamId: number, names: string[]): Promise<Asset[]>;

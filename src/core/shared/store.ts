@@ -4,6 +4,7 @@ import type { MemberRepository } from '../members/member.types.ts';
 import type { VulnerabilityRepository } from '../vulnerabilities/vulnerability.repository.ts';
 import type { LookupJobRepository } from '../zones/zone-lookup.types.ts';
 import type { ZoneRepository } from '../zones/zone.types.ts';
+import type { ScanProfileRepository, ScanRepository } from '../scans/scan.types.ts';
 import type { ApiKeyRepository, TeamRepository } from '../teams/team.types.ts';
 
 /** Every repository of the core, bound to one connection or transaction. */
@@ -18,6 +19,8 @@ export interface Repositories {
   vulnerabilities: VulnerabilityRepository;
   zones: ZoneRepository;
   zoneLookups: LookupJobRepository;
+  scanProfiles: ScanProfileRepository;
+  scans: ScanRepository;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { newUuid } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
+import type { Repositories, Store } from '../shared/store.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import { buildDocuments } from './vulnerability-document.ts';
 import type { ExistingVulnerability } from './vulnerability.repository.ts';
-import { effectiveStatus, type DetectionState, type FindingInput, type ScanReport, type VulnerabilityWrite } from './vulnerability.types.ts';
+import { effectiveStatus, type DetectionState, type FindingInput, type ScanReport, type Severity, type VulnerabilityWrite } from './vulnerability.types.ts';
 
 /** Findings written per transaction. */
 export const ingestionBatchSize = 500;
@@ -21,17 +21,148 @@ export interface IngestionOptions {
   detailsPageBase: string;
 }
 
+/** A vulnerability a batch wrote, as a scan's report records it. */
+export interface WrittenFinding {
+  vulnerabilityId: number;
+  severity: Severity;
+  cvss: number;
+}
+
+/** Called inside each batch's transaction with what it wrote (a scan links them to its report). */
+export type AfterBatch = (tx: Repositories, written: WrittenFinding[]) => Promise<void>;
+
 /** Detection state after a scan saw the finding again. */
 function nextDetection(previous: DetectionState): DetectionState {
   return previous === 'patched' ? 'regression' : 'active';
 }
 
 /**
- * Records the findings of one scan of one target, the one entry point of every scanner. Each
+ * One scan's findings on their way into the store, the one entry point of every scanner. Each
  * finding's fingerprint finds the vulnerability an earlier scan recorded, so a rescan updates it
  * (new → active, patched → regression) instead of creating a twin; manual marks and tags stay.
- * Writes go in batches, one transaction each with one bulk read and one bulk upsert. When the
- * scan completed, what it covered and did not see becomes patched, in a last transaction.
+ * Writes go in batches, one transaction each with one bulk read and one bulk upsert. A scan
+ * resumed under the same scan id finds what it wrote before and leaves it as it was.
+ */
+export class ScanIngestion {
+  readonly result: IngestionResult = { created: 0, updated: 0, regressions: 0, patched: 0 };
+  private readonly seen = new Set<string>();
+  private batch = new Map<string, FindingInput>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly report: Omit<ScanReport, 'isComplete'>,
+    private readonly options: IngestionOptions,
+    /** Identifies the scan on every row it writes; patching spares what carries it. */
+    readonly scanId: string = newUuid(),
+    private readonly afterBatch?: AfterBatch,
+  ) {}
+
+  /** Findings accepted so far (each fingerprint once). */
+  get count(): number {
+    return this.seen.size;
+  }
+
+  /** Queues a finding; a full batch is written before this resolves. */
+  async add(finding: FindingInput): Promise<void> {
+    const fingerprint = fingerprintOf(finding.checkId, finding.location, this.report.asset.id);
+    if (this.seen.has(fingerprint)) return; // reported twice in one scan: the first report wins
+    this.seen.add(fingerprint);
+    this.batch.set(fingerprint, finding);
+    if (this.batch.size >= ingestionBatchSize) await this.flush();
+  }
+
+  /** Writes what is queued. */
+  async flush(): Promise<void> {
+    if (this.batch.size === 0) return;
+    const current = this.batch;
+    this.batch = new Map();
+    const { teamId } = this.report;
+    await this.store.transaction(async (tx) => {
+      const fingerprints = [...current.keys()];
+      const existing = new Map((await tx.vulnerabilities.findByFingerprints(teamId, fingerprints)).map((e) => [e.fingerprint, e]));
+      const rows = [...current].map(([fingerprint, finding]) => this.toWrite(fingerprint, finding, existing.get(fingerprint)));
+      await tx.vulnerabilities.upsert(rows);
+      await tx.vulnerabilities.bumpVersion(teamId);
+      if (this.afterBatch !== undefined) {
+        const ids = new Map((await tx.vulnerabilities.findByFingerprints(teamId, fingerprints)).map((e) => [e.fingerprint, e.id]));
+        await this.afterBatch(
+          tx,
+          [...current].map(([fingerprint, finding]) => ({ vulnerabilityId: ids.get(fingerprint)!, severity: finding.severity, cvss: finding.cvss?.cvss_3_1?.score ?? 0 })),
+        );
+      }
+    });
+  }
+
+  /** Writes the rest; when the scan completed, what it covered and did not see becomes patched. */
+  async finish(isComplete: boolean): Promise<IngestionResult> {
+    await this.flush();
+    if (isComplete) {
+      this.result.patched = await this.store.transaction(async (tx) => {
+        const patched = await tx.vulnerabilities.patchUnseen({ ...this.report, isComplete }, this.scanId, new Date());
+        if (patched > 0) await tx.vulnerabilities.bumpVersion(this.report.teamId);
+        return patched;
+      });
+    }
+    return this.result;
+  }
+
+  private toWrite(fingerprint: string, finding: FindingInput, existing: ExistingVulnerability | undefined): VulnerabilityWrite {
+    const { report, result } = this;
+    const isSeenByThisScan = existing !== undefined && existing.lastScanId === this.scanId;
+    let detection: DetectionState;
+    if (existing === undefined) {
+      detection = 'new';
+      result.created++;
+    } else if (isSeenByThisScan) {
+      detection = existing.detectionState;
+    } else {
+      detection = nextDetection(existing.detectionState);
+      result.updated++;
+      if (detection === 'regression') result.regressions++;
+    }
+    const uuid = existing?.uuid ?? newUuid();
+    const createdAt = existing?.createdAt ?? report.scannedAt;
+    const revision = isSeenByThisScan ? existing.revision : (existing?.revision ?? 0) + 1;
+    const mark = existing?.mark ?? null;
+    const { document, detailsFull } = buildDocuments(finding, {
+      uuid,
+      asset: { name: report.asset.name, token: report.asset.token },
+      scanSource: report.scanSource,
+      scanProfileToken: report.scanProfileToken,
+      createdAt,
+      updatedAt: report.scannedAt,
+      revision,
+      detailsPageBase: this.options.detailsPageBase,
+    });
+    return {
+      teamId: report.teamId,
+      uuid,
+      fingerprint,
+      assetId: report.asset.id,
+      detectionState: detection,
+      mark,
+      status: effectiveStatus(detection, mark),
+      createdAt,
+      updatedAt: report.scannedAt,
+      modifiedAt: new Date(),
+      tags: existing === undefined ? [] : (JSON.parse(existing.tagsJson) as Array<{ name: string; uuid: string }>),
+      document,
+      detailsFull,
+      severity: finding.severity,
+      severityV3: finding.severityV3 ?? null,
+      scanSource: report.scanSource,
+      scanProfileToken: report.scanProfileToken,
+      host: finding.host.toLowerCase(),
+      title: finding.title,
+      lastScanId: this.scanId,
+      revision,
+    };
+  }
+}
+
+/**
+ * Records the findings of one whole scan of one target at once (seeding, tests, importers):
+ * a ScanIngestion fed from the iterable and finished with the report's completeness.
  */
 export async function recordScan(
   store: Store,
@@ -39,92 +170,7 @@ export async function recordScan(
   findings: Iterable<FindingInput> | AsyncIterable<FindingInput>,
   options: IngestionOptions,
 ): Promise<IngestionResult> {
-  const scanId = newUuid();
-  const result: IngestionResult = { created: 0, updated: 0, regressions: 0, patched: 0 };
-  const seen = new Set<string>();
-  let batch = new Map<string, FindingInput>();
-
-  const flush = async () => {
-    if (batch.size === 0) return;
-    const current = batch;
-    batch = new Map();
-    await store.transaction(async (tx) => {
-      const existing = new Map((await tx.vulnerabilities.findByFingerprints(report.teamId, [...current.keys()])).map((e) => [e.fingerprint, e]));
-      const rows = [...current].map(([fingerprint, finding]) => toWrite(report, scanId, fingerprint, finding, existing.get(fingerprint), options, result));
-      await tx.vulnerabilities.upsert(rows);
-      await tx.vulnerabilities.bumpVersion(report.teamId);
-    });
-  };
-
-  for await (const finding of findings) {
-    const fingerprint = fingerprintOf(finding.checkId, finding.location, report.asset.id);
-    if (seen.has(fingerprint)) continue; // reported twice in one scan: the first report wins
-    seen.add(fingerprint);
-    batch.set(fingerprint, finding);
-    if (batch.size >= ingestionBatchSize) await flush();
-  }
-  await flush();
-
-  if (report.isComplete) {
-    result.patched = await store.transaction(async (tx) => {
-      const patched = await tx.vulnerabilities.patchUnseen(report, scanId, new Date());
-      if (patched > 0) await tx.vulnerabilities.bumpVersion(report.teamId);
-      return patched;
-    });
-  }
-  return result;
-}
-
-function toWrite(
-  report: ScanReport,
-  scanId: string,
-  fingerprint: string,
-  finding: FindingInput,
-  existing: ExistingVulnerability | undefined,
-  options: IngestionOptions,
-  result: IngestionResult,
-): VulnerabilityWrite {
-  const detection: DetectionState = existing === undefined ? 'new' : nextDetection(existing.detectionState);
-  if (existing === undefined) result.created++;
-  else {
-    result.updated++;
-    if (detection === 'regression') result.regressions++;
-  }
-  const uuid = existing?.uuid ?? newUuid();
-  const createdAt = existing?.createdAt ?? report.scannedAt;
-  const revision = (existing?.revision ?? 0) + 1;
-  const mark = existing?.mark ?? null;
-  const { document, detailsFull } = buildDocuments(finding, {
-    uuid,
-    asset: { name: report.asset.name, token: report.asset.token },
-    scanSource: report.scanSource,
-    scanProfileToken: report.scanProfileToken,
-    createdAt,
-    updatedAt: report.scannedAt,
-    revision,
-    detailsPageBase: options.detailsPageBase,
-  });
-  return {
-    teamId: report.teamId,
-    uuid,
-    fingerprint,
-    assetId: report.asset.id,
-    detectionState: detection,
-    mark,
-    status: effectiveStatus(detection, mark),
-    createdAt,
-    updatedAt: report.scannedAt,
-    modifiedAt: new Date(),
-    tags: existing === undefined ? [] : (JSON.parse(existing.tagsJson) as Array<{ name: string; uuid: string }>),
-    document,
-    detailsFull,
-    severity: finding.severity,
-    severityV3: finding.severityV3 ?? null,
-    scanSource: report.scanSource,
-    scanProfileToken: report.scanProfileToken,
-    host: finding.host.toLowerCase(),
-    title: finding.title,
-    lastScanId: scanId,
-    revision,
-  };
+  const ingestion = new ScanIngestion(store, report, options);
+  for await (const finding of findings) await ingestion.add(finding);
+  return ingestion.finish(report.isComplete);
 }

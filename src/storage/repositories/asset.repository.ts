@@ -120,6 +120,11 @@ export class KyselyAssetRepository implements AssetRepository {
     return row && toAsset(row);
   }
 
+  async findById(teamId: number, id: number): Promise<Asset | undefined> {
+    const row = await this.db.selectFrom('assets').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    return row && toAsset(row);
+  }
+
   async findByName(teamId: number, name: string): Promise<Asset | undefined> {
     const row = await this.db.selectFrom('assets').selectAll().where('team_id', '=', teamId).where('name', '=', name).executeTakeFirst();
     return row && toAsset(row);

@@ -1,0 +1,159 @@
+import { requireTokenTarget } from '../assets/asset.service.ts';
+import { appError } from '../errors/app-error.ts';
+import { isToken, newToken } from '../shared/ids.ts';
+import type { Store } from '../shared/store.ts';
+import { plans } from '../teams/plans.ts';
+import type { Team } from '../teams/team.types.ts';
+import { assertEndpointOfAsset, parseEndpoint } from './endpoint.ts';
+import type { ScanEngine } from './scan-engine.ts';
+import { applyScanProfileSettings, defaultScanProfileSettings, type ScanProfileSettings } from './scan-profile-settings.ts';
+import type { Scan, ScanProfile } from './scan.types.ts';
+
+/** Longest profile name. */
+export const maxProfileNameLength = 255;
+
+/** What profile creation needs beside the store. */
+export interface ProfileDeps {
+  store: Store;
+  engine: Pick<ScanEngine, 'probe'>;
+  /** Endpoint validation time limit (the spec's 10 s). */
+  validationTimeoutMs: number;
+}
+
+/** A profile with its latest scan, as the listings show it. */
+export interface ProfileView {
+  profile: ScanProfile;
+  latest: Scan | undefined;
+}
+
+/** 2601 when the token is malformed, 2604 when the team has no such profile. */
+export async function requireProfile(store: Pick<Store, 'scanProfiles'>, team: Team, token: string): Promise<ScanProfile> {
+  if (!isToken(token)) throw appError(2601, 'Scan profile token malformed: a token is 32 hexadecimal characters', ['scanProfileToken']);
+  const profile = await store.scanProfiles.findByToken(team.id, token);
+  if (profile === undefined) throw appError(2604, 'Scan profile does not exist', ['scanProfileToken']);
+  return profile;
+}
+
+function parseName(raw: unknown, endpoint: string): string {
+  if (raw === undefined || raw === null || raw === '') return endpoint;
+  if (typeof raw !== 'string') throw appError(2602, 'Scan profile name must be a string of at most 255 characters', ['name']);
+  const name = raw.trim();
+  if ([...name].length > maxProfileNameLength) throw appError(2602, `Scan profile name longer than 255 characters (${[...name].length})`, ['name']);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\x00-\x1f\x7f]/.test(name)) throw appError(2602, 'Scan profile name may not hold control characters', ['name']);
+  return name === '' ? endpoint : name;
+}
+
+/**
+ * Creates a profile from `{asset_token, endpoint, name?}` or the older `{domain_token, endpoint,
+ * name?, unique?, valid?}`. The asset must be verified (2021); the endpoint well-formed (2606),
+ * inside the asset (2607), unique in the team (2605, or the existing profile with `unique: true`)
+ * and answering HTTP(S) within the time-out (2609); the plan limits the count (2618).
+ */
+export async function createScanProfile(deps: ProfileDeps, team: Team, body: Record<string, unknown>): Promise<ScanProfile> {
+  const { store } = deps;
+  const tokenField = body['asset_token'] !== undefined ? 'asset_token' : 'domain_token';
+  const assetToken = body[tokenField];
+  if (assetToken === undefined) throw appError(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', ['asset_token']);
+  if (typeof assetToken !== 'string' || !isToken(assetToken)) throw appError(2011, `Domain token malformed: ${tokenField} is 32 hexadecimal characters`, [tokenField]);
+  for (const flag of ['unique', 'valid'] as const) {
+    if (body[flag] !== undefined && typeof body[flag] !== 'boolean') throw appError(1051, `Request body malformed: ${flag} must be true or false`, [flag]);
+  }
+  const target = await requireTokenTarget(store, team, assetToken);
+  const asset = target.asset ?? { id: 0, name: target.discovered.name, status: target.discovered.status };
+  if (target.asset === undefined) throw appError(2021, `Asset not verified: ${asset.name} is a discovered name, not an asset; add it as an asset first`, [tokenField]);
+  if (asset.status !== 'verified') throw appError(2021, `Asset not verified: only verified assets can be scanned, and ${asset.name} is not verified`, [tokenField]);
+  const endpoint = parseEndpoint(body['endpoint']);
+  assertEndpointOfAsset(endpoint, asset);
+  const name = parseName(body['name'], endpoint.text);
+
+  const checkFree = async (s: Pick<Store, 'scanProfiles'>): Promise<ScanProfile | undefined> => {
+    const existing = await s.scanProfiles.findByEndpointKey(team.id, endpoint.key);
+    if (existing !== undefined) {
+      if (body['unique'] === true) return existing;
+      throw appError(2605, `Scan profile already exists: the team has a profile for ${endpoint.text} (${existing.token})`, ['endpoint']);
+    }
+    const limit = plans[team.plan].scanProfiles;
+    if ((await s.scanProfiles.count(team.id)) >= limit) {
+      throw appError(2618, `Scan profile limit of the subscription reached: the ${team.plan} plan allows ${limit} profiles`);
+    }
+    return undefined;
+  };
+  const early = await checkFree(store);
+  if (early !== undefined) return early;
+
+  const probe = await deps.engine.probe(endpoint, asset.name, AbortSignal.timeout(deps.validationTimeoutMs + 1000), deps.validationTimeoutMs);
+  if (!probe.isReachable) {
+    throw appError(2609, `Endpoint validation failed: ${endpoint.text} did not answer an HTTP(S) GET within ${deps.validationTimeoutMs / 1000} s (${probe.observations.join('; ')})`, ['endpoint']);
+  }
+  return store.transaction(async (tx) => {
+    await tx.assets.lockTeam(team.id);
+    const existing = await checkFree(tx);
+    if (existing !== undefined) return existing;
+    const now = new Date();
+    return tx.scanProfiles.insert({
+      teamId: team.id,
+      assetId: asset.id,
+      token: newToken(),
+      name,
+      endpoint: endpoint.text,
+      endpointKey: endpoint.key,
+      scheme: probe.scheme,
+      port: probe.port,
+      settings: { ...defaultScanProfileSettings },
+      isActive: true,
+      schedule: { frequency: 'never', first: null, next: null },
+      created: now,
+      updated: now,
+    });
+  });
+}
+
+/** The team's profiles (or one asset's: 2011/2014 for a bad asset token) with their latest scans. */
+export async function listScanProfiles(store: Store, team: Team, assetToken?: string): Promise<ProfileView[]> {
+  let assetId: number | undefined;
+  if (assetToken !== undefined) {
+    const target = await requireTokenTarget(store, team, assetToken);
+    if (target.asset === undefined) return [];
+    assetId = target.asset.id;
+  }
+  const profiles = await store.scanProfiles.list(team.id, assetId);
+  const latest = await store.scans.latestOf(team.id, profiles.map((p) => p.id));
+  return profiles.map((profile) => ({ profile, latest: latest.get(profile.id) }));
+}
+
+/** Deletes a profile; a live scan is stopped first (its worker sees the profile gone and stops). */
+export async function deleteScanProfile(store: Store, team: Team, token: string): Promise<void> {
+  const profile = await requireProfile(store, team, token);
+  await store.transaction(async (tx) => {
+    await tx.scans.requestStop(team.id, profile.id, new Date());
+    if (!(await tx.scanProfiles.delete(team.id, profile.id))) throw appError(2604, 'Scan profile does not exist', ['scanProfileToken']);
+  });
+}
+
+/** The settings of a profile. */
+export async function getProfileSettings(store: Store, team: Team, token: string): Promise<ScanProfileSettings> {
+  return (await requireProfile(store, team, token)).settings;
+}
+
+/**
+ * Applies a partial settings update. Changing scan_region is a team permission: it needs the
+ * enterprise plan (1009 otherwise); setting it to the value it has is always accepted.
+ */
+export async function updateProfileSettings(store: Store, team: Team, token: string, body: unknown): Promise<ScanProfileSettings> {
+  const profile = await requireProfile(store, team, token);
+  const next = applyScanProfileSettings(profile.settings, body);
+  if (next.scan_region !== profile.settings.scan_region && team.plan !== 'enterprise') {
+    throw appError(1009, `Changing scan_region needs the enterprise plan; the team is on the ${team.plan} plan`, ['scan_region']);
+  }
+  await store.scanProfiles.updateSettings(team.id, profile.id, next, new Date());
+  return next;
+}
+
+/** Activates or deactivates a profile (operators; a deactivated profile cannot be scanned: 2616). */
+export async function setProfileActive(store: Store, team: Team, token: string, isActive: boolean): Promise<ScanProfile> {
+  const profile = await requireProfile(store, team, token);
+  await store.scanProfiles.setActive(team.id, profile.id, isActive, new Date());
+  if (!isActive) await store.scans.requestStop(team.id, profile.id, new Date());
+  return { ...profile, isActive };
+}

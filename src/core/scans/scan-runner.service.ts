@@ -1,0 +1,133 @@
+import type { ServiceLogger } from '../assets/verification.service.ts';
+import type { Store } from '../shared/store.ts';
+import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
+import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
+import { parseEndpoint } from './endpoint.ts';
+import type { ScanCounters, ScanEngine, ScanLimits, ScanOutcome, ScanSink } from './scan-engine.ts';
+import type { Scan, ScanEnd, ScanProgress } from './scan.types.ts';
+
+/** What running scans needs. */
+export interface ScanRunnerDeps {
+  store: Store;
+  engine: Pick<ScanEngine, 'scan'>;
+  limits: ScanLimits;
+  /** Scans of one team running at once, over every worker. */
+  perTeamLimit: number;
+  ingestion: IngestionOptions;
+  log: ServiceLogger;
+  /** How often progress is saved and a stop request looked for (default 1000 ms). */
+  tickMs?: number;
+}
+
+/** How a run ended for the job: done, or to run again later (the team is at its limit). */
+export type RunOutcome = { kind: 'done' } | { kind: 'deferred'; retryAt: Date };
+
+/** Thrown when the worker itself stops mid-scan: the job goes back to the queue and the scan resumes. */
+export class ScanInterruptedError extends Error {
+  override readonly name = 'ScanInterruptedError';
+}
+
+/** The ingestion's scan id of a scan: every vulnerability it saw carries it (resumes keep it). */
+export function ingestionScanId(scan: Pick<Scan, 'token'>): string {
+  return `scan:${scan.token}`;
+}
+
+/**
+ * Runs one scan: claims it (`running`, within the team's limit), drives the engine, and turns
+ * its observations into vulnerabilities as they arrive, each linked to the scan's report. A stop
+ * request (seen within one tick) aborts the engine and ends the scan `stopped`; a completed scan
+ * patches what it did not see again, a stopped or failed one patches nothing. A scan whose worker
+ * died is resumed by the next run under the same scan id, so nothing is counted twice.
+ */
+export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runner: string; signal: AbortSignal }): Promise<RunOutcome> {
+  const { store } = deps;
+  const queued = await store.scans.findById(scanId);
+  if (queued === undefined || !['starting', 'running', 'stopping'].includes(queued.status)) return { kind: 'done' };
+  if (queued.status === 'stopping') {
+    await store.scans.finish(scanId, { status: 'stopped', error: null, progress: queued.progress, ended: new Date() });
+    return { kind: 'done' };
+  }
+  const claimed = await store.transaction(async (tx) => {
+    await tx.assets.lockTeam(queued.teamId);
+    if ((await tx.scans.countRunning(queued.teamId, scanId)) >= deps.perTeamLimit) return undefined;
+    return tx.scans.markRunning(scanId, ctx.runner, new Date());
+  });
+  if (claimed === undefined) {
+    const again = await store.scans.findById(scanId);
+    if (again === undefined || again.status !== 'starting') return { kind: 'done' };
+    return { kind: 'deferred', retryAt: new Date(Date.now() + 2000) };
+  }
+  const scan = claimed;
+  if (scan.runs > 1) await store.scans.addWarning(scan.id, `Resumed at ${new Date().toISOString()} after the worker running it stopped (run ${scan.runs}); pages are crawled again, findings already recorded are kept`);
+
+  const profile = await store.scanProfiles.findById(scan.profileId);
+  const asset = profile && (await store.assets.findById(scan.teamId, profile.assetId));
+  const progress: ScanProgress = { ...scan.progress };
+  if (profile === undefined || asset === undefined || asset.status !== 'verified') {
+    const error = profile === undefined ? 'The scan profile was deleted' : 'The asset is not verified any more: only verified assets can be scanned';
+    await store.scans.finish(scan.id, { status: 'unable_to_complete', error, progress, ended: new Date() });
+    return { kind: 'done' };
+  }
+
+  const ingestion = new ScanIngestion(
+    store,
+    { teamId: scan.teamId, asset: { id: asset.id, token: asset.token, name: asset.name }, scanSource: 'application-scanning', scanProfileToken: profile.token, scannedAt: scan.started ?? new Date() },
+    deps.ingestion,
+    ingestionScanId(scan),
+    (tx, written) => tx.scans.linkFindings(scan.id, written),
+  );
+  // Writes are chained: findings, flushes and progress saves never overlap.
+  let writes: Promise<void> = Promise.resolve();
+  const enqueue = (work: () => Promise<void>): Promise<void> => (writes = writes.then(work));
+  const stop = new AbortController();
+  let isStopRequested = false;
+  const warned = new Set(scan.warnings);
+  const sink: ScanSink = {
+    finding: (finding: FindingInput) => enqueue(() => ingestion.add(finding)),
+    progress: (counters: ScanCounters) => Object.assign(progress, counters),
+    warning: (message: string) => {
+      if (warned.has(message)) return;
+      warned.add(message);
+      void enqueue(() => store.scans.addWarning(scan.id, message));
+    },
+  };
+  const tick = async () => {
+    await ingestion.flush();
+    progress.findings = ingestion.count;
+    const status = await store.scans.saveProgress(scan.id, progress, new Date());
+    if (status === undefined || status === 'stopping' || status === 'stopped') {
+      isStopRequested = true;
+      stop.abort(new Error('stop requested'));
+    }
+  };
+  const timer = setInterval(() => void enqueue(tick).catch((err: unknown) => deps.log.warn({ err, scan: scan.token }, 'saving scan progress failed')), deps.tickMs ?? 1000);
+
+  let outcome: ScanOutcome;
+  try {
+    const target = { scheme: profile.scheme, host: parseEndpoint(profile.endpoint).host, port: profile.port, scopeName: asset.name };
+    outcome = await deps.engine.scan(target, profile.settings, deps.limits, sink, AbortSignal.any([ctx.signal, stop.signal]));
+  } finally {
+    clearInterval(timer);
+  }
+  await writes;
+  await tick();
+  progress.findings = ingestion.count;
+
+  if (ctx.signal.aborted && !isStopRequested) throw new ScanInterruptedError('The worker stopped during the scan; it resumes on the next run');
+  const current = await store.scans.findById(scan.id);
+  if (current === undefined) return { kind: 'done' };
+  const status = isStopRequested || current.status === 'stopping' || outcome.status === 'aborted' ? 'stopped' : outcome.status;
+  const end: ScanEnd = { status, error: status === 'stopped' || status === 'completed' ? null : (outcome.error ?? null), progress, ended: new Date() };
+  const result = await ingestion.finish(end.status === 'completed');
+  await store.scans.tallyFindings(scan.id);
+  await store.scans.finish(scan.id, end);
+  deps.log.info({ scan: scan.token, status: end.status, ...progress, ...result }, 'scan ended');
+  return { kind: 'done' };
+}
+
+/** Ends a scan whose runs all failed (the job's last attempt), keeping what it recorded. */
+export async function failScan(store: Store, scanId: number, error: string): Promise<void> {
+  const scan = await store.scans.findById(scanId);
+  if (scan === undefined) return;
+  await store.scans.finish(scanId, { status: 'unable_to_complete', error, progress: scan.progress, ended: new Date() });
+}

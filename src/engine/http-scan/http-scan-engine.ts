@@ -1,0 +1,95 @@
+import type { ScanEngine, ScanLimits, ScanOutcome, ScanSink, ScanTarget } from '../../core/scans/scan-engine.ts';
+import type { ScanProfileSettings } from '../../core/scans/scan-profile-settings.ts';
+import type { DnsResolver } from '../dns/resolver.ts';
+import type { EgressGuard } from '../net/egress-guard.ts';
+import { createCookieFlagsCheck } from './checks/cookie-flags.check.ts';
+import { createDirectoryListingCheck } from './checks/directory-listing.check.ts';
+import { createExposedGitCheck } from './checks/exposed-git.check.ts';
+import type { PageCheck } from './checks/page-check.ts';
+import { createReflectedXssCheck } from './checks/reflected-xss.check.ts';
+import { createSecurityHeadersCheck } from './checks/security-headers.check.ts';
+import { createGuardedHttpClient, HttpRequestError } from './guarded-http-client.ts';
+import { probeEndpoint } from './http-probe.ts';
+import { RequestBudget } from './request-budget.ts';
+import { ScanScope, originText } from './scan-scope.ts';
+import { ProgressReporter, ScanSession } from './scan-session.ts';
+import { crawlConcurrency, crawlSite } from './site-crawler.ts';
+
+/** The checks of one scan, fresh per scan (each keeps its own per-origin state). */
+export function createDefaultChecks(): PageCheck[] {
+  return [createSecurityHeadersCheck(), createCookieFlagsCheck(), createDirectoryListingCheck(), createExposedGitCheck(), createReflectedXssCheck()];
+}
+
+/** The scheme of an extra port of the target host: TLS ports are https, the rest the target's. */
+function schemeOfPort(port: number, target: ScanTarget): 'http' | 'https' {
+  if (port === 443 || port === 8443) return 'https';
+  if (port === 80 || port === 3000 || port === 8000 || port === 8080) return 'http';
+  return target.scheme;
+}
+
+/** Runs one scan: resolves through the guard, crawls with the checks, and maps the ending to an outcome. */
+async function runScan(
+  deps: { guard: EgressGuard; resolver: DnsResolver },
+  target: ScanTarget,
+  settings: ScanProfileSettings,
+  limits: ScanLimits,
+  sink: ScanSink,
+  signal: AbortSignal,
+): Promise<ScanOutcome> {
+  if (signal.aborted) return { status: 'aborted' };
+  const duration = new AbortController();
+  let isDurationHit = false;
+  const timer = setTimeout(() => {
+    isDurationHit = true;
+    duration.abort(new Error('maxDurationMs reached'));
+  }, limits.maxDurationMs);
+  const scanSignal = AbortSignal.any([signal, duration.signal]);
+  const progress = new ProgressReporter(sink, { pagesCrawled: 0, requestsSent: 0, checksDone: 0 });
+  const client = createGuardedHttpClient({ guard: deps.guard, resolver: deps.resolver, requestTimeoutMs: limits.requestTimeoutMs, signal: scanSignal });
+  try {
+    const scope = new ScanScope(target, settings);
+    const start = new URL(`${originText({ scheme: target.scheme, host: target.host, port: target.port })}/`);
+    if (!scope.isPortAllowed(target.port)) {
+      sink.warning(`the target port ${target.port} is in blacklisted_ports: nothing was requested`);
+      return { status: 'completed' };
+    }
+    try {
+      await client.addressesOf(target.host);
+    } catch (err) {
+      if (signal.aborted) return { status: 'aborted' };
+      const failure = err instanceof HttpRequestError ? err : new HttpRequestError('other', String(err));
+      if (failure.kind === 'denied') return { status: 'unable_to_complete', error: `${target.host}: ${failure.message}` };
+      return { status: 'unable_to_resolve', error: failure.message };
+    }
+    const budget = new RequestBudget(settings.requests_per_second, crawlConcurrency);
+    const session = new ScanSession(target, settings, scope, client, budget, progress);
+    const extraSeeds = scope.extraPorts().map((port) => new URL(`${originText({ scheme: schemeOfPort(port, target), host: target.host, port })}/`));
+    const result = await crawlSite({ session, checks: createDefaultChecks(), limits, sink, signal: scanSignal, start, extraSeeds });
+    if (signal.aborted) return { status: 'aborted' };
+    if (isDurationHit) sink.warning(`maxDurationMs limit reached: the scan stopped after ${limits.maxDurationMs} ms with what it had crawled`);
+    if (result.startFailure !== undefined && progress.counters.pagesCrawled === 0) {
+      return { status: 'unable_to_complete', error: `${start.href}: ${result.startFailure}` };
+    }
+    return { status: 'completed' };
+  } catch (err) {
+    if (signal.aborted) return { status: 'aborted' };
+    return { status: 'unable_to_complete', error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+    progress.flush();
+    await client.close();
+  }
+}
+
+/**
+ * The application-scan engine (port ScanEngine): probe() validates an endpoint, scan() crawls
+ * the target and runs the five checks (security headers, cookie flags, directory listing,
+ * exposed .git, reflected XSS). Every connection passes the egress guard; network trouble is
+ * an outcome or a warning, never a throw.
+ */
+export function createHttpScanEngine(deps: { guard: EgressGuard; resolver: DnsResolver }): ScanEngine {
+  return {
+    probe: (endpoint, scopeName, signal, timeoutMs) => probeEndpoint(deps, endpoint, scopeName, signal, timeoutMs),
+    scan: (target, settings, limits, sink, signal) => runScan(deps, target, settings, limits, sink, signal),
+  };
+}

@@ -1,0 +1,119 @@
+import { CookieJar } from 'tough-cookie';
+import type { ScanCounters, ScanSink, ScanTarget } from '../../core/scans/scan-engine.ts';
+import type { ScanProfileSettings } from '../../core/scans/scan-profile-settings.ts';
+import type { HttpHeader } from '../../core/vulnerabilities/vulnerability.types.ts';
+import type { GuardedHttpClient, HttpExchange } from './guarded-http-client.ts';
+import type { RequestBudget } from './request-budget.ts';
+import type { ScanScope } from './scan-scope.ts';
+
+/** The User-Agent of scan requests unless the profile's custom_headers set one. */
+export const scannerUserAgent = 'perimeter-scanner/0.1 (+application scan)';
+
+/** Reports counters to the sink at most every `intervalMs`, and always on flush. */
+export class ProgressReporter {
+  private lastAt = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly sink: ScanSink,
+    readonly counters: ScanCounters,
+    private readonly intervalMs = 250,
+  ) {}
+
+  /** Call after a counter moved: reports now, or once the interval has passed. */
+  touch(): void {
+    const wait = this.lastAt + this.intervalMs - Date.now();
+    if (wait <= 0) {
+      this.report();
+    } else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.report(), wait);
+      this.timer.unref();
+    }
+  }
+
+  /** Reports the final totals and stops the pending timer. */
+  flush(): void {
+    this.report();
+  }
+
+  private report(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.lastAt = Date.now();
+    this.sink.progress({ ...this.counters });
+  }
+}
+
+/**
+ * Everything one scan's requests share: the guarded client, the request budget, the cookie jar
+ * and the profile's headers, cookies and basic auth, so crawler and checks send alike and count
+ * alike. Requests outside the scope are refused here, a last line behind the crawler's filter.
+ */
+export class ScanSession {
+  private readonly jar = new CookieJar(undefined, { looseMode: true, rejectPublicSuffixes: false });
+  private readonly fixedHeaders: HttpHeader[];
+  private readonly profileCookies: Array<[string, string]>;
+
+  constructor(
+    readonly target: ScanTarget,
+    readonly settings: ScanProfileSettings,
+    readonly scope: ScanScope,
+    private readonly client: GuardedHttpClient,
+    private readonly budget: RequestBudget,
+    readonly progress: ProgressReporter,
+  ) {
+    this.profileCookies = [...settings.custom_cookies, ...(settings.session_cookie === null ? [] : [settings.session_cookie])].map((c) => [c.name, c.value]);
+    const custom = settings.custom_headers.filter((h) => h.name.toLowerCase() !== 'cookie');
+    const headers: HttpHeader[] = [];
+    if (!custom.some((h) => h.name.toLowerCase() === 'user-agent')) headers.push({ name: 'user-agent', value: scannerUserAgent });
+    headers.push({ name: 'accept', value: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+    if (settings.basic_auth !== null) {
+      const token = Buffer.from(`${settings.basic_auth.username}:${settings.basic_auth.password}`, 'utf8').toString('base64');
+      headers.push({ name: 'authorization', value: `Basic ${token}` });
+    }
+    // Custom headers come last so that the profile may override accept or authorization.
+    const overridden = new Set(custom.map((h) => h.name.toLowerCase()));
+    this.fixedHeaders = [...headers.filter((h) => !overridden.has(h.name)), ...custom];
+    for (const h of settings.custom_headers) if (h.name.toLowerCase() === 'cookie') this.profileCookies.push(...parseCookieHeader(h.value));
+  }
+
+  /** Sends one request through the budget (no redirect following); throws HttpRequestError. */
+  async send(method: string, url: URL, signal: AbortSignal): Promise<HttpExchange> {
+    if (!this.scope.isUrlAllowed(url)) throw new Error(`refusing to request ${url.href}: outside the scan's scope`);
+    const release = await this.budget.acquire(signal);
+    try {
+      const headers = [...this.fixedHeaders];
+      const cookie = this.cookieHeader(url);
+      if (cookie !== '') headers.push({ name: 'cookie', value: cookie });
+      this.progress.counters.requestsSent += 1;
+      this.progress.touch();
+      const exchange = await this.client.send({ method, url, headers }, signal);
+      for (const header of exchange.headers) {
+        if (header.name === 'set-cookie') this.jar.setCookieSync(header.value, url.href, { ignoreError: true });
+      }
+      return exchange;
+    } finally {
+      release();
+    }
+  }
+
+  /** Cookies the site set for this URL, then the profile's (which win on a shared name). */
+  private cookieHeader(url: URL): string {
+    const pairs = new Map<string, string>();
+    for (const [name, value] of parseCookieHeader(this.jar.getCookieStringSync(url.href))) pairs.set(name, value);
+    for (const [name, value] of this.profileCookies) pairs.set(name, value);
+    return [...pairs].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+/** Splits `a=1; b=2` into pairs. */
+function parseCookieHeader(text: string): Array<[string, string]> {
+  return text
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part.includes('='))
+    .map((part) => {
+      const index = part.indexOf('=');
+      return [part.slice(0, index), part.slice(index + 1)];
+    });
+}

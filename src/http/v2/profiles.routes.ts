@@ -1,0 +1,138 @@
+import { Type } from '@sinclair/typebox';
+import { scanProfileSettingsBodyLimit } from '../../core/scans/scan-profile-settings.ts';
+import {
+  createScanProfile,
+  deleteScanProfile,
+  getProfileSettings,
+  listScanProfiles,
+  updateProfileSettings,
+} from '../../core/scans/scan-profile.service.ts';
+import { readJson, readJsonObject } from '../request-input.ts';
+import { defineRoute, type RouteDef } from '../route.ts';
+import { presentProfile, presentProfileSettings } from './scan.presenter.ts';
+import { ProfileSettingsSchema, ScanProfileSchema } from './scan.schemas.ts';
+import { EmptyObject, Token } from './schemas.ts';
+
+const ProfileTokenParam = Type.Object({ scanProfileToken: Token });
+
+/** The six v2 scan profile operations. */
+export const profileRoutes: RouteDef[] = [
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/profiles/',
+    group: 'profiles',
+    operationId: 'listScanProfiles',
+    summary: 'List scan profiles',
+    description: 'Every application scan profile of the team, in creation order, with its latest scan.',
+    tags: ['scan profiles'],
+    response: Type.Array(ScanProfileSchema),
+    successStatus: 200,
+    errors: [],
+    handler: async (ctx) => ({ status: 200, body: (await listScanProfiles(ctx.deps.store, ctx.team)).map(presentProfile) }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'POST',
+    path: '/profiles/',
+    group: 'profiles',
+    operationId: 'createScanProfile',
+    summary: 'Create scan profile',
+    description:
+      'Body `{asset_token, endpoint, name?}`, or the older `{domain_token, endpoint, name?, unique?, valid?}`. The asset must be verified (2021, HTTP 423). ' +
+      'The endpoint is `[http:// or https://]host[:port]` where host is the asset\'s name or lies under it (2607); anything else is 2606. ' +
+      'Before the profile is created the service sends a GET to the endpoint through its egress guard, HTTPS first, then HTTP (only the given scheme when one is given), ' +
+      'following redirects that stay inside the asset; 2609 when nothing answers within 10 s. The scheme and port that answered are what scans use. ' +
+      'A second profile for the same endpoint is 2605, unless `unique: true`, which answers the existing profile. `valid` is accepted for older clients and does not skip validation. ' +
+      'The plan limits the number of profiles (2618).',
+    tags: ['scan profiles'],
+    body: Type.Object({
+      asset_token: Type.Optional(Token),
+      domain_token: Type.Optional(Token),
+      endpoint: Type.String({ examples: ['example.com', 'https://shop.example.com:8443'] }),
+      name: Type.Optional(Type.String({ maxLength: 255, description: 'Defaults to the endpoint' })),
+      unique: Type.Optional(Type.Boolean()),
+      valid: Type.Optional(Type.Boolean()),
+    }),
+    response: ScanProfileSchema,
+    successStatus: 200,
+    errors: [1050, 1051, 2011, 2014, 2021, 2602, 2605, 2606, 2607, 2609, 2618],
+    handler: async (ctx) => {
+      const profile = await createScanProfile({ store: ctx.deps.store, engine: ctx.deps.scanEngine, validationTimeoutMs: ctx.deps.config.endpointValidationTimeoutMs }, ctx.team, readJsonObject(ctx));
+      const latest = (await ctx.deps.store.scans.latestOf(ctx.team.id, [profile.id])).get(profile.id);
+      return { status: 200, body: presentProfile({ profile, latest }) };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/profiles/{assetToken}/',
+    group: 'profiles',
+    operationId: 'listScanProfilesOfAsset',
+    summary: 'List scan profiles of an asset',
+    tags: ['scan profiles'],
+    params: Type.Object({ assetToken: Token }),
+    response: Type.Array(ScanProfileSchema),
+    successStatus: 200,
+    errors: [2011, 2014],
+    handler: async (ctx) => ({ status: 200, body: (await listScanProfiles(ctx.deps.store, ctx.team, ctx.params['assetToken']!)).map(presentProfile) }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'DELETE',
+    path: '/profiles/{scanProfileToken}/',
+    group: 'profiles',
+    operationId: 'deleteScanProfile',
+    summary: 'Delete scan profile',
+    description: 'A running scan of the profile is stopped first; its reports go with it. Vulnerabilities the profile found stay.',
+    tags: ['scan profiles'],
+    params: ProfileTokenParam,
+    response: EmptyObject,
+    successStatus: 200,
+    errors: [2601, 2604],
+    handler: async (ctx) => {
+      readJson(ctx, { required: false });
+      await deleteScanProfile(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!);
+      return { status: 200, body: {} };
+    },
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/profiles/{scanProfileToken}/settings/',
+    group: 'profiles',
+    operationId: 'getScanProfileSettings',
+    summary: 'Get scan profile settings',
+    description: 'basic_auth and session_cookie are present only when set.',
+    tags: ['scan profiles'],
+    params: ProfileTokenParam,
+    response: ProfileSettingsSchema,
+    successStatus: 200,
+    errors: [2601, 2604],
+    handler: async (ctx) => ({ status: 200, body: presentProfileSettings(await getProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!)) }),
+  }),
+  defineRoute({
+    surface: 'v2',
+    method: 'PUT',
+    alsoMethods: ['PATCH'],
+    path: '/profiles/{scanProfileToken}/settings/',
+    group: 'profiles',
+    operationId: 'updateScanProfileSettings',
+    summary: 'Update scan profile settings',
+    description:
+      'Partial update: fields absent from the body stay; an empty array removes all; null removes basic_auth or session_cookie. ' +
+      'Each violation answers its own code naming the field: 2641 subdomain, 2642 path, 2643 port, 2651-2654 cookie, 2657/2658 header, 2671 report lifespan, ' +
+      '2672 requests per second, 2673 scan region; a wrong type or an unknown field is 1051. Body at most 30 KB (1052).',
+    tags: ['scan profiles'],
+    params: ProfileTokenParam,
+    body: ProfileSettingsSchema,
+    response: ProfileSettingsSchema,
+    successStatus: 200,
+    errors: [1050, 1051, 1052, 1009, 2601, 2604, 2641, 2642, 2643, 2651, 2652, 2653, 2654, 2657, 2658, 2671, 2672, 2673],
+    bodyLimit: scanProfileSettingsBodyLimit,
+    handler: async (ctx) => {
+      const body = readJson(ctx, { required: true });
+      return { status: 200, body: presentProfileSettings(await updateProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!, body)) };
+    },
+  }),
+];

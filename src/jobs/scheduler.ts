@@ -1,0 +1,53 @@
+import type { ServiceLogger } from '../core/assets/verification.service.ts';
+import { recoverScans, type ScanDeps } from '../core/scans/scan.service.ts';
+import { fireDueSchedules } from '../core/scans/schedule.service.ts';
+
+/** A running scheduler loop. */
+export interface Scheduler {
+  /** Runs one round now (tests, and the first round at start). */
+  tick(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The scheduler role: every intervalMs it fires due scan schedules (once each, however many
+ * schedulers run: see fireDueSchedules) and repairs live scans that nothing runs (recoverScans).
+ * The first round runs at start, so a fire missed while the service was down runs then.
+ */
+export function startScheduler(deps: ScanDeps & { log: ServiceLogger }, options: { intervalMs: number }): Scheduler {
+  let isStopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> = Promise.resolve();
+  const tick = (): Promise<void> => {
+    round = round.then(async () => {
+      if (isStopped) return;
+      try {
+        const fired = await fireDueSchedules(deps);
+        if (fired.started.length + fired.skipped.length > 0) deps.log.info({ started: fired.started.map((s) => s.token), skipped: fired.skipped }, 'scan schedules fired');
+        const repaired = await recoverScans(deps);
+        if (repaired > 0) deps.log.info({ repaired }, 'live scans without a running job repaired');
+      } catch (err) {
+        deps.log.warn({ err }, 'scheduler round failed');
+      }
+    });
+    return round;
+  };
+  const loop = () => {
+    timer = setTimeout(() => {
+      void tick().finally(() => {
+        if (!isStopped) loop();
+      });
+    }, options.intervalMs);
+  };
+  void tick().finally(() => {
+    if (!isStopped) loop();
+  });
+  return {
+    tick,
+    async stop() {
+      isStopped = true;
+      clearTimeout(timer);
+      await round;
+    },
+  };
+}
