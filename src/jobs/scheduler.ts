@@ -1,5 +1,5 @@
 import type { ServiceLogger } from '../core/assets/verification.service.ts';
-import { recoverScans, type ScanDeps } from '../core/scans/scan.service.ts';
+import { pruneReports, recoverScans, type ScanDeps } from '../core/scans/scan.service.ts';
 import { fireDueSchedules } from '../core/scans/schedule.service.ts';
 
 /** A running scheduler loop. */
@@ -11,13 +11,15 @@ export interface Scheduler {
 
 /**
  * The scheduler role: every intervalMs it fires due scan schedules (once each, however many
- * schedulers run: see fireDueSchedules) and repairs live scans that nothing runs (recoverScans).
+ * schedulers run: see fireDueSchedules), repairs live scans that nothing runs (recoverScans) and,
+ * hourly, deletes reports past their lifespan (pruneReports).
  * The first round runs at start, so a fire missed while the service was down runs then.
  */
 export function startScheduler(deps: ScanDeps & { log: ServiceLogger }, options: { intervalMs: number }): Scheduler {
   let isStopped = false;
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
+  let nextPrune = 0;
   const tick = (): Promise<void> => {
     round = round.then(async () => {
       if (isStopped) return;
@@ -26,6 +28,11 @@ export function startScheduler(deps: ScanDeps & { log: ServiceLogger }, options:
         if (fired.started.length + fired.skipped.length > 0) deps.log.info({ started: fired.started.map((s) => s.token), skipped: fired.skipped }, 'scan schedules fired');
         const repaired = await recoverScans(deps);
         if (repaired > 0) deps.log.info({ repaired }, 'live scans without a running job repaired');
+        if (Date.now() >= nextPrune) {
+          nextPrune = Date.now() + 3600 * 1000;
+          const pruned = await pruneReports(deps.store);
+          if (pruned > 0) deps.log.info({ pruned }, 'reports past their lifespan deleted');
+        }
       } catch (err) {
         deps.log.warn({ err }, 'scheduler round failed');
       }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ScanQueue } from '../../src/core/scans/scan.service.ts';
 import { fireDueSchedules } from '../../src/core/scans/schedule.service.ts';
+import { pruneReports } from '../../src/core/scans/scan.service.ts';
 import { NameTokenCodec } from '../../src/core/zones/name-token.ts';
 import type { Database } from '../../src/storage/database.ts';
 import { createStore } from '../../src/storage/store.ts';
@@ -164,6 +165,26 @@ describe(`v2 scan schedules and the scheduler (${testStore})`, () => {
     } finally {
       for (const pool of pools) await pool.close();
     }
+  });
+
+  it('deletes reports past the profile\'s report lifespan, never the latest', async () => {
+    const token = await newProfile();
+    const id = await profileId(token);
+    const team = (await h.runtime.store.teams.findByName('schedules'))!;
+    const now = Date.now();
+    const ages = [40, 20, 10, 1];
+    for (const [i, age] of ages.entries()) {
+      const scan = (await h.runtime.store.scans.insertLive({ teamId: team.id, profileId: id, token: `${i}`.padStart(32, 'f'), trigger: 'api', endpoint: 'e', profileName: 'p', created: new Date(now - age * day) }))!;
+      await h.runtime.store.scans.finish(scan.id, { status: 'completed', error: null, progress: scan.progress, ended: new Date(now - age * day) });
+    }
+    assert.equal((await h.send('PUT', `/rest/v2/profiles/${token}/settings/`, { key, body: { report_lifespan_days: 15 } })).statusCode, 200);
+    assert.equal(await pruneReports(h.runtime.store, new Date(now)), 2);
+    assert.equal((await scansOf(token)).length, 2);
+    // 0 means the global lifetime (365 days): nothing younger goes.
+    await h.send('PUT', `/rest/v2/profiles/${token}/settings/`, { key, body: { report_lifespan_days: 0 } });
+    assert.equal(await pruneReports(h.runtime.store, new Date(now)), 0);
+    assert.equal(await pruneReports(h.runtime.store, new Date(now + 400 * day)), 1, 'all but the latest');
+    assert.equal((await scansOf(token)).length, 1);
   });
 
   it('answers 2604 for another team and 2601 for a malformed token', async () => {

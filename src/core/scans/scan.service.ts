@@ -4,6 +4,7 @@ import type { Repositories, Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { requireProfile } from './scan-profile.service.ts';
 import type { Scan, ScanProfile } from './scan.types.ts';
+import { globalReportLifespanDays } from './scan-profile-settings.ts';
 
 /**
  * The core's port to the job queue for scans: a scan runs as a durable job on a worker; the
@@ -115,4 +116,22 @@ export async function recoverScans(deps: ScanDeps, now = new Date(), graceMs = 3
     }
   }
   return touched;
+}
+
+/**
+ * Deletes reports past their profile's lifespan (`report_lifespan_days`, 0 meaning the global
+ * lifetime); the latest report of a profile always stays. Answers how many were deleted.
+ */
+export async function pruneReports(store: Store, now = new Date()): Promise<number> {
+  let deleted = 0;
+  let afterId = 0;
+  for (;;) {
+    const page = await store.scanProfiles.listLifespans(afterId, 500);
+    if (page.length === 0) return deleted;
+    for (const { id, reportLifespanDays } of page) {
+      const days = reportLifespanDays === 0 ? globalReportLifespanDays : reportLifespanDays;
+      deleted += await store.scans.deleteEndedBefore(id, new Date(now.getTime() - days * 24 * 3600 * 1000));
+    }
+    afterId = page[page.length - 1]!.id;
+  }
 }

@@ -113,6 +113,8 @@ export interface ScanProfileRepository {
   updateSettings(teamId: number, id: number, settings: ScanProfileSettings, at: Date): Promise<void>;
   setActive(teamId: number, id: number, isActive: boolean, at: Date): Promise<void>;
   setSchedule(teamId: number, id: number, schedule: ScanProfile['schedule'], at: Date): Promise<void>;
+  /** Every profile's id and report lifespan, in id order after `afterId` (report pruning). */
+  listLifespans(afterId: number, limit: number): Promise<Array<{ id: number; reportLifespanDays: number }>>;
   /** Profiles of every team whose next scheduled scan is due at `now` (the scheduler's view). */
   dueSchedules(now: Date, limit: number): Promise<ScanProfile[]>;
   /**
@@ -144,6 +146,8 @@ export interface ScanRepository {
   linkFindings(scanId: number, links: ScanFindingLink[]): Promise<void>;
   /** Recomputes the counts per severity and the highest CVSS from the linked findings. */
   tallyFindings(id: number): Promise<{ counts: SeverityCounts; highestCvss: number; total: number }>;
+  /** Deletes the finished scans (reports) of a profile that ended before `before`, the latest one excepted; answers how many. */
+  deleteEndedBefore(profileId: number, before: Date): Promise<number>;
   /** Live scans of every team (reconciliation). */
   listLive(): Promise<Scan[]>;
   countRunning(teamId: number, exceptId: number): Promise<number>;

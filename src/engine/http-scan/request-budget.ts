@@ -23,7 +23,8 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * (N-1)/rate seconds with no burst, plus a bound on requests in flight.
  */
 export class RequestBudget {
-  private nextSlotAt = 0;
+  private grants: Promise<void> = Promise.resolve();
+  private lastGrantAt = -Infinity;
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
 
@@ -52,19 +53,18 @@ export class RequestBudget {
   private async takeToken(signal: AbortSignal): Promise<void> {
     if (this.requestsPerSecond <= 0) return;
     const interval = 1000 / this.requestsPerSecond;
-    const now = performance.now();
-    // Slots are handed out in call order; each caller waits for its own.
-    const slot = Math.max(now, this.nextSlotAt);
-    this.nextSlotAt = slot + interval;
-    if (slot > now) {
-      try {
-        await sleep(slot - now, signal);
-      } catch (err) {
-        // An aborted waiter gives its slot back only when it was the last one handed out.
-        if (this.nextSlotAt === slot + interval) this.nextSlotAt = slot;
-        throw err;
+    // Tokens are granted one after the other, each at least `interval` after the previous grant
+    // as it really happened: a timer that fires late never lets two requests through together.
+    const turn = this.grants.then(async () => {
+      signal.throwIfAborted();
+      // Timers have millisecond granularity and may fire a fraction early: wait until really due.
+      for (let wait = this.lastGrantAt + interval - performance.now(); wait > 0; wait = this.lastGrantAt + interval - performance.now()) {
+        await sleep(Math.max(1, Math.ceil(wait)), signal);
       }
-    }
+      this.lastGrantAt = performance.now();
+    });
+    this.grants = turn.catch(() => undefined);
+    await turn;
   }
 
   private takeSlot(signal: AbortSignal): Promise<void> {

@@ -113,6 +113,11 @@ export class KyselyScanProfileRepository implements ScanProfileRepository {
       .execute();
   }
 
+  async listLifespans(afterId: number, limit: number): Promise<Array<{ id: number; reportLifespanDays: number }>> {
+    const rows = await this.db.selectFrom('scan_profiles').select(['id', 'settings']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+    return rows.map((r) => ({ id: Number(r.id), reportLifespanDays: settingsFromStore(JSON.parse(r.settings) as Partial<ScanProfileSettings>).report_lifespan_days }));
+  }
+
   async dueSchedules(now: Date, limit: number): Promise<ScanProfile[]> {
     const rows = await this.db
       .selectFrom('scan_profiles')

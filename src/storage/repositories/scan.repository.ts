@@ -182,6 +182,17 @@ export class KyselyScanRepository implements ScanRepository {
     return { counts, highestCvss, total };
   }
 
+  async deleteEndedBefore(profileId: number, before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom('scans')
+      .where('profile_id', '=', profileId)
+      .where('status', 'not in', live)
+      .where('ended', '<', before.getTime())
+      .where('id', '<>', (eb) => eb.selectFrom('scans').select((e) => e.fn.max('id').as('id')).where('profile_id', '=', profileId))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async listLive(): Promise<Scan[]> {
     return (await this.db.selectFrom('scans').selectAll().where('status', 'in', live).orderBy('id').execute()).map(toScan);
   }
