@@ -7,6 +7,7 @@ import { buildApp } from './http/app.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { recoverZoneLookups } from './jobs/zone-lookup.job.ts';
 import { startScheduler } from './jobs/scheduler.ts';
+import { recoverScans } from './core/scans/scan.service.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
 const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb', 'store-cache-mb', 'scan-concurrency', 'scan-team-concurrency', 'scan-max-pages', 'scan-max-depth', 'scan-max-duration-ms', 'scan-request-timeout-ms', 'endpoint-validation-timeout-ms', 'scheduler-interval-ms'];
@@ -42,6 +43,9 @@ async function serve(config: Config): Promise<void> {
     // A lookup whose upload committed but whose job was never enqueued (a crash in between).
     const recovered = await recoverZoneLookups(runtime.store, runtime.jobs);
     if (recovered > 0) runtime.log.info({ recovered }, 'zone lookups re-enqueued');
+    // Scans whose job was never enqueued, or can no longer run (the scheduler role repeats this).
+    const repaired = await recoverScans({ store: runtime.store, queue: runtime.scanQueue });
+    if (repaired > 0) runtime.log.info({ repaired }, 'live scans without a running job repaired');
   }
   // Fires due scan schedules (once each, however many schedulers run) and repairs live scans
   // that no job runs any more; its first round runs now, so a fire missed while down runs once.

@@ -87,11 +87,29 @@ export class PgBossJobStore implements QueueBackend {
     await this.ready();
     let created = this.queues.get(kind);
     if (created === undefined) {
-      created = this.boss.createQueue(kind);
+      created = this.createQueue(kind);
       this.queues.set(kind, created);
       created.catch(() => this.queues.delete(kind));
     }
     await created;
+  }
+
+  /**
+   * pg-boss creates a queue with DDL in the transaction that inserts its row, so two processes
+   * creating one new queue at once can deadlock (40P01): the loser retries and finds it made.
+   */
+  private async createQueue(kind: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if ((await this.boss.getQueue(kind)) !== null) return;
+        await this.boss.createQueue(kind);
+        return;
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if ((code !== '40P01' && code !== '23505') || attempt >= 5) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 150 * attempt));
+      }
+    }
   }
 
   async insert(kind: string, payload: unknown, options: EnqueueOptions): Promise<string> {

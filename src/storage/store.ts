@@ -29,7 +29,7 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     zones: new KyselyZoneRepository(db, database.dialect, options.nameTokens, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),
-    scans: new KyselyScanRepository(db),
+    scans: new KyselyScanRepository(db, database.dialect),
   };
 }
 

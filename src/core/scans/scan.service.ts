@@ -108,7 +108,6 @@ export async function recoverScans(deps: ScanDeps, now = new Date(), graceMs = 3
       const ended = await deps.store.scans.finish(scan.id, {
         status: isStopping ? 'stopped' : 'unable_to_complete',
         error: isStopping ? null : 'The worker running this scan stopped (the process was killed or crashed) and the scan could not be resumed; start it again',
-        warnings: scan.warnings,
         progress: scan.progress,
         ended: now,
       });

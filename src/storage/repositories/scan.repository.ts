@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { NewScan, Scan, ScanEnd, ScanFindingLink, ScanProgress, ScanRepository, ScanStatus, SeverityCounts } from '../../core/scans/scan.types.ts';
 import { severities, type Severity } from '../../core/vulnerabilities/vulnerability.types.ts';
+import type { Dialect } from '../database.ts';
 import type { Schema, ScansTable } from '../schema.ts';
 
 const live = ['starting', 'running', 'stopping'];
@@ -34,7 +35,10 @@ function toScan(row: Selectable<ScansTable>): Scan {
 
 /** Scans on Kysely. */
 export class KyselyScanRepository implements ScanRepository {
-  constructor(private readonly db: Kysely<Schema>) {}
+  constructor(
+    private readonly db: Kysely<Schema>,
+    private readonly dialect: Dialect,
+  ) {}
 
   async insertLive(scan: NewScan): Promise<Scan | undefined> {
     // The partial unique index on live scans makes a second live scan of a profile a conflict.
@@ -129,11 +133,10 @@ export class KyselyScanRepository implements ScanRepository {
   }
 
   async addWarning(id: number, warning: string): Promise<void> {
-    const row = await this.db.selectFrom('scans').select('warnings').where('id', '=', id).executeTakeFirst();
-    if (row === undefined) return;
-    const warnings = JSON.parse(row.warnings) as string[];
-    warnings.push(warning);
-    await this.db.updateTable('scans').set({ warnings: JSON.stringify(warnings) }).where('id', '=', id).execute();
+    // One statement: warnings from the runner and the scheduler never overwrite each other.
+    const appended =
+      this.dialect === 'sqlite' ? sql<string>`json_insert(warnings, '$[#]', ${warning})` : sql<string>`(warnings::jsonb || jsonb_build_array(${warning}::text))::text`;
+    await this.db.updateTable('scans').set({ warnings: appended }).where('id', '=', id).execute();
   }
 
   async finish(id: number, end: ScanEnd): Promise<boolean> {
