@@ -70,7 +70,7 @@ function loadServerKey(config: Config): Buffer {
 /** Opens the store (migrating it) and wires the services; `jobs` tunes the queue (tests shorten the lease). */
 export async function openRuntime(config: Config, options: { log?: Logger; database?: Database; jobs?: Omit<QueueOptions, 'log'> } = {}): Promise<Runtime> {
   const log = options.log ?? pino({ level: config.logLevel });
-  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, cacheMb: config.storeCacheMb }));
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, cacheMb: config.storeCacheMb, ...(config.databaseSchema === undefined ? {} : { pgSchema: config.databaseSchema }) }));
   await migrateToLatest(database);
   const box = new SecretBox(loadServerKey(config));
   const store = createStore(database, { nameTokens: new NameTokenCodec(box.blockCipher('discovered-name-token')) });

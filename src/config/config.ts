@@ -11,6 +11,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL connection string; when set, PostgreSQL is the store instead of SQLite. */
   databaseUrl: string | undefined;
+  /** PostgreSQL schema of the store (created when missing); the server's default search path when unset. */
+  databaseSchema: string | undefined;
   /** Base64 of 32 bytes; encrypts signing secrets and signs markers. Generated into dataDir when unset. */
   secretKey: string | undefined;
   /** DNS resolvers as `host[:port]`; the system's when empty. */
@@ -79,6 +81,14 @@ const fields: Record<keyof Config, FieldSpec> = {
     flag: 'database-url',
     parse: (s) => {
       if (!/^postgres(ql)?:\/\//.test(s)) throw new Error('must be a postgres:// or postgresql:// URL');
+      return s;
+    },
+  },
+  databaseSchema: {
+    env: 'PERIMETER_DATABASE_SCHEMA',
+    flag: 'database-schema',
+    parse: (s) => {
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(s)) throw new Error('must be a lowercase SQL identifier (letters, digits, underscore)');
       return s;
     },
   },
@@ -159,6 +169,7 @@ export const defaultConfig: Config = {
   host: '0.0.0.0',
   dataDir: './data',
   databaseUrl: undefined,
+  databaseSchema: undefined,
   secretKey: undefined,
   dnsResolvers: [],
   egressAllow: [],

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { ScanQueue } from '../../src/core/scans/scan.service.ts';
 import { recoverScans } from '../../src/core/scans/scan.service.ts';
@@ -7,6 +6,9 @@ import type { Scan } from '../../src/core/scans/scan.types.ts';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 import { startGeneratedSite, type TargetServer } from '../support/target-site.ts';
 import { jobStateOf, waitUntil } from '../support/test-jobs.ts';
+import { killAll, killHard, startWorker as startWorkerOf, type WorkerProcess as Worker } from '../support/worker-process.ts';
+
+const startWorker = (h: Harness, workers: Worker[]): Promise<Worker> => startWorkerOf(h, workers, { kind: 'script', leaseMs: 1000 });
 
 // A scan whose worker process is killed (SIGKILL, no chance to hand its job back) is never
 // left `running` for ever: the next worker resumes it under the same scan id once the dead
@@ -14,12 +16,6 @@ import { jobStateOf, waitUntil } from '../support/test-jobs.ts';
 // `unable_to_complete`; either way the profile can be scanned again. Only child worker
 // processes (test/support/scan-worker.ts) work jobs here: the harness is the API.
 
-interface Worker {
-  child: ChildProcess;
-  name: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-}
 
 interface Vuln {
   uuid: string;
@@ -31,32 +27,7 @@ const missingHeaders = ['Missing security header: Content-Security-Policy', 'Mis
 const liveStatuses = ['starting', 'running', 'stopping'];
 const killedError = 'The worker running this scan stopped (the process was killed or crashed) and the scan could not be resumed; start it again';
 
-/** Starts test/support/scan-worker.ts on the harness's store and waits until it works jobs. */
-async function startWorker(h: Harness, workers: Worker[]): Promise<Worker> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/scan-worker.ts'], {
-    env: { ...process.env, SCAN_WORKER_DATA_DIR: h.config.dataDir, SCAN_WORKER_SCHEMA: h.schema, SCAN_WORKER_LEASE_MS: '1000', SCAN_WORKER_CONCURRENCY: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const worker: Worker = { child, name: '', exited, output: () => output };
-  workers.push(worker);
-  worker.name = await waitUntil('the worker process to start', async () => {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
-    return /worker ready (\S+)/.exec(output)?.[1];
-  }, 30_000);
-  return worker;
-}
 
-const isAlive = (w: Worker): boolean => w.child.exitCode === null && w.child.signalCode === null;
-
-/** SIGKILL: the process dies at once, its running job keeps a lease nobody renews. */
-async function killHard(w: Worker): Promise<void> {
-  w.child.kill('SIGKILL');
-  assert.deepEqual(await w.exited, { code: null, signal: 'SIGKILL' });
-}
 
 describe(`a scan whose worker process is killed (${testStore})`, () => {
   let h: Harness;
@@ -82,10 +53,7 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
   });
   after(async () => {
     // Every child dies, whatever happened above; then the store and the target go.
-    await Promise.all(workers.filter(isAlive).map(async (w) => {
-      w.child.kill('SIGKILL');
-      await w.exited;
-    }));
+    await killAll(workers);
     await h?.close();
     await site?.stop();
   });

@@ -1,50 +1,22 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Scan } from '../../src/core/scans/scan.types.ts';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 import { startGeneratedSite, type TargetServer } from '../support/target-site.ts';
 import { waitUntil } from '../support/test-jobs.ts';
+import { isAlive, killAll, startWorker as startWorkerOf, type WorkerProcess as Worker } from '../support/worker-process.ts';
 
-// Scans scaled out over two worker processes on one PostgreSQL store (pg-boss): every scan runs
-// on exactly one worker, both workers take scans, and no target is crawled twice.
-//
-// The workers are test/support/scan-worker.ts processes, not `perimeter serve --roles worker`:
-// a served process opens its store from DATABASE_URL alone, so its Database has no `schema`
-// and bossSchemaOf() puts its queue in the shared `pgboss` schema, while the harness (the API
-// here) enqueues into `<harness schema>_boss`. A search_path in the URL moves the tables but
-// not the queue, so a served worker would never see the harness's jobs.
+const startWorker = (h: Harness, workers: Worker[]): Promise<Worker> => startWorkerOf(h, workers, { kind: 'serve', leaseMs: 2000 });
 
-interface Worker {
-  child: ChildProcess;
-  name: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-}
+// Scans scaled out over two `perimeter serve --roles worker` processes and one `--roles api`
+// process on one PostgreSQL store (pg-boss; PERIMETER_DATABASE_SCHEMA points them at the test's
+// schema): every scan runs on exactly one worker, both workers take scans, and no target is
+// crawled twice.
+
 
 const scans = 4;
 const pagesPerSite = 40;
 
-/** Starts test/support/scan-worker.ts on the harness's store and waits until it works jobs. */
-async function startWorker(h: Harness, workers: Worker[]): Promise<Worker> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/scan-worker.ts'], {
-    env: { ...process.env, SCAN_WORKER_DATA_DIR: h.config.dataDir, SCAN_WORKER_SCHEMA: h.schema, SCAN_WORKER_LEASE_MS: '2000', SCAN_WORKER_CONCURRENCY: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const worker: Worker = { child, name: '', exited, output: () => output };
-  workers.push(worker);
-  worker.name = await waitUntil('the worker process to start', async () => {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
-    return /worker ready (\S+)/.exec(output)?.[1];
-  }, 30_000);
-  return worker;
-}
-
-const isAlive = (w: Worker): boolean => w.child.exitCode === null && w.child.signalCode === null;
 
 describe('scans scale out over two worker processes (postgres)', { skip: testStore !== 'postgres' ? 'PostgreSQL only' : false }, () => {
   let h: Harness;
@@ -75,10 +47,7 @@ describe('scans scale out over two worker processes (postgres)', { skip: testSto
     for (const site of sites) site.requests.length = 0;
   });
   after(async () => {
-    await Promise.all(workers.filter(isAlive).map(async (w) => {
-      w.child.kill('SIGKILL');
-      await w.exited;
-    }));
+    await killAll(workers);
     await h?.close();
     await Promise.all(sites.map((s) => s.stop()));
   });
@@ -91,9 +60,11 @@ describe('scans scale out over two worker processes (postgres)', { skip: testSto
     assert.notEqual(a.name, b.name);
     const names = new Set([a.name, b.name]);
 
+    // A third process serves the API alone: the scans are started through it.
+    const api = await startWorkerOf(h, workers, { kind: 'api' });
     for (const p of profiles) {
-      const res = await h.send('POST', `/rest/v2/scans/${p.token}/`, { key });
-      assert.equal(res.statusCode, 202, res.body);
+      const res = await fetch(`${api.name}/rest/v2/scans/${p.token}/`, { method: 'POST', headers: { 'x-service-key': key } });
+      assert.equal(res.status, 202, await res.text());
     }
     const ended = await waitUntil('every scan to end', async () => {
       const latest = await h.runtime.store.scans.latestOf(teamId, profiles.map((p) => p.id));
@@ -129,7 +100,7 @@ describe('scans scale out over two worker processes (postgres)', { skip: testSto
       for (let page = 0; page < pagesPerSite; page++) assert.equal(perPath.get(page === 0 ? '/' : `/p/${page}`), 1, `site ${i} page ${page} crawled once`);
     }
 
-    await Promise.all([a, b].map(async (w) => {
+    await Promise.all([a, b, api].map(async (w) => {
       w.child.kill('SIGTERM');
       assert.deepEqual(await w.exited, { code: 0, signal: null }, w.output());
     }));
