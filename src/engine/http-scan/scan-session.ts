@@ -78,6 +78,8 @@ export class ScanSession {
   }
 
   /** Sends one request through the budget (no redirect following); throws HttpRequestError. */
+  private hasSiteCookies = false;
+
   async send(method: string, url: URL, signal: AbortSignal): Promise<HttpExchange> {
     if (!this.scope.isUrlAllowed(url)) throw new Error(`refusing to request ${url.href}: outside the scan's scope`);
     const release = await this.budget.acquire(signal);
@@ -89,7 +91,9 @@ export class ScanSession {
       this.progress.touch();
       const exchange = await this.client.send({ method, url, headers }, signal);
       for (const header of exchange.headers) {
-        if (header.name === 'set-cookie') this.jar.setCookieSync(header.value, url.href, { ignoreError: true });
+        if (header.name !== 'set-cookie') continue;
+        this.jar.setCookieSync(header.value, url.href, { ignoreError: true });
+        this.hasSiteCookies = true;
       }
       return exchange;
     } finally {
@@ -100,7 +104,8 @@ export class ScanSession {
   /** Cookies the site set for this URL, then the profile's (which win on a shared name). */
   private cookieHeader(url: URL): string {
     const pairs = new Map<string, string>();
-    for (const [name, value] of parseCookieHeader(this.jar.getCookieStringSync(url.href))) pairs.set(name, value);
+    // Most sites set no cookie: the jar's look-up (domain and path matching) is then skipped.
+    if (this.hasSiteCookies) for (const [name, value] of parseCookieHeader(this.jar.getCookieStringSync(url.href))) pairs.set(name, value);
     for (const [name, value] of this.profileCookies) pairs.set(name, value);
     return [...pairs].map(([name, value]) => `${name}=${value}`).join('; ');
   }
