@@ -45,34 +45,55 @@ export function selfSignedCertificate(): { key: string; cert: string } {
   }
 }
 
-async function startServer(server: http.Server | https.Server, routes: Record<string, Route>): Promise<TestHttpServer> {
+/** What every test server shares: connections counted, a port on 127.0.0.1, a stop that drops open sockets. */
+export interface TrackedServer {
+  port: number;
+  /** TCP connections accepted, counted before any byte is read (TLS handshakes included). */
+  readonly connections: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Listens on a free port of 127.0.0.1, counting connections. 'connection' fires for the raw TCP
+ * socket, before TLS, so a refused-by-guard test can assert that not even a handshake reached it.
+ */
+export async function listenTracked(server: http.Server | https.Server): Promise<TrackedServer> {
   const sockets = new Set<net.Socket>();
-  const state: TestHttpServer = {
-    port: 0,
-    connections: 0,
-    requests: [],
-    serverNames: [],
-    routes: new Map(Object.entries(routes)),
+  let connections = 0;
+  server.on('connection', (socket: net.Socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('tlsClientError', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    get connections() {
+      return connections;
+    },
     stop: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-  // 'connection' fires for the raw TCP socket, before TLS, so a refused-by-guard test can
-  // assert that not even a handshake reached the server.
-  server.on('connection', (socket: net.Socket) => {
-    state.connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('tlsClientError', () => undefined);
+}
+
+async function startServer(server: http.Server | https.Server, routes: Record<string, Route>): Promise<TestHttpServer> {
+  const requests: string[] = [];
+  const serverNames: string[] = [];
+  const routeMap = new Map(Object.entries(routes));
   server.on('secureConnection', (socket: { servername?: string | false }) => {
-    state.serverNames.push(typeof socket.servername === 'string' ? socket.servername : '');
+    serverNames.push(typeof socket.servername === 'string' ? socket.servername : '');
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = req.url ?? '/';
-    state.requests.push(`${req.method ?? '?'} ${path} ${req.headers.host ?? ''}`);
-    const route = state.routes.get(path);
+    requests.push(`${req.method ?? '?'} ${path} ${req.headers.host ?? ''}`);
+    const route = routeMap.get(path);
     if (route === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     } else if (typeof route === 'string') {
@@ -83,13 +104,17 @@ async function startServer(server: http.Server | https.Server, routes: Record<st
       res.writeHead(route.status, { 'content-type': 'text/plain', ...route.headers }).end(route.body ?? '');
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  state.port = typeof address === 'object' && address !== null ? address.port : 0;
-  return state;
+  const tracked = await listenTracked(server);
+  return {
+    port: tracked.port,
+    get connections() {
+      return tracked.connections;
+    },
+    requests,
+    serverNames,
+    routes: routeMap,
+    stop: tracked.stop,
+  };
 }
 
 /** Starts a plain HTTP server on 127.0.0.1 on a free port, serving the given paths. */

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type net from 'node:net';
-import { selfSignedCertificate } from './http-server.ts';
+import { listenTracked, selfSignedCertificate } from './http-server.ts';
 
 /** One request a target server received. */
 export interface ReceivedRequest {
@@ -41,36 +40,22 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#
 /** Serves `handler` on 127.0.0.1 (a free port), recording every request and connection. */
 async function serve(scheme: 'http' | 'https', handler: Handler): Promise<TargetServer> {
   const server = scheme === 'https' ? https.createServer(selfSignedCertificate()) : http.createServer();
-  const sockets = new Set<net.Socket>();
-  const state: TargetServer = {
-    port: 0,
-    origin: '',
-    scheme,
-    requests: [],
-    connections: 0,
-    stop: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-  server.on('connection', (socket: net.Socket) => {
-    state.connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('tlsClientError', () => undefined);
+  const requests: ReceivedRequest[] = [];
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    state.requests.push({ method: req.method ?? '?', path: req.url ?? '/', headers: req.headers, at: performance.now() });
+    requests.push({ method: req.method ?? '?', path: req.url ?? '/', headers: req.headers, at: performance.now() });
     handler(req, res, new URL(req.url ?? '/', 'http://site.invalid'));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  state.port = typeof address === 'object' && address !== null ? address.port : 0;
-  state.origin = `${scheme}://127.0.0.1:${state.port}`;
-  return state;
+  const tracked = await listenTracked(server);
+  return {
+    port: tracked.port,
+    origin: `${scheme}://127.0.0.1:${tracked.port}`,
+    scheme,
+    requests,
+    get connections() {
+      return tracked.connections;
+    },
+    stop: tracked.stop,
+  };
 }
 
 const INDEX = `<!doctype html><html><head><title>Shop</title><link rel="stylesheet" href="/static/site.css"><script src="/static/app.js"></script></head>

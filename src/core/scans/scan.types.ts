@@ -135,7 +135,7 @@ export interface ScanRepository {
   setJob(id: number, jobId: string): Promise<void>;
   /** starting/running → running, for this runner; false when the scan is no longer live or is stopping. */
   markRunning(id: number, runner: string, at: Date): Promise<Scan | undefined>;
-  /** Saves progress and beats the heart; answers the status now stored (undefined: row gone). */
+  /** Saves progress of a live scan and beats the heart; answers its status (undefined: no longer live, or gone). */
   saveProgress(id: number, progress: ScanProgress, at: Date): Promise<ScanStatus | undefined>;
   /** starting → stopped at once (nothing runs yet), running → stopping; answers the new status, undefined when none is live. */
   requestStop(teamId: number, profileId: number, at: Date): Promise<ScanStatus | undefined>;

@@ -84,7 +84,10 @@ export class ScanIngestion {
       await tx.vulnerabilities.upsert(rows);
       await tx.vulnerabilities.bumpVersion(teamId);
       if (this.afterBatch !== undefined) {
-        const ids = new Map((await tx.vulnerabilities.findByFingerprints(teamId, fingerprints)).map((e) => [e.fingerprint, e.id]));
+        // Rows that existed keep their ids; only the new ones are read back.
+        const ids = new Map([...existing].map(([fingerprint, e]) => [fingerprint, e.id]));
+        const created = fingerprints.filter((f) => !ids.has(f));
+        for (const e of await tx.vulnerabilities.findByFingerprints(teamId, created)) ids.set(e.fingerprint, e.id);
         await this.afterBatch(
           tx,
           [...current].map(([fingerprint, finding]) => ({ vulnerabilityId: ids.get(fingerprint)!, severity: finding.severity, cvss: finding.cvss?.cvss_3_1?.score ?? 0 })),

@@ -10,10 +10,8 @@ import {
 import { readJson, readJsonObject } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentProfile, presentProfileSettings } from './scan.presenter.ts';
-import { ProfileSettingsSchema, ScanProfileSchema } from './scan.schemas.ts';
+import { ProfileTokenParam, ProfileSettingsSchema, ScanProfileSchema } from './scan.schemas.ts';
 import { EmptyObject, Token } from './schemas.ts';
-
-const ProfileTokenParam = Type.Object({ scanProfileToken: Token });
 
 /** The six v2 scan profile operations. */
 export const profileRoutes: RouteDef[] = [

@@ -9,6 +9,9 @@ const statusDescription =
 
 const ScanStatusValue = Type.Union(scanStatuses.map((s) => Type.Literal(s)), { description: statusDescription });
 
+/** The path parameter of every operation on one profile. */
+export const ProfileTokenParam = Type.Object({ scanProfileToken: Token });
+
 /** The latest scan as a profile shows it. */
 export const LatestScan = Type.Object({
   started: Type.Optional(Timestamp),

@@ -4,10 +4,7 @@ import { getSchedule, removeSchedule, setSchedule } from '../../core/scans/sched
 import { readJson, readJsonObject } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentScanStatus, presentSchedule } from './scan.presenter.ts';
-import { ScanStatusSchema, ScheduleSchema } from './scan.schemas.ts';
-import { Token } from './schemas.ts';
-
-const ProfileTokenParam = Type.Object({ scanProfileToken: Token });
+import { ProfileTokenParam, ScanStatusSchema, ScheduleSchema } from './scan.schemas.ts';
 
 /** Scan status, start and stop, and scan schedules (v2). */
 export const scanRoutes: RouteDef[] = [

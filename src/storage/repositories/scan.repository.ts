@@ -103,13 +103,13 @@ export class KyselyScanRepository implements ScanRepository {
   }
 
   async saveProgress(id: number, progress: ScanProgress, at: Date): Promise<ScanStatus | undefined> {
-    await this.db
+    const row = await this.db
       .updateTable('scans')
       .set({ progress: JSON.stringify(progress), heartbeat: at.getTime() })
       .where('id', '=', id)
       .where('status', 'in', live)
-      .execute();
-    const row = await this.db.selectFrom('scans').select('status').where('id', '=', id).executeTakeFirst();
+      .returning('status')
+      .executeTakeFirst();
     return row?.status as ScanStatus | undefined;
   }
 
