@@ -32,6 +32,13 @@ describe('createGuardedHttpClient', () => {
           res.end();
         };
         pump();
+      } else if (req.url === '/drip') {
+        // A byte every 100 ms: each chunk resets undici's idle body timer, only a deadline ends it.
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write('.')), 100);
+        res.on('close', () => clearInterval(timer));
+      } else if (req.url === '/silent') {
+        res.on('close', () => undefined);
       } else {
         res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': ['a=1', 'b=2'] }).end('ok');
       }
@@ -44,8 +51,15 @@ describe('createGuardedHttpClient', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const client = (allow: string[], bodyLimit?: number) =>
-    createGuardedHttpClient({ guard: new EgressGuard(allow), resolver, requestTimeoutMs: 2000, signal: new AbortController().signal, ...(bodyLimit === undefined ? {} : { bodyLimit }) });
+  const client = (allow: string[], bodyLimit?: number, options: { requestTimeoutMs?: number; signal?: AbortSignal } = {}) =>
+    createGuardedHttpClient({
+      guard: new EgressGuard(allow),
+      resolver,
+      requestTimeoutMs: options.requestTimeoutMs ?? 2000,
+      signal: options.signal ?? new AbortController().signal,
+      ...(bodyLimit === undefined ? {} : { bodyLimit }),
+    });
+  const isKind = (kind: string) => (err: unknown) => err instanceof HttpRequestError && err.kind === kind;
 
   it('connects to the checked address and keeps the name in Host', async () => {
     const c = client(['127.0.0.0/8']);
@@ -78,6 +92,36 @@ describe('createGuardedHttpClient', () => {
       await assert.rejects(c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/`), headers: [] }, signal), (err: unknown) => err instanceof HttpRequestError && err.kind === 'denied');
       await assert.rejects(c.send({ method: 'GET', url: new URL('http://mixed.example.test/'), headers: [] }, signal), (err: unknown) => err instanceof HttpRequestError && err.kind === 'denied');
       await assert.rejects(c.send({ method: 'GET', url: new URL('http://nothing.example.test/'), headers: [] }, signal), (err: unknown) => err instanceof HttpRequestError && err.kind === 'no_address');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('ends a body that trickles past the time limit, though every chunk arrives in time', async () => {
+    const c = client(['127.0.0.0/8'], undefined, { requestTimeoutMs: 500 });
+    try {
+      const startedAt = performance.now();
+      await assert.rejects(c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/drip`), headers: [] }, new AbortController().signal), isKind('timeout'));
+      const elapsed = performance.now() - startedAt;
+      assert.ok(elapsed >= 450 && elapsed < 1500, `timed out after ${elapsed} ms`);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("aborts a request in flight with the caller's signal, and with the client's", async () => {
+    const own = new AbortController();
+    const c = client(['127.0.0.0/8'], undefined, { requestTimeoutMs: 10_000, signal: own.signal });
+    try {
+      const caller = new AbortController();
+      const first = c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/silent`), headers: [] }, caller.signal);
+      setTimeout(() => caller.abort(new Error('caller gave up')), 100);
+      await assert.rejects(first, isKind('aborted'));
+      const second = c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/silent`), headers: [] }, own.signal);
+      setTimeout(() => own.abort(new Error('scan stopped')), 100);
+      await assert.rejects(second, isKind('aborted'));
+      // Already aborted: nothing is sent.
+      await assert.rejects(c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/`), headers: [] }, own.signal), isKind('aborted'));
     } finally {
       await c.close();
     }

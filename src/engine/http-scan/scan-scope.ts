@@ -26,8 +26,9 @@ export function originOf(url: URL): Origin | undefined {
   return { scheme, host: unbracketHost(url.hostname).toLowerCase(), port };
 }
 
-/** A URL without fragment and with its query parameters sorted (by name, then value). */
+/** A URL without fragment and with its query parameters sorted (by name, then value); the URL itself when it has neither. */
 export function normaliseUrl(url: URL): URL {
+  if (url.search === '' && url.hash === '') return url;
   const out = new URL(url.href);
   out.hash = '';
   const params = [...out.searchParams.entries()].sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
@@ -37,6 +38,7 @@ export function normaliseUrl(url: URL): URL {
 
 /** The crawl identity of a URL: origin, path and the sorted parameter NAMES (values do not count). */
 export function dedupKey(url: URL): string {
+  if (url.search === '') return `${url.protocol}//${url.host}${url.pathname}?`;
   const names = [...new Set([...url.searchParams.keys()])].sort();
   return `${url.protocol}//${url.host}${url.pathname}?${names.join('&')}`;
 }

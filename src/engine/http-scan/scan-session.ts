@@ -103,6 +103,7 @@ export class ScanSession {
 
   /** Cookies the site set for this URL, then the profile's (which win on a shared name). */
   private cookieHeader(url: URL): string {
+    if (!this.hasSiteCookies && this.profileCookies.length === 0) return '';
     const pairs = new Map<string, string>();
     // Most sites set no cookie: the jar's look-up (domain and path matching) is then skipped.
     if (this.hasSiteCookies) for (const [name, value] of parseCookieHeader(this.jar.getCookieStringSync(url.href))) pairs.set(name, value);

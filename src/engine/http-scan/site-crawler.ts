@@ -45,15 +45,21 @@ export interface CrawlOptions {
 export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const { session, limits, sink, signal } = options;
   const counters = session.progress.counters;
-  const queue: QueueItem[] = [];
+  // A FIFO read from `head`: Array#shift() moves every element of a long queue.
+  let queue: QueueItem[] = [];
+  let head = 0;
   const seen = new Set<string>();
   const warned = new Set<string>();
   const result: CrawlResult = { startFailure: undefined };
   let pagesStarted = 0;
   let active = 0;
+  // Idle workers wait on one promise; it is resolved (and replaced) only when someone waits.
+  let waiters = 0;
   let wake: (() => void) | undefined;
   let wakeSignal = new Promise<void>((resolve) => (wake = resolve));
   const notify = (): void => {
+    if (waiters === 0) return;
+    waiters = 0;
     wake?.();
     wakeSignal = new Promise<void>((resolve) => (wake = resolve));
   };
@@ -67,9 +73,8 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
 
   const enqueue = (raw: URL, depth: number, isExtraSeed = false): void => {
     const url = normaliseUrl(raw);
-    if (!session.scope.isUrlAllowed(url)) return;
     const key = dedupKey(url);
-    if (seen.has(key)) return;
+    if (seen.has(key) || !session.scope.isUrlAllowed(url)) return;
     if (depth > limits.maxDepth) {
       warnOnce('depth', `maxDepth limit reached: links deeper than ${limits.maxDepth} were not followed`);
       return;
@@ -138,18 +143,28 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
 
   const worker = async (): Promise<void> => {
     while (!signal.aborted) {
-      const item = queue.shift();
+      const item = queue[head];
+      if (item !== undefined) {
+        queue[head] = undefined as unknown as QueueItem;
+        head += 1;
+        if (head > 1024 && head * 2 > queue.length) {
+          queue = queue.slice(head);
+          head = 0;
+        }
+      }
       if (item === undefined) {
         if (active === 0) {
           notify();
           return;
         }
+        waiters += 1;
         await wakeSignal;
         continue;
       }
       if (pagesStarted >= limits.maxPages) {
         warnOnce('pages', `maxPages limit reached: the crawl stopped after ${limits.maxPages} pages`);
-        queue.length = 0;
+        queue = [];
+        head = 0;
         continue;
       }
       pagesStarted += 1;

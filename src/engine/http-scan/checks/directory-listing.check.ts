@@ -1,6 +1,6 @@
 import { classifyFailure } from '../guarded-http-client.ts';
 import type { HttpExchange } from '../guarded-http-client.ts';
-import { extractPageLinks } from '../html-links.ts';
+import { extractPageLinks, type PageLinks } from '../html-links.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
 import { isHtmlResponse, type CheckContext, type CrawledPage, type PageCheck } from './page-check.ts';
 
@@ -24,9 +24,9 @@ const KIND: FindingKind = {
 // and IIS ("host - /dir/" with a "[To Parent Directory]" link).
 const TITLE_PATTERNS = [/^index of \//i, /^directory listing for \//i];
 
-/** Where the listing marker sits in the body, or undefined when the body is not an auto-index. */
-export function findDirectoryListing(body: string): { value: string; offset: number } | undefined {
-  const { title, links } = extractPageLinks(body);
+/** Where the listing marker sits in the body, or undefined when the body is not an auto-index; `parsed` saves a second parse of a crawled page. */
+export function findDirectoryListing(body: string, parsed: PageLinks = extractPageLinks(body)): { value: string; offset: number } | undefined {
+  const { title, links } = parsed;
   if (links.length === 0) return undefined;
   if (TITLE_PATTERNS.some((pattern) => pattern.test(title))) {
     const offset = body.indexOf(title);
@@ -37,14 +37,10 @@ export function findDirectoryListing(body: string): { value: string; offset: num
   return undefined;
 }
 
-/** The parent directory of a file URL (`/a/b.txt` → `/a/`); undefined for a directory URL. */
-function parentDirectory(url: URL): URL | undefined {
-  if (url.pathname.endsWith('/')) return undefined;
-  const parent = new URL(url.href);
-  parent.pathname = url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
-  parent.search = '';
-  parent.hash = '';
-  return parent;
+/** The parent directory path of a file path (`/a/b.txt` → `/a/`); undefined for a directory path. */
+function parentDirectoryPath(pathname: string): string | undefined {
+  if (pathname.endsWith('/')) return undefined;
+  return pathname.slice(0, pathname.lastIndexOf('/') + 1);
 }
 
 /**
@@ -54,9 +50,9 @@ function parentDirectory(url: URL): URL | undefined {
  */
 export function createDirectoryListingCheck(): PageCheck {
   const examined = new Set<string>();
-  const judge = async (url: URL, exchange: HttpExchange, page: CrawledPage, context: CheckContext): Promise<void> => {
+  const judge = async (url: URL, exchange: HttpExchange, page: CrawledPage, context: CheckContext, parsed?: PageLinks): Promise<void> => {
     if (exchange.status !== 200 || !isHtmlResponse(exchange)) return;
-    const evidence = findDirectoryListing(exchange.body);
+    const evidence = findDirectoryListing(exchange.body, parsed);
     if (evidence === undefined) return;
     const location = `${page.originText}${url.pathname}`;
     await context.report(
@@ -70,13 +66,15 @@ export function createDirectoryListingCheck(): PageCheck {
       const own = `${page.originText}${page.url.pathname}`;
       if (page.url.search === '' && !examined.has(own)) {
         examined.add(own);
-        await judge(page.url, page.exchange, page, context);
+        await judge(page.url, page.exchange, page, context, page.links);
       }
-      const parent = parentDirectory(page.url);
-      if (parent === undefined) return;
-      const key = `${page.originText}${parent.pathname}`;
-      if (examined.has(key) || !context.session.scope.isUrlAllowed(parent)) return;
+      const parentPath = parentDirectoryPath(page.url.pathname);
+      if (parentPath === undefined) return;
+      const key = `${page.originText}${parentPath}`;
+      if (examined.has(key)) return;
       examined.add(key);
+      const parent = new URL(parentPath, page.url);
+      if (!context.session.scope.isUrlAllowed(parent)) return;
       try {
         const exchange = await context.session.send('GET', parent, context.signal);
         await judge(parent, exchange, page, context);

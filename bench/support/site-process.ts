@@ -1,0 +1,85 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startGeneratedSite, type TargetServer } from '../../test/support/target-site.ts';
+import type { Scope } from './scope.ts';
+
+/** One request the site received, timed on the shared wall clock (`performance.timeOrigin + performance.now()`). */
+export interface SiteRequest {
+  method: string;
+  path: string;
+  /** Epoch milliseconds, sub-millisecond precision. */
+  at: number;
+}
+
+/**
+ * A generated site (`startGeneratedSite`) served by a child process of its own, so that a scan
+ * in the server process and a plain loop in the bench process both reach it across a process
+ * boundary, as a crawler reaches a real site: neither shares an event loop with the target.
+ */
+export interface SiteProcess {
+  port: number;
+  origin: string;
+  /** The requests received from index `from` on (the log only grows). */
+  requestsFrom(from: number): Promise<SiteRequest[]>;
+  /** TCP connections accepted so far. */
+  connections(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+type ParentMessage = { kind: 'log'; id: number; from: number } | { kind: 'stop' };
+type ChildMessage = { kind: 'ready'; port: number } | { kind: 'log'; id: number; requests: SiteRequest[]; connections: number };
+
+/** Starts a `pages`-page generated site in a child process; the scope kills it on close. */
+export async function startSiteProcess(scope: Scope, pages: number): Promise<SiteProcess> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [String(pages)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  scope.defer(`stop site process (pid ${child.pid})`, () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const pending = new Map<number, (reply: { requests: SiteRequest[]; connections: number }) => void>();
+  let nextId = 0;
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the site process exited with ${code} before it was ready`)));
+    child.on('message', (message: ChildMessage) => {
+      if (message.kind === 'ready') resolve(message.port);
+      else pending.get(message.id)?.(message);
+    });
+  });
+  const ask = (from: number): Promise<{ requests: SiteRequest[]; connections: number }> =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      pending.set(id, (reply) => {
+        pending.delete(id);
+        resolve(reply);
+      });
+      child.send({ kind: 'log', id, from } satisfies ParentMessage);
+    });
+  return {
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    requestsFrom: async (from) => (await ask(from)).requests,
+    connections: async () => (await ask(Number.MAX_SAFE_INTEGER)).connections,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.send({ kind: 'stop' } satisfies ParentMessage);
+      await exited;
+    },
+  };
+}
+
+async function childMain(pages: number): Promise<void> {
+  const site: TargetServer = await startGeneratedSite(pages);
+  const clock = (at: number): number => performance.timeOrigin + at;
+  process.on('message', (message: ParentMessage) => {
+    if (message.kind === 'stop') {
+      void site.stop().then(() => process.exit(0));
+      return;
+    }
+    const requests = site.requests.slice(message.from).map((r) => ({ method: r.method, path: r.path, at: clock(r.at) }));
+    process.send?.({ kind: 'log', id: message.id, requests, connections: site.connections } satisfies ChildMessage);
+  });
+  process.send?.({ kind: 'ready', port: site.port } satisfies ChildMessage);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await childMain(Number(process.argv[2]));
