@@ -79,7 +79,7 @@ describe('scans scale out over two worker processes (postgres)', { skip: testSto
       assert.equal(scan.runs, 1, `scan ${i} ran once`);
       assert.ok(scan.runner !== null && names.has(scan.runner), `scan ${i} ran on one of the workers: ${scan.runner}`);
       assert.deepEqual(scan.warnings, [], `scan ${i} was never resumed`);
-      assert.equal(scan.progress.pagesCrawled, pagesPerSite, `scan ${i} crawled its whole site`);
+      assert.equal(scan.progress.pagesCrawled, pagesPerSite + 2, `scan ${i} crawled its whole site, robots.txt and sitemap.xml`);
     }
     const byRunner = new Map<string, Scan[]>();
     for (const scan of ended) byRunner.set(scan.runner!, [...(byRunner.get(scan.runner!) ?? []), scan]);

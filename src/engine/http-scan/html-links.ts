@@ -1,6 +1,6 @@
 import { Parser } from 'htmlparser2';
 
-/** A GET form with the query it would send, inputs filled with plausible values. */
+/** A form and the fields it would send, inputs filled with plausible values. */
 export interface FormLink {
   action: string;
   method: string;
@@ -14,6 +14,8 @@ export interface PageLinks {
   forms: FormLink[];
   /** The text of the first <title>, trimmed. */
   title: string;
+  /** The code of inline <script> elements (JavaScript types only), where routes hide. */
+  scripts: string[];
 }
 
 const LINK_ATTRIBUTES: Record<string, string> = { a: 'href', area: 'href', link: 'href', script: 'src', iframe: 'src', frame: 'src' };
@@ -37,9 +39,17 @@ function sampleValue(type: string, name: string): string {
   }
 }
 
+/** True for a <script type> that holds JavaScript (absent, a JavaScript MIME type or `module`). */
+function isJavaScriptScriptType(type: string | undefined): boolean {
+  if (type === undefined) return true;
+  const t = type.trim().toLowerCase();
+  return t === '' || t === 'module' || /^(?:text|application)\/(?:x-)?(?:java|ecma)script\b/.test(t);
+}
+
 /** Parses HTML and collects the references a crawler follows (htmlparser2, lenient like browsers). */
 export function extractPageLinks(html: string): PageLinks {
-  const result: PageLinks = { links: [], forms: [], title: '' };
+  const result: PageLinks = { links: [], forms: [], title: '', scripts: [] };
+  let script: string | undefined;
   let form: FormLink | undefined;
   let select: { name: string; value: string | undefined } | undefined;
   let textarea: string | undefined;
@@ -53,6 +63,7 @@ export function extractPageLinks(html: string): PageLinks {
         const ref = attribute === undefined ? undefined : attribs[attribute];
         if (ref !== undefined && ref.trim() !== '') result.links.push(ref.trim());
         if (name === 'title' && !hasTitle) isInTitle = true;
+        if (name === 'script' && attribs['src'] === undefined && isJavaScriptScriptType(attribs['type'])) script = '';
         if (name === 'form') {
           form = { action: (attribs['action'] ?? '').trim(), method: (attribs['method'] ?? 'get').toLowerCase(), fields: [] };
           result.forms.push(form);
@@ -75,8 +86,13 @@ export function extractPageLinks(html: string): PageLinks {
       },
       ontext(text) {
         if (isInTitle) result.title += text;
+        if (script !== undefined) script += text;
       },
       onclosetag(name) {
+        if (name === 'script' && script !== undefined) {
+          if (script.trim() !== '') result.scripts.push(script);
+          script = undefined;
+        }
         if (name === 'title' && isInTitle) {
           isInTitle = false;
           hasTitle = true;
@@ -98,6 +114,23 @@ export function extractPageLinks(html: string): PageLinks {
   parser.end();
   result.title = result.title.replace(/\s+/g, ' ').trim();
   return result;
+}
+
+/** A form as a request: GET puts the fields in the query, POST in an urlencoded body; undefined for other methods and unusable actions. */
+export function formSubmission(form: FormLink, page: URL): { method: 'GET' | 'POST'; url: URL; body?: string } | undefined {
+  if (form.method === 'get') {
+    const url = formSubmissionUrl(form, page);
+    return url === undefined ? undefined : { method: 'GET', url };
+  }
+  if (form.method !== 'post') return undefined;
+  let url: URL;
+  try {
+    url = new URL(form.action === '' ? page.href : form.action, page);
+  } catch {
+    return undefined;
+  }
+  url.hash = '';
+  return { method: 'POST', url, body: new URLSearchParams(form.fields).toString() };
 }
 
 /** The URL a GET form submits to, or undefined for other methods and unusable actions. */

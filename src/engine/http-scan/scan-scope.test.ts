@@ -44,5 +44,7 @@ describe('URL identity', () => {
     assert.equal(normaliseUrl(new URL('http://h/p?b=2&a=1#x')).href, 'http://h/p?a=1&b=2');
     assert.equal(dedupKey(new URL('http://h/p?a=1&b=2')), dedupKey(new URL('http://h/p?b=9&a=7')));
     assert.notEqual(dedupKey(new URL('http://h/p?a=1')), dedupKey(new URL('http://h/p?c=1')));
+    assert.equal(dedupKey(new URL('http://h/dir/')), dedupKey(new URL('http://h/dir')));
+    assert.notEqual(dedupKey(new URL('http://h/')), dedupKey(new URL('http://h/dir')));
   });
 });

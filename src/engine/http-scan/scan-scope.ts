@@ -36,11 +36,15 @@ export function normaliseUrl(url: URL): URL {
   return out;
 }
 
-/** The crawl identity of a URL: origin, path and the sorted parameter NAMES (values do not count). */
+/**
+ * The crawl identity of a URL: origin, path without a trailing slash (`/a` and `/a/` are one
+ * page) and the sorted parameter NAMES (values do not count).
+ */
 export function dedupKey(url: URL): string {
-  if (url.search === '') return `${url.protocol}//${url.host}${url.pathname}?`;
+  const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
+  if (url.search === '') return `${url.protocol}//${url.host}${path}?`;
   const names = [...new Set([...url.searchParams.keys()])].sort();
-  return `${url.protocol}//${url.host}${url.pathname}?${names.join('&')}`;
+  return `${url.protocol}//${url.host}${path}?${names.join('&')}`;
 }
 
 /**

@@ -77,19 +77,20 @@ export class ScanSession {
     for (const h of settings.custom_headers) if (h.name.toLowerCase() === 'cookie') this.profileCookies.push(...parseCookieHeader(h.value));
   }
 
-  /** Sends one request through the budget (no redirect following); throws HttpRequestError. */
   private hasSiteCookies = false;
 
-  async send(method: string, url: URL, signal: AbortSignal): Promise<HttpExchange> {
+  /** Sends one request through the budget (no redirect following), with an optional body; throws HttpRequestError. */
+  async send(method: string, url: URL, signal: AbortSignal, body?: { contentType: string; text: string }): Promise<HttpExchange> {
     if (!this.scope.isUrlAllowed(url)) throw new Error(`refusing to request ${url.href}: outside the scan's scope`);
     const release = await this.budget.acquire(signal);
     try {
       const headers = [...this.fixedHeaders];
       const cookie = this.cookieHeader(url);
       if (cookie !== '') headers.push({ name: 'cookie', value: cookie });
+      if (body !== undefined) headers.push({ name: 'content-type', value: body.contentType });
       this.progress.counters.requestsSent += 1;
       this.progress.touch();
-      const exchange = await this.client.send({ method, url, headers }, signal);
+      const exchange = await this.client.send(body === undefined ? { method, url, headers } : { method, url, headers, body: body.text }, signal);
       for (const header of exchange.headers) {
         if (header.name !== 'set-cookie') continue;
         this.jar.setCookieSync(header.value, url.href, { ignoreError: true });

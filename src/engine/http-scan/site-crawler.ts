@@ -3,19 +3,36 @@ import type { FindingInput } from '../../core/vulnerabilities/vulnerability.type
 import type { CheckContext, CrawledPage, PageCheck } from './checks/page-check.ts';
 import { isHtmlResponse } from './checks/page-check.ts';
 import { classifyFailure, type HttpExchange } from './guarded-http-client.ts';
-import { extractPageLinks, formSubmissionUrl } from './html-links.ts';
+import { extractJsonUrls, extractJsUrls, isJavaScriptType, isJsonType, parseRobots, parseSitemap } from './discovery.ts';
+import { extractPageLinks, formSubmission } from './html-links.ts';
 import { dedupKey, normaliseUrl, originOf, originText } from './scan-scope.ts';
 import type { ScanSession } from './scan-session.ts';
 
 /** Requests in flight at once (crawler and checks together share the budget's bound). */
 export const crawlConcurrency = 8;
 
-/** A URL waiting to be crawled. */
+/** A request waiting to be crawled: a GET of a URL, or a POST of a form. */
 interface QueueItem {
   url: URL;
   depth: number;
   /** A start URL of an extra origin: a refused connection is a warning, not an error. */
   isExtraSeed: boolean;
+  method: 'GET' | 'POST';
+  /** The urlencoded fields of a POST form. */
+  body?: string;
+}
+
+/** How the crawler sends a form body. */
+const formContentType = 'application/x-www-form-urlencoded';
+
+/** Paths a crawler must not follow: they end the session it crawls with. */
+const SESSION_ENDING = /\/(?:log-?out|log-?off|sign-?out|sign-?off)\b/i;
+/** Forms the crawler does not submit: they delete or unsubscribe something. */
+const DESTRUCTIVE_FORM = /\b(?:delete|remove|destroy|drop|unsubscribe|deactivate)\b/i;
+
+/** Names of the fields of a urlencoded body, sorted and distinct: a form's identity. */
+function fieldNames(body: string): string {
+  return [...new Set(new URLSearchParams(body).keys())].sort().join('&');
 }
 
 /** What the crawl learnt about the start page of the target. */
@@ -71,17 +88,36 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     sink.warning(message);
   };
 
-  const enqueue = (raw: URL, depth: number, isExtraSeed = false): void => {
+  const enqueue = (raw: URL, depth: number, options: { isExtraSeed?: boolean; method?: 'GET' | 'POST'; body?: string } = {}): void => {
     const url = normaliseUrl(raw);
-    const key = dedupKey(url);
-    if (seen.has(key) || !session.scope.isUrlAllowed(url)) return;
+    const method = options.method ?? 'GET';
+    const key = method === 'GET' ? dedupKey(url) : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '')}`;
+    if (seen.has(key) || !session.scope.isUrlAllowed(url) || SESSION_ENDING.test(url.pathname)) return;
     if (depth > limits.maxDepth) {
       warnOnce('depth', `maxDepth limit reached: links deeper than ${limits.maxDepth} were not followed`);
       return;
     }
+    // Past the page limit a queued URL would never be visited: keep memory bounded by the limit.
+    if (pagesStarted + queue.length - head >= limits.maxPages) {
+      warnOnce('pages', `maxPages limit reached: the crawl stopped after ${limits.maxPages} pages`);
+      return;
+    }
     seen.add(key);
-    queue.push({ url, depth, isExtraSeed });
+    queue.push({ url, depth, isExtraSeed: options.isExtraSeed === true, method, ...(options.body === undefined ? {} : { body: options.body }) });
     notify();
+  };
+
+  /** Enqueues references found in a document, resolved against `base`; unparsable ones are skipped. */
+  const enqueueAll = (references: Iterable<string>, base: URL, depth: number): void => {
+    for (const href of references) {
+      let url: URL;
+      try {
+        url = new URL(href, base);
+      } catch {
+        continue; // javascript:, broken escapes
+      }
+      enqueue(url, depth);
+    }
   };
 
   const context: CheckContext = {
@@ -90,23 +126,37 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     report: (finding: FindingInput) => sink.finding(finding),
   };
 
+  /**
+   * Follows what a response offers: its redirect, and by content the links, forms and inline
+   * scripts of HTML, URLs in JavaScript and JSON, robots.txt paths and sitemaps, sitemap entries.
+   */
   const followLinks = (item: QueueItem, exchange: HttpExchange, page: CrawledPage): void => {
+    const next = item.depth + 1;
     const location = exchange.headers.find((h) => h.name === 'location')?.value;
-    if (exchange.status >= 300 && exchange.status < 400 && location !== undefined) {
-      try {
-        enqueue(new URL(location, item.url), item.depth);
-      } catch {
-        // A malformed Location is the site's problem, not a crawl error.
+    if (exchange.status >= 300 && exchange.status < 400 && location !== undefined) enqueueAll([location], item.url, item.depth);
+    if (page.links !== undefined) {
+      enqueueAll(page.links.links, item.url, next);
+      for (const script of page.links.scripts) enqueueAll(extractJsUrls(script), item.url, next);
+      for (const form of page.links.forms) {
+        const submission = formSubmission(form, item.url);
+        if (submission === undefined) continue;
+        if (submission.method === 'POST' && DESTRUCTIVE_FORM.test(`${form.action} ${form.fields.map(([name]) => name).join(' ')}`)) continue;
+        enqueue(submission.url, next, submission.body === undefined ? {} : { method: 'POST', body: submission.body });
       }
+      return;
     }
-    if (page.links === undefined) return;
-    const targets = [...page.links.links, ...page.links.forms.map((form) => formSubmissionUrl(form, item.url)?.href).filter((href) => href !== undefined)];
-    for (const href of targets) {
-      try {
-        enqueue(new URL(href, item.url), item.depth + 1);
-      } catch {
-        // Unparsable references (javascript:, broken escapes) are skipped.
-      }
+    if (exchange.status !== 200) return;
+    const type = exchange.headers.find((h) => h.name === 'content-type')?.value;
+    if (item.url.pathname === '/robots.txt' && (type === undefined || type.toLowerCase().startsWith('text/plain'))) {
+      const hints = parseRobots(exchange.body);
+      enqueueAll([...hints.paths, ...hints.sitemaps], item.url, next);
+    } else if (isJavaScriptType(type)) {
+      enqueueAll(extractJsUrls(exchange.body), item.url, next);
+    } else if (isJsonType(type)) {
+      enqueueAll(extractJsonUrls(exchange.body), item.url, next);
+    } else if ((type !== undefined && /\bxml\b/i.test(type)) || /^\s*<\?xml/.test(exchange.body)) {
+      const entries = parseSitemap(exchange.body);
+      enqueueAll([...entries.pages, ...entries.sitemaps], item.url, next);
     }
   };
 
@@ -115,7 +165,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     if (origin === undefined) return;
     let exchange: HttpExchange;
     try {
-      exchange = await session.send('GET', item.url, signal);
+      exchange = await session.send(item.method, item.url, signal, item.body === undefined ? undefined : { contentType: formContentType, text: item.body });
     } catch (err) {
       const failure = classifyFailure(err, limits.requestTimeoutMs, signal.aborted);
       if (failure.kind === 'aborted' || signal.aborted) throw failure;
@@ -181,7 +231,12 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   };
 
   enqueue(options.start, 0);
-  for (const seed of options.extraSeeds) enqueue(seed, 0, true);
+  for (const seed of options.extraSeeds) enqueue(seed, 0, { isExtraSeed: true });
+  // Every origin's robots.txt and sitemap.xml: maps of the site the links may not reveal.
+  for (const origin of [options.start, ...options.extraSeeds]) {
+    enqueue(new URL('/robots.txt', origin), 0);
+    enqueue(new URL('/sitemap.xml', origin), 0);
+  }
   await Promise.all(Array.from({ length: crawlConcurrency }, () => worker()));
   signal.removeEventListener('abort', notify);
   return result;
