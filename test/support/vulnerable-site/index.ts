@@ -1,0 +1,102 @@
+import http from 'node:http';
+import https from 'node:https';
+import { listenTracked, selfSignedCertificate } from '../http-server.ts';
+import type { ReceivedRequest, TargetServer } from '../target-site.ts';
+import { authenticationModule } from './authentication.ts';
+import { configurationModule } from './configuration.ts';
+import { exposureModule } from './exposure.ts';
+import { injectionModule } from './injection.ts';
+import type { SiteModule, SiteResponse, Spot } from './types.ts';
+
+/**
+ * The deliberately vulnerable fixture site of the application scanner (issue "The application
+ * scanner"): every route module adds spots, their safe twins and links from the home page. The
+ * manifest (every module's spots) says what a scanner must find and where; the safe twin serves
+ * the same paths fixed, and a scanner that reports anything there has a false positive.
+ */
+export const siteModules: SiteModule[] = [injectionModule, exposureModule, configurationModule, authenticationModule];
+
+/** Every spot of every module: what is where. */
+export function manifest(): Spot[] {
+  return siteModules.flatMap((m) => m.spots);
+}
+
+/** A running pair: the vulnerable site and its safe twin, with the same paths. */
+export interface VulnerableSites {
+  vulnerable: TargetServer;
+  safe: TargetServer;
+  manifest: Spot[];
+  stop(): Promise<void>;
+}
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function homePage(): string {
+  const links = siteModules.flatMap((m) => m.links.map((href) => `<li><a href="${escapeHtml(href)}">${escapeHtml(href)}</a></li>`));
+  return `<!doctype html><html><head><title>Fixture shop</title></head><body><h1>Fixture shop</h1><ul>${links.join('')}</ul></body></html>`;
+}
+
+const BODY_LIMIT = 1024 * 1024;
+
+async function serve(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetServer> {
+  const server = scheme === 'https' ? https.createServer(selfSignedCertificate()) : http.createServer();
+  const requests: ReceivedRequest[] = [];
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    requests.push({ method: req.method ?? '?', path: req.url ?? '/', headers: req.headers, at: performance.now() });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= BODY_LIMIT) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://fixture.invalid');
+      } catch {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request');
+        return;
+      }
+      const request = { req, url, method: req.method ?? 'GET', body: Buffer.concat(chunks).toString('utf8'), isSafe, scheme };
+      let answer: SiteResponse | undefined;
+      try {
+        answer = url.pathname === '/' ? { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: homePage() } : siteModules.map((m) => m.handle(request)).find((a) => a !== undefined);
+      } catch (err) {
+        answer = { status: 500, headers: { 'content-type': 'text/plain' }, body: `fixture error: ${String(err)}` };
+      }
+      const response = answer ?? { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Not found</title><p>Not found</p>' };
+      const send = (): void => {
+        if (res.destroyed) return;
+        res.writeHead(response.status, { 'content-type': 'text/html; charset=utf-8', ...response.headers }).end(req.method === 'HEAD' ? undefined : (response.body ?? ''));
+      };
+      if (response.delayMs !== undefined && response.delayMs > 0) setTimeout(send, response.delayMs).unref();
+      else send();
+    });
+  });
+  const tracked = await listenTracked(server);
+  return {
+    port: tracked.port,
+    origin: `${scheme}://127.0.0.1:${tracked.port}`,
+    scheme,
+    requests,
+    get connections() {
+      return tracked.connections;
+    },
+    stop: tracked.stop,
+  };
+}
+
+/** Starts the vulnerable site and its safe twin on 127.0.0.1 (free ports). */
+export async function startVulnerableSites(options: { isHttps?: boolean } = {}): Promise<VulnerableSites> {
+  const scheme = options.isHttps === true ? 'https' : 'http';
+  const vulnerable = await serve(scheme, false);
+  const safe = await serve(scheme, true);
+  return {
+    vulnerable,
+    safe,
+    manifest: manifest(),
+    stop: async () => {
+      await Promise.all([vulnerable.stop(), safe.stop()]);
+    },
+  };
+}

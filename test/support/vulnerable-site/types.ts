@@ -1,0 +1,53 @@
+import type http from 'node:http';
+
+/** The class of a vulnerable spot, as the benchmark tables group them. */
+export type SpotClass = 'injection' | 'exposure' | 'configuration' | 'authentication';
+
+/**
+ * One deliberately vulnerable spot of the fixture site, and what a scanner must report for it:
+ * the check's id and the finding's location path (origin left out: `/search?q=`, `/.env`,
+ * `/` for an origin-wide finding). The safe twin serves the same path fixed.
+ */
+export interface Spot {
+  /** Stable id of the spot in the manifest (`xss-html-body`, `env-file`, …). */
+  id: string;
+  class: SpotClass;
+  /** The check that must find it (its stable id). */
+  checkId: string;
+  /** The location path of the expected finding (after the origin). */
+  location: string;
+  /** What is vulnerable there, for people reading the manifest. */
+  description: string;
+}
+
+/** A request as a route module sees it: the URL, the method and the body read in full. */
+export interface SiteRequest {
+  req: http.IncomingMessage;
+  url: URL;
+  method: string;
+  body: string;
+  /** True on the safe twin: every route answers fixed. */
+  isSafe: boolean;
+  /** `http` or `https`: some spots (HSTS, mixed content) depend on it. */
+  scheme: 'http' | 'https';
+}
+
+/** A response a route module gives. */
+export interface SiteResponse {
+  status: number;
+  headers?: Record<string, string | string[]>;
+  body?: string;
+  /** Answer only after this many milliseconds (time-based checks). */
+  delayMs?: number;
+}
+
+/**
+ * One group of spots: their manifest entries, the paths the home page links to (how a crawler
+ * finds them), and the handler of their paths (undefined: not one of this module's paths).
+ */
+export interface SiteModule {
+  name: string;
+  spots: Spot[];
+  links: string[];
+  handle(request: SiteRequest): SiteResponse | undefined;
+}
