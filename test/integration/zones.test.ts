@@ -72,10 +72,12 @@ describe('DNS zones', () => {
       assert.equal((await subdomains()).length, indexedNames.length - 1);
     });
 
-    it('indexes nothing for a team without the zone\'s assets', async () => {
+    it('adds the zone as an asset of a team without it, and leaves this team\'s names alone (see zone-adds-apex.test.ts)', async () => {
+      const before = await subdomains();
       const stranger = await h.team('zones-stranger');
       const res = await h.send('POST', '/rest/v2/zone/file/?origin=example.test', { key: stranger.key, body: zoneText });
-      assert.deepEqual(res.json(), { indexed: 0 });
+      assert.deepEqual(res.json(), { indexed: indexedNames.length });
+      assert.deepEqual(await subdomains(), before);
     });
 
     it('answers 2421 naming the line, and indexes nothing of a file that fails late', async () => {

@@ -47,7 +47,19 @@ export const defaultAssetSettings: Readonly<AssetSettings> = Object.freeze({
 /** The 18 field names, in the spec's order. */
 export const assetSettingFields = Object.keys(defaultAssetSettings) as Array<keyof AssetSettings>;
 
-/** Limits of `requests_per_second` in asset settings. */
+/** The port-scanning fields: added after the other 14, so an update may leave them out. */
+export const portScanningFields = ['enable_port_scanning', 'port_scanning_avoid_list', 'port_scanning_force_list', 'port_scanning_include_recommended_ports'] as const;
+
+/** One of the four port-scanning fields. */
+export type PortScanningField = (typeof portScanningFields)[number];
+
+/** The 14 fields every update must carry (the port-scanning fields are optional). */
+export const requiredAssetSettingFields = assetSettingFields.filter((f) => !(portScanningFields as readonly string[]).includes(f));
+
+/** A validated update: the 14 required fields, and the port-scanning fields it carried. */
+export type AssetSettingsUpdate = Omit<AssetSettings, PortScanningField> & Partial<Pick<AssetSettings, PortScanningField>>;
+
+/** Limits of `requests_per_second` in asset settings; 0 (no limit) is accepted beside them. */
 export const assetRequestsPerSecond = { min: 1, max: 1000 } as const;
 
 const portListFields = new Set<keyof AssetSettings>(['port_scanning_avoid_list', 'port_scanning_force_list']);
@@ -70,16 +82,18 @@ function parsePortList(field: string, value: unknown, problems: string[]): numbe
 }
 
 /**
- * Validates a full settings body: every one of the 18 fields must be present with its type
- * (2422 names the missing or mistyped fields), then the brute-force/scrape rule (2426).
- * Port lists accept integer arrays and the comma-separated form of the spec's sample.
+ * Validates a settings body: each of the 14 required fields must be present with its type
+ * (2422 names the missing or mistyped fields), then the brute-force/scrape rule (2426). The
+ * four port-scanning fields are optional: bodies written before they existed leave them out,
+ * and applyAssetSettings keeps their current values. Port lists accept integer arrays and the
+ * comma-separated form of the spec's sample.
  */
-export function parseAssetSettings(body: unknown): AssetSettings {
+export function parseAssetSettings(body: unknown): AssetSettingsUpdate {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw appError(2422, 'Asset settings malformed: the body must be an object with all settings fields');
   }
   const input = body as Record<string, unknown>;
-  const missing = assetSettingFields.filter((f) => !(f in input));
+  const missing = requiredAssetSettingFields.filter((f) => !(f in input));
   if (missing.length > 0) {
     throw appError(2422, `Asset settings malformed: all settings fields must be provided; missing: ${missing.join(', ')}`, missing);
   }
@@ -87,13 +101,16 @@ export function parseAssetSettings(body: unknown): AssetSettings {
   const bad = new Set<string>();
   const out = {} as Record<string, unknown>;
   for (const field of assetSettingFields) {
+    if (!(field in input)) continue; // a port-scanning field left out
     const value = input[field];
     const before = problems.length;
     if (portListFields.has(field)) out[field] = parsePortList(field, value, problems);
     else if (field === 'custom_headers') out[field] = parseHeaders(value, problems);
     else if (field === 'requests_per_second') {
       const { min, max } = assetRequestsPerSecond;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) problems.push(`requests_per_second must be an integer from ${min} to ${max}`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || (value !== 0 && (value < min || value > max))) {
+        problems.push(`requests_per_second must be 0 (no limit) or an integer from ${min} to ${max}`);
+      }
       out[field] = value;
     } else {
       if (typeof value !== 'boolean') problems.push(`${field} must be a boolean`);
@@ -107,15 +124,25 @@ export function parseAssetSettings(body: unknown): AssetSettings {
     bad.add(k);
   }
   if (problems.length > 0) throw appError(2422, `Asset settings malformed: ${problems.join('; ')}`, [...bad]);
-  const settings = out as unknown as AssetSettings;
+  const settings = out as unknown as AssetSettingsUpdate;
   if (settings.brute_force && !settings.scrape) {
     throw appError(2426, 'brute_force can be true only when scrape is true; disable brute_force before disabling scrape', ['brute_force', 'scrape']);
   }
   return settings;
 }
 
+/** The settings after an update: the update's fields, and the current values of the port-scanning fields it left out. */
+export function applyAssetSettings(current: AssetSettings, update: AssetSettingsUpdate): AssetSettings {
+  const merged: Record<string, unknown> = {};
+  const values: Record<string, unknown> = { ...current, ...update };
+  for (const field of assetSettingFields) merged[field] = values[field];
+  return merged as unknown as AssetSettings;
+}
+
 function parseHeaders(value: unknown, problems: string[]): Record<string, string> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  // null is how typed clients send an empty map (a Go nil map): no custom headers.
+  if (value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
     problems.push('custom_headers must be an object mapping header names to values');
     return {};
   }

@@ -4,11 +4,11 @@ import type { MarkerCodec } from '../shared/marker.ts';
 import type { Repositories, Store } from '../shared/store.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
-import { ancestorsOf, parseAssetName } from './asset-name.ts';
+import { ancestorsOf, parseAssetName, type AssetName } from './asset-name.ts';
 import { decodeListPosition, positionOf } from './list-position.ts';
-import { defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
+import { applyAssetSettings, defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
 import type { DiscoveredName } from '../zones/dns-names.ts';
-import type { RootDomain } from '../zones/zone.types.ts';
+import type { RootDomain, ZoneSource } from '../zones/zone.types.ts';
 import type { Asset, AssetPageQuery } from './asset.types.ts';
 
 /** Largest page of an asset listing. */
@@ -121,38 +121,44 @@ export interface AddAssetResult {
  */
 export async function addAsset(store: Store, team: Team, rawName: unknown): Promise<AddAssetResult> {
   const parsed = parseAssetName(rawName);
-  return store.transaction(async (tx) => {
-    if ((await tx.assets.findByName(team.id, parsed.name)) !== undefined) {
-      throw appError(2018, `Asset already exists: the team has ${parsed.name} already`, ['name']);
-    }
-    const ancestors = parsed.kind === 'domain' ? ancestorsOf(parsed.name) : [];
-    const roots = ancestors.length > 0 ? await tx.assets.findRootsByName(team.id, ancestors) : [];
-    const parent = ancestors.map((n) => roots.find((r) => r.name === n)).find((r) => r !== undefined);
-    const now = new Date();
-    const asset = await tx.assets.insert({
-      teamId: team.id,
-      token: newToken(),
-      uuid: newUuid(),
-      name: parsed.name,
-      kind: parsed.kind,
-      port: parsed.port,
-      isRoot: parent === undefined,
-      rootId: parent?.id ?? null,
-      status: 'unverified',
-      addedBy: ['manual'],
-      monitored: false,
-      settings: null,
-      created: now,
-      updated: now,
-      discovered: now,
-      lastSeen: now,
-      verifiedAt: null,
-      checkedAt: null,
-    });
-    // A name found by DNS earlier is listed as this asset from now on.
-    await tx.zones.setShadowed(team.id, parsed.name, true);
-    return { asset, parent };
+  return store.transaction((tx) => addAssetInTransaction(tx, team, parsed, 'manual'));
+}
+
+/**
+ * Adds a parsed asset name inside the caller's transaction with addAsset's rules (2018, 2019 as
+ * `parent`): the one add path, also taken by a zone upload or transfer that adds its apex.
+ */
+export async function addAssetInTransaction(tx: Repositories, team: Team, parsed: AssetName, origin: 'manual' | ZoneSource): Promise<AddAssetResult> {
+  if ((await tx.assets.findByName(team.id, parsed.name)) !== undefined) {
+    throw appError(2018, `Asset already exists: the team has ${parsed.name} already`, ['name']);
+  }
+  const ancestors = parsed.kind === 'domain' ? ancestorsOf(parsed.name) : [];
+  const roots = ancestors.length > 0 ? await tx.assets.findRootsByName(team.id, ancestors) : [];
+  const parent = ancestors.map((n) => roots.find((r) => r.name === n)).find((r) => r !== undefined);
+  const now = new Date();
+  const asset = await tx.assets.insert({
+    teamId: team.id,
+    token: newToken(),
+    uuid: newUuid(),
+    name: parsed.name,
+    kind: parsed.kind,
+    port: parsed.port,
+    isRoot: parent === undefined,
+    rootId: parent?.id ?? null,
+    status: 'unverified',
+    addedBy: [origin],
+    monitored: false,
+    settings: null,
+    created: now,
+    updated: now,
+    discovered: now,
+    lastSeen: now,
+    verifiedAt: null,
+    checkedAt: null,
   });
+  // A name found by DNS earlier is listed as this asset from now on.
+  await tx.zones.setShadowed(team.id, parsed.name, true);
+  return { asset, parent };
 }
 
 /** Deletes an asset with its subdomains and the names discovered under it, or one discovered name; 2026 while scan profiles hang on it. */
@@ -209,24 +215,26 @@ async function promoteName(tx: Repositories, name: DiscoveredName): Promise<Asse
 }
 
 /**
- * Replaces the settings of an asset. Monitoring is refused on IP addresses (2423) and on
- * unverified domains (2425), and switching it on is refused at the plan's capacity (2424);
- * the capacity check and the write share one transaction with the team locked.
+ * Replaces the settings of an asset; port-scanning fields the body leaves out keep their
+ * current values (bodies written before they existed). Monitoring is refused on IP addresses
+ * (2423) and on unverified domains (2425), and switching it on is refused at the plan's
+ * capacity (2424); the capacity check and the write share one transaction with the team locked.
  */
 export async function updateAssetSettings(store: Store, team: Team, token: string, body: unknown): Promise<AssetSettings> {
   const target = await requireTokenTarget(store, team, token);
   const asset = target.asset ?? { kind: 'domain' as const, status: target.discovered.status, name: target.discovered.name };
-  const settings = parseAssetSettings(body);
-  if (settings.monitoring && asset.kind === 'ip') {
+  const update = parseAssetSettings(body);
+  if (update.monitoring && asset.kind === 'ip') {
     throw appError(2423, 'Surface monitoring is not available for IP addresses', ['monitoring']);
   }
-  if (settings.monitoring && asset.status !== 'verified') {
+  if (update.monitoring && asset.status !== 'verified') {
     throw appError(2425, `Surface monitoring needs a verified domain; ${asset.name} is not verified`, ['monitoring']);
   }
   return store.transaction(async (tx) => {
     await tx.assets.lockTeam(team.id);
     const found = await requireTokenTarget(tx, team, token);
     const current = found.asset ?? (await promoteName(tx, found.discovered));
+    const settings = applyAssetSettings(current.settings ?? defaultAssetSettings, update);
     if (settings.monitoring && !current.monitored) {
       const capacity = plans[team.plan].monitoredDomains;
       if ((await tx.assets.countMonitored(team.id)) >= capacity) {

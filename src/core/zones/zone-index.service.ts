@@ -1,5 +1,6 @@
-import type { Repositories, Store } from '../shared/store.ts';
+import type { Repositories } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
+import { ownerName, parentName } from './dns-names.ts';
 import type { DnsRecordInput, IndexedName, RootDomain, ZoneSource } from './zone.types.ts';
 
 /** A stream of records in batches (a zone file's or a transfer's, as the engine yields them). */
@@ -13,10 +14,9 @@ export const largeIndexRun = 10_000;
 /** Teams with at most this many assets have their asset names read once per run, not per batch. */
 const assetNamesInMemory = 20_000;
 
-/** Normalises an owner name: lowercase, no trailing dot. */
+/** Normalises an owner name: lowercase, no trailing dot (an escaped final dot belongs to the label). */
 export function normaliseOwner(name: string): string {
-  const lower = name.toLowerCase();
-  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+  return ownerName(name);
 }
 
 /** Finds, for any name, the most specific root asset it falls under (the name itself or a parent). */
@@ -31,15 +31,13 @@ export class RootMatcher {
     return this.byName.size === 0;
   }
 
+  /** Walks up label by label; an escaped dot (`foo\.example.com`: labels `foo.example`, `com`) is no step. */
   match(name: string): RootDomain | undefined {
-    let rest = name;
-    for (;;) {
+    for (let rest: string | undefined = name; rest !== undefined; rest = parentName(rest)) {
       const root = this.byName.get(rest);
       if (root !== undefined) return root;
-      const dot = rest.indexOf('.');
-      if (dot === -1) return undefined;
-      rest = rest.slice(dot + 1);
     }
+    return undefined;
   }
 }
 
@@ -103,11 +101,4 @@ export async function indexRecords(tx: Repositories, team: Team, batches: Record
   }
   await flush();
   return written.size;
-}
-
-/** Indexes records atomically: all of them, or (on any failure, a syntax error included) none. */
-export async function indexRecordsAtomically(store: Store, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
-  const indexed = await store.transaction((tx) => indexRecords(tx, team, batches, source));
-  if (indexed >= largeIndexRun) await store.zones.refreshStatistics();
-  return indexed;
 }

@@ -1,10 +1,15 @@
 import { isIP } from 'node:net';
-import { appError } from '../errors/app-error.ts';
-import type { Store } from '../shared/store.ts';
+import { parseAssetName } from '../assets/asset-name.ts';
+import { addAssetInTransaction } from '../assets/asset.service.ts';
+import type { Asset } from '../assets/asset.types.ts';
+import { AppError, appError, isAppError } from '../errors/app-error.ts';
+import type { Repositories, Store } from '../shared/store.ts';
+import { assertCanCall, type Caller } from '../teams/api-key.service.ts';
 import type { Team } from '../teams/team.types.ts';
-import { indexRecordsAtomically } from './zone-index.service.ts';
+import { indexRecords, largeIndexRun, RootMatcher, type RecordBatches } from './zone-index.service.ts';
 import { parseNameServer } from './name-server.ts';
 import type { ZoneEngine } from './zone-engine.ts';
+import type { ZoneSource } from './zone.types.ts';
 
 /** Largest zone file (spec). */
 export const zoneFileLimit = 5 * 1024 * 1024;
@@ -25,28 +30,85 @@ export function parseZoneName(raw: unknown): string | undefined {
   return name.split('.').every((l) => labelPattern.test(l)) ? name : undefined;
 }
 
+/** What a zone upload or transfer did. */
+export interface ZoneIndexResult {
+  /** Distinct names indexed (the wire's `indexed`). */
+  indexed: number;
+  /** The root asset added for the zone's apex, when the team had neither it nor a root above it. */
+  addedAsset: Asset | undefined;
+}
+
+/** Who uploads, for the apex a zone may add: the key must be able to call the assets endpoints. */
+export interface ZoneUploader {
+  team: Team;
+  caller: Caller;
+}
+
 /**
  * Indexes an uploaded zone file (RFC 1035 master format) under the team's root domain assets,
  * streaming from parser to store inside one transaction: a syntax error anywhere (2421 naming
- * the line) indexes nothing. Returns `indexed`, the number of distinct names written.
+ * the line) indexes nothing. An origin the team does not have becomes a root asset first, in
+ * the same transaction (see indexZone).
  */
-export async function uploadZoneFile(store: Store, engine: ZoneEngine, team: Team, origin: string | undefined, body: AsyncIterable<Buffer>): Promise<number> {
+export async function uploadZoneFile(store: Store, engine: ZoneEngine, uploader: ZoneUploader, origin: string | undefined, body: AsyncIterable<Buffer>): Promise<ZoneIndexResult> {
   const zone = origin === undefined || origin === '' ? '.' : parseZoneName(origin);
   if (zone === undefined) throw appError(2411, `Zone origin malformed: "${origin}" is not a domain name`, ['origin']);
-  return indexRecordsAtomically(store, team, engine.parseZone(body, zone), 'zone-file');
+  const apex = zone === '.' ? undefined : { name: zone, parameter: 'origin' };
+  return indexZone(store, uploader, apex, engine.parseZone(body, zone), 'zone-file');
 }
-
 
 /**
  * Transfers a zone (AXFR over TCP, through the egress guard) and indexes it like a zone file,
  * atomically. 2412 for a malformed server, 2413 for a malformed zone; a refused or failed
  * transfer is 1910 saying why.
  */
-export async function transferAndIndex(store: Store, engine: ZoneEngine, team: Team, rawServer: unknown, rawZone: unknown): Promise<number> {
+export async function transferAndIndex(store: Store, engine: ZoneEngine, uploader: ZoneUploader, rawServer: unknown, rawZone: unknown): Promise<ZoneIndexResult> {
   const server = parseNameServer(rawServer);
   if (server === undefined) throw appError(2412, `Zone server malformed: "${String(rawServer ?? '')}" is not a host name or IP address with an optional :port`, ['nameServer']);
   const zone = parseZoneName(rawZone);
   if (zone === undefined || zone === '.') throw appError(2413, `Zone name malformed: "${String(rawZone ?? '')}" is not a domain name`, ['zone']);
   const signal = AbortSignal.timeout(zoneTransferTimeoutMs);
-  return indexRecordsAtomically(store, team, engine.transferZone(server, zone, signal), 'zone-transfer');
+  return indexZone(store, uploader, { name: zone, parameter: 'zone' }, engine.transferZone(server, zone, signal), 'zone-transfer');
+}
+
+/** A zone's apex and the request parameter that named it (what an asset error points at). */
+interface ZoneApex {
+  name: string;
+  parameter: string;
+}
+
+/**
+ * Indexes a zone in one transaction: all of it, or (on any failure, a syntax error or a failed
+ * transfer included) nothing. When the apex is neither an asset of the team nor under one of
+ * its root domain assets, it is added first as a root asset (added_by the source, unverified,
+ * the asset service's rules and errors), so a zone that fails leaves no asset behind.
+ */
+async function indexZone(store: Store, uploader: ZoneUploader, apex: ZoneApex | undefined, batches: RecordBatches, source: ZoneSource): Promise<ZoneIndexResult> {
+  const { team } = uploader;
+  const result = await store.transaction(async (tx) => {
+    // Held before the apex is looked up: two uploads of one new zone add it once.
+    await tx.zones.lockIndexing(team.id);
+    const addedAsset = apex === undefined ? undefined : await addApexIfNew(tx, uploader, apex, source);
+    return { indexed: await indexRecords(tx, team, batches, source), addedAsset };
+  });
+  if (result.indexed >= largeIndexRun) await store.zones.refreshStatistics();
+  return result;
+}
+
+async function addApexIfNew(tx: Repositories, { team, caller }: ZoneUploader, apex: ZoneApex, source: ZoneSource): Promise<Asset | undefined> {
+  if (new RootMatcher(await tx.zones.rootDomains(team.id)).match(apex.name) !== undefined) return undefined;
+  if ((await tx.assets.findByName(team.id, apex.name)) !== undefined) return undefined;
+  try {
+    // Adding an asset is an assets operation: a key limited to the zones endpoints may not.
+    assertCanCall(caller, team, 'assets');
+  } catch (err) {
+    throw new AppError(1009, `This API key cannot access the assets endpoints, and ${apex.name} is not an asset of the team: adding it needs them`, { cause: err });
+  }
+  try {
+    return (await addAssetInTransaction(tx, team, parseAssetName(apex.name), source)).asset;
+  } catch (err) {
+    // The asset service's error (2012 …), pointed at the parameter that carried the name.
+    if (isAppError(err)) throw new AppError(err.code, err.message, { parameters: [apex.parameter], cause: err });
+    throw err;
+  }
 }

@@ -1,18 +1,32 @@
-/** Record type numbers the engine knows by name (RFC 1035, 3596, 2782, 6672, 4034, 8659, 9460 …). */
+import { IANA_RR_TYPES } from './rr-type-registry.ts';
+
+/** Record type numbers the engine's codecs and checks name (the full list is rr-type-registry.ts). */
 export const RR_TYPE = {
   A: 1,
   NS: 2,
   CNAME: 5,
   SOA: 6,
+  MB: 7,
+  MG: 8,
+  MR: 9,
   PTR: 12,
   HINFO: 13,
+  MINFO: 14,
   MX: 15,
   TXT: 16,
   RP: 17,
+  AFSDB: 18,
+  X25: 19,
+  ISDN: 20,
+  RT: 21,
+  NSAP_PTR: 23,
+  PX: 26,
   AAAA: 28,
   LOC: 29,
   SRV: 33,
   NAPTR: 35,
+  KX: 36,
+  CERT: 37,
   DNAME: 39,
   OPT: 41,
   DS: 43,
@@ -20,22 +34,41 @@ export const RR_TYPE = {
   RRSIG: 46,
   NSEC: 47,
   DNSKEY: 48,
+  DHCID: 49,
   NSEC3: 50,
   NSEC3PARAM: 51,
   TLSA: 52,
+  SMIMEA: 53,
+  NINFO: 56,
+  TALINK: 58,
   CDS: 59,
   CDNSKEY: 60,
+  OPENPGPKEY: 61,
+  CSYNC: 62,
+  ZONEMD: 63,
   SVCB: 64,
   HTTPS: 65,
   SPF: 99,
+  NID: 104,
+  L32: 105,
+  L64: 106,
+  LP: 107,
+  EUI48: 108,
+  EUI64: 109,
   IXFR: 251,
   AXFR: 252,
   ANY: 255,
+  URI: 256,
   CAA: 257,
+  AVC: 258,
+  RESINFO: 261,
+  WALLET: 262,
+  TA: 32768,
+  DLV: 32769,
 } as const;
 
-const NAME_BY_TYPE = new Map<number, string>(Object.entries(RR_TYPE).map(([name, value]) => [value, name]));
-const TYPE_BY_NAME = new Map<string, number>(Object.entries(RR_TYPE));
+const NAME_BY_TYPE = new Map<number, string>(IANA_RR_TYPES.map(([name, value]) => [value, name]));
+const TYPE_BY_NAME = new Map<string, number>(IANA_RR_TYPES);
 
 /** Class numbers of RFC 1035 §3.2.4 (and the CLASSnnn form of RFC 3597). */
 const CLASS_BY_NAME = new Map<string, number>([
@@ -49,7 +82,10 @@ const NAME_BY_CLASS = new Map<number, string>([...CLASS_BY_NAME].map(([name, val
 const GENERIC_TYPE = /^TYPE(\d{1,5})$/i;
 const GENERIC_CLASS = /^CLASS(\d{1,5})$/i;
 
-/** The number of a type mnemonic (`MX`, `mx`) or of the RFC 3597 form `TYPE15`; undefined otherwise. */
+/**
+ * The number of a type mnemonic of the IANA registry (`MX`, `mx`) or of the RFC 3597 form
+ * `TYPE15`; undefined otherwise.
+ */
 export function typeNumber(text: string): number | undefined {
   const known = TYPE_BY_NAME.get(text) ?? TYPE_BY_NAME.get(text.toUpperCase());
   if (known !== undefined) return known;
@@ -59,9 +95,14 @@ export function typeNumber(text: string): number | undefined {
   return value <= 0xffff ? value : undefined;
 }
 
-/** The mnemonic of a type number, or `TYPEnnn` (RFC 3597 §5) for a type without one. */
+/** The registry mnemonic of a type number, or `TYPEnnn` (RFC 3597 §5) for an unassigned one. */
 export function typeName(type: number): string {
   return NAME_BY_TYPE.get(type) ?? `TYPE${type}`;
+}
+
+/** True for a type number the IANA registry assigns (it has a mnemonic). */
+export function isRegisteredType(type: number): boolean {
+  return NAME_BY_TYPE.has(type);
 }
 
 /** The number of a class mnemonic (`IN`) or of `CLASSnnn`; undefined when the text is not a class. */

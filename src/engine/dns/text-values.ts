@@ -105,7 +105,86 @@ export function toHex(bytes: string): string {
   return Buffer.from(bytes, 'latin1').toString('hex').toUpperCase();
 }
 
+/** RFC 3597 §5 generic text of record data: `\\# length HEX`. */
+export function genericRdata(bytes: Buffer, start: number, end: number): string {
+  return end === start ? '\\# 0' : `\\# ${end - start} ${bytes.toString('hex', start, end).toUpperCase()}`;
+}
+
 /** Base64 of bytes. */
 export function toBase64(bytes: string): string {
   return Buffer.from(bytes, 'latin1').toString('base64');
+}
+
+const BASE32HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
+
+/**
+ * Bytes (latin1) of base32hex text without padding (RFC 4648 §7, as NSEC3 writes hashes):
+ * case-insensitive; a length no byte count gives, or unused trailing bits that are not zero,
+ * is an error, as BIND reads it.
+ */
+export function base32HexBytes(text: string, what: string): string {
+  if (![0, 2, 4, 5, 7].includes(text.length % 8)) throw new PresentationError(`bad base32hex in ${what}`);
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const value = BASE32HEX.indexOf(text[i]!.toUpperCase());
+    if (value === -1) throw new PresentationError(`bad base32hex in ${what}`);
+    buffer = ((buffer << 5) | value) & 0xfff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out += String.fromCharCode((buffer >> bits) & 0xff);
+    }
+  }
+  if ((buffer & ((1 << bits) - 1)) !== 0) throw new PresentationError(`bad base32hex in ${what}: trailing bits are not zero`);
+  return out;
+}
+
+/** Upper-case base32hex of bytes without padding (BIND prints NSEC3 hashes this way). */
+export function toBase32Hex(bytes: string): string {
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (let i = 0; i < bytes.length; i += 1) {
+    buffer = ((buffer << 8) | bytes.charCodeAt(i)) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += BASE32HEX[(buffer >> bits) & 31];
+    }
+  }
+  if (bits > 0) out += BASE32HEX[(buffer << (5 - bits)) & 31];
+  return out;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * A DNSSEC time (RFC 4034 §3.2: RRSIG expiration and inception) as its 32-bit value: either
+ * `YYYYMMDDHHmmSS` in UTC, taken modulo 2^32 as serial-number arithmetic wants it (BIND reads
+ * years 0-9999 and a leap second 60), or at most 10 decimal digits of seconds.
+ */
+export function parseDnssecTime(text: string, what: string): number {
+  if (/^\d{1,10}$/.test(text)) {
+    const value = Number(text);
+    if (value > 0xffffffff) throw new PresentationError(`${what} ${text} is out of range (at most 4294967295)`);
+    return value;
+  }
+  const parts = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text);
+  if (parts === null) throw new PresentationError(`bad ${what} "${text}": use YYYYMMDDHHmmSS or seconds`);
+  const [year, month, day, hour, minute, second] = parts.slice(1).map(Number) as [number, number, number, number, number, number];
+  const isLeap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && isLeap ? 29 : DAYS_IN_MONTH[month - 1];
+  if (days === undefined || day < 1 || day > days || hour > 23 || minute > 59 || second > 60) throw new PresentationError(`${what} "${text}" is not a valid date and time`);
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
+  const seconds = Math.floor(date.getTime() / 1000);
+  return ((seconds % 2 ** 32) + 2 ** 32) % 2 ** 32;
+}
+
+/** `YYYYMMDDHHmmSS` (UTC) of a 32-bit DNSSEC time read as seconds since 1970 (so up to 2106). */
+export function formatDnssecTime(value: number): string {
+  return new Date(value * 1000).toISOString().replace(/[-T:]/g, '').slice(0, 14);
 }

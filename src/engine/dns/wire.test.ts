@@ -83,11 +83,12 @@ describe('DNS wire: answers', () => {
       rr(o, RR_TYPE.SOA, Buffer.concat([name('ns.example.com'), name('hm.example.com'), Buffer.from('0000000100000e1000000384001275000000012c', 'hex')])),
       rr(o, RR_TYPE.SRV, Buffer.concat([u16(1), u16(2), u16(443), name('svc.example.com')])),
       rr(o, RR_TYPE.CAA, Buffer.from('\x00\x05issueca.test', 'latin1')),
-      rr(o, RR_TYPE.DS, Buffer.from('303908020102', 'hex')),
+      rr(o, RR_TYPE.DS, Buffer.from('303908030102', 'hex')),
       rr(o, RR_TYPE.DNSKEY, Buffer.from('0101030d00ff', 'hex')),
       rr(o, RR_TYPE.HTTPS, Buffer.from('0001' + '00' + '0001000302683200030002' + '01bb', 'hex')),
       rr(o, 65280, Buffer.from('0a000001', 'hex')),
-      rr(o, RR_TYPE.NSEC, Buffer.alloc(0)),
+      rr(o, RR_TYPE.NSEC, Buffer.concat([name('b.example.com'), Buffer.from('00076201800800' + '0380', 'hex')])),
+      rr(o, 262 + 0x100, Buffer.alloc(0)),
     ];
     const data = decodeMessage(response('example.com', records)).answers.map((r) => `${r.type} ${r.data}`);
     assert.deepEqual(data, [
@@ -97,11 +98,12 @@ describe('DNS wire: answers', () => {
       'SOA ns.example.com. hm.example.com. 1 3600 900 1209600 300',
       'SRV 1 2 443 svc.example.com.',
       'CAA 0 issue "ca.test"',
-      'DS 12345 8 2 0102',
+      'DS 12345 8 3 0102',
       'DNSKEY 257 3 13 AP8=',
       'HTTPS 1 . alpn="h2" port=443',
       'TYPE65280 \\# 4 0A000001',
-      'NSEC \\# 0',
+      'NSEC b.example.com. A NS SOA MX TXT AAAA RRSIG NSEC DNSKEY',
+      'TYPE518 \\# 0',
     ]);
   });
 

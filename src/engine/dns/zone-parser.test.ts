@@ -170,7 +170,10 @@ describe('zone parser: record types in canonical form', () => {
     ['a TYPE65281 \\# 0', 'TYPE65281 \\# 0'],
     ['a A \\# 4 C0000201', 'A 192.0.2.1'],
     ['a TYPE16 \\# 6 05 68656c6c6f', 'TXT "hello"'],
-    ['a LOC \\# 2 abcd', 'LOC \\# 2 ABCD'],
+    ['a LOC 52 22 23 N 4 53 32.5 W 10', 'LOC 52 22 23.000 N 4 53 32.500 W 10.00m 1m 10000m 10m'],
+    ['a WKS 192.0.2.1 tcp ( smtp "x y" )', 'WKS 192.0.2.1 tcp smtp "x y"'],
+    ['a APL', 'APL '],
+    ['a DSYNC \\# 2 abcd', 'DSYNC \\# 2 ABCD'],
   ];
   for (const [line, expected] of cases) {
     it(`reads ${line.split(' ')[1]}: ${line.slice(2, 60)}`, async () => {
@@ -200,9 +203,14 @@ describe('zone parser: record types in canonical form', () => {
     ['a SVCB 1 . colour=red', /unknown SVCB parameter "colour"/],
     ['a TYPE65280 \\# 4 0A0000', /RFC 3597 data has 3 bytes, the length says 4/],
     ['a A \\# 3 0A0000', /RFC 3597 data is not valid A data/],
-    ['a LOC 52 22 23.000 N 4 53 32.000 E -2.00m', /type LOC is only accepted in the RFC 3597 form/],
+    ['a LOC \\# 2 00ab', /RFC 3597 data is not valid LOC data/],
+    ['a TYPE65280 0A000001', /type TYPE65280 is only accepted in the RFC 3597 form/],
     ['a FOO bar', /unknown record type "FOO"/],
     ['a AXFR x', /type AXFR cannot appear in a zone file/],
+    ['a TYPE0 \\# 0', /type TYPE0 cannot appear in a zone file/],
+    ['a TKEY \\# 0', /type TKEY cannot appear in a zone file/],
+    ['a NXNAME \\# 0', /type NXNAME cannot appear in a zone file/],
+    ['a TYPE200 \\# 0', /type TYPE200 cannot appear in a zone file/],
   ];
   for (const [line, message] of bad) {
     it(`refuses ${line.slice(2, 50)}`, async () => {

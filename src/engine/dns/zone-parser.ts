@@ -1,5 +1,6 @@
 import { canonicalName, ownerForm, PresentationError } from './dns-name.ts';
 import { parseRdata } from './rdata-text.ts';
+import { isMetaType } from './rr-type-registry.ts';
 import { classNumber, className, RR_TYPE, typeName, typeNumber } from './rr-types.ts';
 import { isTtlText, parseTtl } from './text-values.ts';
 import { TokenCursor } from './token-cursor.ts';
@@ -22,8 +23,6 @@ export interface ParseZoneOptions {
 /** Input of the parser: chunks of the file (Buffers, or strings read as UTF-8). */
 export type ZoneInput = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
 
-// Types that only exist in queries and messages; a zone file cannot hold them.
-const META_TYPES = new Set<number>([RR_TYPE.OPT, RR_TYPE.IXFR, RR_TYPE.AXFR, RR_TYPE.ANY, 250, 253, 254]);
 const UTF8_BOM = '\xef\xbb\xbf';
 
 /** Reads the `origin` option into canonical form, refusing what is not a domain name. */
@@ -95,7 +94,7 @@ class EntryParser {
       break;
     }
     if (type === undefined) throw new PresentationError('missing record type');
-    if (META_TYPES.has(type)) throw new PresentationError(`type ${typeName(type)} cannot appear in a zone file`);
+    if (isMetaType(type)) throw new PresentationError(`type ${typeName(type)} cannot appear in a zone file`);
     if (recordClass !== undefined && recordClass !== this.zoneClass) {
       throw new PresentationError(`class ${className(recordClass)} does not match the zone class ${this.zoneClassName}`);
     }

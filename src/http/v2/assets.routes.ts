@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { assetRequestsPerSecond, defaultAssetSettings } from '../../core/assets/asset-settings.ts';
+import { assetRequestsPerSecond, defaultAssetSettings, portScanningFields } from '../../core/assets/asset-settings.ts';
 import {
   addAsset,
   defaultAssetPageSize,
@@ -34,28 +34,48 @@ export const Asset = Type.Object(
 
 const PortList = Type.Union([Type.Array(Type.Integer({ minimum: 1, maximum: 65535 })), Type.String({ description: 'Comma-separated ports, e.g. "8080,8443"' })]);
 
-const AssetSettings = Type.Object(
+const assetSettingProperties = {
+  brute_force: Type.Boolean({ description: 'Brute-force subdomains; true only when scrape is true' }),
+  custom_headers: Type.Record(Type.String({ pattern: '^[xX]-' }), Type.String(), { description: 'Header names start with x- or X-' }),
+  enable_active_tls_assessments: Type.Boolean({ default: true }),
+  enable_certificate_assessments: Type.Boolean({ default: true }),
+  enable_passive_tls_assessments: Type.Boolean({ default: true }),
+  enable_port_scanning: Type.Boolean({ default: true }),
+  enable_tls_discovery: Type.Boolean({ default: true }),
+  fingerprinting: Type.Boolean({ default: defaultAssetSettings.fingerprinting }),
+  include_discovered_ports_in_surface_monitoring: Type.Boolean({ default: false }),
+  monitoring: Type.Boolean({ default: false, description: 'Surface monitoring; verified domains only' }),
+  port_scanning_avoid_list: PortList,
+  port_scanning_force_list: PortList,
+  port_scanning_include_recommended_ports: Type.Boolean({ default: true }),
+  requests_per_second: Type.Integer({
+    minimum: 0,
+    maximum: assetRequestsPerSecond.max,
+    default: defaultAssetSettings.requests_per_second,
+    description: `${assetRequestsPerSecond.min} to ${assetRequestsPerSecond.max}, or 0 for no limit (as in scan profile settings)`,
+  }),
+  scrape: Type.Boolean({ default: defaultAssetSettings.scrape }),
+  ssl_audit: Type.Boolean({ default: false, deprecated: true }),
+  stateless_tests: Type.Boolean({ default: defaultAssetSettings.stateless_tests }),
+  subdomain_takeover_tests: Type.Boolean({ default: defaultAssetSettings.subdomain_takeover_tests }),
+};
+
+const AssetSettings = Type.Object(assetSettingProperties, { $id: 'AssetSettings', description: 'Responses give all 18 fields, port lists as integer arrays.' });
+
+/** The update body: the 14 older fields required (custom_headers may be null), the four port-scanning fields optional. */
+const AssetSettingsUpdate = Type.Object(
   {
-    brute_force: Type.Boolean({ description: 'Brute-force subdomains; true only when scrape is true' }),
-    custom_headers: Type.Record(Type.String({ pattern: '^[xX]-' }), Type.String(), { description: 'Header names start with x- or X-' }),
-    enable_active_tls_assessments: Type.Boolean({ default: true }),
-    enable_certificate_assessments: Type.Boolean({ default: true }),
-    enable_passive_tls_assessments: Type.Boolean({ default: true }),
-    enable_port_scanning: Type.Boolean({ default: true }),
-    enable_tls_discovery: Type.Boolean({ default: true }),
-    fingerprinting: Type.Boolean({ default: defaultAssetSettings.fingerprinting }),
-    include_discovered_ports_in_surface_monitoring: Type.Boolean({ default: false }),
-    monitoring: Type.Boolean({ default: false, description: 'Surface monitoring; verified domains only' }),
-    port_scanning_avoid_list: PortList,
-    port_scanning_force_list: PortList,
-    port_scanning_include_recommended_ports: Type.Boolean({ default: true }),
-    requests_per_second: Type.Integer({ minimum: assetRequestsPerSecond.min, maximum: assetRequestsPerSecond.max, default: defaultAssetSettings.requests_per_second }),
-    scrape: Type.Boolean({ default: defaultAssetSettings.scrape }),
-    ssl_audit: Type.Boolean({ default: false, deprecated: true }),
-    stateless_tests: Type.Boolean({ default: defaultAssetSettings.stateless_tests }),
-    subdomain_takeover_tests: Type.Boolean({ default: defaultAssetSettings.subdomain_takeover_tests }),
+    ...assetSettingProperties,
+    custom_headers: Type.Union([assetSettingProperties.custom_headers, Type.Null()], { description: 'Header names start with x- or X-; null means none' }),
+    ...Object.fromEntries(portScanningFields.map((name) => [name, Type.Optional(assetSettingProperties[name])])),
   },
-  { $id: 'AssetSettings', description: 'All 18 fields are required on update (2422 names the missing ones). Responses give port lists as integer arrays.' },
+  {
+    $id: 'AssetSettingsUpdate',
+    description:
+      'The 14 fields other than the port-scanning ones are required (2422 names the missing ones). enable_port_scanning, ' +
+      'port_scanning_avoid_list, port_scanning_force_list and port_scanning_include_recommended_ports may be left out, each on its own: ' +
+      'a field left out keeps its current value (bodies written before port scanning existed). custom_headers null means no headers.',
+  },
 );
 
 const AssetList = pagedList('assets', Asset, 'Asset list object. Listing root assets of a team that has none answers `{}`.');
@@ -200,10 +220,12 @@ export const assetRoutes: RouteDef[] = [
     group: 'assets',
     operationId: 'updateAssetSettings',
     summary: 'Update asset settings',
-    description: 'Replaces all 18 settings. Surface monitoring needs a verified domain (2425), never an IP (2423), and a free slot of the plan (2424).',
+    description:
+      'Replaces the settings. The four port-scanning fields may be left out, and then keep their current values; every other field is required. ' +
+      'Surface monitoring needs a verified domain (2425), never an IP (2423), and a free slot of the plan (2424).',
     tags: ['assets'],
     params: DomainTokenParam,
-    body: AssetSettings,
+    body: AssetSettingsUpdate,
     response: AssetSettings,
     successStatus: 200,
     errors: [1050, 1051, 2011, 2014, 2422, 2423, 2424, 2425, 2426],

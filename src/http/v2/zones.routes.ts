@@ -1,15 +1,25 @@
 import { Type } from '@sinclair/typebox';
 import { createLookupJob, getLookupJob } from '../../core/zones/zone-lookup.service.ts';
-import { transferAndIndex, uploadZoneFile, zoneFileLimit, zoneLookupLimit } from '../../core/zones/zone-upload.service.ts';
+import { transferAndIndex, uploadZoneFile, zoneFileLimit, zoneLookupLimit, type ZoneIndexResult } from '../../core/zones/zone-upload.service.ts';
 import { enqueueZoneLookup } from '../../jobs/zone-lookup.job.ts';
 import { queryValue, readJson } from '../request-input.ts';
-import { defineRoute, type RouteDef } from '../route.ts';
+import { defineRoute, type RouteContext, type RouteDef, type RouteResult } from '../route.ts';
 
 const indexedDescription =
   '`indexed` is the number of distinct domain names (a root asset of the team or a name under one) that received records from this ' +
   'upload: each becomes or refreshes a subdomain of the most specific root it lies under (listed with the root\'s subdomains, ' +
   'with a token of its own), its records of this source replaced, and `added_by` names the sources. Names outside the team\'s root ' +
-  'domain assets are not added and not counted. Surface monitoring is never switched on.';
+  'domain assets are not added and not counted. Surface monitoring is never switched on. ' +
+  'When the zone (the origin) is neither an asset of the team nor under one of its root domain assets, it is first added as a root asset ' +
+  '(`added_by` zone-file or zone-transfer, unverified, an ownership check started as for a manual add) in the same operation: the asset ' +
+  'errors apply (2012 for a name that cannot be an asset, such as a public suffix; 1009 for a key without the assets endpoints), and a ' +
+  'zone that fails to index adds no asset.';
+
+/** Answers `indexed`, after starting the ownership check of the apex the zone added (as a manual add does). */
+function answerIndexed(ctx: RouteContext, result: ZoneIndexResult): RouteResult {
+  if (result.addedAsset !== undefined) ctx.deps.verification.checkInBackground(ctx.team, result.addedAsset);
+  return { status: 200, body: { indexed: result.indexed } };
+}
 
 const Indexed = Type.Object({ indexed: Type.Integer({ description: 'Distinct names indexed under the team\'s root domain assets' }) });
 
@@ -22,16 +32,16 @@ export const zoneRoutes: RouteDef[] = [
     group: 'zones',
     operationId: 'uploadZoneFile',
     summary: 'Upload zone file',
-    description: `RFC 1035 master file, at most 5 MB, read as raw text whatever the Content-Type and parsed as it streams. $INCLUDE is refused. A syntax error answers 2421 naming the line and indexes nothing. ${indexedDescription}`,
+    description: `RFC 1035 master file, at most 5 MB, read as raw text whatever the Content-Type and parsed as it streams. $INCLUDE is refused. A syntax error answers 2421 naming the line and indexes nothing. Without origin (the root zone) no asset is added. ${indexedDescription}`,
     tags: ['zones'],
     query: Type.Object({ origin: Type.Optional(Type.String({ description: 'Starting origin; the root zone when not given' })) }),
     rawBody: { contentType: 'text/plain', description: 'The zone file' },
     response: Indexed,
     successStatus: 200,
-    errors: [1052, 2411, 2421],
+    errors: [1052, 2012, 2411, 2421],
     bodyLimit: zoneFileLimit,
     isStreamingBody: true,
-    handler: async (ctx) => ({ status: 200, body: { indexed: await uploadZoneFile(ctx.deps.store, ctx.deps.zoneEngine, ctx.team, queryValue(ctx.query, 'origin'), ctx.bodyStream) } }),
+    handler: async (ctx) => answerIndexed(ctx, await uploadZoneFile(ctx.deps.store, ctx.deps.zoneEngine, ctx, queryValue(ctx.query, 'origin'), ctx.bodyStream)),
   }),
   defineRoute({
     surface: 'v2',
@@ -96,13 +106,13 @@ export const zoneRoutes: RouteDef[] = [
     body: Type.Object({ nameServer: Type.String({ examples: ['ns1.example.com', '192.0.2.53:5353'] }), zone: Type.String({ examples: ['example.com'] }) }),
     response: Indexed,
     successStatus: 200,
-    errors: [1051, 2412, 2413, 1910],
+    errors: [1051, 2012, 2412, 2413, 1910],
     handler: async (ctx) => {
       const body = readJson(ctx, { required: false });
       const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
       const nameServer = fields['nameServer'] ?? queryValue(ctx.query, 'nameServer');
       const zone = fields['zone'] ?? queryValue(ctx.query, 'zone');
-      return { status: 200, body: { indexed: await transferAndIndex(ctx.deps.store, ctx.deps.zoneEngine, ctx.team, nameServer, zone) } };
+      return answerIndexed(ctx, await transferAndIndex(ctx.deps.store, ctx.deps.zoneEngine, ctx, nameServer, zone));
     },
   }),
 ];
