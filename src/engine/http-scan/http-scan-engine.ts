@@ -6,7 +6,12 @@ import { createCookieFlagsCheck } from './checks/cookie-flags.check.ts';
 import { createDirectoryListingCheck } from './checks/directory-listing.check.ts';
 import { createExposedGitCheck } from './checks/exposed-git.check.ts';
 import type { PageCheck } from './checks/page-check.ts';
+import { createCommandInjectionCheck } from './checks/command-injection.check.ts';
+import { createOpenRedirectCheck } from './checks/open-redirect.check.ts';
+import { createPathTraversalCheck } from './checks/path-traversal.check.ts';
 import { createReflectedXssCheck } from './checks/reflected-xss.check.ts';
+import { createSqlInjectionCheck } from './checks/sql-injection.check.ts';
+import { createTemplateInjectionCheck } from './checks/template-injection.check.ts';
 import { createSecurityHeadersCheck } from './checks/security-headers.check.ts';
 import { createGuardedHttpClient, HttpRequestError } from './guarded-http-client.ts';
 import { probeEndpoint } from './http-probe.ts';
@@ -17,7 +22,19 @@ import { crawlConcurrency, crawlSite } from './site-crawler.ts';
 
 /** The checks of one scan, fresh per scan (each keeps its own per-origin state). */
 export function createDefaultChecks(): PageCheck[] {
-  return [createSecurityHeadersCheck(), createCookieFlagsCheck(), createDirectoryListingCheck(), createExposedGitCheck(), createReflectedXssCheck()];
+  return [
+    createSecurityHeadersCheck(),
+    createCookieFlagsCheck(),
+    createDirectoryListingCheck(),
+    createExposedGitCheck(),
+    createReflectedXssCheck(),
+    // Injection (active) checks.
+    createSqlInjectionCheck(),
+    createPathTraversalCheck(),
+    createOpenRedirectCheck(),
+    createTemplateInjectionCheck(),
+    createCommandInjectionCheck(),
+  ];
 }
 
 /** The scheme of an extra port of the target host: TLS ports are https, the rest the target's. */
