@@ -64,6 +64,7 @@ function operation(def: RouteDef): Record<string, unknown> {
   if (def.description) op['description'] = def.description;
   if (def.isExtension) op['x-perimeter-extension'] = true;
   if (def.isExperimental) op['x-experimental'] = true;
+  if (def.isDeprecated) op['deprecated'] = true;
   const params = parameters(def);
   if (params.length > 0) op['parameters'] = params;
   if (def.body !== undefined) op['requestBody'] = { required: true, content: { 'application/json': { schema: plain(def.body) } } };

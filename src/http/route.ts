@@ -70,6 +70,8 @@ export interface RouteDef {
   /** An extension to the original API: flagged in OpenAPI. */
   isExtension?: boolean;
   isExperimental?: boolean;
+  /** An older operation kept for existing clients: `deprecated: true` in OpenAPI. */
+  isDeprecated?: boolean;
   handler(ctx: RouteContext): Promise<RouteResult>;
 }
 

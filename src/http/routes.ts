@@ -3,6 +3,8 @@ import { assetPatternRoutes } from './v2/asset-patterns.routes.ts';
 import { assetRoutes } from './v2/assets.routes.ts';
 import { groupMemberRoutes } from './v2/group-members.routes.ts';
 import { groupRoutes } from './v2/groups.routes.ts';
+import { legacyDomainRoutes } from './v2/legacy-domains.routes.ts';
+import { legacyReportRoutes } from './v2/legacy-reports.routes.ts';
 import { memberRoutes } from './v2/members.routes.ts';
 import { profileRoutes } from './v2/profiles.routes.ts';
 import { scanRoutes } from './v2/scans.routes.ts';
@@ -11,5 +13,5 @@ import { zoneRoutes } from './v2/zones.routes.ts';
 
 /** Every operation of both surfaces, in documentation order. */
 export function allRoutes(): RouteDef[] {
-  return [...assetRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes];
+  return [...assetRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes, ...legacyDomainRoutes, ...legacyReportRoutes];
 }

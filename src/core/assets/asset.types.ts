@@ -51,6 +51,8 @@ export interface AssetPageQuery {
 /** Persistence of assets. Every method is scoped to a team. */
 export interface AssetRepository {
   listPage(query: AssetPageQuery): Promise<AssetSummary[]>;
+  /** The same page as listPage, every field of each asset. */
+  listFullPage(query: AssetPageQuery): Promise<Asset[]>;
   /** The same page as listPage, each asset rendered as its v2 wire JSON by the database. */
   listDocuments(query: AssetPageQuery): Promise<AssetDocument[]>;
   /** The v2 wire JSON of the given assets of the team, in id order. */

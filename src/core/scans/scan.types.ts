@@ -151,4 +151,10 @@ export interface ScanRepository {
   /** Live scans of every team (reconciliation). */
   listLive(): Promise<Scan[]>;
   countRunning(teamId: number, exceptId: number): Promise<number>;
+  /** A scan of the team by its (report) token. */
+  findByToken(teamId: number, token: string): Promise<Scan | undefined>;
+  /** The profile's finished scans (its reports), newest first, optionally created within [from, to] (inclusive, whole seconds). */
+  listFinished(teamId: number, profileId: number, options: { createdFrom?: Date; createdTo?: Date; limit: number }): Promise<Scan[]>;
+  /** True when the scan's report links that vulnerability. */
+  hasFinding(scanId: number, vulnerabilityId: number): Promise<boolean>;
 }

@@ -110,6 +110,11 @@ export class KyselyAssetRepository implements AssetRepository {
     }));
   }
 
+  async listFullPage(query: AssetPageQuery): Promise<Asset[]> {
+    const rows = await this.pageQuery(query).selectAll().execute();
+    return rows.map(toAsset);
+  }
+
   async hasAny(teamId: number): Promise<boolean> {
     const row = await this.db.selectFrom('assets').select('id').where('team_id', '=', teamId).limit(1).executeTakeFirst();
     return row !== undefined;

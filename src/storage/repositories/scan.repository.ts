@@ -210,4 +210,22 @@ export class KyselyScanRepository implements ScanRepository {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
+
+  async findByToken(teamId: number, token: string): Promise<Scan | undefined> {
+    const row = await this.db.selectFrom('scans').selectAll().where('token', '=', token).where('team_id', '=', teamId).executeTakeFirst();
+    return row && toScan(row);
+  }
+
+  async listFinished(teamId: number, profileId: number, options: { createdFrom?: Date; createdTo?: Date; limit: number }): Promise<Scan[]> {
+    // Backwards along scans_profile_idx (profile_id, id): ids grow with creation.
+    let q = this.db.selectFrom('scans').selectAll().where('profile_id', '=', profileId).where('team_id', '=', teamId).where('status', 'not in', live);
+    if (options.createdFrom !== undefined) q = q.where('created', '>=', Math.floor(options.createdFrom.getTime() / 1000) * 1000);
+    if (options.createdTo !== undefined) q = q.where('created', '<', Math.floor(options.createdTo.getTime() / 1000) * 1000 + 1000);
+    return (await q.orderBy('id', 'desc').limit(options.limit).execute()).map(toScan);
+  }
+
+  async hasFinding(scanId: number, vulnerabilityId: number): Promise<boolean> {
+    const row = await this.db.selectFrom('scan_findings').select('scan_id').where('scan_id', '=', scanId).where('vulnerability_id', '=', vulnerabilityId).executeTakeFirst();
+    return row !== undefined;
+  }
 }

@@ -1,0 +1,41 @@
+import { listAssets, maxAssetPageSize } from '../assets/asset.service.ts';
+import type { Asset } from '../assets/asset.types.ts';
+import type { MarkerCodec } from '../shared/marker.ts';
+import type { Store } from '../shared/store.ts';
+import type { Team } from '../teams/team.types.ts';
+import { legacyListCap } from './legacy-findings.service.ts';
+
+/**
+ * The older v2 reads of domains: a domain is a root asset (a domain name or an IP address the
+ * team added). Both answers are bare arrays, read page by page up to a cap.
+ */
+
+/** The team's root assets in the order they were added, at most `cap`. */
+export async function listDomains(store: Store, team: Team, cap = legacyListCap): Promise<{ domains: Asset[]; isTruncated: boolean }> {
+  const domains: Asset[] = [];
+  let afterId: number | undefined;
+  for (;;) {
+    const limit = Math.min(maxAssetPageSize, cap - domains.length);
+    const page = await store.assets.listFullPage({ teamId: team.id, scope: { kind: 'roots' }, afterId, createdAfter: undefined, limit: limit + 1 });
+    domains.push(...page.slice(0, limit));
+    if (page.length <= limit) return { domains, isTruncated: false };
+    if (domains.length >= cap) return { domains, isTruncated: true };
+    afterId = domains[domains.length - 1]!.id;
+  }
+}
+
+/**
+ * The subdomains of a domain token as the current listing gives them (subdomain assets, then
+ * names discovered by DNS), each as its v2 wire JSON, at most `cap`. 2011 / 2014 for the token.
+ */
+export async function collectSubdomains(store: Store, markers: MarkerCodec, team: Team, token: string, cap = legacyListCap): Promise<{ items: string[]; isTruncated: boolean }> {
+  const items: string[] = [];
+  let marker: string | undefined;
+  for (;;) {
+    const page = await listAssets(store, markers, team, { scope: { subdomainsOf: token }, marker, pageSize: Math.min(maxAssetPageSize, cap - items.length) });
+    items.push(...page.items);
+    if (!page.hasMore) return { items, isTruncated: false };
+    if (items.length >= cap) return { items, isTruncated: true };
+    marker = page.nextMarker;
+  }
+}

@@ -1,0 +1,61 @@
+import { appError } from '../errors/app-error.ts';
+import { isToken } from '../shared/ids.ts';
+import type { Store } from '../shared/store.ts';
+import { requireProfile } from '../scans/scan-profile.service.ts';
+import { isLive, type Scan, type ScanProfile } from '../scans/scan.types.ts';
+import type { Team } from '../teams/team.types.ts';
+import { requireVulnerability } from '../vulnerabilities/vulnerability-status.service.ts';
+import { findingAssets, legacyListCap, type FindingSet } from './legacy-findings.service.ts';
+
+/**
+ * The older v2 reads of reports: a report is one finished scan of a scan profile (a scan is a
+ * report once it has ended, whatever its outcome). A live scan is not a report yet.
+ */
+
+/** A report with its profile. */
+export interface Report {
+  profile: ScanProfile;
+  scan: Scan;
+}
+
+/** The profile's latest report: 2601 / 2604 for the token, 2604 when no scan of it has ended yet. */
+export async function latestReport(store: Store, team: Team, profileToken: string): Promise<Report> {
+  const profile = await requireProfile(store, team, profileToken);
+  const [scan] = await store.scans.listFinished(team.id, profile.id, { limit: 1 });
+  if (scan === undefined) throw appError(2604, 'Scan profile has no report yet: a report is written when a scan of the profile ends', ['scanProfileToken']);
+  return { profile, scan };
+}
+
+/** The profile's reports, newest first, created within the inclusive range; at most `cap`. */
+export async function listReports(
+  store: Store,
+  team: Team,
+  profileToken: string,
+  range: { from?: Date; to?: Date },
+  cap = legacyListCap,
+): Promise<{ profile: ScanProfile; scans: Scan[]; isTruncated: boolean }> {
+  const profile = await requireProfile(store, team, profileToken);
+  const scans = await store.scans.listFinished(team.id, profile.id, {
+    ...(range.from === undefined ? {} : { createdFrom: range.from }),
+    ...(range.to === undefined ? {} : { createdTo: range.to }),
+    limit: cap + 1,
+  });
+  return { profile, scans: scans.slice(0, cap), isTruncated: scans.length > cap };
+}
+
+/** One report of a profile: 2601 when the report token is malformed, 2604 when the profile has no such (finished) report. */
+export async function requireReport(store: Store, team: Team, profileToken: string, reportToken: string): Promise<Report> {
+  const profile = await requireProfile(store, team, profileToken);
+  if (!isToken(reportToken)) throw appError(2601, 'Report token malformed: a token is 32 hexadecimal characters', ['reportToken']);
+  const scan = await store.scans.findByToken(team.id, reportToken);
+  if (scan === undefined || scan.profileId !== profile.id || isLive(scan.status)) throw appError(2604, 'Report does not exist for this scan profile', ['reportToken']);
+  return { profile, scan };
+}
+
+/** One finding of a report: 4111 for a malformed UUID, 1900 when the report did not see it. */
+export async function getReportFinding(store: Store, team: Team, profileToken: string, reportToken: string, uuid: string): Promise<Report & FindingSet> {
+  const report = await requireReport(store, team, profileToken, reportToken);
+  const record = await requireVulnerability(store, team, uuid);
+  if (!(await store.scans.hasFinding(report.scan.id, record.id))) throw appError(1900, `Vulnerability ${uuid} is not a finding of this report`, ['uuid']);
+  return { ...report, records: [record], assets: await findingAssets(store, team, [record]) };
+}

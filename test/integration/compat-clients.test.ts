@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { computeSignature } from '../../src/core/teams/api-key.service.ts';
+import { jobHandlers } from '../../src/jobs/handlers.ts';
+import { createHarness, testStore, v2Error, type Harness, type SendOptions, type TestKey } from '../support/harness.ts';
+import { ClientDomain, ClientError, ClientFinding, ClientFindingPage, ClientFullReport, ClientReport, ClientScanStatus, ClientSubdomain, ClientUuid, decode, decodeArray } from '../support/legacy-client.ts';
+import { TestDnsServer } from '../support/dns-server.ts';
+import { startTargetSite, type TargetSites } from '../support/target-site.ts';
+import { waitUntil } from '../support/test-jobs.ts';
+
+/**
+ * The older v2 flows driven the way existing scripts and integrations drive them: signed
+ * requests, paths with and without the trailing slash, `Content-Type: application/json` on
+ * requests without a body, zone text labelled JSON, and a second team that must see nothing.
+ */
+describe(`compatibility with existing clients (${testStore})`, () => {
+  let h: Harness;
+  let acme: TestKey;
+  let signed: TestKey;
+  let rival: TestKey;
+  let sites: TargetSites;
+  const dns = new TestDnsServer();
+  let ipDomain: string;
+  let zoneDomain: string;
+  let rivalDomain: string;
+  let profile: string;
+  let report: string;
+  let findingUuid: string;
+
+  /** A script's request: the signing key, the body as JSON text when given, the JSON content type always. */
+  const script = (method: string, url: string, body?: unknown, options: SendOptions = {}) =>
+    h.send(method, url, { key: signed.key, secret: signed.secret!, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...options });
+  const read = async (url: string, key: TestKey = signed) => {
+    const res = await h.send('GET', url, key.secret === undefined ? { key: key.key } : { key: key.key, secret: key.secret });
+    assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+    return res.body;
+  };
+
+  before(async () => {
+    // Ownership checks of the names added here ask this local server (NXDOMAIN), never the network.
+    await dns.start();
+    h = await createHarness({ endpointValidationTimeoutMs: 3000, dnsResolvers: [dns.address] });
+    acme = await h.team('acme', { plan: 'enterprise' });
+    signed = await h.key('acme', '--signing');
+    rival = await h.team('rival');
+    sites = await startTargetSite();
+    await h.jobs.work(jobHandlers(h.runtime), { pollIntervalMs: 50 });
+    rivalDomain = decode(ClientDomain, (await h.send('POST', '/rest/v2/domains/', { key: rival.key, body: { name: 'rival.example' } })).body).token;
+  });
+  after(async () => {
+    await h.close();
+    await sites.stop();
+    await dns.stop();
+  });
+
+  it('runs a release gate as a signed script, without trailing slashes, with JSON content type on empty bodies', async () => {
+    const added = await script('POST', '/rest/v2/domains', { name: '127.0.0.1' });
+    assert.equal(added.statusCode, 200, added.body);
+    ipDomain = decode(ClientDomain, added.body).token;
+    await h.admin('asset', 'verify', '127.0.0.1', '--team', 'acme');
+    const created = await script('POST', '/rest/v2/profiles', { domain_token: ipDomain, endpoint: `http://127.0.0.1:${sites.vulnerable.port}`, name: 'release gate', unique: true });
+    assert.equal(created.statusCode, 200, created.body);
+    profile = created.json().token;
+
+    const started = await script('POST', `/rest/v2/scans/${profile}`);
+    assert.equal(started.statusCode, 202, started.body);
+    await waitUntil('the scan to read stopped', async () => (decode(ClientScanStatus, await read(`/rest/v2/scans/${profile}`)).state === 'stopped' ? true : undefined), 30_000);
+
+    const full = decode(ClientFullReport, await read(`/rest/v2/fullreports/${profile}/latest`));
+    const threshold = 7.0;
+    assert.ok(full.cvss >= threshold, `the gate fails the release: cvss ${full.cvss}`);
+    assert.ok(full.findings.length > 0);
+    report = full.token;
+    findingUuid = full.findings[0]!.uuid;
+    // The same report read with the plain key through HTTP Basic, as curl -u key: sends it.
+    const basic = await h.send('GET', `/rest/v2/fullreports/${profile}/latest/`, { headers: { authorization: `Basic ${Buffer.from(`${acme.key}:`).toString('base64')}` } });
+    assert.equal(basic.statusCode, 200);
+    assert.deepEqual(decode(ClientFullReport, basic.body), full);
+  });
+
+  it('answers every older read the same with and without the trailing slash', async () => {
+    const reads = [
+      '/rest/v2/domains/',
+      `/rest/v2/domains/${ipDomain}/subdomains/`,
+      `/rest/v2/domains/${ipDomain}/findings/`,
+      `/rest/v2/domains/${ipDomain}/findings/paginated/`,
+      `/rest/v2/domains/${ipDomain}/findings/${findingUuid}/`,
+      `/rest/v2/domains/${ipDomain}/findinguuids/`,
+      `/rest/v2/fullreports/${profile}/latest/`,
+      `/rest/v2/reports/${profile}/latest/`,
+      `/rest/v2/reports/${profile}/`,
+      `/rest/v2/findings/${profile}/`,
+      `/rest/v2/findings/${profile}/${report}/${findingUuid}/`,
+    ];
+    for (const url of reads) {
+      const withSlash = await read(url);
+      assert.equal(await read(url.slice(0, -1)), withSlash, url);
+      assert.equal(await read(`${url.slice(0, -1)}?`), withSlash, `${url} with an empty query`);
+    }
+    decodeArray(ClientDomain, await read('/rest/v2/domains'));
+    decodeArray(ClientSubdomain, await read(`/rest/v2/domains/${ipDomain}/subdomains`));
+    decodeArray(ClientFinding, await read(`/rest/v2/domains/${ipDomain}/findings`));
+    decode(ClientFindingPage, await read(`/rest/v2/domains/${ipDomain}/findings/paginated`));
+    decode(ClientFinding, await read(`/rest/v2/domains/${ipDomain}/findings/${findingUuid}`));
+    decodeArray(ClientUuid, await read(`/rest/v2/domains/${ipDomain}/findinguuids`));
+    decode(ClientReport, await read(`/rest/v2/reports/${profile}/latest`));
+    decodeArray(ClientReport, await read(`/rest/v2/reports/${profile}`));
+    decodeArray(ClientFinding, await read(`/rest/v2/findings/${profile}`));
+    decode(ClientFinding, await read(`/rest/v2/findings/${profile}/${report}/${findingUuid}`));
+  });
+
+  it('treats Content-Type: application/json with an empty body as no body', async () => {
+    for (const method of ['GET', 'DELETE', 'POST'] as const) {
+      const res = await script(method, `/rest/v2/scans/${profile}/`);
+      if (method === 'GET') assert.equal(res.statusCode, 200);
+      if (method === 'DELETE') assert.deepEqual(decode(ClientError, res.body), v2Error(5004, 'No scan running on the scan profile', ['scanProfileToken']));
+      if (method === 'POST') assert.equal(res.statusCode, 202, 'a rescan starts');
+    }
+    await waitUntil('the rescan to read stopped', async () => (decode(ClientScanStatus, await read(`/rest/v2/scans/${profile}/`)).state === 'stopped' ? true : undefined), 30_000);
+    const reads = await script('GET', `/rest/v2/reports/${profile}/`);
+    assert.equal(decodeArray(ClientReport, reads.body).length, 2);
+    const missing = await script('POST', '/rest/v2/domains/');
+    assert.equal(missing.statusCode, 400);
+    assert.deepEqual(decode(ClientError, missing.body), v2Error(1050, 'Request body missing: this operation needs a JSON body'));
+  });
+
+  it('checks the signature over the path exactly as sent', async () => {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const headers = (path: string) => ({
+      'x-service-key': signed.key,
+      'x-service-timestamp': timestamp,
+      'x-service-signature': computeSignature(signed.secret!, { method: 'GET', path, key: signed.key, timestamp, body: Buffer.alloc(0) }),
+    });
+    const good = await h.app.inject({ method: 'GET', url: '/rest/v2/domains?x=1', headers: headers('/v2/domains') });
+    assert.equal(good.statusCode, 200, good.body);
+    const slashSigned = await h.app.inject({ method: 'GET', url: '/rest/v2/domains', headers: headers('/v2/domains/') });
+    assert.equal(slashSigned.statusCode, 401);
+    assert.deepEqual(decode(ClientError, slashSigned.body), v2Error(1003, 'Request signature invalid'));
+    const unsigned = await h.send('GET', '/rest/v2/reports/' + profile + '/', { key: signed.key });
+    assert.equal(decode(ClientError, unsigned.body).code, 1003);
+  });
+
+  it('reads zone text labelled JSON and lists its names through the older subdomains read', async () => {
+    zoneDomain = decode(ClientDomain, (await script('POST', '/rest/v2/domains/', { name: 'zone.example' })).body).token;
+    const zone = '$ORIGIN zone.example.\n$TTL 3600\n@ IN SOA ns1 hostmaster 1 7200 3600 1209600 3600\n@ IN NS ns1\nns1 IN A 192.0.2.1\nwww IN A 192.0.2.2\napi IN CNAME www\n';
+    const upload = await h.send('POST', '/rest/v2/zone/file/?origin=zone.example', { key: acme.key, body: zone, headers: { 'content-type': 'application/json' } });
+    assert.equal(upload.statusCode, 200, upload.body);
+    const names = decodeArray(ClientSubdomain, await read(`/rest/v2/domains/${zoneDomain}/subdomains`)).map((s) => s.name).sort();
+    assert.deepEqual(names, ['api.zone.example', 'ns1.zone.example', 'www.zone.example']);
+  });
+
+  it('answers another team 404 for every token of this one, exactly as for tokens that do not exist', async () => {
+    const other = { key: rival.key };
+    const unknownToken = 'f'.repeat(32);
+    const domainReads = ['subdomains/', 'findings/', 'findings/paginated/', `findings/${findingUuid}/`, 'findinguuids/'];
+    for (const path of domainReads) {
+      for (const token of [ipDomain, zoneDomain, unknownToken]) {
+        const res = await h.send('GET', `/rest/v2/domains/${token}/${path}`, other);
+        assert.equal(res.statusCode, 404, `${path}: ${res.body}`);
+        assert.deepEqual(decode(ClientError, res.body), v2Error(2014, 'Asset does not exist', ['token']));
+      }
+    }
+    const reportReads = ['/rest/v2/fullreports/{t}/latest/', '/rest/v2/reports/{t}/latest/', '/rest/v2/reports/{t}/', '/rest/v2/findings/{t}/', `/rest/v2/findings/{t}/${report}/${findingUuid}/`];
+    for (const path of reportReads) {
+      for (const token of [profile, unknownToken]) {
+        const res = await h.send('GET', path.replace('{t}', token), other);
+        assert.equal(res.statusCode, 404, `${path}: ${res.body}`);
+        assert.deepEqual(decode(ClientError, res.body), v2Error(2604, 'Scan profile does not exist', ['scanProfileToken']));
+      }
+    }
+    // Through its own domain, the other team cannot read this team's finding either, nor page with its marker.
+    const own = await h.send('GET', `/rest/v2/domains/${rivalDomain}/findings/${findingUuid}/`, other);
+    assert.deepEqual(decode(ClientError, own.body), v2Error(1900, `Vulnerability ${findingUuid} does not exist`, ['uuid']));
+    const page = decode(ClientFindingPage, await read(`/rest/v2/domains/${ipDomain}/findings/paginated/?pageSize=1`));
+    assert.ok(page.next_marker !== undefined);
+    const foreign = await h.send('GET', `/rest/v2/domains/${rivalDomain}/findings/paginated/?marker=${encodeURIComponent(page.next_marker)}`, other);
+    assert.deepEqual(decode(ClientError, foreign.body), v2Error(4150, 'marker is not a marker of this listing', ['marker']));
+    assert.deepEqual(decodeArray(ClientDomain, await read('/rest/v2/domains/', rival)).map((d) => d.name), ['rival.example']);
+    assert.deepEqual(decodeArray(ClientDomain, await read('/rest/v2/domains/', await h.team('newcomer'))), [], 'a team without assets reads an empty array');
+    assert.deepEqual(decodeArray(ClientFinding, await read(`/rest/v2/domains/${rivalDomain}/findings/`, rival)), []);
+  });
+});
