@@ -149,6 +149,51 @@ describe(`compatibility with existing clients (${testStore})`, () => {
     assert.deepEqual(names, ['api.zone.example', 'ns1.zone.example', 'www.zone.example']);
   });
 
+  it('adds the apex of a zone uploaded for a domain the team does not have, then lists it as a domain', async () => {
+    const zone = '$ORIGIN fresh.example.\n$TTL 3600\n@ IN SOA ns1 hostmaster 1 7200 3600 1209600 3600\n@ IN NS ns1\nns1 IN A 192.0.2.1\nshop IN A 192.0.2.3\n';
+    const upload = await script('POST', '/rest/v2/zone/file?origin=fresh.example', undefined, { body: zone });
+    assert.equal(upload.statusCode, 200, upload.body);
+    const fresh = decodeArray(ClientDomain, await read('/rest/v2/domains')).find((d) => d.name === 'fresh.example');
+    assert.ok(fresh !== undefined, 'the apex is a domain of the team now');
+    assert.equal(fresh.status, 'unverified');
+    const names = decodeArray(ClientSubdomain, await read(`/rest/v2/domains/${fresh.token}/subdomains/`)).map((s) => s.name).sort();
+    assert.deepEqual(names, ['ns1.fresh.example', 'shop.fresh.example']);
+  });
+
+  it('updates asset settings with the 14-field body of scripts older than port scanning', async () => {
+    const before = await script('GET', `/rest/v2/domains/${zoneDomain}/settings/`);
+    assert.equal(before.statusCode, 200, before.body);
+    const current = JSON.parse(before.body) as Record<string, unknown>;
+    const older = {
+      brute_force: false,
+      custom_headers: null,
+      enable_active_tls_assessments: true,
+      enable_certificate_assessments: true,
+      enable_passive_tls_assessments: true,
+      enable_tls_discovery: true,
+      fingerprinting: true,
+      include_discovered_ports_in_surface_monitoring: false,
+      monitoring: false,
+      requests_per_second: 0,
+      scrape: true,
+      ssl_audit: false,
+      stateless_tests: true,
+      subdomain_takeover_tests: true,
+    };
+    const updated = await script('PUT', `/rest/v2/domains/${zoneDomain}/settings`, older);
+    assert.equal(updated.statusCode, 200, updated.body);
+    const after = JSON.parse(updated.body) as Record<string, unknown>;
+    assert.equal(after['requests_per_second'], 0);
+    assert.deepEqual(after['custom_headers'], {});
+    for (const field of ['enable_port_scanning', 'port_scanning_avoid_list', 'port_scanning_force_list', 'port_scanning_include_recommended_ports']) {
+      assert.deepEqual(after[field], current[field], `${field} keeps its value`);
+    }
+    const { brute_force: _, ...missingOne } = older;
+    const refused = await script('PUT', `/rest/v2/domains/${zoneDomain}/settings/`, missingOne);
+    assert.equal(refused.statusCode, 400);
+    assert.equal(decode(ClientError, refused.body).code, 2422);
+  });
+
   it('answers another team 404 for every token of this one, exactly as for tokens that do not exist', async () => {
     const other = { key: rival.key };
     const unknownToken = 'f'.repeat(32);
