@@ -119,7 +119,9 @@ describe('http scan engine: checks', () => {
     const ids = summary(vulnerable.findings);
     assert.ok(ids.includes('http-security-headers https://127.0.0.1:PORT/?header=strict-transport-security'), ids.join('\n'));
     assert.ok(ids.includes('cookie-flags https://127.0.0.1:PORT/?cookie=session&flag=secure'), ids.join('\n'));
-    assert.equal(vulnerable.findings.length, 10);
+    // The first five checks' findings (the later checks add Referrer-Policy and clickjacking here; they are judged on test/support/vulnerable-site).
+    const firstChecks = new Set(['cookie-flags', 'directory-listing', 'exposed-git', 'http-security-headers', 'reflected-xss-query']);
+    assert.equal(vulnerable.findings.filter((f) => firstChecks.has(f.checkId) && !/header=referrer-policy/.test(f.location)).length, 10);
     const safe = await scan(tls.safe);
     assert.deepEqual(summary(safe.findings), []);
   });

@@ -23,7 +23,7 @@ interface Vuln {
   request?: { url: string };
 }
 
-const missingHeaders = ['Missing security header: Content-Security-Policy', 'Missing security header: X-Content-Type-Options', 'Missing security header: X-Frame-Options'];
+const missingHeaders = ['Missing security header: Content-Security-Policy', 'Missing security header: Referrer-Policy', 'Missing security header: X-Content-Type-Options', 'Missing security header: X-Frame-Options'];
 const liveStatuses = ['starting', 'running', 'stopping'];
 const killedError = 'The worker running this scan stopped (the process was killed or crashed) and the scan could not be resumed; start it again';
 

@@ -84,6 +84,7 @@ function siteHandler(isSiteSafe: boolean, scheme: 'http' | 'https', hardened: Re
       headers['content-security-policy'] = "default-src 'self'; frame-ancestors 'none'";
       headers['x-frame-options'] = 'DENY';
       headers['x-content-type-options'] = 'nosniff';
+      headers['referrer-policy'] = 'strict-origin-when-cross-origin';
       if (scheme === 'https') headers['strict-transport-security'] = 'max-age=31536000';
     }
     const send = (status: number, body: string, extra: Record<string, string | string[]> = {}): void => {

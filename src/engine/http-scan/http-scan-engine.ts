@@ -5,6 +5,14 @@ import type { EgressGuard } from '../net/egress-guard.ts';
 import { createCookieFlagsCheck } from './checks/cookie-flags.check.ts';
 import { createDirectoryListingCheck } from './checks/directory-listing.check.ts';
 import { createExposedGitCheck } from './checks/exposed-git.check.ts';
+import { createBackupFilesCheck } from './checks/backup-files.check.ts';
+import { createExposedEnvFileCheck } from './checks/exposed-env-file.check.ts';
+import { createExposedSvnCheck } from './checks/exposed-svn.check.ts';
+import { createPhpinfoCheck } from './checks/phpinfo.check.ts';
+import { createSecretsInJavaScriptCheck } from './checks/secrets-in-javascript.check.ts';
+import { createServerStatusCheck } from './checks/server-status.check.ts';
+import { createSourceMapCheck } from './checks/source-map.check.ts';
+import { createStackTraceCheck } from './checks/stack-trace.check.ts';
 import type { PageCheck } from './checks/page-check.ts';
 import { createCommandInjectionCheck } from './checks/command-injection.check.ts';
 import { createOpenRedirectCheck } from './checks/open-redirect.check.ts';
@@ -13,6 +21,14 @@ import { createReflectedXssCheck } from './checks/reflected-xss.check.ts';
 import { createSqlInjectionCheck } from './checks/sql-injection.check.ts';
 import { createTemplateInjectionCheck } from './checks/template-injection.check.ts';
 import { createSecurityHeadersCheck } from './checks/security-headers.check.ts';
+import { createClickjackingCheck } from './checks/clickjacking.check.ts';
+import { createCorsCheck } from './checks/cors.check.ts';
+import { createDefaultCredentialsCheck } from './checks/default-credentials.check.ts';
+import { createHttpMethodsCheck } from './checks/http-methods.check.ts';
+import { createLoginOverHttpCheck } from './checks/login-over-http.check.ts';
+import { createMixedContentCheck } from './checks/mixed-content.check.ts';
+import { createPasswordAutocompleteCheck } from './checks/password-autocomplete.check.ts';
+import { createVersionDisclosureCheck } from './checks/version-disclosure.check.ts';
 import { createGuardedHttpClient, HttpRequestError } from './guarded-http-client.ts';
 import { probeEndpoint } from './http-probe.ts';
 import { RequestBudget } from './request-budget.ts';
@@ -34,6 +50,25 @@ export function createDefaultChecks(): PageCheck[] {
     createOpenRedirectCheck(),
     createTemplateInjectionCheck(),
     createCommandInjectionCheck(),
+    // Exposure checks (probes of fixed paths and backup names, passive recognisers).
+    createExposedSvnCheck(),
+    createExposedEnvFileCheck(),
+    createBackupFilesCheck(),
+    createPhpinfoCheck(),
+    createServerStatusCheck(),
+    createStackTraceCheck(),
+    createSourceMapCheck(),
+    createSecretsInJavaScriptCheck(),
+    // Configuration checks (headers are above: security headers, cookie flags).
+    createCorsCheck(),
+    createMixedContentCheck(),
+    createHttpMethodsCheck(),
+    createClickjackingCheck(),
+    createVersionDisclosureCheck(),
+    // Authentication checks.
+    createLoginOverHttpCheck(),
+    createPasswordAutocompleteCheck(),
+    createDefaultCredentialsCheck(),
   ];
 }
 
@@ -100,9 +135,9 @@ async function runScan(
 
 /**
  * The application-scan engine (port ScanEngine): probe() validates an endpoint, scan() crawls
- * the target and runs the five checks (security headers, cookie flags, directory listing,
- * exposed .git, reflected XSS). Every connection passes the egress guard; network trouble is
- * an outcome or a warning, never a throw.
+ * the target and runs the checks of createDefaultChecks() (configuration, exposure, injection
+ * and authentication; docs/scanning.md lists them). Every connection passes the egress guard;
+ * network trouble is an outcome or a warning, never a throw.
  */
 export function createHttpScanEngine(deps: { guard: EgressGuard; resolver: DnsResolver }): ScanEngine {
   return {

@@ -9,6 +9,18 @@ import type { ScanScope } from './scan-scope.ts';
 /** The User-Agent of scan requests unless the profile's custom_headers set one. */
 export const scannerUserAgent = 'perimeter-scanner/0.1 (+application scan)';
 
+/** What a request may add to the session's own: a body, headers, and whether cookies it sets are kept. */
+export interface SessionRequestOptions {
+  body?: { contentType: string; text: string };
+  /** Request headers besides the session's (same-named session headers are replaced). */
+  extraHeaders?: HttpHeader[];
+  /**
+   * False: cookies the answer sets are not kept in the scan's jar. A login attempt of a check
+   * must not leave the rest of the scan crawling as the account it logged into.
+   */
+  storeCookies?: boolean;
+}
+
 /** Reports counters to the sink at most every `intervalMs`, and always on flush. */
 export class ProgressReporter {
   private lastAt = 0;
@@ -79,20 +91,29 @@ export class ScanSession {
 
   private hasSiteCookies = false;
 
-  /** Sends one request through the budget (no redirect following), with an optional body; throws HttpRequestError. */
-  async send(method: string, url: URL, signal: AbortSignal, body?: { contentType: string; text: string }): Promise<HttpExchange> {
+  /**
+   * Sends one request through the budget (no redirect following), with an optional body and
+   * optional extra headers (an Origin, a marker; each replaces a same-named session header);
+   * throws HttpRequestError.
+   */
+  async send(method: string, url: URL, signal: AbortSignal, options: SessionRequestOptions = {}): Promise<HttpExchange> {
+    const { body, extraHeaders } = options;
     if (!this.scope.isUrlAllowed(url)) throw new Error(`refusing to request ${url.href}: outside the scan's scope`);
     const release = await this.budget.acquire(signal);
     try {
-      const headers = [...this.fixedHeaders];
+      let headers = [...this.fixedHeaders];
       const cookie = this.cookieHeader(url);
       if (cookie !== '') headers.push({ name: 'cookie', value: cookie });
       if (body !== undefined) headers.push({ name: 'content-type', value: body.contentType });
+      if (extraHeaders !== undefined && extraHeaders.length > 0) {
+        const replaced = new Set(extraHeaders.map((h) => h.name.toLowerCase()));
+        headers = [...headers.filter((h) => !replaced.has(h.name.toLowerCase())), ...extraHeaders];
+      }
       this.progress.counters.requestsSent += 1;
       this.progress.touch();
       const exchange = await this.client.send(body === undefined ? { method, url, headers } : { method, url, headers, body: body.text }, signal);
       for (const header of exchange.headers) {
-        if (header.name !== 'set-cookie') continue;
+        if (header.name !== 'set-cookie' || options.storeCookies === false) continue;
         this.jar.setCookieSync(header.value, url.href, { ignoreError: true });
         this.hasSiteCookies = true;
       }

@@ -165,7 +165,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     if (origin === undefined) return;
     let exchange: HttpExchange;
     try {
-      exchange = await session.send(item.method, item.url, signal, item.body === undefined ? undefined : { contentType: formContentType, text: item.body });
+      exchange = await session.send(item.method, item.url, signal, item.body === undefined ? {} : { body: { contentType: formContentType, text: item.body } });
     } catch (err) {
       const failure = classifyFailure(err, limits.requestTimeoutMs, signal.aborted);
       if (failure.kind === 'aborted' || signal.aborted) throw failure;

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { listenTracked, selfSignedCertificate } from '../http-server.ts';
 import type { ReceivedRequest, TargetServer } from '../target-site.ts';
 import { authenticationModule } from './authentication.ts';
-import { configurationModule } from './configuration.ts';
+import { configurationModule, fixtureSecurityHeaders } from './configuration.ts';
 import { exposureModule } from './exposure.ts';
 import { injectionModule } from './injection.ts';
 import type { SiteModule, SiteResponse, Spot } from './types.ts';
@@ -67,7 +67,7 @@ async function serve(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetS
       const response = answer ?? { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Not found</title><p>Not found</p>' };
       const send = (): void => {
         if (res.destroyed) return;
-        res.writeHead(response.status, { 'content-type': 'text/html; charset=utf-8', ...response.headers }).end(req.method === 'HEAD' ? undefined : (response.body ?? ''));
+        res.writeHead(response.status, { 'content-type': 'text/html; charset=utf-8', ...fixtureSecurityHeaders(request), ...response.headers }).end(req.method === 'HEAD' ? undefined : (response.body ?? ''));
       };
       if (response.delayMs !== undefined && response.delayMs > 0) setTimeout(send, response.delayMs).unref();
       else send();

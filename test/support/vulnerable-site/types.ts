@@ -18,6 +18,13 @@ export interface Spot {
   location: string;
   /** What is vulnerable there, for people reading the manifest. */
   description: string;
+  /** Only on a site served with this scheme (HSTS and mixed content need HTTPS, a login over HTTP needs HTTP); absent: both. */
+  scheme?: 'http' | 'https';
+}
+
+/** A spot maker for one class, so that a module's manifest reads one line per spot. */
+export function spotsOf(spotClass: SpotClass): (id: string, checkId: string, location: string, description: string, scheme?: 'http' | 'https') => Spot {
+  return (id, checkId, location, description, scheme) => ({ id, class: spotClass, checkId, location, description, ...(scheme === undefined ? {} : { scheme }) });
 }
 
 /** A request as a route module sees it: the URL, the method and the body read in full. */

@@ -33,7 +33,7 @@ export function createActiveCheck(spec: ActiveCheckSpec): PageCheck {
       const send: InjectedSender = async (request) => {
         // A payload in a path segment may land on a path the scope excludes: never sent.
         if (!context.session.scope.isUrlAllowed(request.url)) throw new HttpRequestError('denied', `${request.url.pathname} is outside the scan's scope`);
-        return context.session.send(request.method, request.url, context.signal, request.body);
+        return context.session.send(request.method, request.url, context.signal, request.body === undefined ? {} : { body: request.body });
       };
       for (const point of injectionPoints(page)) {
         if (tested.size >= maxPointsPerCheck) return;
