@@ -14,7 +14,9 @@ import { runWrk, urlCycleScript, type WrkOptions, type WrkResult } from './suppo
 
 /** (a) the site one scan crawls, end to end, three times against the plain loop. */
 const smallSitePages = 200;
-const rounds = 3;
+const rounds = 7;
+/** Unmeasured pairs first (unless BENCH_WARMUP=0): the server's scan code is cold for its first scans. */
+const warmupPairs = 3;
 /** (b) four larger sites, big enough that unlimited scans are still crawling when wrk ends. */
 const bigSitePages = 20_000;
 const concurrentScans = 4;
@@ -226,14 +228,14 @@ async function run(ctx: BenchContext): Promise<void> {
   const bigProfiles: string[] = [];
   for (const [i, site] of bigSites.entries()) bigProfiles.push(await createProfile(api, asset.token, site, `big-${i}`));
 
-  // (a) scan vs plain loop, interleaved; one unmeasured pair first unless BENCH_WARMUP=0.
+  // (a) scan vs plain loop, interleaved; unmeasured pairs first unless BENCH_WARMUP=0.
   const scans: ScanRun[] = [];
   const loops: LoopRun[] = [];
   let nonGet = 0;
   let urlCount = 0;
   // Endpoint validation at profile creation reached the site too: the scans' requests come after.
   let logged = (await small.requestsFrom(0)).length;
-  const pairs = (ctx.warmup === undefined ? 0 : 1) + rounds;
+  const pairs = (ctx.warmup === undefined ? 0 : warmupPairs) + rounds;
   for (let round = 0; round < pairs; round++) {
     const isWarmup = round < pairs - rounds;
     const { run: scan, requests } = await timedScan(api, smallProfile, small, logged);
