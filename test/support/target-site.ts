@@ -33,12 +33,13 @@ export interface TargetSites {
   stop(): Promise<void>;
 }
 
-type Handler = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => void;
+/** Answers one request of a target server (the URL parsed against a placeholder origin). */
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => void;
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Serves `handler` on 127.0.0.1 (a free port), recording every request and connection. */
-async function serve(scheme: 'http' | 'https', handler: Handler): Promise<TargetServer> {
+export async function serve(scheme: 'http' | 'https', handler: Handler): Promise<TargetServer> {
   const server = scheme === 'https' ? https.createServer(selfSignedCertificate()) : http.createServer();
   const requests: ReceivedRequest[] = [];
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {

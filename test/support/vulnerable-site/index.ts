@@ -1,7 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
-import { listenTracked, selfSignedCertificate } from '../http-server.ts';
-import type { ReceivedRequest, TargetServer } from '../target-site.ts';
+import { serve, type TargetServer } from '../target-site.ts';
 import { authenticationModule } from './authentication.ts';
 import { configurationModule, fixtureSecurityHeaders } from './configuration.ts';
 import { exposureModule } from './exposure.ts';
@@ -38,11 +35,8 @@ function homePage(): string {
 
 const BODY_LIMIT = 1024 * 1024;
 
-async function serve(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetServer> {
-  const server = scheme === 'https' ? https.createServer(selfSignedCertificate()) : http.createServer();
-  const requests: ReceivedRequest[] = [];
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    requests.push({ method: req.method ?? '?', path: req.url ?? '/', headers: req.headers, at: performance.now() });
+function serveTwin(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetServer> {
+  return serve(scheme, (req, res, url) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -50,13 +44,6 @@ async function serve(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetS
       if (size <= BODY_LIMIT) chunks.push(chunk);
     });
     req.on('end', () => {
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '/', 'http://fixture.invalid');
-      } catch {
-        res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request');
-        return;
-      }
       const request = { req, url, method: req.method ?? 'GET', body: Buffer.concat(chunks).toString('utf8'), isSafe, scheme };
       let answer: SiteResponse | undefined;
       try {
@@ -73,24 +60,13 @@ async function serve(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetS
       else send();
     });
   });
-  const tracked = await listenTracked(server);
-  return {
-    port: tracked.port,
-    origin: `${scheme}://127.0.0.1:${tracked.port}`,
-    scheme,
-    requests,
-    get connections() {
-      return tracked.connections;
-    },
-    stop: tracked.stop,
-  };
 }
 
 /** Starts the vulnerable site and its safe twin on 127.0.0.1 (free ports). */
 export async function startVulnerableSites(options: { isHttps?: boolean } = {}): Promise<VulnerableSites> {
   const scheme = options.isHttps === true ? 'https' : 'http';
-  const vulnerable = await serve(scheme, false);
-  const safe = await serve(scheme, true);
+  const vulnerable = await serveTwin(scheme, false);
+  const safe = await serveTwin(scheme, true);
   return {
     vulnerable,
     safe,
