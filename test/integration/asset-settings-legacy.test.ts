@@ -1,24 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { olderSettingsBody } from '../support/asset-settings-bodies.ts';
 import { createHarness, v2Error, type Harness } from '../support/harness.ts';
 
-/** The 14 fields scripts written before port scanning existed send, at their defaults. */
-const legacy = {
-  brute_force: false,
-  custom_headers: {},
-  enable_active_tls_assessments: true,
-  enable_certificate_assessments: true,
-  enable_passive_tls_assessments: true,
-  enable_tls_discovery: true,
-  fingerprinting: true,
-  include_discovered_ports_in_surface_monitoring: false,
-  monitoring: false,
-  requests_per_second: 10,
-  scrape: true,
-  ssl_audit: false,
-  stateless_tests: true,
-  subdomain_takeover_tests: true,
-};
+const legacy = { ...olderSettingsBody };
 const defaultPorts = {
   enable_port_scanning: true,
   port_scanning_avoid_list: [],

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { olderSettingsBody } from '../support/asset-settings-bodies.ts';
 import { computeSignature } from '../../src/core/teams/api-key.service.ts';
 import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { createHarness, testStore, v2Error, type Harness, type SendOptions, type TestKey } from '../support/harness.ts';
@@ -164,22 +165,8 @@ describe(`compatibility with existing clients (${testStore})`, () => {
     const before = await script('GET', `/rest/v2/domains/${zoneDomain}/settings/`);
     assert.equal(before.statusCode, 200, before.body);
     const current = JSON.parse(before.body) as Record<string, unknown>;
-    const older = {
-      brute_force: false,
-      custom_headers: null,
-      enable_active_tls_assessments: true,
-      enable_certificate_assessments: true,
-      enable_passive_tls_assessments: true,
-      enable_tls_discovery: true,
-      fingerprinting: true,
-      include_discovered_ports_in_surface_monitoring: false,
-      monitoring: false,
-      requests_per_second: 0,
-      scrape: true,
-      ssl_audit: false,
-      stateless_tests: true,
-      subdomain_takeover_tests: true,
-    };
+    // A Go client's nil map and an unlimited rate, the values such scripts send.
+    const older = { ...olderSettingsBody, custom_headers: null, requests_per_second: 0 };
     const updated = await script('PUT', `/rest/v2/domains/${zoneDomain}/settings`, older);
     assert.equal(updated.statusCode, 200, updated.body);
     const after = JSON.parse(updated.body) as Record<string, unknown>;
