@@ -86,7 +86,7 @@ function login(request: SiteRequest, spec: LoginPage): SiteResponse {
   const isAccepted = !request.isSafe && spec.isDefaultAccepted?.(user, password) === true;
   // A real panel: the login sets the session cookie the dashboard and its actions need.
   const answer = isAccepted
-    ? { status: 303, headers: { location: '/admin/dashboard', 'set-cookie': `${adminSessionCookie}=s3ss10n; Path=/; HttpOnly; SameSite=Lax` }, body: '' }
+    ? { status: 303, headers: { location: '/admin/dashboard', 'set-cookie': `${adminSessionCookie}=s3ss10n; Path=/; HttpOnly; SameSite=Lax${request.scheme === 'https' ? '; Secure' : ''}` }, body: '' }
     : form('<p class="error">Invalid user name or password.</p>');
   return { ...answer, delayMs: loginDelayMs };
 }

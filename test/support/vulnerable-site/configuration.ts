@@ -92,6 +92,11 @@ const PAGES: Record<string, (request: SiteRequest) => SiteResponse> = {
   // Clickjacking: a state-changing form; frameable on the vulnerable site (the safe twin gets X-Frame-Options and frame-ancestors).
   '/account/settings': (r) =>
     r.method === 'POST' ? page('Settings saved', '<p>Saved.</p>') : page('Settings', '<form method="post" action="/account/settings"><input type="email" name="email" value="jane@fixture.example"><input type="submit" value="Change e-mail"></form>'),
+  // A preferences cookie without HttpOnly and SameSite (and without Secure on HTTPS); the safe twin sets all three.
+  '/account/preferences': (r) =>
+    page('Preferences', '<p>Your preferences are saved in a cookie.</p>', {
+      'set-cookie': r.isSafe ? `prefs=compact; Path=/; HttpOnly; SameSite=Lax${r.scheme === 'https' ? '; Secure' : ''}` : 'prefs=compact; Path=/',
+    }),
   // Version banners; the safe twin names products without versions (near misses).
   '/intranet/report.php': (r) => page('Report', '<p>Quarterly report</p>', r.isSafe ? { server: 'Apache' } : { server: 'Apache/2.4.41 (Ubuntu)', 'x-powered-by': 'PHP/7.4.3' }),
   '/intranet/Default.aspx': (r) => page('Intranet', '<p>Welcome</p>', r.isSafe ? { 'x-powered-by': 'ASP.NET' } : { 'x-aspnet-version': '4.0.30319', 'x-powered-by': 'ASP.NET' }),
@@ -144,6 +149,9 @@ const spots: Spot[] = [
   spot('mixed-script-style', 'mixed-content', '/pay/checkout', 'an HTTPS page loads a script and a stylesheet over http://', 'https'),
   spot('mixed-iframe', 'mixed-content', '/help/video', 'an HTTPS page frames an http:// page', 'https'),
   spot('mixed-form', 'mixed-content', '/newsletter', 'an HTTPS page submits a form to an http:// action', 'https'),
+  spot('cookie-no-httponly', 'cookie-flags', '/?cookie=prefs&flag=httponly', 'the prefs cookie is readable by scripts (no HttpOnly)'),
+  spot('cookie-no-samesite', 'cookie-flags', '/?cookie=prefs&flag=samesite', 'the prefs cookie is sent on cross-site requests (no SameSite)'),
+  spot('cookie-no-secure', 'cookie-flags', '/?cookie=prefs&flag=secure', 'the prefs cookie of an HTTPS site may travel over plain HTTP (no Secure)', 'https'),
   spot('trace-enabled', 'http-methods', '/?method=TRACE', 'TRACE echoes the request with its headers'),
   spot('put-enabled', 'http-methods', '/?method=PUT', 'PUT stores any file under the web root'),
   spot('clickjacking-form', 'clickjacking', '/', 'the e-mail change form of /account/settings (and the login pages) can be framed'),

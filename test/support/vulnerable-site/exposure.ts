@@ -116,6 +116,13 @@ const routes: Record<string, (request: SiteRequest) => SiteResponse> = {
   '/bundles/vendor.js': () => ({ status: 200, headers: js, body: '/*! vendor */var vendor={version:"1.0.0"};\n' }),
   '/bundles/vendor.js.map': (r) => (r.isSafe ? softNotFound(r) : { status: 200, headers: json, body: SOURCE_MAP('vendor.js') }),
   '/bundles/widget.js': (r) => ({ status: 200, headers: js, body: `var widget={open:function(){}};\n${r.isSafe ? '' : `//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(SOURCE_MAP('widget.js')).toString('base64')}\n`}` }),
+  // A git checkout deployed as the web root; the safe twin denies every path under /.git/.
+  '/.git/HEAD': (r) => (r.isSafe ? forbidden : { status: 200, headers: text, body: 'ref: refs/heads/main\n' }),
+  // An upload folder with autoindex on; the safe twin forbids listing it.
+  '/uploads/': (r) =>
+    r.isSafe
+      ? forbidden
+      : page('Index of /uploads', '<table><tr><th>Name</th><th>Last modified</th><th>Size</th></tr><tr><td><a href="/">Parent Directory</a></td></tr><tr><td><a href="invoice-2031.pdf">invoice-2031.pdf</a></td><td>2026-10-02 09:14</td><td>88K</td></tr><tr><td><a href="customers.csv">customers.csv</a></td><td>2026-10-05 17:40</td><td>1.2M</td></tr></table><address>Apache/2.4.57 (Debian) Server at 127.0.0.1 Port 80</address>'),
   '/checkout-widget': (r) => {
     const tokens = r.isSafe ? { slack: 'xoxb-your-token-here', github: `ghp_${'x'.repeat(36)}` } : { slack: SLACK_TOKEN, github: GITHUB_TOKEN };
     return page('Checkout', `<div id="chat"></div><script>window.support = { slackToken: "${tokens.slack}", githubToken: "${tokens.github}" };</script>`);
@@ -138,6 +145,8 @@ function handle(request: SiteRequest): SiteResponse | undefined {
 const spot = (id: string, checkId: string, location: string, description: string): Spot => ({ id, class: 'exposure', checkId, location, description });
 
 const spots: Spot[] = [
+  spot('git-head', 'exposed-git', '/.git/HEAD', 'the .git directory of a checkout is served: /.git/HEAD answers a branch ref'),
+  spot('directory-listing', 'directory-listing', '/uploads/', 'Apache autoindex lists an upload folder with invoices and a customer export'),
   spot('svn-wc-db', 'exposed-svn', '/.svn/', '/.svn/wc.db and /.svn/entries of a Subversion working copy are served'),
   spot('env-file', 'exposed-env-file', '/.env', 'the Laravel-style .env with database credentials is served'),
   spot('env-production', 'exposed-env-file', '/.env.production', 'a .env.production with `export` lines is served'),
@@ -171,7 +180,7 @@ export const exposureModule: SiteModule = {
   name: 'exposure',
   spots,
   links: [
-    '/legacy/product.php', '/legacy/contact.php', '/legacy/search.php', '/legacy/report.html', '/backoffice/settings.php', '/diagnostics/runtime.php',
+    '/uploads/', '/legacy/product.php', '/legacy/contact.php', '/legacy/search.php', '/legacy/report.html', '/backoffice/settings.php', '/diagnostics/runtime.php',
     ...Object.keys(TRACES),
     '/bundles/app.bundle.js', '/bundles/vendor.js', '/bundles/widget.js', ...Object.keys(SECRETS_VULNERABLE), '/checkout-widget',
   ],

@@ -54,7 +54,13 @@ function serveTwin(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetSer
       const response = answer ?? { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Not found</title><p>Not found</p>' };
       const send = (): void => {
         if (res.destroyed) return;
-        res.writeHead(response.status, { 'content-type': 'text/html; charset=utf-8', ...fixtureSecurityHeaders(request), ...response.headers }).end(req.method === 'HEAD' ? undefined : (response.body ?? ''));
+        try {
+          res.writeHead(response.status, { 'content-type': 'text/html; charset=utf-8', ...fixtureSecurityHeaders(request), ...response.headers }).end(req.method === 'HEAD' ? undefined : (response.body ?? ''));
+        } catch (err) {
+          // A header value Node refuses (a scanner's CR LF in a redirect target): answer as a
+          // framework would, never take the whole fixture down.
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`fixture error: ${String(err)}`);
+        }
       };
       if (response.delayMs !== undefined && response.delayMs > 0) setTimeout(send, response.delayMs).unref();
       else send();
