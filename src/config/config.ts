@@ -166,7 +166,8 @@ const fields: Record<keyof Config, FieldSpec> = {
 /** Defaults of every setting; the lowest layer. */
 export const defaultConfig: Config = {
   port: 8080,
-  host: '0.0.0.0',
+  // Loopback unless the operator says otherwise: a fresh `npm start` is not reachable from the network.
+  host: '127.0.0.1',
   dataDir: './data',
   databaseUrl: undefined,
   databaseSchema: undefined,

@@ -13,8 +13,8 @@ interface Started {
 }
 
 /** Starts `perimeter serve` on a free port and waits until it prints where it listens. */
-async function startServer(dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, ['bin/perimeter.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+async function startServer(dataDir: string, hostArgs: string[] = ['--host', '127.0.0.1']): Promise<Started> {
+  const child = spawn(process.execPath, ['bin/perimeter.js', 'serve', '--port', '0', ...hostArgs], {
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PERIMETER_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -62,9 +62,10 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
     assert.equal(JSON.parse(requestLine).url, '/rest/v2/assets/');
   });
 
-  it('keeps its data across a restart and does not print keys again', async () => {
-    const server = await startServer(dataDir);
+  it('keeps its data across a restart and does not print keys again; listens on loopback unless told otherwise', async () => {
+    const server = await startServer(dataDir, []);
     try {
+      assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.doesNotMatch(server.output(), /API key:/);
       const res = await fetch(`${server.url}/rest/v2/assets/`, { headers: { 'x-service-key': v2Key } });
       const body = (await res.json()) as { assets: Array<{ name: string }> };
