@@ -16,6 +16,7 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   'dns-lookup': async () => (await import('./dns-lookup.bench.ts')).benchmark,
   'dns-axfr': async () => (await import('./dns-axfr.bench.ts')).benchmark,
   scans: async () => (await import('./scans.bench.ts')).benchmark,
+  'app-scanner': async () => (await import('./app-scanner.bench.ts')).benchmark,
 };
 
 const usage = `usage: npm run bench [-- <name> …]   run all benchmarks, or the named ones

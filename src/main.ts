@@ -10,7 +10,7 @@ import { startScheduler } from './jobs/scheduler.ts';
 import { recoverScans } from './core/scans/scan.service.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
-const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'database-schema', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb', 'store-cache-mb', 'scan-concurrency', 'scan-team-concurrency', 'scan-max-pages', 'scan-max-depth', 'scan-max-duration-ms', 'scan-request-timeout-ms', 'endpoint-validation-timeout-ms', 'scheduler-interval-ms'];
+const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'database-schema', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb', 'store-cache-mb', 'scan-concurrency', 'scan-team-concurrency', 'scan-max-pages', 'scan-max-depth', 'scan-max-duration-ms', 'scan-request-timeout-ms', 'scan-canary-listen', 'scan-canary-url', 'endpoint-validation-timeout-ms', 'scheduler-interval-ms'];
 
 const usage = `usage: perimeter <command>
   serve [--roles api,worker,scheduler] [--port N] [--data-dir DIR] [--database-url URL] …

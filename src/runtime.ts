@@ -81,7 +81,7 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
   // Zone lookup jobs resolve in bulk over their own UDP sockets (opened on first use).
   const bulk = createBulkResolver({ servers: config.dnsResolvers });
   const jobs = await createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
-  const scanEngine = createHttpScanEngine({ guard, resolver });
+  const scanEngine = createHttpScanEngine({ guard, resolver, canary: { listen: config.scanCanaryListen, url: config.scanCanaryUrl } });
   return {
     config,
     log,

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startGeneratedSite, type TargetServer } from '../../test/support/target-site.ts';
+import { startVulnerableSites } from '../../test/support/vulnerable-site/index.ts';
 import type { Scope } from './scope.ts';
 
 /** One request the site received, timed on the shared wall clock (`performance.timeOrigin + performance.now()`). */
@@ -29,9 +30,21 @@ export interface SiteProcess {
 type ParentMessage = { kind: 'log'; id: number; from: number } | { kind: 'stop' };
 type ChildMessage = { kind: 'ready'; port: number } | { kind: 'log'; id: number; requests: SiteRequest[]; connections: number };
 
+/** Which site the child serves: a generated site of N pages, or one twin of the vulnerable fixture site (test/support/vulnerable-site). */
+export type SiteKind = { pages: number } | { fixture: 'vulnerable' | 'safe' };
+
 /** Starts a `pages`-page generated site in a child process; the scope kills it on close. */
-export async function startSiteProcess(scope: Scope, pages: number): Promise<SiteProcess> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [String(pages)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export function startSiteProcess(scope: Scope, pages: number): Promise<SiteProcess> {
+  return startChild(scope, { pages });
+}
+
+/** Starts one twin of the vulnerable fixture site, fresh (nothing stored yet), in a child process. */
+export function startFixtureProcess(scope: Scope, twin: 'vulnerable' | 'safe'): Promise<SiteProcess> {
+  return startChild(scope, { fixture: twin });
+}
+
+async function startChild(scope: Scope, kind: SiteKind): Promise<SiteProcess> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [JSON.stringify(kind)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   scope.defer(`stop site process (pid ${child.pid})`, () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -68,8 +81,16 @@ export async function startSiteProcess(scope: Scope, pages: number): Promise<Sit
   };
 }
 
-async function childMain(pages: number): Promise<void> {
-  const site: TargetServer = await startGeneratedSite(pages);
+async function serveKind(kind: SiteKind): Promise<TargetServer> {
+  if ('pages' in kind) return startGeneratedSite(kind.pages);
+  const sites = await startVulnerableSites();
+  const [kept, other] = kind.fixture === 'vulnerable' ? [sites.vulnerable, sites.safe] : [sites.safe, sites.vulnerable];
+  await other.stop();
+  return kept;
+}
+
+async function childMain(kind: SiteKind): Promise<void> {
+  const site: TargetServer = await serveKind(kind);
   const clock = (at: number): number => performance.timeOrigin + at;
   process.on('message', (message: ParentMessage) => {
     if (message.kind === 'stop') {
@@ -82,4 +103,4 @@ async function childMain(pages: number): Promise<void> {
   process.send?.({ kind: 'ready', port: site.port } satisfies ChildMessage);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await childMain(Number(process.argv[2]));
+if (process.argv[1] === fileURLToPath(import.meta.url)) await childMain(JSON.parse(process.argv[2]!) as SiteKind);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isValidCidr } from '../engine/net/cidr.ts';
+import { defaultCanaryConfig, isWildcardHost, parseCanaryListen, type CanaryConfig } from '../engine/http-scan/canary-listener.ts';
 
 /** The whole configuration of the service, parsed once at start and passed down. */
 export interface Config {
@@ -43,6 +44,10 @@ export interface Config {
   scanMaxDurationMs: number;
   /** Time limit of one scan request, in milliseconds. */
   scanRequestTimeoutMs: number;
+  /** Where the SSRF canary of the scans binds (`host:port`, port 0 ephemeral); undefined (`off`): no canary. */
+  scanCanaryListen: CanaryConfig['listen'];
+  /** The canary's base URL as targets must use it; derived from the bound address when unset. */
+  scanCanaryUrl: string | undefined;
   /** Time the endpoint of a new scan profile has to answer, in milliseconds (the spec's 10 s). */
   endpointValidationTimeoutMs: number;
   /** How often the scheduler role looks for due schedules, in milliseconds. */
@@ -159,6 +164,17 @@ const fields: Record<keyof Config, FieldSpec> = {
   scanMaxDepth: { env: 'PERIMETER_SCAN_MAX_DEPTH', flag: 'scan-max-depth', parse: integer(1, 100) },
   scanMaxDurationMs: { env: 'PERIMETER_SCAN_MAX_DURATION_MS', flag: 'scan-max-duration-ms', parse: integer(1000, 7 * 24 * 3600 * 1000) },
   scanRequestTimeoutMs: { env: 'PERIMETER_SCAN_REQUEST_TIMEOUT_MS', flag: 'scan-request-timeout-ms', parse: integer(100, 120_000) },
+  scanCanaryListen: { env: 'PERIMETER_SCAN_CANARY_LISTEN', flag: 'scan-canary-listen', parse: parseCanaryListen },
+  scanCanaryUrl: {
+    env: 'PERIMETER_SCAN_CANARY_URL',
+    flag: 'scan-canary-url',
+    parse: (s) => {
+      const url = new URL(s);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an http:// or https:// URL');
+      if (url.search !== '' || url.hash !== '') throw new Error('must have no query or fragment (tokens are appended to its path)');
+      return url.href.replace(/\/+$/, '');
+    },
+  },
   endpointValidationTimeoutMs: { env: 'PERIMETER_ENDPOINT_VALIDATION_TIMEOUT_MS', flag: 'endpoint-validation-timeout-ms', parse: integer(100, 60_000) },
   schedulerIntervalMs: { env: 'PERIMETER_SCHEDULER_INTERVAL_MS', flag: 'scheduler-interval-ms', parse: integer(100, 3_600_000) },
 };
@@ -186,6 +202,8 @@ export const defaultConfig: Config = {
   scanMaxDepth: 10,
   scanMaxDurationMs: 2 * 3600 * 1000,
   scanRequestTimeoutMs: 10_000,
+  scanCanaryListen: defaultCanaryConfig.listen,
+  scanCanaryUrl: undefined,
   endpointValidationTimeoutMs: 10_000,
   schedulerIntervalMs: 5000,
 };
@@ -239,6 +257,16 @@ export function loadConfig(options: { env?: Source; flags?: Source; overrides?: 
       }
     }
   }
+  problems.push(...canaryProblems(config));
   if (problems.length > 0) throw new ConfigError(problems);
   return { ...config, ...options.overrides };
+}
+
+/** The canary settings that cannot work together: a URL targets could not follow, or none at all. */
+function canaryProblems(config: Config): string[] {
+  const listen = config.scanCanaryListen;
+  if (listen === undefined) return [];
+  if (config.scanCanaryUrl !== undefined && listen.port === 0) return ['PERIMETER_SCAN_CANARY_URL needs a fixed port in PERIMETER_SCAN_CANARY_LISTEN (an ephemeral port changes with every start)'];
+  if (config.scanCanaryUrl === undefined && isWildcardHost(listen.host)) return [`PERIMETER_SCAN_CANARY_URL is required when the canary listens on ${listen.host} (every interface): say which address targets must use`];
+  return [];
 }

@@ -12,7 +12,7 @@ import { startVulnerableSites, type VulnerableSites } from '../support/vulnerabl
 const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]) });
 // Time-based checks sleep 4 s: the request time limit must leave room for it.
 const limits: ScanLimits = { maxPages: 500, maxDepth: 10, maxDurationMs: 120_000, requestTimeoutMs: 10_000 };
-const injectionChecks = new Set(['sql-injection', 'path-traversal', 'open-redirect', 'template-injection', 'command-injection', 'reflected-xss-query']);
+const injectionChecks = new Set(['sql-injection', 'path-traversal', 'open-redirect', 'template-injection', 'command-injection', 'reflected-xss']);
 
 async function scan(server: TargetServer): Promise<{ status: string; findings: FindingInput[] }> {
   const findings: FindingInput[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractJsonUrls, extractJsUrls, parseRobots, parseSitemap } from './discovery.ts';
+import { extractJsonCalls, extractJsonUrls, extractJsUrls, parseRobots, parseSitemap } from './discovery.ts';
 
 describe('parseRobots', () => {
   it('takes Allow and Disallow paths (cut at wildcards) and Sitemap URLs, ignoring comments', () => {
@@ -46,5 +46,36 @@ describe('extractJsonUrls', () => {
     const json = JSON.stringify({ next: '/api/items?page=2', items: [{ href: 'http://h/item/1', name: 'not a path' }, { self: '/api/items/2' }], count: 2, empty: '/' });
     assert.deepEqual(extractJsonUrls(json), ['/api/items?page=2', 'http://h/item/1', '/api/items/2']);
     assert.deepEqual(extractJsonUrls('{broken'), []);
+  });
+});
+
+describe('extractJsonCalls', () => {
+  it('reads fetch() calls that POST a literal JSON body with a JSON content type, nested values and any other option included', () => {
+    const code = `const search = () => fetch('/api/search', {
+        method: 'POST', // the search API
+        headers: {'Accept': 'application/json', "Content-Type": "application/json; charset=utf-8"},
+        credentials: getMode(),
+        body: JSON.stringify({filter: {category: 'shoes', "min-price": -1.5}, tags: ['a', \`b\`], exact: true, page: null}),
+      });
+      window.fetch(\`/api/stats\`, {method: "post", headers: {'content-type': 'application/json'}, body: '{"range":"week"}'});`;
+    assert.deepEqual(extractJsonCalls(code), [
+      { url: '/api/search', method: 'POST', body: JSON.stringify({ filter: { category: 'shoes', 'min-price': -1.5 }, tags: ['a', 'b'], exact: true, page: null }) },
+      { url: '/api/stats', method: 'POST', body: '{"range":"week"}' },
+    ]);
+  });
+
+  it('skips calls it cannot read for sure: variables, spreads, computed URLs, other methods or types, no body', () => {
+    const code = `fetch('/a', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(data)});
+      fetch('/b', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({...base, q: 1})});
+      fetch('/c', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({q: term})});
+      fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({q: 1})});
+      fetch(\`/d/\${id}\`, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({q: 1})});
+      fetch('/e', {method: 'GET', headers: {'Content-Type': 'application/json'}});
+      fetch('/f', {method: 'POST', headers: {'Content-Type': 'text/plain'}, body: JSON.stringify({q: 1})});
+      fetch('/g', {method: 'POST', headers, body: JSON.stringify({q: 1})});
+      fetch('/h', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: 'not json'});
+      fetch('/i');
+      prefetch('/j', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({q: 1})});`;
+    assert.deepEqual(extractJsonCalls(code), []);
   });
 });

@@ -1,9 +1,12 @@
 import { Parser } from 'htmlparser2';
+import { JsTokenReader, parseObjectLiteral, type JsLiteral } from './js-literal.ts';
+import { stringValue } from './js-tokens.ts';
 
 /**
- * Where a crawler finds URLs besides HTML links: robots.txt, sitemaps, JavaScript and JSON.
- * Every function returns raw references (absolute URLs or paths) for the crawler to resolve
- * against the page and filter by scope; none of them fetches anything.
+ * Where a crawler finds URLs besides HTML links: robots.txt, sitemaps, JavaScript and JSON,
+ * and the JSON API calls scripts make. Every function returns raw references (absolute URLs or
+ * paths, with a body for API calls) for the crawler to resolve against the page and filter by
+ * scope; none of them fetches or runs anything.
  */
 
 /** What robots.txt offers a crawler: the paths it names (allowed or not) and its sitemaps. */
@@ -120,6 +123,61 @@ export function extractJsonUrls(text: string): string[] {
   };
   visit(document, 0);
   return [...found];
+}
+
+/** A JSON API call found in JavaScript: where it posts and the JSON document it sends. */
+export interface JsonCall {
+  url: string;
+  method: 'POST';
+  /** The JSON text of the body (an object or an array). */
+  body: string;
+}
+
+/** Calls of a script worth reading at most: a bundle with thousands of fetch() calls is not mapped call by call. */
+const maxJsonCalls = 100;
+const FETCH_CALL = /(?<![\w$])fetch\s*\(/g;
+/** Options of fetch() whose values the scanner must read; any other option may hold code. */
+const READ_OPTIONS = new Set(['method', 'headers', 'body']);
+
+/** The JSON call of one `fetch(` at `at`, or undefined when any part that matters is not a literal. */
+function readFetchCall(code: string, at: number): JsonCall | undefined {
+  const reader = new JsTokenReader(code, at);
+  if (!reader.acceptIdentifier('fetch') || !reader.accept('(')) return undefined;
+  const urlToken = reader.next();
+  const url = urlToken === undefined ? undefined : stringValue(urlToken);
+  if (url === undefined || url === '' || !reader.accept(',')) return undefined;
+  const options = parseObjectLiteral(reader, (key) => !READ_OPTIONS.has(key));
+  if (options === undefined || !(reader.accept(')') || (reader.accept(',') && reader.accept(')')))) return undefined;
+  const { method, headers, body } = options;
+  if (typeof method !== 'string' || method.toUpperCase() !== 'POST' || typeof body !== 'string') return undefined;
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) return undefined;
+  const isJson = Object.entries(headers).some(([name, value]) => name.toLowerCase() === 'content-type' && typeof value === 'string' && /\bjson\b/i.test(value));
+  if (!isJson) return undefined;
+  let document: JsLiteral;
+  try {
+    document = JSON.parse(body) as JsLiteral;
+  } catch {
+    return undefined;
+  }
+  if (document === null || typeof document !== 'object') return undefined;
+  return { url, method: 'POST', body: JSON.stringify(document) };
+}
+
+/**
+ * JSON API calls in JavaScript of the form `fetch('/api/x', {method: 'POST', headers:
+ * {'Content-Type': 'application/json'}, body: JSON.stringify({key: 'literal', n: 1})})`: the
+ * URL, method, headers and body must be literals (the body may also be a JSON string); other
+ * options may hold anything. Read with a tokenizer, never run; a call that cannot be read for
+ * sure is skipped, so the crawler never posts a body it guessed.
+ */
+export function extractJsonCalls(code: string): JsonCall[] {
+  const found = new Map<string, JsonCall>();
+  for (const match of code.matchAll(FETCH_CALL)) {
+    if (found.size >= maxJsonCalls) break;
+    const call = readFetchCall(code, match.index);
+    if (call !== undefined) found.set(`${call.url} ${call.body}`, call);
+  }
+  return [...found.values()];
 }
 
 /** True for a response that carries JavaScript. */

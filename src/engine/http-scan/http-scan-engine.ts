@@ -29,6 +29,11 @@ import { createLoginOverHttpCheck } from './checks/login-over-http.check.ts';
 import { createMixedContentCheck } from './checks/mixed-content.check.ts';
 import { createPasswordAutocompleteCheck } from './checks/password-autocomplete.check.ts';
 import { createVersionDisclosureCheck } from './checks/version-disclosure.check.ts';
+import { createCrlfInjectionCheck } from './checks/crlf-injection.check.ts';
+import { createSsrfCheck, ssrfCheckId } from './checks/ssrf.check.ts';
+import { createStoredXssCheck } from './checks/stored-xss.check.ts';
+import { createXxeCheck } from './checks/xxe.check.ts';
+import { CanaryListener, defaultCanaryConfig, type CanaryConfig, type ScanCanary } from './canary-listener.ts';
 import { createGuardedHttpClient, HttpRequestError } from './guarded-http-client.ts';
 import { probeEndpoint } from './http-probe.ts';
 import { RequestBudget } from './request-budget.ts';
@@ -36,8 +41,12 @@ import { ScanScope, originText } from './scan-scope.ts';
 import { ProgressReporter, ScanSession } from './scan-session.ts';
 import { crawlConcurrency, crawlSite } from './site-crawler.ts';
 
-/** The checks of one scan, fresh per scan (each keeps its own per-origin state). */
-export function createDefaultChecks(): PageCheck[] {
+/**
+ * The checks of one scan, fresh per scan (each keeps its own per-origin state). Without the
+ * scan's canary the SSRF check does nothing and XXE is tested in band only; the list is the
+ * same either way.
+ */
+export function createDefaultChecks(options: { canary?: ScanCanary } = {}): PageCheck[] {
   return [
     createSecurityHeadersCheck(),
     createCookieFlagsCheck(),
@@ -50,6 +59,10 @@ export function createDefaultChecks(): PageCheck[] {
     createOpenRedirectCheck(),
     createTemplateInjectionCheck(),
     createCommandInjectionCheck(),
+    createXxeCheck(options.canary),
+    createCrlfInjectionCheck(),
+    createSsrfCheck(options.canary),
+    createStoredXssCheck(),
     // Exposure checks (probes of fixed paths and backup names, passive recognisers).
     createExposedSvnCheck(),
     createExposedEnvFileCheck(),
@@ -79,9 +92,26 @@ function schemeOfPort(port: number, target: ScanTarget): 'http' | 'https' {
   return target.scheme;
 }
 
+/**
+ * The scan's share of the engine's canary, or undefined (with a warning) when it is disabled,
+ * cannot bind, or listens on loopback while the target is elsewhere (it could not reach it).
+ */
+async function openCanary(canary: CanaryListener, targetAddresses: string[], sink: ScanSink): Promise<ScanCanary | undefined> {
+  const skipped = (why: string): undefined => {
+    sink.warning(`the SSRF canary is not available (${why}): ${ssrfCheckId} was skipped and XML external entities were tested in band only`);
+    return undefined;
+  };
+  if (!canary.canReach(targetAddresses)) return skipped('it listens on loopback, which the target cannot reach: set PERIMETER_SCAN_CANARY_LISTEN and PERIMETER_SCAN_CANARY_URL');
+  try {
+    return await canary.open();
+  } catch (err) {
+    return skipped(err instanceof Error ? err.message : String(err));
+  }
+}
+
 /** Runs one scan: resolves through the guard, crawls with the checks, and maps the ending to an outcome. */
 async function runScan(
-  deps: { guard: EgressGuard; resolver: DnsResolver },
+  deps: { guard: EgressGuard; resolver: DnsResolver; canary: CanaryListener },
   target: ScanTarget,
   settings: ScanProfileSettings,
   limits: ScanLimits,
@@ -98,6 +128,7 @@ async function runScan(
   const scanSignal = AbortSignal.any([signal, duration.signal]);
   const progress = new ProgressReporter(sink, { pagesCrawled: 0, requestsSent: 0, checksDone: 0 });
   const client = createGuardedHttpClient({ guard: deps.guard, resolver: deps.resolver, requestTimeoutMs: limits.requestTimeoutMs, signal: scanSignal });
+  let canary: ScanCanary | undefined;
   try {
     const scope = new ScanScope(target, settings);
     const start = new URL(`${originText({ scheme: target.scheme, host: target.host, port: target.port })}/`);
@@ -105,8 +136,9 @@ async function runScan(
       sink.warning(`the target port ${target.port} is in blacklisted_ports: nothing was requested`);
       return { status: 'completed' };
     }
+    let addresses: string[];
     try {
-      await client.addressesOf(target.host);
+      addresses = await client.addressesOf(target.host);
     } catch (err) {
       if (signal.aborted) return { status: 'aborted' };
       const failure = err instanceof HttpRequestError ? err : new HttpRequestError('other', String(err));
@@ -116,7 +148,9 @@ async function runScan(
     const budget = new RequestBudget(settings.requests_per_second, crawlConcurrency);
     const session = new ScanSession(target, settings, scope, client, budget, progress);
     const extraSeeds = scope.extraPorts().map((port) => new URL(`${originText({ scheme: schemeOfPort(port, target), host: target.host, port })}/`));
-    const result = await crawlSite({ session, checks: createDefaultChecks(), limits, sink, signal: scanSignal, start, extraSeeds });
+    canary = await openCanary(deps.canary, addresses, sink);
+    const checks = createDefaultChecks(canary === undefined ? {} : { canary });
+    const result = await crawlSite({ session, checks, limits, sink, signal: scanSignal, start, extraSeeds });
     if (signal.aborted) return { status: 'aborted' };
     if (isDurationHit) sink.warning(`maxDurationMs limit reached: the scan stopped after ${limits.maxDurationMs} ms with what it had crawled`);
     if (result.startFailure !== undefined && progress.counters.pagesCrawled === 0) {
@@ -129,6 +163,8 @@ async function runScan(
   } finally {
     clearTimeout(timer);
     progress.flush();
+    // Closed on every ending, abort included: the canary stops listening with the last scan using it.
+    await canary?.close();
     await client.close();
   }
 }
@@ -137,11 +173,13 @@ async function runScan(
  * The application-scan engine (port ScanEngine): probe() validates an endpoint, scan() crawls
  * the target and runs the checks of createDefaultChecks() (configuration, exposure, injection
  * and authentication; docs/scanning.md lists them). Every connection passes the egress guard;
- * network trouble is an outcome or a warning, never a throw.
+ * network trouble is an outcome or a warning, never a throw. `canary` says where the SSRF canary
+ * listens (default: 127.0.0.1, an ephemeral port); it listens only while a scan runs.
  */
-export function createHttpScanEngine(deps: { guard: EgressGuard; resolver: DnsResolver }): ScanEngine {
+export function createHttpScanEngine(deps: { guard: EgressGuard; resolver: DnsResolver; canary?: CanaryConfig }): ScanEngine {
+  const canary = new CanaryListener(deps.canary ?? defaultCanaryConfig);
   return {
     probe: (endpoint, scopeName, signal, timeoutMs) => probeEndpoint(deps, endpoint, scopeName, signal, timeoutMs),
-    scan: (target, settings, limits, sink, signal) => runScan(deps, target, settings, limits, sink, signal),
+    scan: (target, settings, limits, sink, signal) => runScan({ guard: deps.guard, resolver: deps.resolver, canary }, target, settings, limits, sink, signal),
   };
 }

@@ -3,8 +3,9 @@ import type { FindingInput } from '../../core/vulnerabilities/vulnerability.type
 import type { CheckContext, CrawledPage, PageCheck } from './checks/page-check.ts';
 import { isHtmlResponse } from './checks/page-check.ts';
 import { classifyFailure, type HttpExchange } from './guarded-http-client.ts';
-import { extractJsonUrls, extractJsUrls, isJavaScriptType, isJsonType, parseRobots, parseSitemap } from './discovery.ts';
+import { extractJsonCalls, extractJsonUrls, extractJsUrls, isJavaScriptType, isJsonType, parseRobots, parseSitemap } from './discovery.ts';
 import { extractPageLinks, formSubmission } from './html-links.ts';
+import { jsonLeaves } from './injection.ts';
 import { dedupKey, normaliseUrl, originOf, originText } from './scan-scope.ts';
 import type { ScanSession } from './scan-session.ts';
 
@@ -18,8 +19,10 @@ interface QueueItem {
   /** A start URL of an extra origin: a refused connection is a warning, not an error. */
   isExtraSeed: boolean;
   method: 'GET' | 'POST';
-  /** The urlencoded fields of a POST form. */
+  /** The urlencoded fields of a POST form, or the JSON text of an API call found in a script. */
   body?: string;
+  /** The type of `body` when it is not a form's (`application/json`). */
+  contentType?: string;
 }
 
 /** How the crawler sends a form body. */
@@ -30,8 +33,18 @@ const SESSION_ENDING = /\/(?:log-?out|log-?off|sign-?out|sign-?off)\b/i;
 /** Forms the crawler does not submit: they delete or unsubscribe something. */
 const DESTRUCTIVE_FORM = /\b(?:delete|remove|destroy|drop|unsubscribe|deactivate)\b/i;
 
-/** Names of the fields of a urlencoded body, sorted and distinct: a form's identity. */
-function fieldNames(body: string): string {
+/** How the crawler sends the body of a JSON API call found in a script. */
+const jsonContentType = 'application/json';
+
+/** Names of the fields of a body (urlencoded fields, or JSON leaves by key path), sorted and distinct: a form's or call's identity. */
+function fieldNames(body: string, contentType: string | undefined): string {
+  if (contentType === jsonContentType) {
+    try {
+      return `json:${[...new Set(jsonLeaves(JSON.parse(body)).map((leaf) => leaf.name))].sort().join('&')}`;
+    } catch {
+      return 'json:';
+    }
+  }
   return [...new Set(new URLSearchParams(body).keys())].sort().join('&');
 }
 
@@ -55,9 +68,11 @@ export interface CrawlOptions {
 
 /**
  * Crawls breadth-first from the start URL (and extra origins) with bounded concurrency, following
- * links, scripts, stylesheets, frames, GET forms and redirects inside the scope; runs every check
- * on every fetched page as it arrives. maxPages and maxDepth end the crawl with a warning; the
- * signal ends it at once (the caller decides what an abort means).
+ * links, scripts, stylesheets, frames, GET and POST forms, JSON API calls found in scripts and
+ * redirects inside the scope; runs every check on every fetched page as it arrives, and each
+ * check's finish() once the queue is drained.
+ * maxPages and maxDepth end the crawl with a warning; the signal ends it at once (the caller
+ * decides what an abort means).
  */
 export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const { session, limits, sink, signal } = options;
@@ -88,10 +103,10 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     sink.warning(message);
   };
 
-  const enqueue = (raw: URL, depth: number, options: { isExtraSeed?: boolean; method?: 'GET' | 'POST'; body?: string } = {}): void => {
+  const enqueue = (raw: URL, depth: number, options: { isExtraSeed?: boolean; method?: 'GET' | 'POST'; body?: string; contentType?: string } = {}): void => {
     const url = normaliseUrl(raw);
     const method = options.method ?? 'GET';
-    const key = method === 'GET' ? dedupKey(url) : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '')}`;
+    const key = method === 'GET' ? dedupKey(url) : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`;
     if (seen.has(key) || !session.scope.isUrlAllowed(url) || SESSION_ENDING.test(url.pathname)) return;
     if (depth > limits.maxDepth) {
       warnOnce('depth', `maxDepth limit reached: links deeper than ${limits.maxDepth} were not followed`);
@@ -103,7 +118,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       return;
     }
     seen.add(key);
-    queue.push({ url, depth, isExtraSeed: options.isExtraSeed === true, method, ...(options.body === undefined ? {} : { body: options.body }) });
+    queue.push({ url, depth, isExtraSeed: options.isExtraSeed === true, method, ...(options.body === undefined ? {} : { body: options.body }), ...(options.contentType === undefined ? {} : { contentType: options.contentType }) });
     notify();
   };
 
@@ -120,6 +135,25 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     }
   };
 
+  /**
+   * Enqueues the JSON API calls of a script (`fetch(url, {method: 'POST', headers: {JSON},
+   * body: JSON.stringify({...})})`) as POSTs of that JSON body, like a POST form; calls whose URL
+   * says delete or unsubscribe are skipped like such forms.
+   */
+  const enqueueJsonCalls = (code: string, base: URL, depth: number): void => {
+    for (const call of extractJsonCalls(code)) {
+      let url: URL;
+      try {
+        url = new URL(call.url, base);
+      } catch {
+        continue;
+      }
+      if (DESTRUCTIVE_FORM.test(url.pathname)) continue;
+      url.hash = '';
+      enqueue(url, depth, { method: call.method, body: call.body, contentType: jsonContentType });
+    }
+  };
+
   const context: CheckContext = {
     session,
     signal,
@@ -128,7 +162,8 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
 
   /**
    * Follows what a response offers: its redirect, and by content the links, forms and inline
-   * scripts of HTML, URLs in JavaScript and JSON, robots.txt paths and sitemaps, sitemap entries.
+   * scripts of HTML, URLs and JSON API calls in JavaScript, URLs in JSON, robots.txt paths and
+   * sitemaps, sitemap entries.
    */
   const followLinks = (item: QueueItem, exchange: HttpExchange, page: CrawledPage): void => {
     const next = item.depth + 1;
@@ -136,7 +171,10 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     if (exchange.status >= 300 && exchange.status < 400 && location !== undefined) enqueueAll([location], item.url, item.depth);
     if (page.links !== undefined) {
       enqueueAll(page.links.links, item.url, next);
-      for (const script of page.links.scripts) enqueueAll(extractJsUrls(script), item.url, next);
+      for (const script of page.links.scripts) {
+        enqueueAll(extractJsUrls(script), item.url, next);
+        enqueueJsonCalls(script, item.url, next);
+      }
       for (const form of page.links.forms) {
         const submission = formSubmission(form, item.url);
         if (submission === undefined) continue;
@@ -152,6 +190,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       enqueueAll([...hints.paths, ...hints.sitemaps], item.url, next);
     } else if (isJavaScriptType(type)) {
       enqueueAll(extractJsUrls(exchange.body), item.url, next);
+      enqueueJsonCalls(exchange.body, item.url, next);
     } else if (isJsonType(type)) {
       enqueueAll(extractJsonUrls(exchange.body), item.url, next);
     } else if ((type !== undefined && /\bxml\b/i.test(type)) || /^\s*<\?xml/.test(exchange.body)) {
@@ -165,7 +204,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     if (origin === undefined) return;
     let exchange: HttpExchange;
     try {
-      exchange = await session.send(item.method, item.url, signal, item.body === undefined ? {} : { body: { contentType: formContentType, text: item.body } });
+      exchange = await session.send(item.method, item.url, signal, item.body === undefined ? {} : { body: { contentType: item.contentType ?? formContentType, text: item.body } });
     } catch (err) {
       const failure = classifyFailure(err, limits.requestTimeoutMs, signal.aborted);
       if (failure.kind === 'aborted' || signal.aborted) throw failure;
@@ -239,5 +278,17 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   }
   await Promise.all(Array.from({ length: crawlConcurrency }, () => worker()));
   signal.removeEventListener('abort', notify);
+  // Late proofs (stored payloads, canary hits) once nothing is left to crawl; checks wait side by side.
+  if (!signal.aborted) {
+    await Promise.all(
+      options.checks.map(async (check) => {
+        try {
+          await check.finish?.(context);
+        } catch (err) {
+          if (!signal.aborted) sink.warning(`check ${check.id} failed at the end of the crawl: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }),
+    );
+  }
   return result;
 }

@@ -3,6 +3,8 @@ import { authenticationModule } from './authentication.ts';
 import { configurationModule, fixtureSecurityHeaders } from './configuration.ts';
 import { exposureModule } from './exposure.ts';
 import { injectionModule } from './injection.ts';
+import { injectionContextsModule } from './injection-contexts.ts';
+import { injectionAdvancedModule } from './injection-advanced.ts';
 import type { SiteModule, SiteResponse, Spot } from './types.ts';
 
 /**
@@ -11,7 +13,7 @@ import type { SiteModule, SiteResponse, Spot } from './types.ts';
  * manifest (every module's spots) says what a scanner must find and where; the safe twin serves
  * the same paths fixed, and a scanner that reports anything there has a false positive.
  */
-export const siteModules: SiteModule[] = [injectionModule, exposureModule, configurationModule, authenticationModule];
+export const siteModules: SiteModule[] = [injectionModule, injectionContextsModule, injectionAdvancedModule, exposureModule, configurationModule, authenticationModule];
 
 /** Every spot of every module: what is where. */
 export function manifest(): Spot[] {
@@ -52,6 +54,11 @@ function serveTwin(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetSer
         answer = { status: 500, headers: { 'content-type': 'text/plain' }, body: `fixture error: ${String(err)}` };
       }
       const response = answer ?? { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Not found</title><p>Not found</p>' };
+      if (response.raw !== undefined) {
+        // Past Node's response writer on purpose; a failed answer (a fetch gone wrong) drops the connection.
+        Promise.resolve(response.raw).then((bytes) => void req.socket.end(bytes), () => void req.socket.destroy());
+        return;
+      }
       const send = (): void => {
         if (res.destroyed) return;
         try {

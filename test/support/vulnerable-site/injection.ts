@@ -62,7 +62,9 @@ const routes: Record<string, (request: SiteRequest) => SiteResponse> = {
   '/go': (request) => {
     const next = fieldOf(request, 'next');
     const isLocal = next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\');
-    return { status: 302, headers: { location: request.isSafe && !isLocal ? '/' : next || '/' }, body: '' };
+    // As web frameworks do (Express's encodeurl, Werkzeug's iri_to_uri): bytes a header cannot carry are percent-encoded.
+    const location = (request.isSafe && !isLocal ? '/' : next || '/').replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c));
+    return { status: 302, headers: { location }, body: '' };
   },
   '/welcome': () => page('Welcome', '<p>Welcome back</p>'),
   '/greet': (request) => {
@@ -114,7 +116,7 @@ const spots: Spot[] = [
   { id: 'ssti', class: 'injection', checkId: 'template-injection', location: '/greet?name=', description: '{{a*b}} in name is evaluated' },
   { id: 'cmdi-output', class: 'injection', checkId: 'command-injection', location: '/tools/ping?body=host', description: 'the POSTed host goes to a shell whose output is shown' },
   { id: 'cmdi-time', class: 'injection', checkId: 'command-injection', location: '/tools/lookup?domain=', description: 'the domain goes to a shell whose output is hidden: only a delay tells' },
-  { id: 'xss-query', class: 'injection', checkId: 'reflected-xss-query', location: '/hello?who=', description: 'who is reflected unencoded in the HTML body' },
+  { id: 'xss-query', class: 'injection', checkId: 'reflected-xss', location: '/hello?who=', description: 'who is reflected unencoded in the HTML body' },
 ];
 
 export const injectionModule: SiteModule = {

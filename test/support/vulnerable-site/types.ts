@@ -46,6 +46,12 @@ export interface SiteResponse {
   body?: string;
   /** Answer only after this many milliseconds (time-based checks). */
   delayMs?: number;
+  /**
+   * The whole HTTP response as bytes, written on the connection as they are and the connection
+   * closed (the fields above are then ignored): header lines Node's writer refuses (CR LF in a
+   * value), or an answer the route has to wait for (a fetch it makes first).
+   */
+  raw?: Buffer | Promise<Buffer>;
 }
 
 /**

@@ -1,11 +1,17 @@
+import type { ScanProfileSettings } from '../../../core/scans/scan-profile-settings.ts';
 import { HttpRequestError, type HttpExchange } from '../guarded-http-client.ts';
 import type { Highlight } from '../../../core/vulnerabilities/vulnerability.types.ts';
-import { describePoint, injectionLocation, injectionPointKey, injectionPoints, type InjectedRequest, type InjectionPoint } from '../injection.ts';
+import { describePoint, injectionLocation, injectionPointKey, injectionPoints, isMetadataPoint, parameterLocations, parseCookiePairs, type InjectedRequest, type InjectionPoint, type ParameterLocation } from '../injection.ts';
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
 import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
 
 /** Injection points one active check tests in one scan at most (each costs a few requests). */
 export const maxPointsPerCheck = 400;
+/**
+ * Header and cookie points (one set per route) one active check tests in one scan at most,
+ * counted apart: on a large site they would otherwise use up the parameters' share.
+ */
+export const maxMetadataPointsPerCheck = 1000;
 
 /** Sends an injected request through the scan's session (scope, budget, cookies). */
 export type InjectedSender = (request: InjectedRequest) => Promise<HttpExchange>;
@@ -13,7 +19,13 @@ export type InjectedSender = (request: InjectedRequest) => Promise<HttpExchange>
 /** What an active check does with one injection point. */
 export interface ActiveCheckSpec {
   id: string;
-  /** Whether the point is worth testing (default: every point). */
+  /**
+   * The locations the check tests (default parameterLocations: query, form and JSON fields,
+   * path segments). Request headers and cookies are opt-in: only checks whose flaw plausibly
+   * sits behind them (SQL, shell, reflection) pay one set of requests per route for them.
+   */
+  locations?: readonly ParameterLocation[];
+  /** Whether the point is worth testing (default: every point of its locations). */
   applies?(point: InjectionPoint): boolean;
   /** Tests one point: sends payloads with `send`, reports through `context.report`. */
   test(point: InjectionPoint, page: CrawledPage, context: CheckContext, send: InjectedSender): Promise<void>;
@@ -21,25 +33,38 @@ export interface ActiveCheckSpec {
 
 /**
  * An active check over the injection points of every crawled request: each point (method,
- * path, parameter; values do not count) is tested once per scan, up to maxPointsPerCheck. A
+ * path, parameter; values do not count) of the check's locations is tested once per scan, up
+ * to maxPointsPerCheck parameters and maxMetadataPointsPerCheck headers and cookies. A
  * request that gets no answer, or would leave the scope, ends that point's test quietly; an
  * abort ends the scan, and any other error reaches the crawler (a warning).
  */
 export function createActiveCheck(spec: ActiveCheckSpec): PageCheck {
   const tested = new Set<string>();
+  const locations = new Set(spec.locations ?? parameterLocations);
+  let parameters = 0;
+  let metadata = 0;
   return {
     id: spec.id,
     async inspect(page: CrawledPage, context: CheckContext): Promise<void> {
       const send: InjectedSender = async (request) => {
         // A payload in a path segment may land on a path the scope excludes: never sent.
         if (!context.session.scope.isUrlAllowed(request.url)) throw new HttpRequestError('denied', `${request.url.pathname} is outside the scan's scope`);
-        return context.session.send(request.method, request.url, context.signal, request.body === undefined ? {} : { body: request.body });
+        // A header value with a line break cannot be sent (the client would refuse it): not a finding either way.
+        if (request.headers?.some((h) => /[\r\n\0]/.test(h.value)) === true) throw new HttpRequestError('denied', 'a header value may not hold a line break');
+        return context.session.send(request.method, request.url, context.signal, {
+          ...(request.body === undefined ? {} : { body: request.body }),
+          ...(request.headers === undefined ? {} : { extraHeaders: request.headers }),
+        });
       };
-      for (const point of injectionPoints(page)) {
-        if (tested.size >= maxPointsPerCheck) return;
+      for (const point of injectionPoints(page, { profileCookieNames: profileCookieNames(context.session.settings) })) {
+        if (!locations.has(point.location)) continue;
+        const isMetadata = isMetadataPoint(point);
+        if (isMetadata ? metadata >= maxMetadataPointsPerCheck : parameters >= maxPointsPerCheck) continue;
         const key = injectionPointKey(point);
         if (tested.has(key) || (spec.applies !== undefined && !spec.applies(point))) continue;
         tested.add(key);
+        if (isMetadata) metadata += 1;
+        else parameters += 1;
         try {
           await spec.test(point, page, context, send);
         } catch (err) {
@@ -49,6 +74,14 @@ export function createActiveCheck(spec: ActiveCheckSpec): PageCheck {
       }
     },
   };
+}
+
+/** Names of the cookies the scan profile brings (custom cookies, the session cookie, a Cookie custom header): the user's, never tampered with. */
+export function profileCookieNames(settings: Pick<ScanProfileSettings, 'custom_cookies' | 'session_cookie' | 'custom_headers'>): Set<string> {
+  const names = new Set(settings.custom_cookies.map((c) => c.name));
+  if (settings.session_cookie !== null) names.add(settings.session_cookie.name);
+  for (const header of settings.custom_headers) if (header.name.toLowerCase() === 'cookie') for (const [name] of parseCookiePairs(header.value)) names.add(name);
+  return names;
 }
 
 /** What proves a finding at an injection point: the exchange, where the proof sits, and how it was confirmed. */

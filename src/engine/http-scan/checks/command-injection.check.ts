@@ -1,8 +1,8 @@
-import type { HttpExchange } from '../guarded-http-client.ts';
-import { baselineRequest, injectPayload } from '../injection.ts';
-import { createActiveCheck, reportAtPoint, type InjectedSender } from './active-check.ts';
+import { baselineRequest, injectPayload, parameterLocations } from '../injection.ts';
+import { createActiveCheck, reportAtPoint } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
 import type { PageCheck } from './page-check.ts';
+import { confirmDelay, delaySeconds, describeDelay, timedSend } from './time-delay.ts';
 
 /** Stable id of the OS command injection check. */
 export const commandInjectionCheckId = 'command-injection';
@@ -30,24 +30,18 @@ const SEPARATORS: Array<(command: string) => string> = [(c) => `;${c}`, (c) => `
 const ECHO_COMMAND = 'echo prmtr$((1337*3))';
 const ECHO_PROOF = 'prmtr4011';
 
-/** Seconds the time-based payload sleeps; a hit must be confirmed twice, with a short control between. */
-export const sleepSeconds = 4;
-
-async function timed(send: InjectedSender, request: ReturnType<typeof injectPayload>): Promise<{ exchange: HttpExchange; ms: number }> {
-  const started = performance.now();
-  const exchange = await send(request);
-  return { exchange, ms: performance.now() - started };
-}
-
 /**
  * OS command injection. Output-based: each separator runs `echo prmtr$((1337*3))`, reported
  * when `prmtr4011` (computed by a shell, never a plain echo of the payload) appears. Time-based:
  * each separator runs `sleep 4`; a hit needs the delay over the baseline's time, then a fast
  * control (`sleep 0`), then the delay again, so a slow moment of the site is not a finding.
+ * The site's cookies are tested too, not request headers.
  */
 export function createCommandInjectionCheck(): PageCheck {
   return createActiveCheck({
     id: commandInjectionCheckId,
+    // Site cookies too (a cookie's value passed to a script); request headers reach a shell too rarely to pay 11 requests per path.
+    locations: [...parameterLocations, 'cookie'],
     async test(point, page, context, send) {
       for (const separator of SEPARATORS) {
         const payload = separator(ECHO_COMMAND);
@@ -57,20 +51,13 @@ export function createCommandInjectionCheck(): PageCheck {
         await reportAtPoint(KIND, point, page, context, { exchange, evidence: { value: ECHO_PROOF, offset }, confirmation: `by output: with ${JSON.stringify(payload)} appended the answer holds ${ECHO_PROOF}, which only a shell evaluating $((1337*3)) prints` });
         return;
       }
-      const baseline = await timed(send, baselineRequest(point));
-      const threshold = baseline.ms + sleepSeconds * 1000 * 0.9;
+      const baseline = await timedSend(send, baselineRequest(point));
       for (const separator of SEPARATORS) {
-        const payload = separator(`sleep ${sleepSeconds}`);
-        const first = await timed(send, injectPayload(point, payload, 'append'));
-        if (first.ms < threshold) continue;
-        const control = await timed(send, injectPayload(point, separator('sleep 0'), 'append'));
-        if (control.ms >= threshold) continue;
-        const second = await timed(send, injectPayload(point, payload, 'append'));
-        if (second.ms < threshold) continue;
-        await reportAtPoint(KIND, point, page, context, {
-          exchange: second.exchange,
-          confirmation: `by timing, twice: with ${JSON.stringify(payload)} appended the answer took ${Math.round(first.ms)} ms and ${Math.round(second.ms)} ms, with ${JSON.stringify(separator('sleep 0'))} ${Math.round(control.ms)} ms, the original request ${Math.round(baseline.ms)} ms`,
-        });
+        const payload = separator(`sleep ${delaySeconds}`);
+        const controlPayload = separator('sleep 0');
+        const proof = await confirmDelay(send, baseline, injectPayload(point, payload, 'append'), injectPayload(point, controlPayload, 'append'));
+        if (proof === undefined) continue;
+        await reportAtPoint(KIND, point, page, context, { exchange: proof.second.exchange, confirmation: describeDelay(payload, controlPayload, proof, baseline) });
         return;
       }
     },

@@ -27,6 +27,12 @@ export interface CheckContext {
 export interface PageCheck {
   readonly id: string;
   inspect(page: CrawledPage, context: CheckContext): Promise<void>;
+  /**
+   * Runs once when the crawl queue is drained, before the scan ends (not after an abort), for
+   * proofs that come later than the answer: a stored payload showing on another page, an
+   * out-of-band hit on the scanner's canary.
+   */
+  finish?(context: CheckContext): Promise<void>;
 }
 
 /** True when a response declares HTML (or declares nothing and looks like HTML). */

@@ -1,8 +1,9 @@
-import { baselineRequest, describePoint, injectPayload, type InjectionPoint } from '../injection.ts';
+import { allLocations, baselineRequest, describePoint, injectPayload, type InjectionPoint } from '../injection.ts';
 import { createActiveCheck, reportAtPoint, type InjectedSender } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
 import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
 import { firstNewMatch, sameAnswer } from './response-compare.ts';
+import { confirmDelay, delaySeconds, describeDelay, timedSend } from './time-delay.ts';
 
 /** Stable id of the SQL injection check. */
 export const sqlInjectionCheckId = 'sql-injection';
@@ -47,6 +48,30 @@ const BOOLEAN_PAIRS: Array<{ context: string; isTrue: string; isFalse: string }>
   { context: 'numeric', isTrue: ' AND 1=1', isFalse: ' AND 1=2' },
 ];
 
+/**
+ * Time-based payloads per engine and context, as functions of the seconds to wait (0 for the
+ * control). SQLite has no sleep function: the usual stand-in, a heavy `randomblob()` query,
+ * takes a time that depends on the server's CPU (no reliable threshold) and loads it for real,
+ * so SQLite is left to the error-based test.
+ */
+const TIME_PAYLOADS: Array<{ engine: string; context: string; payload: (seconds: number) => string }> = [
+  { engine: 'MySQL/MariaDB', context: 'string', payload: (s) => `' AND SLEEP(${s})-- -` },
+  { engine: 'MySQL/MariaDB', context: 'numeric', payload: (s) => ` AND SLEEP(${s})` },
+  { engine: 'PostgreSQL', context: 'string', payload: (s) => `'||pg_sleep(${s})--` },
+  { engine: 'PostgreSQL', context: 'numeric', payload: (s) => ` AND 1=(SELECT 1 FROM pg_sleep(${s}))` },
+  { engine: 'Microsoft SQL Server', context: 'string', payload: (s) => `'; WAITFOR DELAY '0:0:${s}'--` },
+  { engine: 'Microsoft SQL Server', context: 'numeric', payload: (s) => `; WAITFOR DELAY '0:0:${s}'--` },
+];
+
+/**
+ * True when a payload of this SQL context can apply to the point: a value that is not a number
+ * cannot sit in a numeric context (the statement would fail already), so its numeric payloads
+ * are not sent.
+ */
+function fitsContext(point: InjectionPoint, sqlContext: string): boolean {
+  return sqlContext !== 'numeric' || /^-?\d+(?:\.\d+)?$/.test(point.value.trim());
+}
+
 async function testErrorBased(point: InjectionPoint, page: CrawledPage, context: CheckContext, send: InjectedSender): Promise<boolean> {
   for (const payload of ["'", '"']) {
     const exchange = await send(injectPayload(point, payload, 'append'));
@@ -58,11 +83,11 @@ async function testErrorBased(point: InjectionPoint, page: CrawledPage, context:
   return false;
 }
 
-async function testBooleanBased(point: InjectionPoint, page: CrawledPage, context: CheckContext, send: InjectedSender): Promise<void> {
+async function testBooleanBased(point: InjectionPoint, page: CrawledPage, context: CheckContext, send: InjectedSender): Promise<boolean> {
   // The original answer, fetched again now: pages that change on every load are not judged.
   const baseline = await send(baselineRequest(point));
-  if (!sameAnswer(baseline, page.exchange, [])) return;
-  for (const pair of BOOLEAN_PAIRS) {
+  if (!sameAnswer(baseline, page.exchange, [])) return false;
+  for (const pair of BOOLEAN_PAIRS.filter((p) => fitsContext(point, p.context))) {
     const isTrue = await send(injectPayload(point, pair.isTrue, 'append'));
     if (!sameAnswer(isTrue, baseline, [pair.isTrue])) continue;
     const isFalse = await send(injectPayload(point, pair.isFalse, 'append'));
@@ -71,22 +96,42 @@ async function testBooleanBased(point: InjectionPoint, page: CrawledPage, contex
     const again = await send(injectPayload(point, pair.isTrue, 'append'));
     if (!sameAnswer(again, baseline, [pair.isTrue])) continue;
     await reportAtPoint(KIND, point, page, context, { exchange: isFalse, confirmation: `boolean-based (${pair.context} context): ${describePoint(point)} with ${JSON.stringify(pair.isTrue)} appended answers like the original request (twice), with ${JSON.stringify(pair.isFalse)} appended it answers differently (status ${isFalse.status}, ${isFalse.body.length} bytes against ${baseline.status}, ${baseline.body.length})` });
+    return true;
+  }
+  return false;
+}
+
+async function testTimeBased(point: InjectionPoint, page: CrawledPage, context: CheckContext, send: InjectedSender): Promise<void> {
+  const baseline = await timedSend(send, baselineRequest(point));
+  for (const { engine, context: sqlContext, payload } of TIME_PAYLOADS.filter((p) => fitsContext(point, p.context))) {
+    const delayed = payload(delaySeconds);
+    const control = payload(0);
+    const proof = await confirmDelay(send, baseline, injectPayload(point, delayed, 'append'), injectPayload(point, control, 'append'));
+    if (proof === undefined) continue;
+    await reportAtPoint(KIND, point, page, context, { exchange: proof.second.exchange, confirmation: `time-based (${engine}, ${sqlContext} context) ${describeDelay(delayed, control, proof, baseline)}` });
     return;
   }
 }
 
 /**
- * SQL injection in every injection point: error-based (a quote appended makes a database error
- * of MySQL/MariaDB, PostgreSQL, SQLite, SQL Server or Oracle appear that the original page does
- * not show), then boolean-based (a true condition answers like the original, twice, and a false
- * one differently, the payload's own echo removed before comparing). One finding per point.
+ * SQL injection in every injection point, request headers and site cookies included:
+ * error-based (a quote appended makes a database error of MySQL/MariaDB, PostgreSQL, SQLite,
+ * SQL Server or Oracle appear that the original page does not show), then boolean-based (a
+ * true condition answers like the original, twice, and a false one differently, the payload's
+ * own echo removed before comparing; not for headers), then time-based (a sleep of
+ * MySQL/MariaDB, PostgreSQL or SQL Server delays the answer past the original's time, a sleep
+ * of 0 does not, and the delay repeats). Numeric-context payloads go only to numeric values.
+ * One finding per point.
  */
 export function createSqlInjectionCheck(): PageCheck {
   return createActiveCheck({
     id: sqlInjectionCheckId,
+    locations: allLocations,
     async test(point, page, context, send) {
       if (await testErrorBased(point, page, context, send)) return;
-      await testBooleanBased(point, page, context, send);
+      // A logged header (User-Agent, Referer) goes into an INSERT, where a condition changes no content.
+      if (point.location !== 'header' && (await testBooleanBased(point, page, context, send))) return;
+      await testTimeBased(point, page, context, send);
     },
   });
 }

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from './config.ts';
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig({ env });
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+};
+
+describe('configuration: the SSRF canary', () => {
+  it('listens on 127.0.0.1, an ephemeral port, by default, with the URL derived from it', () => {
+    const config = loadConfig({ env: {} });
+    assert.deepEqual(config.scanCanaryListen, { host: '127.0.0.1', port: 0 });
+    assert.equal(config.scanCanaryUrl, undefined);
+  });
+
+  it('takes a listen address and the URL targets must use, or off', () => {
+    const config = loadConfig({ env: { PERIMETER_SCAN_CANARY_LISTEN: '0.0.0.0:8099', PERIMETER_SCAN_CANARY_URL: 'http://scanner.example.net:8099/' } });
+    assert.deepEqual(config.scanCanaryListen, { host: '0.0.0.0', port: 8099 });
+    assert.equal(config.scanCanaryUrl, 'http://scanner.example.net:8099');
+    assert.equal(loadConfig({ env: { PERIMETER_SCAN_CANARY_LISTEN: 'off' } }).scanCanaryListen, undefined);
+    assert.equal(loadConfig({ env: {}, flags: { 'scan-canary-listen': '127.0.0.1:9000' } }).scanCanaryListen?.port, 9000);
+  });
+
+  it('refuses settings that cannot work: a bad address, a URL with a query, a URL with an ephemeral port, a wildcard without a URL', () => {
+    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '8099' }).join(), /PERIMETER_SCAN_CANARY_LISTEN must be host:port/);
+    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099', PERIMETER_SCAN_CANARY_URL: 'ftp://x' }).join(), /must be an http/);
+    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099', PERIMETER_SCAN_CANARY_URL: 'http://x/?a=1' }).join(), /no query/);
+    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_URL: 'http://scanner.example.net:8099' }).join(), /needs a fixed port/);
+    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '0.0.0.0:8099' }).join(), /PERIMETER_SCAN_CANARY_URL is required/);
+  });
+});
