@@ -91,12 +91,12 @@ describe('scans scale out over two worker processes (postgres)', { skip: testSto
       for (let i = 1; i < spans.length; i++) assert.ok(spans[i]![0] >= spans[i - 1]![1], `${runner} ran two scans at once`);
     }
 
-    // Each site was crawled once: no scan was crawled by two workers. Checks re-send some
-    // pages (baselines of active checks, the CORS check with an Origin header), but none of them
-    // re-sends the start page as a plain GET: the crawl's first request is counted.
+    // Each site was scanned once: no scan was run by two workers. Checks re-send pages (the
+    // start page and robots.txt included: injected headers, stored-XSS re-reads), but the
+    // exposed-git probe asks for /.git/HEAD exactly once per origin per scan.
     for (const [i, site] of sites.entries()) {
-      const starts = site.requests.filter((r) => r.method === 'GET' && r.path === '/' && r.headers.origin === undefined);
-      assert.equal(starts.length, 1, `site ${i}: the start page was crawled ${starts.length} times`);
+      const probes = site.requests.filter((r) => r.method === 'GET' && r.path === '/.git/HEAD');
+      assert.equal(probes.length, 1, `site ${i}: /.git/HEAD was probed ${probes.length} times (once per scan)`);
     }
 
     await Promise.all([a, b, api].map(async (w) => {
