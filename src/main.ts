@@ -1,21 +1,17 @@
-import { createApiKey } from './core/teams/api-key.service.ts';
-import { createTeam, OperatorError } from './core/teams/team.service.ts';
-import { adminUsage, runAdmin } from './cli/admin.commands.ts';
-import { parseArgs } from './cli/args.ts';
+import { isHelpRequest, parseArgs, UsageError } from './cli/args.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
-import { buildApp } from './http/app.ts';
-import { jobHandlers } from './jobs/handlers.ts';
-import { recoverZoneLookups } from './jobs/zone-lookup.job.ts';
-import { startScheduler } from './jobs/scheduler.ts';
-import { recoverScans } from './core/scans/scan.service.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { createTeam, OperatorError } from './core/teams/team.service.ts';
+import type { Runtime } from './runtime.ts';
+
+// Each command imports what it needs when it runs (`import()` below): the HTTP app, the jobs
+// and the scan engine cost seconds to load under tsx, and an admin command needs none of them.
 
 const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'database-schema', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb', 'store-cache-mb', 'scan-concurrency', 'scan-team-concurrency', 'scan-max-pages', 'scan-max-depth', 'scan-max-duration-ms', 'scan-request-timeout-ms', 'scan-canary-listen', 'scan-canary-url', 'endpoint-validation-timeout-ms', 'scheduler-interval-ms'];
 
 const usage = `usage: perimeter <command>
   serve [--roles api,worker,scheduler] [--port N] [--data-dir DIR] [--database-url URL] …
   migrate
-  admin …   (perimeter admin help)`;
+  admin …   (perimeter admin --help)`;
 
 function configFrom(argv: string[]): Config {
   const args = parseArgs(argv, { switches: ['json', 'v3', 'signing'], repeatable: ['permission'] });
@@ -26,13 +22,27 @@ function configFrom(argv: string[]): Config {
 /** On the first start of an empty store: a demo team with a v2 and a v3 key, printed once. */
 async function seedDemo(runtime: Runtime): Promise<void> {
   if ((await runtime.store.teams.count()) > 0) return;
-  const team = await createTeam(runtime.store, 'demo', 'enterprise');
+  const { createApiKey } = await import('./core/teams/api-key.service.ts');
+  const team = await createTeam(runtime.store, 'demo', 'enterprise').catch(async (err: unknown) => {
+    // Processes started together on an empty store: one of them seeds it (and prints the keys).
+    if ((await runtime.store.teams.findByName('demo')) !== undefined) return undefined;
+    throw err;
+  });
+  if (team === undefined) return;
   const v2 = await createApiKey(runtime.store, runtime.box, { teamName: team.name, kind: 'v2', signing: false, permissions: [] });
   const v3 = await createApiKey(runtime.store, runtime.box, { teamName: team.name, kind: 'v3', signing: false, permissions: [] });
   console.log(`First start: created team "demo" (enterprise plan).\n  v2 API key: ${v2.key}\n  v3 API key: ${v3.key}\n  These keys are shown once. Verification code of the team: ${team.verificationCode}`);
 }
 
 async function serve(config: Config): Promise<void> {
+  const [{ openRuntime }, { buildApp }, { jobHandlers }, { recoverZoneLookups }, { startScheduler }, { recoverScans }] = await Promise.all([
+    import('./runtime.ts'),
+    import('./http/app.ts'),
+    import('./jobs/handlers.ts'),
+    import('./jobs/zone-lookup.job.ts'),
+    import('./jobs/scheduler.ts'),
+    import('./core/scans/scan.service.ts'),
+  ]);
   const runtime = await openRuntime(config);
   await seedDemo(runtime);
   const app = await buildApp({ ...runtime, logger: runtime.log });
@@ -65,36 +75,53 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+/** `perimeter migrate`: applies pending migrations (opening the store does) and says so. */
+async function migrate(config: Config): Promise<void> {
+  const { openCoreRuntime } = await import('./core-runtime.ts');
+  const runtime = await openCoreRuntime(config);
+  console.log(`migrated ${runtime.database.description}`);
+  await runtime.close();
+}
+
+/** `perimeter admin …` on the core runtime only: the store, the server key, the ownership check. */
+async function admin(argv: string[]): Promise<void> {
+  const { checkAdminCommandLine, runAdmin } = await import('./cli/admin.commands.ts');
+  const help = checkAdminCommandLine(argv);
+  if (help !== undefined) return console.log(help);
+  const [{ openCoreRuntime }, { default: pino }] = await Promise.all([import('./core-runtime.ts'), import('pino')]);
+  const runtime = await openCoreRuntime(configFrom(argv), { log: pino({ level: 'warn' }) });
+  try {
+    await runAdmin(runtime, argv, { out: (text) => console.log(text) });
+  } finally {
+    await runtime.close();
+  }
+}
+
 /** Entry point of the `perimeter` command. */
 export async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   try {
     switch (command) {
       case 'serve':
-        return await serve(configFrom(rest));
-      case 'migrate': {
-        const runtime = await openRuntime(configFrom(rest));
-        console.log(`migrated ${runtime.database.description}`);
-        return await runtime.close();
-      }
-      case 'admin': {
-        if (rest[0] === undefined || rest[0] === 'help') {
-          console.log(adminUsage);
-          return;
-        }
-        const runtime = await openRuntime(configFrom(rest), { log: (await import('pino')).default({ level: 'warn' }) });
-        try {
-          await runAdmin(runtime, rest, { out: (text) => console.log(text) });
-        } finally {
-          await runtime.close();
-        }
-        return;
-      }
+      case 'migrate':
+        if (isHelpRequest(rest)) return console.log(usage);
+        return await (command === 'serve' ? serve : migrate)(configFrom(rest));
+      case 'admin':
+        return await admin(rest);
+      case 'help':
+      case '--help':
+      case '-h':
+        return console.log(usage);
       default:
-        console.error(usage);
-        process.exitCode = 2;
+        throw new UsageError(`unknown command: ${command}\n${usage}`);
     }
   } catch (err) {
+    // Mistakes of the person at the terminal get a message, never a stack trace.
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      process.exitCode = 2;
+      return;
+    }
     if (err instanceof ConfigError || err instanceof OperatorError) {
       console.error(err.message);
       process.exitCode = 1;

@@ -1,42 +1,24 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
 import type { Config } from './config/config.ts';
-import { VerificationService } from './core/assets/verification.service.ts';
+import { openCoreRuntime, type CoreRuntime, type CoreRuntimeOptions } from './core-runtime.ts';
 import { LruCache } from './core/shared/lru-cache.ts';
 import { MarkerCodec } from './core/shared/marker.ts';
-import { SecretBox } from './core/shared/secret-box.ts';
-import type { Store } from './core/shared/store.ts';
 import { matchGroupsForVulnerabilities } from './core/vulnerabilities/group-filter.ts';
 import { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
-import { EgressGuard } from './engine/net/egress-guard.ts';
 import { createBulkResolver } from './engine/dns/bulk-resolver.ts';
-import { createDnsResolver } from './engine/dns/resolver.ts';
 import { createNameResolver } from './engine/name-resolver.ts';
 import { createZoneEngine } from './engine/zone-engine.ts';
 import type { ZoneEngine } from './core/zones/zone-engine.ts';
-import { NameTokenCodec } from './core/zones/name-token.ts';
-import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
 import { createJobQueue } from './jobs/create-queue.ts';
 import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
-import { openDatabase, type Database } from './storage/database.ts';
 import type { ScanEngine } from './core/scans/scan-engine.ts';
 import type { ScanRunnerDeps } from './core/scans/scan-runner.service.ts';
 import type { ScanQueue } from './core/scans/scan.service.ts';
 import { createHttpScanEngine } from './engine/http-scan/http-scan-engine.ts';
 import { scanQueueOf } from './jobs/scan.job.ts';
-import { migrateToLatest } from './storage/migrate.ts';
-import { createStore } from './storage/store.ts';
 
-/** Everything wired once: the store, the server key, the engine parts, the core services. */
-export interface Runtime {
-  config: Config;
-  log: Logger;
-  database: Database;
-  store: Store;
-  box: SecretBox;
+/** Everything wired once: the core runtime, the engine parts, the job queue, the core services. */
+export interface Runtime extends CoreRuntime {
   markers: MarkerCodec;
-  verification: VerificationService;
   vulnerabilities: VulnerabilityLister;
   pageCache: LruCache<Buffer>;
   /** The durable job queue; the worker role works it, every role may enqueue. */
@@ -49,47 +31,20 @@ export interface Runtime {
   scanQueue: ScanQueue;
   /** What the scan job runs with. */
   scanRunner: ScanRunnerDeps;
-  close(): Promise<void>;
-}
-
-/**
- * The server key: PERIMETER_SECRET_KEY when configured, else a key generated once into
- * DATA_DIR/server.key (mode 0600). Scaled deployments must configure the same key everywhere.
- */
-function loadServerKey(config: Config): Buffer {
-  if (config.secretKey !== undefined) return Buffer.from(config.secretKey, 'base64');
-  const path = join(config.dataDir, 'server.key');
-  if (!existsSync(path)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    writeFileSync(path, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'), { mode: 0o600 });
-    chmodSync(path, 0o600);
-  }
-  return Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
 }
 
 /** Opens the store (migrating it) and wires the services; `jobs` tunes the queue (tests shorten the lease). */
-export async function openRuntime(config: Config, options: { log?: Logger; database?: Database; jobs?: Omit<QueueOptions, 'log'> } = {}): Promise<Runtime> {
-  const log = options.log ?? pino({ level: config.logLevel });
-  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, cacheMb: config.storeCacheMb, ...(config.databaseSchema === undefined ? {} : { pgSchema: config.databaseSchema }) }));
-  await migrateToLatest(database);
-  const box = new SecretBox(loadServerKey(config));
-  const store = createStore(database, { nameTokens: new NameTokenCodec(box.blockCipher('discovered-name-token')) });
-  const guard = new EgressGuard(config.egressAllow);
-  const resolver = createDnsResolver(config.dnsResolvers);
-  const verification = new VerificationService(store, createOwnershipChecker({ guard, resolver }), config.verifyTimeoutMs, log);
+export async function openRuntime(config: Config, options: CoreRuntimeOptions & { jobs?: Omit<QueueOptions, 'log'> } = {}): Promise<Runtime> {
+  const core = await openCoreRuntime(config, options);
+  const { log, database, store, box, guard, resolver } = core;
   const markers = new MarkerCodec(box);
   // Zone lookup jobs resolve in bulk over their own UDP sockets (opened on first use).
   const bulk = createBulkResolver({ servers: config.dnsResolvers });
   const jobs = await createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
   const scanEngine = createHttpScanEngine({ guard, resolver, canary: { listen: config.scanCanaryListen, url: config.scanCanaryUrl } });
   return {
-    config,
-    log,
-    database,
-    store,
-    box,
+    ...core,
     markers,
-    verification,
     vulnerabilities: new VulnerabilityLister(store, markers, matchGroupsForVulnerabilities),
     pageCache: new LruCache<Buffer>(config.pageCacheMb * 1024 * 1024, (page) => page.length),
     jobs,
@@ -107,9 +62,8 @@ export async function openRuntime(config: Config, options: { log?: Logger; datab
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();
-      await verification.close();
       bulk.close();
-      await database.close();
+      await core.close();
     },
   };
 }

@@ -1,15 +1,15 @@
 import { requireTeam, OperatorError } from '../core/teams/team.service.ts';
 import { seedVulnerabilities } from '../core/vulnerabilities/seed.service.ts';
-import type { Runtime } from '../runtime.ts';
+import type { CoreRuntime } from '../core-runtime.ts';
 import type { ParsedArgs } from './args.ts';
 
 /** Base of the dashboard links written into vulnerabilities. */
-export function detailsPageBase(runtime: Runtime): string {
+export function detailsPageBase(runtime: CoreRuntime): string {
   return runtime.config.publicUrl ?? `http://localhost:${runtime.config.port}`;
 }
 
 /** `perimeter admin seed --team NAME --vulnerabilities N`: realistic demo findings through the ingestion service. */
-export async function runSeed(runtime: Runtime, args: ParsedArgs, out: (text: string) => void): Promise<unknown> {
+export async function runSeed(runtime: CoreRuntime, args: ParsedArgs, out: (text: string) => void): Promise<unknown> {
   const teamName = args.flags['team'];
   const countText = args.flags['vulnerabilities'];
   if (teamName === undefined || countText === undefined) throw new OperatorError('seed needs --team NAME --vulnerabilities N');

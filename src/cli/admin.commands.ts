@@ -1,16 +1,13 @@
-import { checkAssetNow, markAssetVerified } from '../core/assets/asset-admin.service.ts';
 import type { Asset } from '../core/assets/asset.types.ts';
-import { acceptInvitation, listMembersForOperator } from '../core/members/member.service.ts';
 import type { Member } from '../core/members/member.types.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../core/teams/api-key.service.ts';
+import { createApiKey, listApiKeys, revokeApiKey, type Revocation } from '../core/teams/api-key.service.ts';
 import { plans } from '../core/teams/plans.ts';
 import { createTeam, OperatorError, requireTeam } from '../core/teams/team.service.ts';
-import { setProfileActive } from '../core/scans/scan-profile.service.ts';
 import { isAppError } from '../core/errors/app-error.ts';
-import type { Team } from '../core/teams/team.types.ts';
-import type { Runtime } from '../runtime.ts';
-import { runSeed } from './admin-seed.command.ts';
-import { parseArgs } from './args.ts';
+import type { ApiKey, Team } from '../core/teams/team.types.ts';
+import type { CoreRuntime } from '../core-runtime.ts';
+import { isHelpRequest, parseArgs, UsageError } from './args.ts';
+import { formatTable, formatTime } from './table.ts';
 
 /** Where CLI output goes (tests capture it). */
 export interface Output {
@@ -47,25 +44,93 @@ function presentMemberLine(member: Member) {
   };
 }
 
+function presentKey(key: ApiKey) {
+  return {
+    id: key.publicId,
+    hint: `${key.hint}…`,
+    kind: key.kind,
+    permissions: key.permissions ?? 'all of the plan',
+    signing: key.secretSealed !== null,
+    created: key.created.toISOString(),
+    last_used: key.lastUsed?.toISOString() ?? null,
+    revoked: key.revoked?.toISOString() ?? null,
+  };
+}
+
+function keyTable(keys: ApiKey[]): string {
+  const rows = keys.map((k) => [
+    k.publicId,
+    `${k.hint}…`,
+    k.kind,
+    k.permissions?.join(',') ?? 'all of the plan',
+    k.secretSealed === null ? 'no' : 'yes',
+    formatTime(k.created, ''),
+    formatTime(k.lastUsed, 'never'),
+    formatTime(k.revoked, 'no'),
+  ]);
+  return formatTable(['ID', 'HINT', 'KIND', 'PERMISSIONS', 'SIGNING', 'CREATED', 'LAST USED', 'REVOKED'], rows);
+}
+
+function presentRevocation({ key, teams, wasRevoked }: Revocation) {
+  return { id: key.publicId, kind: key.kind, teams: teams.map((t) => t.name), revoked: key.revoked?.toISOString() ?? null, was_revoked: wasRevoked };
+}
+
+function describeRevocation({ key, teams, wasRevoked }: Revocation): string {
+  const owner = `${key.kind}, team ${teams.map((t) => t.name).join(', ') || '(none)'}`;
+  return wasRevoked ? `key ${key.publicId} (${owner}) was revoked already, at ${formatTime(key.revoked, '')}` : `revoked key ${key.publicId} (${owner})`;
+}
+
 function emit(output: Output, json: boolean, value: unknown, human: string): void {
   output.out(json ? JSON.stringify(value, null, 2) : human);
 }
 
-export const adminUsage = `usage:
-  perimeter admin team create NAME [--plan starter|professional|enterprise] [--json]
+const usageLines = `  perimeter admin team create NAME [--plan starter|professional|enterprise] [--json]
   perimeter admin key create --team NAME [--v3] [--signing] [--permission GROUP ...] [--json]
-  perimeter admin key revoke KEY
   perimeter admin key list --team NAME [--json]
+  perimeter admin key revoke ID|KEY [--json]
   perimeter admin asset verify NAME [--team TEAM] [--json]
   perimeter admin asset check NAME [--team TEAM] [--json]
   perimeter admin member list --team NAME [--json]
   perimeter admin member accept EMAIL --team NAME [--first-name F] [--last-name L] [--authentication password|2fa|sso] [--json]
   perimeter admin profile deactivate|activate TOKEN --team NAME [--json]
-  perimeter admin seed --team NAME --vulnerabilities N [--json]`;
+  perimeter admin seed --team NAME --vulnerabilities N [--json]`.split('\n');
 
-/** Runs `perimeter admin …`: thin commands over the core services. */
-export async function runAdmin(runtime: Runtime, argv: string[], output: Output): Promise<void> {
-  const args = parseArgs(argv, { switches: ['json', 'v3', 'signing'], repeatable: ['permission'] });
+const usageFooter = `
+The store is the one \`perimeter serve\` uses: DATA_DIR (embedded) or DATABASE_URL (PostgreSQL).
+key list shows each key's id; key revoke takes that id or the key itself.`;
+
+/** The usage of `perimeter admin`, or of one area of it (`key`, `team` …) when it names one. */
+export function adminUsage(area?: string): string {
+  const lines = usageLines.filter((l) => l.startsWith(`  perimeter admin ${area} `));
+  return `usage:\n${(lines.length > 0 ? lines : usageLines).join('\n')}${lines.length > 0 ? '' : `\n${usageFooter}`}`;
+}
+
+const commands = new Set(['team create', 'key create', 'key list', 'key revoke', 'asset verify', 'asset check', 'member list', 'member accept', 'profile deactivate', 'profile activate', 'seed']);
+const argOptions = { switches: ['json', 'v3', 'signing'], repeatable: ['permission'] };
+
+/**
+ * Checks a command line before anything is opened: the usage when it asks for help, a
+ * UsageError when it names no command (or a flag lacks its value), undefined when it may run.
+ */
+export function checkAdminCommandLine(argv: string[]): string | undefined {
+  if (argv.length === 0 || isHelpRequest(argv)) return adminUsage(argv.find((a) => !a.startsWith('-') && a !== 'help'));
+  const [area, action] = parseArgs(argv, argOptions).positionals;
+  const command = [area, action].filter((w) => w !== undefined).join(' ');
+  if (commands.has(command)) return undefined;
+  const isKnownArea = usageLines.some((l) => l.startsWith(`  perimeter admin ${area} `));
+  const problem = command === '' ? 'perimeter admin: which command?' : action === undefined && isKnownArea ? `perimeter admin ${area}: which action?` : `unknown command: perimeter admin ${command}`;
+  throw new UsageError(`${problem}\n${adminUsage(isKnownArea ? area : undefined)}`);
+}
+
+/**
+ * Runs `perimeter admin …`: thin commands over the core services. The services of assets,
+ * members, profiles and demo data are imported by their commands only (the asset rules bring the
+ * public suffix list, a good part of a command's start-up).
+ */
+export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Output): Promise<void> {
+  const help = checkAdminCommandLine(argv);
+  if (help !== undefined) return output.out(help);
+  const args = parseArgs(argv, argOptions);
   const [area, action, name] = args.positionals;
   const json = args.switches.has('json');
   const { store } = runtime;
@@ -88,30 +153,25 @@ export async function runAdmin(runtime: Runtime, argv: string[], output: Output)
       return emit(output, json, value, `key ${created.key}${created.secret ? `\nsigning secret ${created.secret}` : ''}\n(shown once; store it now)`);
     }
     case 'key revoke': {
-      if (name === undefined) throw new OperatorError('key revoke needs the KEY');
-      await revokeApiKey(store, name);
-      return emit(output, json, { revoked: true }, 'key revoked');
+      if (name === undefined) throw new OperatorError('key revoke needs the key ID (see key list) or the KEY');
+      const revocation = await revokeApiKey(store, name);
+      return emit(output, json, presentRevocation(revocation), describeRevocation(revocation));
     }
     case 'key list': {
       const teamName = args.flags['team'];
       if (teamName === undefined) throw new OperatorError('key list needs --team NAME');
-      const keys = (await listApiKeys(store, teamName)).map((k) => ({
-        hint: `${k.hint}…`,
-        kind: k.kind,
-        signing: k.secretSealed !== null,
-        permissions: k.permissions ?? 'all of the plan',
-        created: k.created.toISOString(),
-        revoked: k.revoked?.toISOString() ?? null,
-      }));
-      return emit(output, json, keys, keys.map((k) => `${k.hint} ${k.kind}${k.signing ? ' signing' : ''} ${k.revoked ? `revoked ${k.revoked}` : 'active'}`).join('\n') || 'no keys');
+      const keys = await listApiKeys(store, teamName);
+      return emit(output, json, keys.map(presentKey), keys.length > 0 ? keyTable(keys) : `team ${teamName} has no keys`);
     }
     case 'asset verify': {
       if (name === undefined) throw new OperatorError('asset verify needs the asset NAME');
+      const { markAssetVerified } = await import('../core/assets/asset-admin.service.ts');
       const asset = await markAssetVerified(store, name, args.flags['team']);
       return emit(output, json, presentAssetLine(asset), `${asset.name} is verified`);
     }
     case 'asset check': {
       if (name === undefined) throw new OperatorError('asset check needs the asset NAME');
+      const { checkAssetNow } = await import('../core/assets/asset-admin.service.ts');
       const { asset, result } = await checkAssetNow(store, runtime.verification, name, args.flags['team']);
       const value = { ...presentAssetLine(asset), verified_by: result.via ?? null, observations: result.observations };
       return emit(output, json, value, `${asset.name}: ${asset.status}${result.via ? ` (proven by ${result.via})` : ''}\n${result.observations.map((o) => `  ${o}`).join('\n')}`);
@@ -119,12 +179,14 @@ export async function runAdmin(runtime: Runtime, argv: string[], output: Output)
     case 'member list': {
       const teamName = args.flags['team'];
       if (teamName === undefined) throw new OperatorError('member list needs --team NAME');
+      const { listMembersForOperator } = await import('../core/members/member.service.ts');
       const members = (await listMembersForOperator(store, teamName)).map(presentMemberLine);
       return emit(output, json, members, members.map((m) => `${m.email} ${m.role} ${m.state} ${m.user_token}`).join('\n') || 'no members');
     }
     case 'member accept': {
       const teamName = args.flags['team'];
       if (name === undefined || teamName === undefined) throw new OperatorError('member accept needs the EMAIL and --team NAME');
+      const { acceptInvitation } = await import('../core/members/member.service.ts');
       const member = await acceptInvitation(store, teamName, name, {
         firstName: args.flags['first-name'],
         lastName: args.flags['last-name'],
@@ -137,16 +199,19 @@ export async function runAdmin(runtime: Runtime, argv: string[], output: Output)
       const teamName = args.flags['team'];
       if (name === undefined || teamName === undefined) throw new OperatorError(`profile ${action} needs the profile TOKEN and --team NAME`);
       const team = await requireTeam(store, teamName);
+      const { setProfileActive } = await import('../core/scans/scan-profile.service.ts');
       const profile = await setProfileActive(store, team, name, action === 'activate').catch((err: unknown) => {
         throw isAppError(err) ? new OperatorError(err.message) : err;
       });
       return emit(output, json, { token: profile.token, endpoint: profile.endpoint, active: profile.isActive }, `profile ${profile.token} (${profile.endpoint}) is ${profile.isActive ? 'active' : 'deactivated'}`);
     }
     case 'seed undefined': {
+      const { runSeed } = await import('./admin-seed.command.ts');
       const result = await runSeed(runtime, args, output.out);
       return emit(output, json, result, `seeded: ${JSON.stringify(result)}`);
     }
     default:
-      throw new OperatorError(adminUsage);
+      // checkAdminCommandLine let through only the commands above.
+      throw new Error(`admin command ${area} ${action} has no case`);
   }
 }

@@ -1,3 +1,16 @@
+/** A command line that does not parse or names no command: answered with the usage and exit code 2, no stack trace. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** True when the command line asks for help (`--help`, `-h` or the word `help` first). */
+export function isHelpRequest(argv: string[]): boolean {
+  return argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+}
+
 /** Parsed command-line arguments: positional words and `--flag value` / `--flag=value` / `--switch`. */
 export interface ParsedArgs {
   positionals: string[];
@@ -29,7 +42,7 @@ export function parseArgs(argv: string[], options: { switches?: string[]; repeat
     let value: string | undefined = eq === -1 ? undefined : arg.slice(eq + 1);
     if (value === undefined) {
       value = argv[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`--${name} needs a value`);
       i++;
     }
     if (repeatable.has(name)) (out.lists[name] ??= []).push(value);

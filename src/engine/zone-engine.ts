@@ -1,5 +1,5 @@
 import { AppError } from '../core/errors/app-error.ts';
-import type { NameServer, ZoneEngine } from '../core/zones/zone-engine.ts';
+import { zoneTransferFailed, type NameServer, type ZoneEngine } from '../core/zones/zone-engine.ts';
 import type { NameResolver } from '../core/zones/zone-lookup.types.ts';
 import type { DnsRecordInput } from '../core/zones/zone.types.ts';
 import { transferZoneBatches, ZoneTransferError } from './dns/axfr.ts';
@@ -13,15 +13,6 @@ export interface ZoneEngineDeps {
   resolver: DnsResolver;
   names: NameResolver;
 }
-
-const transferReasons: Record<ZoneTransferError['reason'], string> = {
-  refused: 'the server refused the transfer',
-  notauth: 'the server is not authoritative for the zone',
-  timeout: 'the server did not answer in time',
-  connection: 'the connection failed',
-  malformed: 'the server sent a malformed answer',
-  denied: 'the egress guard denies that address',
-};
 
 /** The engine's zone work behind the core's port, its errors mapped onto the catalogue. */
 export function createZoneEngine(deps: ZoneEngineDeps): ZoneEngine {
@@ -39,9 +30,9 @@ export function createZoneEngine(deps: ZoneEngineDeps): ZoneEngine {
         yield* transferZoneBatches({ server, zone, guard: deps.guard, resolver: deps.resolver, signal });
       } catch (err) {
         if (err instanceof ZoneTransferError) {
-          throw new AppError(1910, `Zone transfer of ${zone} from ${server.host}:${server.port} failed: ${transferReasons[err.reason]} (${err.message})`, { cause: err });
+          throw zoneTransferFailed(err.reason, zone, server, err.message, err);
         }
-        if (signal.aborted) throw new AppError(1910, `Zone transfer of ${zone} from ${server.host}:${server.port} failed: it took too long`, { cause: err });
+        if (signal.aborted) throw zoneTransferFailed('timeout', zone, server, 'the transfer took longer than its time limit', err);
         throw err;
       }
     },

@@ -9,6 +9,7 @@ import type { ApiKey, Team } from '../core/teams/team.types.ts';
 import type { AppDeps } from './deps.ts';
 import { sendAppError, sendProblem, surfaceOf, translateFrameworkError } from './errors.ts';
 import { createMetrics } from './metrics.ts';
+import { closeAfterAnswer, createClientErrorHandler, createFrameworkErrorHandler, maxParamLength } from './protocol-errors.ts';
 import { registerOpsRoutes } from './ops.routes.ts';
 import { authenticateRequest } from './plugins/auth.ts';
 import type { Method, RouteDef } from './route.ts';
@@ -30,9 +31,12 @@ function pathPattern(surface: 'v2' | 'v3', path: string): RegExp {
 
 /** Builds the server without listening: every route, hook and error formatter. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const routes = allRoutes();
+  const metrics = createMetrics();
+  const clientErrors = createClientErrorHandler(metrics);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: { level: deps.config.logLevel } }),
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: false },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: false, maxParamLength },
     bodyLimit: defaultBodyLimit,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -41,8 +45,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Requests are logged once, on response, by the onResponse hook below.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     return503OnClosing: true,
+    // Errors raised before any route runs answer through the catalogue too.
+    frameworkErrors: createFrameworkErrorHandler(routes),
+    clientErrorHandler: clientErrors.handle,
   });
-  const metrics = createMetrics();
+  clientErrors.track(app.server);
 
   // Every body is read as raw bytes: signatures cover the exact bytes, zone uploads are text
   // whatever their Content-Type, and JSON is parsed by the operation (1050/1051 are ours).
@@ -54,22 +61,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    const status = String(reply.statusCode);
+    metrics.requests.inc({ method: request.method, route, status });
+    if (reply.statusCode >= 500) metrics.faults.inc({ method: request.method, route, status });
     metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
   });
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
-    if (isAppError(error)) return sendAppError(request, reply, error);
-    const translated = translateFrameworkError(error);
-    if (translated !== undefined) return sendAppError(request, reply, translated);
-    request.log.error({ err: error }, 'unexpected failure');
-    return sendAppError(request, reply, new AppError(1910, `Technical issue while processing the request (request id ${request.id})`));
+    if (!isAppError(error) && isClientGone(request, error)) {
+      // The client hung up mid-request: nothing to answer, nothing failed here.
+      request.log.info({ reason: error.message }, 'client closed the connection before the answer');
+      return sendAppError(request, reply, new AppError(1051, 'Request body incomplete: the client closed the connection'));
+    }
+    const known = isAppError(error) ? error : translateFrameworkError(error);
+    if (known === undefined) {
+      request.log.error({ err: error }, 'unexpected failure');
+      return sendAppError(request, reply, new AppError(1910, `Technical issue while processing the request (request id ${request.id})`));
+    }
+    if (known.remoteFailure !== undefined) metrics.remoteFailures.inc({ operation: known.remoteFailure.operation, reason: known.remoteFailure.reason });
+    // A refused body may still be arriving: answer, then close without a reset.
+    if (known.code === 1052 || reply.getHeader('connection') === 'close') closeAfterAnswer(request, reply);
+    return sendAppError(request, reply, known);
   });
 
   // Key and team records are reused for 2 s: a revoked key or a plan change takes effect within that.
   const caches: RequestCaches = { keys: new TtlCache<ApiKey>(authCacheTtlMs), teams: new TtlCache<Team>(authCacheTtlMs) };
-  const routes = allRoutes();
   const v3Patterns = routes.filter((r) => r.surface === 'v3').map((r) => ({ pattern: pathPattern('v3', r.path), def: r }));
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
@@ -104,6 +121,7 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
   const methods: Method[] = [def.method, ...(def.alsoMethods ?? [])];
   const limit = def.bodyLimit ?? defaultBodyLimit;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (def.isStreamingBody) assertAnnouncedLength(request, limit);
     const { caller, body } = await authenticateRequest(deps, request, def.surface, caches.keys);
     let rawBody: Buffer = Buffer.alloc(0);
     if (!def.isStreamingBody) {
@@ -156,9 +174,25 @@ function isReadable(value: unknown): value is Readable {
   return value instanceof Readable;
 }
 
+/** True when the error only says that the client closed its connection before the answer. */
+function isClientGone(request: FastifyRequest, error: { code?: string; message: string }): boolean {
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_STREAM_PREMATURE_CLOSE') return true;
+  return request.raw.destroyed && /aborted|closed/i.test(error.message);
+}
+
 async function* emptyStream(): AsyncIterable<Buffer> {}
 
-/** The body chunk by chunk, refused past the limit (1052) and checked against the signature at its end. */
+/** 1052 before any byte is read when the announced length is already over the limit. */
+function assertAnnouncedLength(request: FastifyRequest, limit: number): void {
+  const announced = Number(request.headers['content-length']);
+  if (Number.isFinite(announced) && announced > limit) throw new AppError(1052, `Request body too large for this operation (at most ${limit} bytes)`);
+}
+
+/**
+ * The body chunk by chunk, refused past the limit (1052) and checked against the signature at
+ * its end. A refused body is not destroyed: what the client still sends is read and dropped
+ * while the 413 goes out, so the client can read it (see closeAfterAnswer).
+ */
 class VerifiedBody implements AsyncIterable<Buffer> {
   private readonly iterator: AsyncIterator<unknown>;
   private size = 0;
@@ -169,7 +203,7 @@ class VerifiedBody implements AsyncIterable<Buffer> {
     private readonly limit: number,
     private readonly verifier: BodyVerifier,
   ) {
-    this.iterator = source[Symbol.asyncIterator]();
+    this.iterator = source.iterator({ destroyOnReturn: false });
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
@@ -197,7 +231,7 @@ class VerifiedBody implements AsyncIterable<Buffer> {
     this.size += bytes.length;
     if (this.size > this.limit) {
       this.isDone = true;
-      this.source.destroy();
+      await this.iterator.return?.();
       throw new AppError(1052, `Request body too large for this operation (at most ${this.limit} bytes)`);
     }
     this.verifier.update(bytes);

@@ -42,15 +42,18 @@ export function problemBody(status: number, detail: string, instance: string, ty
   };
 }
 
-/** Sends an AppError in the shape of the request's surface. */
-export function sendAppError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+/**
+ * Sends an AppError in the shape of the request's surface. `instance` replaces the path in a v3
+ * problem when the path itself is the malformed input (it is not echoed).
+ */
+export function sendAppError(request: FastifyRequest, reply: FastifyReply, error: AppError, options: { instance?: string } = {}): FastifyReply {
   const status = httpStatusOf[error.code];
   const path = request.url.split('?')[0] ?? request.url;
   if (surfaceOf(request.url) === 'v3') {
     return reply
       .code(status)
       .type('application/problem+json')
-      .send(JSON.stringify(problemBody(status, error.message, path, `/problems/${error.code}`)));
+      .send(JSON.stringify(problemBody(status, error.message, options.instance ?? path, `/problems/${error.code}`)));
   }
   return reply.code(status).type('application/json').send(JSON.stringify(v2ErrorBody(error.code, error.message, error.parameters)));
 }

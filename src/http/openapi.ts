@@ -82,9 +82,12 @@ const descriptions = {
   v2: 'Version 2 of the perimeter API: asset inventory, scan profiles, scans, DNS zones, vulnerabilities, members and groups. ' +
     'Authenticate with `X-Service-Key`, HTTP Basic (key as user name) or URL user-info; keys with a signing secret also send ' +
     '`X-Service-Signature` and `X-Service-Timestamp`. Paths are canonical with a trailing slash; both forms are routed. ' +
-    'Errors answer `{code, message, parameters?}` mirrored under `error`; the code catalogue is on the docs page (/docs).',
+    'Errors answer `{code, message, parameters?}` mirrored under `error`; the code catalogue is on the docs page (/docs). ' +
+    'A request no operation can read answers the same body with `Connection: close`: malformed percent-encoding in the path or an unknown ' +
+    'method 1900, broken framing or a malformed header 1051, a body over the operation\'s limit or headers over 16 KiB 1052.',
   v3: 'Version 3 of the perimeter API: discovered IPs, technologies, ports, policy breaches and connectors. ' +
-    'Authenticate with `Authorization: <key>` (a key created for v3). Errors are problem bodies (application/problem+json).',
+    'Authenticate with `Authorization: <key>` (a key created for v3). Errors are problem bodies (application/problem+json), ' +
+    'also for a request no operation can read (malformed path, unknown method, broken framing, headers over 16 KiB), with `Connection: close`.',
 };
 
 /** The OpenAPI 3.1 document of one surface, generated from the route definitions. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql } from '../storage/kysely.ts';
 import type { Database } from '../storage/database.ts';
 import type { JobsTable } from '../storage/schema.ts';
 import { defaultLeaseMs, type EnqueueOptions, type JobHandler, type QueueOptions } from './job-queue.ts';

@@ -1,4 +1,5 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { CompiledQuery, sql } from '../storage/kysely.ts';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Database } from '../storage/database.ts';

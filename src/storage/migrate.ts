@@ -1,5 +1,5 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
-import type { Kysely } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { Migrator, sql } from './kysely.ts';
 import type { Database, Dialect } from './database.ts';
 import * as m001 from './migrations/001-foundation.ts';
 import * as m002 from './migrations/002-vulnerabilities.ts';
@@ -9,6 +9,7 @@ import * as m005 from './migrations/005-zones.ts';
 import * as m006 from './migrations/006-vulnerability-time-index.ts';
 import * as m007 from './migrations/007-dns-names.ts';
 import * as m008 from './migrations/008-scans.ts';
+import * as m009 from './migrations/009-api-key-ids.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: Record<string, MigrationModule> = {
   '006-vulnerability-time-index': m006,
   '007-dns-names': m007,
   '008-scans': m008,
+  '009-api-key-ids': m009,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
@@ -46,8 +48,31 @@ function migratorOf(database: Database): Migrator {
   });
 }
 
-/** Applies every pending migration; safe to run from several processes (Kysely locks). */
+/**
+ * The names in Kysely's migration table, read with one plain query; undefined when it cannot be
+ * read (no table yet, or any other failure: the migrator then runs and reports the real one).
+ */
+async function appliedMigrations(database: Database): Promise<Set<string> | undefined> {
+  const table = database.schema === undefined ? sql.table('kysely_migration') : sql.id(database.schema, 'kysely_migration');
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(database.db);
+    return new Set(rows.map((r) => r.name));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Applies every pending migration; safe to run from several processes (Kysely locks). A store
+ * that has exactly the known migrations is left alone without starting the migrator, whose
+ * table checks read the catalogue of every schema: that costs time on each command's start, and
+ * on PostgreSQL it can fail while another process creates tables in some schema (a starting
+ * pg-boss, another test's store).
+ */
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  const applied = await appliedMigrations(database);
+  const known = Object.keys(migrations);
+  if (applied !== undefined && applied.size === known.length && known.every((name) => applied.has(name))) return [];
   const migrator = migratorOf(database);
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));

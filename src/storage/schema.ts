@@ -23,6 +23,9 @@ export interface ApiKeysTable {
   secret_enc: string | null;
   created: number;
   revoked: number | null;
+  /** Public id (`key_…`): NOT NULL on PostgreSQL; SQLite cannot add the constraint, every insert writes it. */
+  public_id: string;
+  last_used: number | null;
 }
 
 export interface ApiKeyTeamsTable {

@@ -59,6 +59,8 @@ describe('routing errors', () => {
     } finally {
       h.runtime.store.assets.listDocuments = original;
     }
+    const metrics = (await h.send('GET', '/metrics')).body;
+    assert.match(metrics, /^perimeter_http_server_faults_total\{method="GET",route="\/rest\/v2\/assets\/",status="500"\} 1$/m);
   });
 });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { sql } from '../../src/storage/kysely.ts';
 import type { Database } from '../../src/storage/database.ts';
 import { migrateTo, migrateToLatest } from '../../src/storage/migrate.ts';
 import { openTestDatabase, testSchemaName } from '../support/harness.ts';

@@ -175,11 +175,11 @@ describe('a zone file or transfer adds its apex', () => {
       assert.deepEqual((await roots(key)).map((a) => [a.token, a.added_by]), [[apex.token, ['zone-transfer', 'zone-file']]]);
     });
 
-    it('keeps no asset when the server refuses the transfer (1910)', async () => {
+    it('keeps no asset when the server refuses the transfer (2412)', async () => {
       const { key } = await h.team('transfer-refused');
       const res = await transfer(key, 'closed-axfr.test');
-      assert.equal(res.statusCode, 500);
-      assert.equal(res.json().code, 1910);
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().code, 2412);
       assert.deepEqual(await allNames(key), []);
     });
 

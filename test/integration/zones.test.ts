@@ -143,11 +143,12 @@ describe('DNS zones', () => {
       assert.equal(res.json().code, 2412);
     });
 
-    it('answers 1910 saying why when the server refuses the transfer', async () => {
+    it('answers 2412 (400) saying why when the server refuses the transfer (see zone-transfer-failures.test.ts)', async () => {
       const res = await h.send('POST', '/rest/v2/zone/transfer/', { key: owner.key, body: { nameServer: bind.address, zone: 'closed.test' } });
-      assert.equal(res.statusCode, 500);
-      assert.equal(res.json().code, 1910);
-      assert.match(res.json().message, /^Zone transfer of closed\.test from 127\.0\.0\.1:\d+ failed: the server refused the transfer/);
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().code, 2412);
+      assert.deepEqual(res.json().parameters, ['nameServer']);
+      assert.match(res.json().message, /^Zone transfer of closed\.test from 127\.0\.0\.1:\d+ failed: the name server refused the transfer/);
     });
   });
 

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../../src/storage/kysely.ts';
 import type { Logger } from 'pino';
 import { EmbeddedJobStore } from '../../src/jobs/embedded-queue.ts';
 import type { JobHandler } from '../../src/jobs/job-queue.ts';

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { getDomain } from 'tldts';
 import { appError } from '../errors/app-error.ts';
+import { hasControlCharacter } from '../shared/text.ts';
 
 /** A validated asset name: the host (lowercase, no trailing dot) and an optional port. */
 export interface AssetName {
@@ -37,6 +38,7 @@ export function parseAssetName(raw: unknown): AssetName {
   if (typeof raw !== 'string') throw appError(2012, 'Domain name malformed: name must be a string', ['name']);
   const text = raw.trim();
   if (text.length === 0) throw malformed(raw, 'is empty');
+  if (hasControlCharacter(text)) throw malformed(raw, 'holds a control character (such as NUL)');
   if (!/^[\x21-\x7e]+$/.test(text)) throw malformed(raw, 'contains characters outside ASCII (send international names in punycode)');
 
   const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(text);

@@ -1,4 +1,5 @@
 import { appError } from '../errors/app-error.ts';
+import { hasNul } from '../shared/text.ts';
 
 /** Settings of an asset (v2 names), identified by the domain token. */
 export interface AssetSettings {
@@ -150,6 +151,7 @@ function parseHeaders(value: unknown, problems: string[]): Record<string, string
   for (const [name, v] of Object.entries(value)) {
     if (!/^[xX]-[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) problems.push(`custom_headers name "${name}" must start with x- or X- and be a valid header name`);
     else if (typeof v !== 'string' || /[\r\n]/.test(v)) problems.push(`custom_headers value of "${name}" must be a single-line string`);
+    else if (hasNul(v)) problems.push(`custom_headers value of "${name}" may not hold a NUL character (U+0000)`);
     else out[name] = v;
   }
   return out;

@@ -23,7 +23,7 @@ export const errorCatalogue = {
   2021: 'Asset not verified',
   2026: 'Asset still has Application scan profiles',
   2411: 'Zone origin malformed',
-  2412: 'Zone server malformed',
+  2412: 'Zone server malformed, or unusable: it refused or failed the transfer, or the egress guard denies it',
   2413: 'Zone name malformed',
   2421: 'Zone file malformed',
   2422: 'Asset settings malformed',

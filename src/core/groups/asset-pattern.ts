@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { appError } from '../errors/app-error.ts';
+import { hasControlCharacter } from '../shared/text.ts';
 
 /**
  * The asset pattern language, defined once here and used by group asset listings and the
@@ -44,6 +45,7 @@ export function parseAssetPattern(raw: unknown): ParsedPattern {
   if (typeof raw !== 'string') throw invalid('pattern must be a string');
   if (raw.length === 0) throw invalid('the pattern is empty');
   if (/\s/.test(raw)) throw invalid('a pattern contains no spaces');
+  if (hasControlCharacter(raw)) throw invalid('a pattern may not hold a control character (such as NUL)');
   if (!/^[\x21-\x7e]+$/.test(raw)) throw invalid('a pattern is ASCII (send international names in punycode)');
   if (raw.length > maxPatternLength) throw invalid(`a pattern has at most ${maxPatternLength} characters`);
   const text = raw.toLowerCase();

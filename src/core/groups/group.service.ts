@@ -1,5 +1,6 @@
 import { appError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
+import { hasNul } from '../shared/text.ts';
 import type { Repositories, Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { Group } from './group.types.ts';
@@ -52,6 +53,7 @@ function parseDescription(raw: unknown): string {
   if (raw.length >= groupTextLimit) {
     throw appError(9002, `Group description invalid: the description must be shorter than ${groupTextLimit} characters`, ['description']);
   }
+  if (hasNul(raw)) throw appError(9002, 'Group description invalid: the description may not hold a NUL character (U+0000)', ['description']);
   return raw;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { computeSignature, isWellFormedKey } from './api-key.service.ts';
+import { computeSignature, isKeyId, isWellFormedKey, newKeyId } from './api-key.service.ts';
 
 describe('request signatures', () => {
   it('reproduces the test vector of the API contract', () => {
@@ -28,5 +28,22 @@ describe('key shape', () => {
     assert.equal(isWellFormedKey('10840B0F938942FEAFB7186DE74B9682'), false);
     assert.equal(isWellFormedKey('10840b0f938942feafb7186de74b968'), false);
     assert.equal(isWellFormedKey('not-a-key'), false);
+  });
+});
+
+describe('key ids', () => {
+  it('are key_ and 10 base32 characters, different every time', () => {
+    const ids = new Set(Array.from({ length: 1000 }, () => newKeyId()));
+    assert.equal(ids.size, 1000);
+    for (const id of ids) assert.match(id, /^key_[0-9a-hjkmnp-tv-z]{10}$/);
+    assert.equal([...ids].every((id) => isKeyId(id)), true);
+  });
+
+  it('tell an id from a key and from near misses', () => {
+    assert.equal(isKeyId('key_0123456789'), true);
+    assert.equal(isKeyId('key_012345678'), false);
+    assert.equal(isKeyId('key_01234567ui'), false, 'i, l, o and u are not in the alphabet');
+    assert.equal(isKeyId('KEY_0123456789'), false);
+    assert.equal(isKeyId('10840b0f938942feafb7186de74b9682'), false);
   });
 });

@@ -3,11 +3,15 @@ import { appError } from '../errors/app-error.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { TtlCache } from '../shared/ttl-cache.ts';
 import type { Store } from '../shared/store.ts';
+import { keyUsageOf } from './key-usage.service.ts';
 import { isEndpointGroup, plans, type EndpointGroup } from './plans.ts';
 import { OperatorError, requireTeam } from './team.service.ts';
 import type { ApiKey, Team } from './team.types.ts';
 
 const keyPattern = /^[0-9a-f]{32}$/;
+// Crockford's base32 in lower case: no i, l, o or u to misread when an operator types an id.
+const keyIdAlphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+const keyIdPattern = /^key_[0-9a-hjkmnp-tv-z]{10}$/;
 
 /** Signed requests must carry a timestamp from 10 s before to 5 s after the server's clock. */
 export const signatureWindow = { beforeSeconds: 10, afterSeconds: 5 } as const;
@@ -15,6 +19,21 @@ export const signatureWindow = { beforeSeconds: 10, afterSeconds: 5 } as const;
 /** True when the text has the shape of an API key (32 lowercase hex characters). */
 export function isWellFormedKey(key: string): boolean {
   return keyPattern.test(key);
+}
+
+/**
+ * A new public key id: `key_` and 10 random base32 characters (50 bits, so unique in any store
+ * in practice; a unique index makes sure). Random, so it tells nothing of the key, its hash or
+ * how many keys exist.
+ */
+export function newKeyId(): string {
+  // 256 is a multiple of 32: the low five bits of a random byte are uniform.
+  return `key_${[...randomBytes(10)].map((b) => keyIdAlphabet[b & 31]).join('')}`;
+}
+
+/** True when the text has the shape of a key id (`key_` and 10 base32 characters). */
+export function isKeyId(text: string): boolean {
+  return keyIdPattern.test(text);
 }
 
 /** SHA-256 of a key: what the store keeps instead of the key. */
@@ -34,6 +53,7 @@ export async function createApiKey(
   const key = randomBytes(16).toString('hex');
   const secret = input.signing ? randomBytes(32).toString('base64') : undefined;
   const record = await store.keys.insert({
+    publicId: newKeyId(),
     keyHash: hashKey(key),
     kind: input.kind,
     hint: key.slice(0, 6),
@@ -46,9 +66,32 @@ export async function createApiKey(
   return secret === undefined ? { key, record } : { key, secret, record };
 }
 
-/** Revokes a key given in clear; an operator error when it is unknown. */
-export async function revokeApiKey(store: Store, key: string): Promise<void> {
-  if (!(await store.keys.revoke(hashKey(key), new Date()))) throw new OperatorError('no such key');
+/** What `revokeApiKey` did: the key (as revoked), its teams, and whether it was revoked before. */
+export interface Revocation {
+  key: ApiKey;
+  teams: Team[];
+  wasRevoked: boolean;
+}
+
+/**
+ * Revokes a key given by its public id or in clear, whichever team it belongs to (an operator
+ * act); an operator error when nothing matches. A key revoked before keeps its first time.
+ */
+export async function revokeApiKey(store: Store, idOrKey: string, now = new Date()): Promise<Revocation> {
+  let record: ApiKey | undefined;
+  if (isKeyId(idOrKey)) {
+    record = await store.keys.findByPublicId(idOrKey);
+    if (record === undefined) throw new OperatorError(`no key with id ${idOrKey}`);
+  } else if (isWellFormedKey(idOrKey)) {
+    record = await store.keys.findByHash(hashKey(idOrKey));
+    // The key is a credential: never repeated back.
+    if (record === undefined) throw new OperatorError('no such key');
+  } else {
+    throw new OperatorError('give a key id (key_ and 10 characters, see key list) or a key (32 hexadecimal characters)');
+  }
+  const wasRevoked = !(await store.keys.revoke(record.id, now));
+  const teams = (await Promise.all(record.teamIds.map((id) => store.teams.findById(id)))).filter((t): t is Team => t !== undefined);
+  return { key: { ...record, revoked: record.revoked ?? now }, teams, wasRevoked };
 }
 
 /** The keys of a team (hints only). */
@@ -122,8 +165,13 @@ export async function beginAuthentication(
   const record = cache === undefined ? await lookup() : await cache.get(credentials.key, lookup, now);
   if (record === undefined || record.revoked !== null || record.kind !== credentials.kind) throw appError(1003, 'API key invalid');
   const caller: Caller = { keyId: record.id, keyHint: record.hint, kind: record.kind, permissions: record.permissions, teamIds: record.teamIds };
-  if (record.secretSealed === null) return { caller, body: acceptAnyBody };
-  return { caller, body: signatureVerifier(box.decrypt(record.secretSealed), credentials, now) };
+  // A use counts once the key is proven: now for an unsigned key, after the signature for a signed one.
+  const recordUse = () => keyUsageOf(store)?.record(record.id, now);
+  if (record.secretSealed === null) {
+    recordUse();
+    return { caller, body: acceptAnyBody };
+  }
+  return { caller, body: signatureVerifier(box.decrypt(record.secretSealed), credentials, now, recordUse) };
 }
 
 /** Authenticates a request whose whole body is at hand. */
@@ -134,7 +182,7 @@ export async function authenticate(store: Store, box: SecretBox, credentials: Cr
   return caller;
 }
 
-function signatureVerifier(secret: string, credentials: Credentials, now: number): BodyVerifier {
+function signatureVerifier(secret: string, credentials: Credentials, now: number, onVerified: () => void): BodyVerifier {
   const { signature, timestamp } = credentials;
   if (signature === undefined || timestamp === undefined) {
     throw appError(1003, 'This API key requires signed requests: send X-Service-Signature and X-Service-Timestamp');
@@ -153,6 +201,7 @@ function signatureVerifier(secret: string, credentials: Credentials, now: number
       const expected = Buffer.from(hmac.digest('base64'));
       const given = Buffer.from(signature);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw appError(1003, 'Request signature invalid');
+      onVerified();
     },
   };
 }

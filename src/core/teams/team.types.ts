@@ -14,6 +14,8 @@ export interface Team {
 /** An API key as stored: never the key itself, only its hash. */
 export interface ApiKey {
   id: number;
+  /** Public id (`key_` and 10 random characters): names the key in listings and revocations; reveals nothing of it. */
+  publicId: string;
   kind: 'v2' | 'v3';
   /** First characters of the key, to recognise it in listings. */
   hint: string;
@@ -24,6 +26,8 @@ export interface ApiKey {
   teamIds: number[];
   created: Date;
   revoked: Date | null;
+  /** When the key last authenticated a request (to within a minute), null when never. */
+  lastUsed: Date | null;
 }
 
 /** Persistence of teams. */
@@ -36,9 +40,12 @@ export interface TeamRepository {
 
 /** Persistence of API keys. */
 export interface ApiKeyRepository {
-  insert(key: Omit<ApiKey, 'id'> & { keyHash: string }): Promise<ApiKey>;
+  insert(key: Omit<ApiKey, 'id' | 'lastUsed'> & { keyHash: string }): Promise<ApiKey>;
   findByHash(keyHash: string): Promise<ApiKey | undefined>;
+  findByPublicId(publicId: string): Promise<ApiKey | undefined>;
   listByTeam(teamId: number): Promise<ApiKey[]>;
-  /** Marks the key revoked; false when no key has that hash. */
-  revoke(keyHash: string, at: Date): Promise<boolean>;
+  /** Marks the key revoked; false when no such key, or it was revoked already (its first revocation time stays). */
+  revoke(id: number, at: Date): Promise<boolean>;
+  /** Sets the key's last use to `at` unless it is already at or after `notBefore` (another write was recent enough). */
+  recordUse(id: number, at: Date, notBefore: Date): Promise<void>;
 }

@@ -15,8 +15,9 @@ export const lookupChunkBytes = 256 * 1024;
 
 /**
  * Stores an uploaded list chunk by chunk as it streams in (never whole in memory) and counts
- * its names (non-empty lines), in one transaction: a refused upload (too large, bad signature)
- * leaves nothing. The job becomes `queued`; the caller enqueues its durable job after commit.
+ * its names (non-empty lines), in one transaction: a refused upload (too large, bad signature,
+ * a line holding NUL: 1051 naming the line) leaves nothing. The job becomes `queued`; the
+ * caller enqueues its durable job after commit.
  */
 export async function createLookupJob(store: Store, team: Team, body: AsyncIterable<Buffer>): Promise<LookupJob> {
   const now = new Date();
@@ -29,16 +30,28 @@ export async function createLookupJob(store: Store, team: Team, body: AsyncItera
     let pending = '';
     let seq = 0;
     let total = 0;
+    let lines = 0;
+    let isInLongLine = false;
     const storeChunk = async (text: string) => {
       total += text.split('\n').filter((line) => line.trim() !== '').length;
       await tx.zoneLookups.addChunk(job.id, seq++, text);
     };
     for await (const bytes of body) {
-      pending += decoder.write(bytes);
+      const text = decoder.write(bytes);
+      assertNoNul(text, lines);
+      lines += countLineEnds(text);
+      pending += text;
+      // Inside one very long line, only a line end in new text makes a cut possible: the line
+      // is not searched again for every chunk (that was quadratic in its length).
+      if (isInLongLine && !text.includes('\n')) continue;
+      isInLongLine = false;
       while (pending.length >= lookupChunkBytes) {
         const cut = pending.lastIndexOf('\n', lookupChunkBytes);
         const end = cut === -1 ? pending.indexOf('\n', lookupChunkBytes) : cut;
-        if (end === -1) break; // one very long line: wait for its end
+        if (end === -1) {
+          isInLongLine = true; // one very long line: wait for its end
+          break;
+        }
         await storeChunk(pending.slice(0, end + 1));
         pending = pending.slice(end + 1);
       }
@@ -48,6 +61,20 @@ export async function createLookupJob(store: Store, team: Team, body: AsyncItera
     await tx.zoneLookups.finishUpload(job.id, total, seq);
     return { ...job, total, chunks: seq };
   });
+}
+
+/** 1051 naming the line when the text holds NUL (no store keeps it alike; no name holds it). */
+function assertNoNul(text: string, linesBefore: number): void {
+  const at = text.indexOf('\u0000');
+  if (at === -1) return;
+  const line = linesBefore + countLineEnds(text.slice(0, at)) + 1;
+  throw appError(1051, `Request body malformed: line ${line} holds a NUL character (U+0000); the list is text, one domain name per line`);
+}
+
+function countLineEnds(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count += 1;
+  return count;
 }
 
 /** The status of a job of the team: 6001 malformed UUID, 6002 unknown, foreign or older than 10 days. */

@@ -59,8 +59,8 @@ export async function uploadZoneFile(store: Store, engine: ZoneEngine, uploader:
 
 /**
  * Transfers a zone (AXFR over TCP, through the egress guard) and indexes it like a zone file,
- * atomically. 2412 for a malformed server, 2413 for a malformed zone; a refused or failed
- * transfer is 1910 saying why.
+ * atomically. 2412 for a malformed server, 2413 for a malformed zone; a transfer the name
+ * server refuses or fails, or the egress guard denies, is 2412 saying which (zoneTransferFailed).
  */
 export async function transferAndIndex(store: Store, engine: ZoneEngine, uploader: ZoneUploader, rawServer: unknown, rawZone: unknown): Promise<ZoneIndexResult> {
   const server = parseNameServer(rawServer);

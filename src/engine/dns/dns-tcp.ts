@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { refuseLookup } from '../net/egress-guard.ts';
 
 /** Prefixes a message with its two-byte length, as DNS over TCP sends it (RFC 1035 §4.2.2). */
 export function frameMessage(message: Buffer): Buffer {
@@ -53,10 +54,13 @@ export class TcpMessageReader {
   }
 }
 
-/** Opens a TCP connection to an address (already checked by the egress guard), with a connect timeout. */
+/**
+ * Opens a TCP connection to an IP address (already checked by the egress guard), with a connect
+ * timeout; a host name is refused rather than resolved.
+ */
 export function connectTcp(address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: address, port, noDelay: true });
+    const socket = net.connect({ host: address, port, noDelay: true, lookup: refuseLookup });
     const timer = setTimeout(() => fail(new Error(`connection to ${address}:${port} timed out after ${timeoutMs} ms`), 'ETIMEDOUT'), timeoutMs);
     const onAbort = (): void => fail(signal?.reason instanceof Error ? signal.reason : new Error('aborted'), 'ABORT_ERR');
     function cleanup(): void {

@@ -1,46 +1,8 @@
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { isIP, type LookupFunction } from 'node:net';
 import type { DnsResolver } from '../dns/resolver.ts';
-import { isInRange, parseCidr, type CidrRange } from './cidr.ts';
-
-/** A range denied by default, with the word used in messages. */
-interface DeniedRange {
-  label: string;
-  cidr: CidrRange;
-}
-
-// Order matters: the first match names the range in the message, so the specific metadata
-// addresses come before the link-local and private ranges that contain them.
-const DENIED: ReadonlyArray<[label: string, cidrs: string[]]> = [
-  ['metadata', ['169.254.169.254/32', 'fd00:ec2::254/128']],
-  ['loopback', ['127.0.0.0/8', '::1/128']],
-  ['unspecified', ['0.0.0.0/8', '::/128']],
-  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']],
-  ['link-local', ['169.254.0.0/16', 'fe80::/10']],
-  ['CGNAT', ['100.64.0.0/10']],
-  ['multicast', ['224.0.0.0/4', 'ff00::/8']],
-  ['reserved', ['240.0.0.0/4']],
-];
-
-const DENIED_RANGES: DeniedRange[] = DENIED.flatMap(([label, cidrs]) =>
-  cidrs.map((text) => ({ label, cidr: parseCidr(text) as CidrRange })),
-);
-
-// IPv6 prefixes that carry an IPv4 address a gateway may forward to: the well-known NAT64
-// prefix (last 32 bits) and 6to4 (bits 16-47). Without this, 64:ff9b::7f00:1 would reach
-// 127.0.0.1 through a NAT64 gateway although 127.0.0.0/8 is denied.
-const NAT64 = parseCidr('64:ff9b::/96') as CidrRange;
-const SIX_TO_FOUR = parseCidr('2002::/16') as CidrRange;
-
-/** The IPv4 address embedded in a NAT64 or 6to4 IPv6 address, if any. */
-function embeddedIpv4(address: string): string | undefined {
-  if (isIP(address) !== 6) return undefined;
-  const parts = ipaddr.IPv6.parse(address).parts;
-  const pair = isInRange(address, NAT64) ? [parts[6], parts[7]] : isInRange(address, SIX_TO_FOUR) ? [parts[1], parts[2]] : undefined;
-  if (pair === undefined) return undefined;
-  const [hi = 0, lo = 0] = pair;
-  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
-}
+import { formatIpv4, isInRange, parseCidr, parseIp, rangeOf, type CidrRange, type IpAddress } from './cidr.ts';
+import { embeddedIpv4, mappedIpv4 } from './embedded-ipv4.ts';
+import { specialRangeOf } from './special-purpose-ranges.ts';
 
 /** The outcome of checking one address. */
 export interface EgressDecision {
@@ -49,10 +11,16 @@ export interface EgressDecision {
   reason?: string;
 }
 
+const ALLOWED: EgressDecision = { isAllowed: true };
+const MAPPED_PREFIX = 96;
+
 /**
- * The one gate every outbound engine connection passes: loopback, private, link-local,
- * metadata, unspecified, CGNAT, multicast and reserved ranges are denied unless an `allow`
- * CIDR (PERIMETER_EGRESS_ALLOW) contains the address. IPv4-mapped IPv6 counts as IPv4.
+ * The one gate every outbound engine connection passes. Denied by default: every range of the
+ * special-purpose table (special-purpose-ranges.ts) that is not globally reachable: private,
+ * loopback, link-local, documentation, benchmarking, multicast, reserved and the rest, the most
+ * specific entry deciding. An `allow` CIDR (PERIMETER_EGRESS_ALLOW) opens the addresses inside
+ * it. An IPv6 address that carries an IPv4 address (IPv4-mapped, IPv4-compatible, NAT64, 6to4,
+ * Teredo) is also judged by that IPv4 address, which is where the packet ends up.
  */
 export class EgressGuard {
   private readonly allow: CidrRange[];
@@ -62,35 +30,50 @@ export class EgressGuard {
     this.allow = allow.map((text) => {
       const cidr = parseCidr(text.trim());
       if (cidr === undefined) throw new Error(`egress guard: invalid CIDR in allow list: ${JSON.stringify(text)}`);
-      return cidr;
+      return asIpv4IfMapped(cidr);
     });
   }
 
   /** Decides whether a connection to this IP address may be opened. */
   check(address: string): EgressDecision {
-    // Only canonical literals: ipaddr.js also accepts forms such as `127.1` that other
-    // layers would read differently, and a non-address must never be waved through.
-    if (isIP(address) === 0) return { isAllowed: false, reason: `${address} is not an IP address` };
-    if (this.isOpened(address)) return { isAllowed: true };
-    const denied = deniedRangeOf(address);
-    if (denied !== undefined) return { isAllowed: false, reason: `${address} is in ${denied.label} range ${denied.cidr.text}` };
-    const inner = embeddedIpv4(address);
-    if (inner !== undefined && !this.isOpened(inner)) {
-      const innerDenied = deniedRangeOf(inner);
-      if (innerDenied !== undefined) {
-        return { isAllowed: false, reason: `${address} embeds ${inner}, which is in ${innerDenied.label} range ${innerDenied.cidr.text}` };
+    // Only literals node's isIP() accepts: forms such as `127.1` are read differently by other
+    // layers, and a non-address must never be waved through.
+    const ip = parseIp(address);
+    if (ip === undefined) return { isAllowed: false, reason: `${address} is not an IP address` };
+    // A socket given ::ffff:a.b.c.d talks IPv4 to a.b.c.d: judge that address alone.
+    const mapped = mappedIpv4(ip);
+    if (mapped !== undefined) return this.checkEmbedded(address, mapped, 'IPv4-mapped');
+    if (!this.isOpened(ip)) {
+      const special = specialRangeOf(ip);
+      if (special !== undefined && special.globallyReachable !== true) {
+        return { isAllowed: false, reason: `${address} is in ${special.label} range ${special.cidr.text}` };
       }
     }
-    return { isAllowed: true };
+    // Even inside an allowed IPv6 range: opening 2002::/16 must not open 2002:7f00:1:: (127.0.0.1).
+    for (const inner of embeddedIpv4(ip)) {
+      const decision = this.checkEmbedded(address, inner.address, inner.via);
+      if (!decision.isAllowed) return decision;
+    }
+    return ALLOWED;
   }
 
-  private isOpened(address: string): boolean {
-    return this.allow.some((cidr) => isInRange(address, cidr));
+  private checkEmbedded(address: string, inner: IpAddress, via: string): EgressDecision {
+    if (this.isOpened(inner)) return ALLOWED;
+    const special = specialRangeOf(inner);
+    if (special === undefined || special.globallyReachable === true) return ALLOWED;
+    return { isAllowed: false, reason: `${address} embeds ${formatIpv4(inner.value)} (${via}), which is in ${special.label} range ${special.cidr.text}` };
+  }
+
+  private isOpened(ip: IpAddress): boolean {
+    return this.allow.some((cidr) => isInRange(ip, cidr));
   }
 }
 
-function deniedRangeOf(address: string): DeniedRange | undefined {
-  return DENIED_RANGES.find((range) => isInRange(address, range.cidr));
+/** An allow entry written as IPv4-mapped IPv6 (::ffff:10.0.0.0/104) is the IPv4 range it spells. */
+function asIpv4IfMapped(cidr: CidrRange): CidrRange {
+  if (cidr.family !== 6 || cidr.prefix < MAPPED_PREFIX) return cidr;
+  const mapped = mappedIpv4({ family: 6, value: cidr.network << BigInt(128 - cidr.prefix) });
+  return mapped === undefined ? cidr : rangeOf(cidr.text, mapped, cidr.prefix - MAPPED_PREFIX);
 }
 
 /** Raised when the guard refuses a destination; the message names the address and the range. */
@@ -127,3 +110,13 @@ export async function resolveGuarded(host: string, guard: EgressGuard, resolver:
   }
   return addresses;
 }
+
+/**
+ * The `lookup` of every socket that dials an address resolveGuarded() returned. Node calls it
+ * only when the host is not an IP literal, and then it fails: a name can never be resolved a
+ * second time, behind the guard, on the way to the socket.
+ */
+export const refuseLookup: LookupFunction = (hostname, _options, callback) => {
+  const err = Object.assign(new Error(`egress guard: ${hostname} is not a checked address; resolve it with resolveGuarded() and dial the address`), { code: 'EGRESS_UNCHECKED' });
+  callback(err, '', 0);
+};

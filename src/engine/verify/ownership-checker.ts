@@ -3,7 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { OwnershipChecker, OwnershipCheckResult } from '../../core/assets/verification.service.ts';
 import type { DnsResolver } from '../dns/resolver.ts';
-import { resolveGuarded, unbracketHost, type EgressGuard } from '../net/egress-guard.ts';
+import { refuseLookup, resolveGuarded, unbracketHost, type EgressGuard } from '../net/egress-guard.ts';
 
 /** What the checker needs; the guard and the resolver are shared with the rest of the engine. */
 export interface OwnershipCheckerDeps {
@@ -72,7 +72,8 @@ function describeFailure(err: unknown, timeoutMs: number, isCallerAborted: boole
 
 /**
  * Fetches the well-known file from an address that the guard already checked. The socket goes
- * to that IP literal, so no second resolution can swap it; Host and SNI still carry the name.
+ * to that IP literal (and refuseLookup fails any other host), so no second resolution can swap
+ * it; Host and SNI still carry the name.
  * Certificates are not validated: the code itself is the proof, and plain HTTP is accepted.
  */
 function fetchFile(attempt: Attempt, host: string, address: string, signal: AbortSignal): Promise<AttemptOutcome> {
@@ -84,6 +85,7 @@ function fetchFile(attempt: Attempt, host: string, address: string, signal: Abor
       method: 'GET',
       headers: { host: attempt.authority, 'user-agent': 'perimeter-verifier', accept: 'text/plain' },
       agent: false,
+      lookup: refuseLookup,
       signal,
     };
     if (attempt.scheme === 'https') {

@@ -53,12 +53,12 @@ export const zoneRoutes: RouteDef[] = [
     description:
       'One domain name per line, at most 50 MB, streamed to storage. Answers at once with the job UUID; a durable job resolves every name ' +
       '(UDP with TCP fallback, retries, bounded concurrency) through PERIMETER_DNS_RESOLVERS. Only names under the team\'s root domain assets are populated; ' +
-      'IP addresses, new apexes, invalid and duplicate names count as failed.',
+      'IP addresses, new apexes, invalid and duplicate names count as failed. A line holding NUL (U+0000) refuses the upload with 1051 naming the line.',
     tags: ['zones'],
     rawBody: { contentType: 'text/plain', description: 'Domain names, one per line' },
     response: Type.Object({ lookup_job_uuid: Type.String({ format: 'uuid' }) }),
     successStatus: 202,
-    errors: [1052],
+    errors: [1051, 1052],
     bodyLimit: zoneLookupLimit,
     isStreamingBody: true,
     handler: async (ctx) => {
@@ -100,13 +100,15 @@ export const zoneRoutes: RouteDef[] = [
     summary: 'Zone transfer',
     description:
       `AXFR over TCP from nameServer (host name or IP address, optional :port; through the egress guard) for zone, given in the JSON body or the query. ${indexedDescription} ` +
-      'A refused, timed-out or failed transfer answers 1910 with the reason, and indexes nothing.',
+      'A transfer that fails because of the name server or its address (refused, not authoritative, no answer in time, unreachable, a malformed answer, ' +
+      'an address the egress guard denies) is the caller\'s problem, not a server fault: it answers 2412 (HTTP 400) with `parameters` `["nameServer"]` ' +
+      'and a message saying which, and indexes nothing.',
     tags: ['zones'],
     query: Type.Object({ nameServer: Type.Optional(Type.String()), zone: Type.Optional(Type.String()) }),
     body: Type.Object({ nameServer: Type.String({ examples: ['ns1.example.com', '192.0.2.53:5353'] }), zone: Type.String({ examples: ['example.com'] }) }),
     response: Indexed,
     successStatus: 200,
-    errors: [1051, 2012, 2412, 2413, 1910],
+    errors: [1051, 2012, 2412, 2413],
     handler: async (ctx) => {
       const body = readJson(ctx, { required: false });
       const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../kysely.ts';
 import { reverseName, sourceBits } from '../../core/zones/dns-names.ts';
 import type { ZoneSource } from '../../core/zones/zone.types.ts';
 import type { Dialect } from '../database.ts';

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Kysely, RawBuilder, Selectable, SelectQueryBuilder } from 'kysely';
+import { sql } from '../kysely.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 import type { AssetSettings } from '../../core/assets/asset-settings.ts';
 import type { Asset, AssetDocument, AssetPageQuery, AssetRepository, AssetStatus, AssetSummary } from '../../core/assets/asset.types.ts';

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { sql } from '../kysely.ts';
 import type { Member, MemberAuthentication, MemberProfile, MemberRepository, MemberRole, MemberState } from '../../core/members/member.types.ts';
 import type { Dialect } from '../database.ts';
 import type { MembersTable, Schema } from '../schema.ts';

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { sql } from '../kysely.ts';
 import type { NewScan, Scan, ScanEnd, ScanFindingLink, ScanProgress, ScanRepository, ScanStatus, SeverityCounts } from '../../core/scans/scan.types.ts';
 import { severities, type Severity } from '../../core/vulnerabilities/vulnerability.types.ts';
 import type { Dialect } from '../database.ts';

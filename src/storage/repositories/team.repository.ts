@@ -47,6 +47,7 @@ export class KyselyTeamRepository implements TeamRepository {
 function toKey(row: Selectable<ApiKeysTable>, teamIds: number[]): ApiKey {
   return {
     id: row.id,
+    publicId: row.public_id,
     kind: row.kind,
     hint: row.key_hint,
     permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as EndpointGroup[]),
@@ -54,6 +55,7 @@ function toKey(row: Selectable<ApiKeysTable>, teamIds: number[]): ApiKey {
     teamIds,
     created: new Date(row.created),
     revoked: row.revoked === null ? null : new Date(row.revoked),
+    lastUsed: row.last_used === null ? null : new Date(row.last_used),
   };
 }
 
@@ -61,10 +63,11 @@ function toKey(row: Selectable<ApiKeysTable>, teamIds: number[]): ApiKey {
 export class KyselyApiKeyRepository implements ApiKeyRepository {
   constructor(private readonly db: Kysely<Schema>) {}
 
-  async insert(key: Omit<ApiKey, 'id'> & { keyHash: string }): Promise<ApiKey> {
+  async insert(key: Omit<ApiKey, 'id' | 'lastUsed'> & { keyHash: string }): Promise<ApiKey> {
     const row = await this.db
       .insertInto('api_keys')
       .values({
+        public_id: key.publicId,
         key_hash: key.keyHash,
         key_hint: key.hint,
         kind: key.kind,
@@ -72,6 +75,7 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
         secret_enc: key.secretSealed,
         created: key.created.getTime(),
         revoked: null,
+        last_used: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -80,7 +84,15 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   }
 
   async findByHash(keyHash: string): Promise<ApiKey | undefined> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    return this.findOne('key_hash', keyHash);
+  }
+
+  async findByPublicId(publicId: string): Promise<ApiKey | undefined> {
+    return this.findOne('public_id', publicId);
+  }
+
+  private async findOne(column: 'key_hash' | 'public_id', value: string): Promise<ApiKey | undefined> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where(column, '=', value).executeTakeFirst();
     if (row === undefined) return undefined;
     const teams = await this.db.selectFrom('api_key_teams').select('team_id').where('key_id', '=', row.id).orderBy('team_id').execute();
     return toKey(row, teams.map((t) => t.team_id));
@@ -97,8 +109,17 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
     return rows.map((row) => toKey(row, [teamId]));
   }
 
-  async revoke(keyHash: string, at: Date): Promise<boolean> {
-    const result = await this.db.updateTable('api_keys').set({ revoked: at.getTime() }).where('key_hash', '=', keyHash).executeTakeFirst();
+  async revoke(id: number, at: Date): Promise<boolean> {
+    const result = await this.db.updateTable('api_keys').set({ revoked: at.getTime() }).where('id', '=', id).where('revoked', 'is', null).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  async recordUse(id: number, at: Date, notBefore: Date): Promise<void> {
+    await this.db
+      .updateTable('api_keys')
+      .set({ last_used: at.getTime() })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used', 'is', null), eb('last_used', '<', notBefore.getTime())]))
+      .execute();
   }
 }

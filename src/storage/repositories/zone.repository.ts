@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../kysely.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 import { mergeRecordSets, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type DiscoveredName, type StoredRecords } from '../../core/zones/dns-names.ts';
 import type { NameTokenCodec } from '../../core/zones/name-token.ts';
