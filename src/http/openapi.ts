@@ -85,10 +85,29 @@ const descriptions = {
     'Errors answer `{code, message, parameters?}` mirrored under `error`; the code catalogue is on the docs page (/docs). ' +
     'A request no operation can read answers the same body with `Connection: close`: malformed percent-encoding in the path or an unknown ' +
     'method 1900, broken framing or a malformed header 1051, a body over the operation\'s limit or headers over 16 KiB 1052.',
-  v3: 'Version 3 of the perimeter API: discovered IPs, technologies, ports, policy breaches and connectors. ' +
+  v3: 'Version 3 of the perimeter API: the inventory read lists and cloud connectors. ' +
     'Authenticate with `Authorization: <key>` (a key created for v3). Errors are problem bodies (application/problem+json), ' +
     'also for a request no operation can read (malformed path, unknown method, broken framing, headers over 16 KiB), with `Connection: close`.',
 };
+
+/** The v3 resources of the specification, by path; the description names those not served yet. */
+const v3SpecPaths: ReadonlyArray<[path: string, what: string]> = [
+  ['/ips', 'discovered IP addresses'],
+  ['/technologies', 'technologies'],
+  ['/ports', 'ports'],
+  ['/breaches', 'policy breaches'],
+  ['/connectors', 'connectors'],
+  ['/connectors/external-id', 'the connector external ID'],
+];
+
+/** The description of a surface, saying which operations of the specification it does not serve yet. */
+function describe(surface: 'v2' | 'v3', paths: Record<string, unknown>): string {
+  if (surface === 'v2') return descriptions.v2;
+  const missing = v3SpecPaths.filter(([path]) => paths[path] === undefined);
+  if (missing.length === 0) return descriptions.v3;
+  const list = missing.map(([path, what]) => `${what} (\`${path}\`)`).join(', ');
+  return `${descriptions.v3}\n\nNot served yet: ${list}. Those paths answer 404 (problem type \`/problems/not-found\`); the operations below are all that v3 serves today.`;
+}
 
 /** The OpenAPI 3.1 document of one surface, generated from the route definitions. */
 export function buildOpenApi(surface: 'v2' | 'v3', routes: RouteDef[], version: string): Record<string, unknown> {
@@ -106,7 +125,7 @@ export function buildOpenApi(surface: 'v2' | 'v3', routes: RouteDef[], version: 
       : { authorization: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The raw v3 key, no scheme word' } };
   return {
     openapi: '3.1.0',
-    info: { title: `perimeter API ${surface}`, version, description: descriptions[surface] },
+    info: { title: `perimeter API ${surface}`, version, description: describe(surface, paths) },
     servers: [{ url: `/rest/${surface}` }],
     security: Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
     tags: [...new Set(routes.filter((r) => r.surface === surface).flatMap((r) => r.tags))].map((name) => ({ name })),
