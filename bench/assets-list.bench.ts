@@ -7,11 +7,12 @@ import { startBareServer } from './support/bare-server.ts';
 import { printTable, writeResult } from './support/report.ts';
 import { insertInBatches, seedTeam } from './support/seed.ts';
 import { startPerimeter } from './support/server.ts';
-import { runWrk, urlCycleScript, type WrkOptions, type WrkResult } from './support/wrk.ts';
+import { BareSeries, measured } from './support/interleave.ts';
+import { urlCycleScript } from './support/wrk.ts';
 
 const assetCount = 100_000;
 const pageSize = 100;
-const pageCount = 200;
+const pageCount = 100;
 const load = { connections: 50, threads: 2 } as const;
 
 /** Root asset listing (`GET /rest/v2/assets/`) of a team with 100,000 root assets, against a bare Node server. */
@@ -86,15 +87,6 @@ async function collectPages(baseUrl: string, key: string): Promise<Page[]> {
   return pages;
 }
 
-async function measure(ctx: BenchContext, label: string, options: Omit<WrkOptions, 'duration'>): Promise<WrkResult> {
-  if (ctx.warmup !== undefined) {
-    ctx.log(`${label}: warming up for ${ctx.warmup}`);
-    await runWrk(ctx.scope, { ...options, duration: ctx.warmup });
-  }
-  ctx.log(`${label}: measuring for ${ctx.duration} (${load.connections} connections, ${load.threads} threads)`);
-  return runWrk(ctx.scope, { ...options, duration: ctx.duration });
-}
-
 async function run(ctx: BenchContext): Promise<void> {
   const dataDir = ctx.scope.tempDir('perimeter-bench-assets-');
   const key = await seed(ctx, dataDir);
@@ -110,23 +102,27 @@ async function run(ctx: BenchContext): Promise<void> {
     pages.map((p) => p.path),
     { 'X-Service-Key': key },
   );
-  const perimeter = await measure(ctx, 'perimeter', { url: server.url, ...load, script });
+  // The bare server runs between ours: bare, perimeter, bare; the ratio is against the mean of both bare runs.
+  const bare = await startBareServer(ctx.scope, first.body, { 'content-type': first.contentType });
+  const bareSeries = new BareSeries(ctx, { url: bare.url, ...load, script });
+  const bareBefore = await bareSeries.measure();
+  const perimeter = await measured(ctx, 'perimeter', { url: server.url, ...load, script });
+  const bareAfter = await bareSeries.measure();
+  await bare.close();
   await server.stop();
   if (cpuProfileDir !== undefined) ctx.log(`CPU profile of the server written under ${cpuProfileDir}`);
+  const baseline = bareSeries.ratio(perimeter);
 
-  const bare = await startBareServer(ctx.scope, first.body, { 'content-type': first.contentType });
-  const baseline = await measure(ctx, 'bare node:http', { url: bare.url, ...load, script });
-  await bare.close();
-
-  const ratio = perimeter.requestsPerSecond / baseline.requestsPerSecond;
+  const ratio = baseline.ratio;
   printTable(`assets-list: ${pageCount} pages of ${pageSize} from ${assetCount.toLocaleString('en')} root assets, ${first.body.length} B per page, ${ctx.duration}`, [
+    { label: 'bare node:http (before)', result: bareBefore },
     { label: 'perimeter', result: perimeter },
-    { label: 'bare node:http', result: baseline },
+    { label: 'bare node:http (after)', result: bareAfter },
   ]);
   console.log(`throughput perimeter/bare: ${ratio.toFixed(3)} (${(ratio * 100).toFixed(1)} %)`);
   const path = writeResult(ctx.outDir, 'assets-list', {
     parameters: { assets: assetCount, pageSize, pages: pageCount, pageBytes: first.body.length, ...load, duration: ctx.duration, warmup: ctx.warmup ?? null },
-    results: { perimeter, bare: baseline },
+    results: { perimeter, bareBefore, bareAfter },
     throughputRatio: ratio,
   });
   ctx.log(`results written to ${path}`);

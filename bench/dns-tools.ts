@@ -51,37 +51,75 @@ export interface AdnshostResult {
   statuses: Record<string, number>;
 }
 
+/** The kernel's default socket buffer sizes (what a program gets without asking), in bytes. */
+const socketDefaults = ['/proc/sys/net/core/rmem_default', '/proc/sys/net/core/wmem_default'];
+
 /**
- * adnshost fed in parallel chunks: `parallel` processes at a time, each resolving `chunk` names
- * read from stdin (`-a -f`, asynchronous pipe mode; its default query type `a` asks A and AAAA).
+ * Runs `work` with the kernel's default socket buffers set to `bytes` (needs root; answers
+ * false and leaves them when they cannot be set), restoring them afterwards. adns has no
+ * setting of its own: this gives it the receive buffer the bulk resolver asks for.
+ */
+export async function withDefaultSocketBuffers<T>(bytes: number, work: (isSet: boolean) => Promise<T>): Promise<T> {
+  let saved: string[] | undefined;
+  try {
+    saved = socketDefaults.map((path) => readFileSync(path, 'utf8').trim());
+    for (const path of socketDefaults) writeFileSync(path, String(bytes));
+  } catch {
+    saved = undefined;
+  }
+  try {
+    return await work(saved !== undefined);
+  } finally {
+    if (saved !== undefined) socketDefaults.forEach((path, i) => writeFileSync(path, saved![i]!));
+  }
+}
+
+/**
+ * One long-lived adnshost reading the names from its standard input (`-a -f`, asynchronous
+ * pipe mode; its default query type `a` asks A and AAAA), fed so that at most `window` names
+ * are outstanding, the bound the bulk resolver keeps (adns itself sends whatever it reads, and
+ * a whole list at once overflows any socket buffer). Timed from its start to the last answer.
  * adns cannot use another port than 53, so the server must listen on 127.0.0.1:53.
  */
-export async function runAdnshost(adnshost: string, names: string[], chunk: number, parallel: number): Promise<AdnshostResult> {
+export async function runAdnshostStream(adnshost: string, namesPath: string, window: number, timeoutMs: number): Promise<AdnshostResult & { window: number; isComplete: boolean }> {
+  const names = readFileSync(namesPath, 'latin1').split('\n').filter((name) => name !== '');
   const statuses: Record<string, number> = {};
-  let next = 0;
   const startedAt = performance.now();
-  const worker = async (): Promise<void> => {
-    while (next < names.length) {
-      const slice = names.slice(next, next + chunk);
-      next += chunk;
-      const child = spawn(adnshost, ['--config', 'nameserver 127.0.0.1', '-a', '-f'], { stdio: ['pipe', 'pipe', 'ignore'] });
-      let carry = '';
-      child.stdout.setEncoding('latin1');
-      child.stdout.on('data', (data: string) => {
-        const lines = (carry + data).split('\n');
-        carry = lines.pop() ?? '';
-        for (const line of lines) {
-          // Answer headers in --fmt-asynch: `<id> <nrrs> <status> <code> <status-abbrev> <owner> …`
-          const match = /^\d+ \d+ (\S+) /.exec(line);
-          if (match !== null) statuses[match[1] as string] = (statuses[match[1] as string] ?? 0) + 1;
-        }
-      });
-      const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-      child.stdin.end(`${slice.join('\n')}\n`);
-      await exited;
+  const child = spawn(adnshost, ['--config', 'nameserver 127.0.0.1', '-a', '-f'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let sent = 0;
+  let answered = 0;
+  const feed = () => {
+    const until = Math.min(names.length, answered + window);
+    if (until > sent) {
+      child.stdin.write(`${names.slice(sent, until).join('\n')}\n`);
+      sent = until;
     }
+    if (sent === names.length && answered === names.length) child.stdin.end();
   };
-  await Promise.all(Array.from({ length: parallel }, worker));
+  let carry = '';
+  child.stdout.setEncoding('latin1');
+  child.stdout.on('data', (data: string) => {
+    const lines = (carry + data).split('\n');
+    carry = lines.pop() ?? '';
+    for (const line of lines) {
+      // Answer headers in --fmt-asynch: `<id> <nrrs> <status> <code> <status-abbrev> <owner> …`
+      const match = /^\d+ \d+ (\S+) /.exec(line);
+      if (match === null) continue;
+      statuses[match[1] as string] = (statuses[match[1] as string] ?? 0) + 1;
+      answered++;
+    }
+    feed();
+  });
+  child.stdin.on('error', () => undefined);
+  let isComplete = true;
+  const timer = setTimeout(() => {
+    isComplete = false;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  feed();
+  await exited;
+  clearTimeout(timer);
   const ms = performance.now() - startedAt;
-  return { chunk, parallel, ms, namesPerSecond: (names.length / ms) * 1000, statuses };
+  return { chunk: 0, parallel: 1, window, ms, namesPerSecond: (answered / ms) * 1000, statuses, isComplete };
 }

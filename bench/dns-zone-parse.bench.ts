@@ -54,34 +54,48 @@ async function run(ctx: BenchContext): Promise<void> {
   // Cold time and peak of one upload in a fresh process, several times over: the peak varies
   // by tens of MB with when V8 collects, so one sample says little.
   const fresh = Array.from({ length: indexProcesses }, () => runChild(file, 'index', 1));
+  // named-checkzone's times are whole processes (start-up, load, exit): ours the same way, a
+  // fresh node (with tsx) per run, timed from spawn to exit.
+  const parseProcesses = Array.from({ length: runs }, () => runChild(file, 'parse', 1).processMs);
+  const parseProcessMs = median(parseProcesses);
+  const indexProcessMs = median(fresh.map((f) => f.processMs));
   const freshMs = fresh.map((f) => f.runs[0] ?? 0);
   const freshPeaks = fresh.map((f) => f.peaks[0] ?? f.peakRssMb);
 
   const reference = tool['local']?.ms ?? 1;
+  const referenceNone = tool['none']?.ms ?? 1;
   const ratio = (ms: number) => `${(ms / reference).toFixed(2)}×`;
+  const ratioNone = (ms: number) => `${(ms / referenceNone).toFixed(2)}×`;
   const mb = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
   const parseCold = parse.runs[0] ?? 0;
   const indexCold = median(freshMs);
   const indexPeak = median(freshPeaks);
-  printRows(`dns-zone-parse: ${megabytes.toFixed(2)} MB zone, ${parse.records.toLocaleString('en')} records (times are medians of ${runs} runs; ours cold = first run in a fresh process)`, ['target', 'ms', 'vs checkzone -i local', 'peak RSS MB'], [
-    ['named-checkzone -i local', tool['local']?.ms.toFixed(0) ?? '', '1.00×', mb(tool['local']?.peakMb)],
-    ['named-checkzone -i none', tool['none']?.ms.toFixed(0) ?? '', ratio(tool['none']?.ms ?? 0), mb(tool['none']?.peakMb)],
-    ['perimeter parse (cold)', parseCold.toFixed(0), ratio(parseCold), mb(parse.peaks[0])],
-    ['perimeter parse (warm)', median(parse.runs.slice(1)).toFixed(0), ratio(median(parse.runs.slice(1))), ''],
-    [`perimeter parse + index (cold, median of ${indexProcesses})`, indexCold.toFixed(0), ratio(indexCold), `${mb(indexPeak)} (${freshPeaks.map((p) => p.toFixed(0)).join(', ')})`],
-    ['perimeter parse + index (warm)', median(index.runs.slice(1)).toFixed(0), ratio(median(index.runs.slice(1))), ''],
+  printRows(`dns-zone-parse: ${megabytes.toFixed(2)} MB zone, ${parse.records.toLocaleString('en')} records (times are medians of ${runs} runs; ours cold = first run in a fresh process)`, ['target', 'ms', 'vs checkzone -i local', 'vs checkzone -i none', 'peak RSS MB'], [
+    ['named-checkzone -i local (whole process)', tool['local']?.ms.toFixed(0) ?? '', '1.00×', ratioNone(reference), mb(tool['local']?.peakMb)],
+    ['named-checkzone -i none (whole process)', tool['none']?.ms.toFixed(0) ?? '', ratio(referenceNone), '1.00×', mb(tool['none']?.peakMb)],
+    ['perimeter parse, whole fresh process (node + tsx start-up)', parseProcessMs.toFixed(0), ratio(parseProcessMs), ratioNone(parseProcessMs), ''],
+    [`perimeter parse + index, whole fresh process (median of ${indexProcesses})`, indexProcessMs.toFixed(0), ratio(indexProcessMs), ratioNone(indexProcessMs), ''],
+    ['perimeter parse (cold, in process)', parseCold.toFixed(0), ratio(parseCold), ratioNone(parseCold), mb(parse.peaks[0])],
+    ['perimeter parse (warm, in process)', median(parse.runs.slice(1)).toFixed(0), ratio(median(parse.runs.slice(1))), ratioNone(median(parse.runs.slice(1))), ''],
+    [`perimeter parse + index (cold, in process, median of ${indexProcesses})`, indexCold.toFixed(0), ratio(indexCold), ratioNone(indexCold), `${mb(indexPeak)} (${freshPeaks.map((p) => p.toFixed(0)).join(', ')})`],
+    ['perimeter parse + index (warm, in process)', median(index.runs.slice(1)).toFixed(0), ratio(median(index.runs.slice(1))), ratioNone(median(index.runs.slice(1))), ''],
   ]);
   console.log(`index step: ${index.summary}; node baseline RSS before parsing ${parse.baselineRssMb.toFixed(0)} MB (tsx and node); cold parse + index runs ${freshMs.map((m) => m.toFixed(0)).join(', ')} ms`);
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   console.log(
-    `targets: parse ≤ 1.0× ${verdict(parseCold <= reference)}, parse + index ≤ 2.0× ${verdict(indexCold <= 2 * reference)} (median of ${indexProcesses} cold runs), peak memory ≤ 200 MB ${verdict(indexPeak <= 200)} (median; highest ${Math.max(...freshPeaks).toFixed(0)} MB)`,
+    `targets: parse ≤ 1.0× ${verdict(parseCold <= reference)} in process, ${verdict(parseProcessMs <= reference)} as a whole process (${verdict(parseProcessMs <= referenceNone)} against -i none); parse + index ≤ 2.0× ${verdict(indexCold <= 2 * reference)} in process (median of ${indexProcesses} cold runs), ${verdict(indexProcessMs <= 2 * reference)} as a whole process (${verdict(indexProcessMs <= 2 * referenceNone)} against -i none); peak memory ≤ 200 MB ${verdict(indexPeak <= 200)} (median; highest ${Math.max(...freshPeaks).toFixed(0)} MB)`,
   );
   const path = writeDnsResult(ctx.outDir, 'zoneParse', {
     file: { megabytes, records: parse.records },
     namedCheckzone: tool,
-    parse: { runsMs: parse.runs, coldMs: parseCold, peakRssMb: parse.peakRssMb, baselineRssMb: parse.baselineRssMb, processMs: parse.processMs },
-    parseAndIndex: { runsMs: index.runs, coldMs: indexCold, coldRunsMs: freshMs, peakRssMb: indexPeak, peaksMb: freshPeaks, indexer: index.summary, processMs: index.processMs },
-    ratios: { parse: parseCold / reference, parseAndIndex: indexCold / reference },
+    parse: { runsMs: parse.runs, coldMs: parseCold, peakRssMb: parse.peakRssMb, baselineRssMb: parse.baselineRssMb, wholeProcessMs: parseProcesses },
+    parseAndIndex: { runsMs: index.runs, coldMs: indexCold, coldRunsMs: freshMs, peakRssMb: indexPeak, peaksMb: freshPeaks, indexer: index.summary, wholeProcessMs: fresh.map((f) => f.processMs) },
+    ratios: {
+      parse: parseCold / reference,
+      parseAndIndex: indexCold / reference,
+      parseWholeProcess: { local: parseProcessMs / reference, none: parseProcessMs / referenceNone },
+      parseAndIndexWholeProcess: { local: indexProcessMs / reference, none: indexProcessMs / referenceNone },
+    },
   });
   ctx.log(`results in ${path}`);
 }

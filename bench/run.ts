@@ -11,10 +11,13 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   'assets-list': async () => (await import('./assets-list.bench.ts')).benchmark,
   'vulnerabilities-sqlite': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('sqlite'),
   'vulnerabilities-postgres': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('postgres'),
+  'ips-sqlite': async () => (await import('./ips.bench.ts')).ipsBenchmark('sqlite'),
+  'ips-postgres': async () => (await import('./ips.bench.ts')).ipsBenchmark('postgres'),
   'zone-lookup-memory': async () => (await import('./zone-lookup-memory.bench.ts')).benchmark,
   'dns-zone-parse': async () => (await import('./dns-zone-parse.bench.ts')).benchmark,
   'dns-lookup': async () => (await import('./dns-lookup.bench.ts')).benchmark,
   'dns-axfr': async () => (await import('./dns-axfr.bench.ts')).benchmark,
+  discovery: async () => (await import('./discovery.bench.ts')).benchmark,
   scans: async () => (await import('./scans.bench.ts')).benchmark,
   'app-scanner': async () => (await import('./app-scanner.bench.ts')).benchmark,
 };

@@ -6,7 +6,7 @@ import type { Runtime } from './runtime.ts';
 // Each command imports what it needs when it runs (`import()` below): the HTTP app, the jobs
 // and the scan engine cost seconds to load under tsx, and an admin command needs none of them.
 
-const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'database-schema', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb', 'store-cache-mb', 'scan-concurrency', 'scan-team-concurrency', 'scan-max-pages', 'scan-max-depth', 'scan-max-duration-ms', 'scan-request-timeout-ms', 'scan-canary-listen', 'scan-canary-url', 'endpoint-validation-timeout-ms', 'scheduler-interval-ms'];
+const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'database-schema', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb', 'store-cache-mb', 'scan-concurrency', 'scan-team-concurrency', 'scan-max-pages', 'scan-max-depth', 'scan-max-duration-ms', 'scan-request-timeout-ms', 'scan-canary-listen', 'scan-canary-url', 'endpoint-validation-timeout-ms', 'scheduler-interval-ms', 'monitoring-interval-ms', 'monitoring-concurrency'];
 
 const usage = `usage: perimeter <command>
   serve [--roles api,worker,scheduler] [--port N] [--data-dir DIR] [--database-url URL] …
@@ -60,7 +60,7 @@ async function serve(config: Config): Promise<void> {
   // Fires due scan schedules (once each, however many schedulers run) and repairs live scans
   // that no job runs any more; its first round runs now, so a fire missed while down runs once.
   const scheduler = config.roles.includes('scheduler')
-    ? startScheduler({ store: runtime.store, queue: runtime.scanQueue, log: runtime.log.child({ component: 'scheduler' }) }, { intervalMs: config.schedulerIntervalMs })
+    ? startScheduler({ store: runtime.store, queue: runtime.scanQueue, log: runtime.log.child({ component: 'scheduler' }), monitoring: { store: runtime.store, queue: runtime.surfaceQueue, intervalMs: config.monitoringIntervalMs } }, { intervalMs: config.schedulerIntervalMs })
     : undefined;
   let isClosing = false;
   const shutdown = async (signal: string) => {

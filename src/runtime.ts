@@ -4,6 +4,8 @@ import { LruCache } from './core/shared/lru-cache.ts';
 import { MarkerCodec } from './core/shared/marker.ts';
 import { matchGroupsForVulnerabilities } from './core/vulnerabilities/group-filter.ts';
 import { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
+import { IpInventoryService } from './core/surface/ip-inventory.service.ts';
+import { OfflineIpEnricher } from './engine/ip-data/ip-enricher.ts';
 import { createBulkResolver } from './engine/dns/bulk-resolver.ts';
 import { createNameResolver } from './engine/name-resolver.ts';
 import { createZoneEngine } from './engine/zone-engine.ts';
@@ -15,6 +17,10 @@ import type { ScanRunnerDeps } from './core/scans/scan-runner.service.ts';
 import type { ScanQueue } from './core/scans/scan.service.ts';
 import { createHttpScanEngine } from './engine/http-scan/http-scan-engine.ts';
 import { scanQueueOf } from './jobs/scan.job.ts';
+import { surfaceQueueOf } from './jobs/surface-run.job.ts';
+import { monitoringControl, type MonitoringControl, type SurfaceQueue } from './core/surface/monitoring.service.ts';
+import type { SurfaceRunnerDeps } from './core/surface/surface-runner.service.ts';
+import { createSurfaceEngine } from './engine/discovery/surface-engine.ts';
 
 /** Everything wired once: the core runtime, the engine parts, the job queue, the core services. */
 export interface Runtime extends CoreRuntime {
@@ -31,6 +37,14 @@ export interface Runtime extends CoreRuntime {
   scanQueue: ScanQueue;
   /** What the scan job runs with. */
   scanRunner: ScanRunnerDeps;
+  /** The IP inventory: monitoring runs record what they resolved (recordRun). */
+  ipInventory: IpInventoryService;
+  /** Surface-monitoring runs as durable jobs. */
+  surfaceQueue: SurfaceQueue;
+  /** What the settings update tells monitoring (turned on: a run now; off: the live run stops). */
+  monitoring: MonitoringControl;
+  /** What the surface-run job runs with (tests may replace the engine or the ports). */
+  surfaceRunner: SurfaceRunnerDeps;
 }
 
 /** Opens the store (migrating it) and wires the services; `jobs` tunes the queue (tests shorten the lease). */
@@ -42,6 +56,8 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
   const bulk = createBulkResolver({ servers: config.dnsResolvers });
   const jobs = await createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
   const scanEngine = createHttpScanEngine({ guard, resolver, canary: { listen: config.scanCanaryListen, url: config.scanCanaryUrl } });
+  const ipInventory = new IpInventoryService(store, new OfflineIpEnricher());
+  const surfaceQueue = surfaceQueueOf(jobs);
   return {
     ...core,
     markers,
@@ -58,6 +74,17 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
       perTeamLimit: config.scanTeamConcurrency,
       ingestion: { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` },
       log: log.child({ component: 'scans' }),
+    },
+    ipInventory,
+    surfaceQueue,
+    monitoring: monitoringControl({ store, queue: surfaceQueue }),
+    surfaceRunner: {
+      store,
+      engine: createSurfaceEngine({ guard, resolver, bulk }, scanEngine),
+      ipInventory,
+      ingestion: { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` },
+      log: log.child({ component: 'monitoring' }),
+      requestTimeoutMs: config.scanRequestTimeoutMs,
     },
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.

@@ -93,6 +93,7 @@ const usageLines = `  perimeter admin team create NAME [--plan starter|professio
   perimeter admin member list --team NAME [--json]
   perimeter admin member accept EMAIL --team NAME [--first-name F] [--last-name L] [--authentication password|2fa|sso] [--json]
   perimeter admin profile deactivate|activate TOKEN --team NAME [--json]
+  perimeter admin monitoring list [--team NAME] [--limit N] [--json]
   perimeter admin seed --team NAME --vulnerabilities N [--json]`.split('\n');
 
 const usageFooter = `
@@ -105,7 +106,7 @@ export function adminUsage(area?: string): string {
   return `usage:\n${(lines.length > 0 ? lines : usageLines).join('\n')}${lines.length > 0 ? '' : `\n${usageFooter}`}`;
 }
 
-const commands = new Set(['team create', 'key create', 'key list', 'key revoke', 'asset verify', 'asset check', 'member list', 'member accept', 'profile deactivate', 'profile activate', 'seed']);
+const commands = new Set(['team create', 'key create', 'key list', 'key revoke', 'asset verify', 'asset check', 'member list', 'member accept', 'profile deactivate', 'profile activate', 'monitoring list', 'seed']);
 const argOptions = { switches: ['json', 'v3', 'signing'], repeatable: ['permission'] };
 
 /**
@@ -156,6 +157,42 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
       if (name === undefined) throw new OperatorError('key revoke needs the key ID (see key list) or the KEY');
       const revocation = await revokeApiKey(store, name);
       return emit(output, json, presentRevocation(revocation), describeRevocation(revocation));
+    }
+    case 'monitoring list': {
+      const teamName = args.flags['team'];
+      const team = teamName === undefined ? undefined : await requireTeam(store, teamName);
+      const limitText = args.flags['limit'] ?? '20';
+      const limit = Number(limitText);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new OperatorError(`--limit must be an integer from 1 to 1000, not ${JSON.stringify(limitText)}`);
+      const { listSurfaceRuns } = await import('../core/surface/monitoring.service.ts');
+      const runs = await listSurfaceRuns(store, { ...(team === undefined ? {} : { teamId: team.id }), limit });
+      const present = runs.map((r) => ({
+        id: r.id,
+        team: r.teamName,
+        asset: r.assetName,
+        status: r.status,
+        trigger: r.trigger,
+        phase: r.progress.phase,
+        created: r.created.toISOString(),
+        started: r.started?.toISOString() ?? null,
+        ended: r.ended?.toISOString() ?? null,
+        progress: r.progress,
+        summary: r.summary,
+        error: r.error,
+        warnings: r.warnings,
+      }));
+      const rows = runs.map((r) => [
+        String(r.id),
+        r.teamName,
+        r.assetName,
+        r.status,
+        r.trigger,
+        formatTime(r.created, ''),
+        formatTime(r.ended, '-'),
+        r.summary === null ? `${r.progress.phase}: ${r.progress.live} names` : `${r.summary.names} names (${r.summary.newNames} new), ${r.summary.addresses} IPs, ${r.summary.findings.created} new findings`,
+        r.error ?? '',
+      ]);
+      return emit(output, json, present, runs.length === 0 ? 'no surface-monitoring runs' : formatTable(['RUN', 'TEAM', 'ASSET', 'STATUS', 'TRIGGER', 'CREATED', 'ENDED', 'RESULT', 'ERROR'], rows));
     }
     case 'key list': {
       const teamName = args.flags['team'];

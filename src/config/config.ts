@@ -52,6 +52,10 @@ export interface Config {
   endpointValidationTimeoutMs: number;
   /** How often the scheduler role looks for due schedules, in milliseconds. */
   schedulerIntervalMs: number;
+  /** Time between two surface-monitoring runs of a monitored domain, in milliseconds (default a day). */
+  monitoringIntervalMs: number;
+  /** Surface-monitoring runs one worker process runs at once. */
+  monitoringConcurrency: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -177,6 +181,8 @@ const fields: Record<keyof Config, FieldSpec> = {
   },
   endpointValidationTimeoutMs: { env: 'PERIMETER_ENDPOINT_VALIDATION_TIMEOUT_MS', flag: 'endpoint-validation-timeout-ms', parse: integer(100, 60_000) },
   schedulerIntervalMs: { env: 'PERIMETER_SCHEDULER_INTERVAL_MS', flag: 'scheduler-interval-ms', parse: integer(100, 3_600_000) },
+  monitoringIntervalMs: { env: 'PERIMETER_MONITORING_INTERVAL_MS', flag: 'monitoring-interval-ms', parse: integer(1000, 90 * 24 * 3_600_000) },
+  monitoringConcurrency: { env: 'PERIMETER_MONITORING_CONCURRENCY', flag: 'monitoring-concurrency', parse: integer(1, 64) },
 };
 
 /** Defaults of every setting; the lowest layer. */
@@ -206,6 +212,8 @@ export const defaultConfig: Config = {
   scanCanaryUrl: undefined,
   endpointValidationTimeoutMs: 10_000,
   schedulerIntervalMs: 5000,
+  monitoringIntervalMs: 24 * 3_600_000,
+  monitoringConcurrency: 2,
 };
 
 /** Thrown when the configuration is invalid; lists every problem at once. */

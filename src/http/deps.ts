@@ -9,6 +9,7 @@ import type { ZoneEngine } from '../core/zones/zone-engine.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { ScanEngine } from '../core/scans/scan-engine.ts';
 import type { ScanQueue } from '../core/scans/scan.service.ts';
+import type { MonitoringControl } from '../core/surface/monitoring.service.ts';
 import type { VulnerabilityLister } from '../core/vulnerabilities/vulnerability-list.service.ts';
 
 /** Everything the HTTP layer needs, wired once in main.ts (or by the test harness). */
@@ -27,6 +28,8 @@ export interface AppDeps {
   scanEngine: Pick<ScanEngine, 'probe'>;
   /** Scans as durable jobs. */
   scanQueue: ScanQueue;
+  /** Told when an asset's monitoring is switched on or off (absent: nothing runs). */
+  monitoring?: MonitoringControl;
   /** Logger given to Fastify; defaults to a pino logger at config.logLevel. */
   logger?: FastifyBaseLogger;
 }

@@ -6,12 +6,14 @@ import { groupRoutes } from './v2/groups.routes.ts';
 import { legacyDomainRoutes } from './v2/legacy-domains.routes.ts';
 import { legacyReportRoutes } from './v2/legacy-reports.routes.ts';
 import { memberRoutes } from './v2/members.routes.ts';
+import { monitoringRoutes } from './v2/monitoring.routes.ts';
 import { profileRoutes } from './v2/profiles.routes.ts';
 import { scanRoutes } from './v2/scans.routes.ts';
 import { vulnerabilityRoutes } from './v2/vulnerabilities.routes.ts';
 import { zoneRoutes } from './v2/zones.routes.ts';
+import { ipRoutes } from './v3/ips.routes.ts';
 
 /** Every operation of both surfaces, in documentation order. */
 export function allRoutes(): RouteDef[] {
-  return [...assetRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes, ...legacyDomainRoutes, ...legacyReportRoutes];
+  return [...assetRoutes, ...monitoringRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes, ...legacyDomainRoutes, ...legacyReportRoutes, ...ipRoutes];
 }

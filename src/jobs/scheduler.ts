@@ -1,6 +1,7 @@
 import type { ServiceLogger } from '../core/assets/verification.service.ts';
 import { pruneReports, recoverScans, type ScanDeps } from '../core/scans/scan.service.ts';
 import { fireDueSchedules } from '../core/scans/schedule.service.ts';
+import { fireDueSurfaceRuns, type MonitoringDeps } from '../core/surface/monitoring.service.ts';
 
 /** A running scheduler loop. */
 export interface Scheduler {
@@ -11,11 +12,12 @@ export interface Scheduler {
 
 /**
  * The scheduler role: every intervalMs it fires due scan schedules (once each, however many
- * schedulers run: see fireDueSchedules), repairs live scans that nothing runs (recoverScans) and,
- * hourly, deletes reports past their lifespan (pruneReports).
+ * schedulers run: see fireDueSchedules), repairs live scans that nothing runs (recoverScans),
+ * starts the surface-monitoring runs that are due (fireDueSurfaceRuns, once per due time too)
+ * and, hourly, deletes reports past their lifespan (pruneReports).
  * The first round runs at start, so a fire missed while the service was down runs then.
  */
-export function startScheduler(deps: ScanDeps & { log: ServiceLogger }, options: { intervalMs: number }): Scheduler {
+export function startScheduler(deps: ScanDeps & { log: ServiceLogger; monitoring?: MonitoringDeps }, options: { intervalMs: number }): Scheduler {
   let isStopped = false;
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
@@ -28,6 +30,10 @@ export function startScheduler(deps: ScanDeps & { log: ServiceLogger }, options:
         if (fired.started.length + fired.skipped.length > 0) deps.log.info({ started: fired.started.map((s) => s.token), skipped: fired.skipped }, 'scan schedules fired');
         const repaired = await recoverScans(deps);
         if (repaired > 0) deps.log.info({ repaired }, 'live scans without a running job repaired');
+        if (deps.monitoring !== undefined) {
+          const surface = await fireDueSurfaceRuns(deps.monitoring);
+          if (surface.started + surface.recovered > 0) deps.log.info(surface, 'surface-monitoring runs started');
+        }
         if (Date.now() >= nextPrune) {
           nextPrune = Date.now() + 3600 * 1000;
           const pruned = await pruneReports(deps.store);

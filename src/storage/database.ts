@@ -1,8 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from './kysely.ts';
+import { Kysely, PostgresDialect, sql } from './kysely.ts';
 import { CoalescedRead } from './coalesced-read.ts';
+import { PooledSqliteDialect } from './sqlite-driver.ts';
+import { SqliteReadPool } from './sqlite-read-pool.ts';
 import type { Schema } from './schema.ts';
 
 /** Which SQL dialect a database speaks; only storage/ branches on it. */
@@ -20,10 +23,11 @@ export interface Database {
    */
   readTeamVersion?: (teamId: number) => number | Promise<number>;
   /**
-   * Capability of the embedded store: runs a compiled query and answers its rows as arrays.
-   * better-sqlite3 builds an object per row at a cost that dominates wide list pages.
+   * Capability of the embedded store: runs a compiled read-only query outside any transaction
+   * (on the read pool when there is one) and answers its rows as arrays. better-sqlite3 builds
+   * an object per row at a cost that dominates wide list pages.
    */
-  rawRows?: (sql: string, parameters: readonly unknown[]) => unknown[][];
+  rawRows?: (sql: string, parameters: readonly unknown[]) => Promise<unknown[][]>;
   /**
    * Capability of the embedded store: a prepared statement on its one connection (so it runs
    * inside whatever transaction is open). Bulk writes of many small rows (zone indexing) use
@@ -46,7 +50,16 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite page cache, in MB (default 32). */
   cacheMb?: number;
+  /**
+   * SQLite: read-only connections in worker threads that serve plain reads outside
+   * transactions (default: one per core, 2 to 4); 0 runs every query on the one connection.
+   * A `:memory:` store has none (its data is private to its connection).
+   */
+  readers?: number;
 }
+
+/** Page cache of each reader of the pool, in KB: the file is mapped, so this holds little. */
+const readerCacheKb = 8 * 1024;
 
 /** Opens PostgreSQL when a URL is given, else the embedded SQLite file in dataDir (WAL mode). */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -72,15 +85,19 @@ function openSqlite(options: OpenOptions): Database {
   // of growing the process by the size of the write.
   sqlite.pragma(`cache_size = -${(options.cacheMb ?? 32) * 1024}`);
   sqlite.pragma('mmap_size = 4294967296');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const readers = file === ':memory:' ? 0 : (options.readers ?? Math.min(4, Math.max(2, availableParallelism())));
+  const pool = readers > 0 ? new SqliteReadPool(path, readers, readerCacheKb) : undefined;
+  const db = new Kysely<Schema>({ dialect: new PooledSqliteDialect(sqlite, statementCache(sqlite), pool) });
   // Prepared on first use: the table exists only once migrations ran.
   let versionStatement: SQLite.Statement | undefined;
+  const versionSql = 'select vuln_version from teams where id = ?';
   const rawStatements = new Map<string, SQLite.Statement>();
   return {
     db,
     dialect: 'sqlite',
     prepare: (source) => sqlite.prepare(source),
-    rawRows: (source, parameters) => {
+    rawRows: async (source, parameters) => {
+      if (pool !== undefined) return (await pool.query(source, parameters, true)) as unknown[][];
       let statement = rawStatements.get(source);
       if (statement === undefined) {
         statement = sqlite.prepare(source).raw(true);
@@ -90,7 +107,10 @@ function openSqlite(options: OpenOptions): Database {
       return statement.all(...parameters) as unknown[][];
     },
     readTeamVersion: (teamId) => {
-      versionStatement ??= sqlite.prepare('select vuln_version from teams where id = ?').pluck();
+      // While some flow holds a transaction open on the writer, its bumped version is not
+      // committed: read the committed one from the pool, which the page and count were read from.
+      if (pool !== undefined && sqlite.inTransaction) return pool.query(versionSql, [teamId], true).then((rows) => Number((rows[0] as unknown[] | undefined)?.[0] ?? 0));
+      versionStatement ??= sqlite.prepare(versionSql).pluck();
       return Number(versionStatement.get(teamId) ?? 0);
     },
     description: `sqlite ${path}`,
@@ -99,13 +119,13 @@ function openSqlite(options: OpenOptions): Database {
 }
 
 /**
- * Kysely's SQLite driver prepares every query anew; this keeps the prepared statements of
- * recent SQL texts. better-sqlite3 runs a statement synchronously to completion, so reuse is
- * safe as long as nothing streams (nothing here uses Kysely's stream()).
+ * The writer's prepared statements of recent SQL texts (Kysely would prepare every query
+ * anew). better-sqlite3 runs a statement synchronously to completion, so reuse is safe as long
+ * as nothing streams (the driver refuses stream()).
  */
-function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+function statementCache(sqlite: SQLite.Database): (source: string) => SQLite.Statement {
   const statements = new Map<string, SQLite.Statement>();
-  const prepare = (source: string): SQLite.Statement => {
+  return (source) => {
     let statement = statements.get(source);
     if (statement === undefined) {
       statement = sqlite.prepare(source);
@@ -114,13 +134,6 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
     }
     return statement;
   };
-  return new Proxy(sqlite, {
-    get(target, property) {
-      if (property === 'prepare') return prepare;
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
 }
 
 const int8Oid = 20;

@@ -10,6 +10,9 @@ import * as m006 from './migrations/006-vulnerability-time-index.ts';
 import * as m007 from './migrations/007-dns-names.ts';
 import * as m008 from './migrations/008-scans.ts';
 import * as m009 from './migrations/009-api-key-ids.ts';
+import * as m010 from './migrations/010-ip-inventory.ts';
+import * as m011 from './migrations/011-vulnerability-counts.ts';
+import * as m012 from './migrations/012-surface-runs.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -26,6 +29,9 @@ const migrations: Record<string, MigrationModule> = {
   '007-dns-names': m007,
   '008-scans': m008,
   '009-api-key-ids': m009,
+  '010-ip-inventory': m010,
+  '011-vulnerability-counts': m011,
+  '012-surface-runs': m012,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

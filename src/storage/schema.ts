@@ -126,6 +126,39 @@ export interface VulnerabilitiesTable {
   revision: number;
 }
 
+/** Vulnerabilities per team, asset, status, severity and scan source; kept by triggers (migration 011). */
+export interface VulnerabilityCountsTable {
+  team_id: number;
+  asset_id: number;
+  status: string;
+  severity: string;
+  scan_source: string;
+  n: number;
+}
+
+/** One surface-monitoring run of a monitored root domain (migration 012). */
+export interface SurfaceRunsTable {
+  id: Generated<number>;
+  team_id: number;
+  asset_id: number;
+  /** queued, running, stopping (live); completed, stopped, failed (ended). */
+  status: string;
+  /** enable (monitoring turned on), schedule (the interval came round), recover. */
+  trigger: string;
+  error: string | null;
+  /** JSON array of strings. */
+  warnings: string;
+  /** JSON counters while it runs. */
+  progress: string;
+  /** JSON: what the run found, once it ended. */
+  summary: string | null;
+  job_id: string | null;
+  runner: string | null;
+  created: number;
+  started: number | null;
+  ended: number | null;
+}
+
 export interface TagsTable {
   id: Generated<number>;
   team_id: number;
@@ -163,6 +196,8 @@ export interface DnsNamesTable {
   records_zone_file: string | null;
   records_zone_transfer: string | null;
   records_zone_lookup: string | null;
+  /** What the latest surface-monitoring run resolved for the name (migration 012). */
+  records_surface: string | null;
   first_seen: number;
   updated: number;
   last_seen: number;
@@ -266,6 +301,35 @@ export interface ScanFindingsTable {
   cvss: number;
 }
 
+export interface IpAddressesTable {
+  id: Generated<number>;
+  team_id: number;
+  /** The root asset of the monitored domain. */
+  asset_id: number;
+  /** Canonical text (dotted quad, RFC 5952 IPv6). */
+  ip_address: string;
+  ip_version: 'IPv4' | 'IPv6';
+  domain_name: string;
+  active: number;
+  first_seen_at: number;
+  last_seen_at: number;
+  disappeared_at: number | null;
+  enriched: Generated<number>;
+  as_number: number | null;
+  as_name: string | null;
+  as_domain: string | null;
+  continent: string | null;
+  continent_name: string | null;
+  country: string | null;
+  country_name: string | null;
+}
+
+export interface IpInventoryVersionsTable {
+  team_id: number;
+  /** Bumped by every change of the team's IP inventory a reader can see. */
+  version: number;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Schema {
   teams: TeamsTable;
@@ -280,6 +344,7 @@ export interface Schema {
   tags: TagsTable;
   vulnerability_tags: VulnerabilityTagsTable;
   vulnerability_events: VulnerabilityEventsTable;
+  vulnerability_counts: VulnerabilityCountsTable;
   dns_names: DnsNamesTable;
   zone_lookup_jobs: ZoneLookupJobsTable;
   zone_lookup_chunks: ZoneLookupChunksTable;
@@ -288,4 +353,7 @@ export interface Schema {
   scan_profiles: ScanProfilesTable;
   scans: ScansTable;
   scan_findings: ScanFindingsTable;
+  ip_addresses: IpAddressesTable;
+  surface_runs: SurfaceRunsTable;
+  ip_inventory_versions: IpInventoryVersionsTable;
 }

@@ -7,6 +7,8 @@ import { KyselyAssetPatternRepository } from './repositories/asset-pattern.repos
 import { KyselyAssetRepository } from './repositories/asset.repository.ts';
 import { KyselyGroupMemberRepository } from './repositories/group-member.repository.ts';
 import { KyselyGroupRepository } from './repositories/group.repository.ts';
+import { KyselyIpInventoryRepository } from './repositories/ip-inventory.repository.ts';
+import { KyselySurfaceRunRepository } from './repositories/surface-run.repository.ts';
 import { KyselyMemberRepository } from './repositories/member.repository.ts';
 import { KyselyApiKeyRepository, KyselyTeamRepository } from './repositories/team.repository.ts';
 import { KyselyVulnerabilityRepository } from './repositories/vulnerability.repository.ts';
@@ -30,6 +32,8 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),
     scans: new KyselyScanRepository(db, database.dialect),
+    ipAddresses: new KyselyIpInventoryRepository(db),
+    surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
   };
 }
 

@@ -15,8 +15,8 @@ import { startVulnerableSites, type VulnerableSites } from '../support/vulnerabl
 const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]) });
 const limits: ScanLimits = { maxPages: 500, maxDepth: 10, maxDurationMs: 60_000, requestTimeoutMs: 5000 };
 
-const EXPOSURE_CHECKS = new Set(['exposed-git', 'directory-listing', 'exposed-svn', 'exposed-env-file', 'backup-files', 'phpinfo', 'server-status', 'stack-trace', 'source-map', 'secrets-in-javascript']);
-const CWE: Record<string, number> = { 'exposed-git': 527, 'directory-listing': 548, 'exposed-svn': 527, 'exposed-env-file': 538, 'backup-files': 530, phpinfo: 497, 'server-status': 497, 'stack-trace': 209, 'source-map': 540, 'secrets-in-javascript': 798 };
+const EXPOSURE_CHECKS = new Set(['exposed-git', 'directory-listing', 'exposed-svn', 'exposed-env-file', 'backup-files', 'phpinfo', 'server-status', 'stack-trace', 'source-map', 'secrets-in-javascript', 'default-page']);
+const CWE: Record<string, number> = { 'exposed-git': 527, 'directory-listing': 548, 'exposed-svn': 527, 'exposed-env-file': 538, 'backup-files': 530, phpinfo: 497, 'server-status': 497, 'stack-trace': 209, 'source-map': 540, 'secrets-in-javascript': 798, 'default-page': 1188 };
 
 async function scan(server: TargetServer): Promise<{ status: string; findings: FindingInput[]; warnings: string[] }> {
   const findings: FindingInput[] = [];
@@ -102,7 +102,7 @@ describe('exposure checks on the safe twin', () => {
     assert.equal(result.status, 'completed');
     assert.deepEqual(exposureFindings(result.findings).map((f) => `${f.checkId} ${pathOf(f)}`), []);
     const requested = sites.safe.requests.map((r) => r.path);
-    for (const path of ['/.svn/wc.db', '/.svn/entries', '/.env', '/.env.local', '/.env.production', '/phpinfo.php', '/info.php', '/server-status', '/server-info', '/legacy/product.php.bak', '/legacy/.search.php.swp', '/backoffice/settings.php.orig', '/bundles/vendor.js.map', '/bundles/app.bundle.js.map']) {
+    for (const path of ['/.svn/wc.db', '/.svn/entries', '/.env', '/.env.local', '/.env.production', '/phpinfo.php', '/info.php', '/server-status', '/server-info', '/index.nginx-debian.html', '/iisstart.htm', '/config.php.bak', '/legacy/product.php.bak', '/legacy/.search.php.swp', '/backoffice/settings.php.orig', '/bundles/vendor.js.map', '/bundles/app.bundle.js.map']) {
       assert.ok(requested.includes(path), `${path} was probed`);
     }
   });

@@ -9,6 +9,7 @@ import { decodeListPosition, positionOf } from './list-position.ts';
 import { applyAssetSettings, defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
 import type { DiscoveredName } from '../zones/dns-names.ts';
 import type { RootDomain, ZoneSource } from '../zones/zone.types.ts';
+import type { MonitoringControl } from '../surface/monitoring.service.ts';
 import type { Asset, AssetPageQuery } from './asset.types.ts';
 
 /** Largest page of an asset listing. */
@@ -219,8 +220,9 @@ async function promoteName(tx: Repositories, name: DiscoveredName): Promise<Asse
  * current values (bodies written before they existed). Monitoring is refused on IP addresses
  * (2423) and on unverified domains (2425), and switching it on is refused at the plan's
  * capacity (2424); the capacity check and the write share one transaction with the team locked.
+ * Once committed, `monitoring` hears of a switch: on queues a run now, off stops the live one.
  */
-export async function updateAssetSettings(store: Store, team: Team, token: string, body: unknown): Promise<AssetSettings> {
+export async function updateAssetSettings(store: Store, team: Team, token: string, body: unknown, monitoring?: MonitoringControl): Promise<AssetSettings> {
   const target = await requireTokenTarget(store, team, token);
   const asset = target.asset ?? { kind: 'domain' as const, status: target.discovered.status, name: target.discovered.name };
   const update = parseAssetSettings(body);
@@ -230,18 +232,22 @@ export async function updateAssetSettings(store: Store, team: Team, token: strin
   if (update.monitoring && asset.status !== 'verified') {
     throw appError(2425, `Surface monitoring needs a verified domain; ${asset.name} is not verified`, ['monitoring']);
   }
-  return store.transaction(async (tx) => {
+  const { settings, assetId, wasMonitored } = await store.transaction(async (tx) => {
     await tx.assets.lockTeam(team.id);
     const found = await requireTokenTarget(tx, team, token);
     const current = found.asset ?? (await promoteName(tx, found.discovered));
-    const settings = applyAssetSettings(current.settings ?? defaultAssetSettings, update);
-    if (settings.monitoring && !current.monitored) {
+    const next = applyAssetSettings(current.settings ?? defaultAssetSettings, update);
+    if (next.monitoring && !current.monitored) {
       const capacity = plans[team.plan].monitoredDomains;
       if ((await tx.assets.countMonitored(team.id)) >= capacity) {
         throw appError(2424, `Monitored-domain capacity reached: the ${team.plan} plan monitors at most ${capacity} domains`, ['monitoring']);
       }
     }
-    await tx.assets.updateSettings(team.id, current.id, settings, new Date());
-    return settings;
+    await tx.assets.updateSettings(team.id, current.id, next, new Date());
+    return { settings: next, assetId: current.id, wasMonitored: current.monitored };
   });
+  if (monitoring !== undefined && settings.monitoring !== wasMonitored) {
+    await (settings.monitoring ? monitoring.enabled(team.id, assetId) : monitoring.disabled(team.id, assetId));
+  }
+  return settings;
 }

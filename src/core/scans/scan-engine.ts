@@ -56,6 +56,42 @@ export interface ScanLimits {
   requestTimeoutMs: number;
 }
 
+/** A live web origin of an asset that the stateless tests examine; `host` is `scopeName` or a name under it. */
+export interface StatelessOrigin {
+  scheme: 'http' | 'https';
+  host: string;
+  port: number;
+  /** The asset's name: no request leaves it (the origin's host must be it or under it). */
+  scopeName: string;
+}
+
+/** Settings of one stateless-tests run (the asset's settings and the configured time-out). */
+export interface StatelessOptions {
+  /** Requests per second to each origin (origins run side by side); 0 = unlimited. */
+  requestsPerSecond: number;
+  /** Sent with every request (a `User-Agent` here replaces the scanner's, a `Cookie` is sent as given). */
+  customHeaders: Array<{ name: string; value: string }>;
+  /** Time limit of one request. */
+  requestTimeoutMs: number;
+}
+
+/** What the stateless tests did with one origin. */
+export interface StatelessOriginResult {
+  origin: StatelessOrigin;
+  /** True when the start page got an HTTP response (any status); otherwise nothing else was requested. */
+  isAnswered: boolean;
+  /** Requests sent to the origin (the start page included). */
+  requestsSent: number;
+  /** Why the origin did not answer (refused, timed out, TLS, not resolvable, denied by the egress guard, outside scopeName). */
+  error?: string;
+}
+
+/** How a stateless-tests run ended: one result per distinct origin, in the order given. */
+export interface StatelessOutcome {
+  status: 'completed' | 'aborted';
+  origins: StatelessOriginResult[];
+}
+
 /**
  * The port every application-scan engine implements (engine/http-scan). Every connection goes
  * through the egress guard and ends with the signal; an unreachable host is reported, never thrown.
@@ -65,4 +101,11 @@ export interface ScanEngine {
   probe(endpoint: EndpointAddress, scopeName: string, signal: AbortSignal, timeoutMs: number): Promise<ProbeResult>;
   /** Crawls the target and runs the checks, honouring the profile's settings. */
   scan(target: ScanTarget, settings: ScanProfileSettings, limits: ScanLimits, sink: ScanSink, signal: AbortSignal): Promise<ScanOutcome>;
+  /**
+   * Surface monitoring's stateless tests: safe single GET requests to each origin (exposed
+   * .git/.svn/.env, backups of well-known files, directory listings, phpinfo, server-status,
+   * default and debug pages), findings reported exactly as scan() reports them. No crawling,
+   * injection, login or state-changing method. An origin that does not answer is in the outcome.
+   */
+  statelessTests(origins: StatelessOrigin[], options: StatelessOptions, sink: ScanSink, signal: AbortSignal): Promise<StatelessOutcome>;
 }

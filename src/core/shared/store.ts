@@ -5,6 +5,8 @@ import type { VulnerabilityRepository } from '../vulnerabilities/vulnerability.r
 import type { LookupJobRepository } from '../zones/zone-lookup.types.ts';
 import type { ZoneRepository } from '../zones/zone.types.ts';
 import type { ScanProfileRepository, ScanRepository } from '../scans/scan.types.ts';
+import type { IpInventoryRepository } from '../surface/ip-inventory.types.ts';
+import type { SurfaceRunRepository } from '../surface/surface-run.types.ts';
 import type { ApiKeyRepository, TeamRepository } from '../teams/team.types.ts';
 
 /** Every repository of the core, bound to one connection or transaction. */
@@ -21,6 +23,9 @@ export interface Repositories {
   zoneLookups: LookupJobRepository;
   scanProfiles: ScanProfileRepository;
   scans: ScanRepository;
+  /** The IP inventory of surface monitoring. */
+  ipAddresses: IpInventoryRepository;
+  surfaceRuns: SurfaceRunRepository;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AssetStatus } from '../assets/asset.types.ts';
 import type { DnsRecordInput, ZoneSource } from './zone.types.ts';
 
 /** The sources in the order added_by lists them, and their bit in a name's `sources`. */
-export const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-lookup'];
+export const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-lookup', 'dns-scrape', 'certificate-scrape', 'page-scrape', 'brute-force', 'permutation', 'surface-monitoring'];
 
 /** The bit of each source in a discovered name's `sources`. */
 export function sourceBits(sources: readonly ZoneSource[]): number {

@@ -10,8 +10,17 @@ export interface DnsRecordInput {
   data: string;
 }
 
-/** Where a name or record came from; becomes part of the asset's `added_by`. */
-export type ZoneSource = 'zone-file' | 'zone-transfer' | 'zone-lookup';
+/**
+ * Where a name or record came from; becomes part of the asset's `added_by`. The zone sources
+ * (an upload, a transfer, a lookup job) each keep their own record set; the surface-monitoring
+ * sources share one (`records_surface`: what the latest run resolved), and tell how a run
+ * found the name: a DNS answer, a certificate, a web page, the word list, a permutation, or
+ * `surface-monitoring` for a name the inventory already held that a run saw again.
+ */
+export type ZoneSource = 'zone-file' | 'zone-transfer' | 'zone-lookup' | SurfaceSource;
+
+/** The sources of surface monitoring (see ZoneSource). */
+export type SurfaceSource = 'dns-scrape' | 'certificate-scrape' | 'page-scrape' | 'brute-force' | 'permutation' | 'surface-monitoring';
 
 /** A root domain asset records may be indexed under. */
 export interface RootDomain {
@@ -78,6 +87,11 @@ export interface ZoneRepository {
    * be planned for the 100 the statistics knew.
    */
   refreshStatistics(): Promise<void>;
+  /**
+   * Every name the team holds under a domain (strictly under it): discovered names with their
+   * sources, and subdomain assets (sources empty). Surface monitoring re-checks them each run.
+   */
+  namesUnder(teamId: number, domain: string): Promise<Array<{ name: string; sources: ZoneSource[] }>>;
   /** Removes the names indexed under a root asset (and its apex's records). */
   deleteUnder(teamId: number, root: RootDomain): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { createBackupFilesCheck } from './checks/backup-files.check.ts';
 import { createExposedEnvFileCheck } from './checks/exposed-env-file.check.ts';
 import { createExposedSvnCheck } from './checks/exposed-svn.check.ts';
 import { createPhpinfoCheck } from './checks/phpinfo.check.ts';
+import { createDefaultPageCheck } from './checks/default-page.check.ts';
 import { createSecretsInJavaScriptCheck } from './checks/secrets-in-javascript.check.ts';
 import { createServerStatusCheck } from './checks/server-status.check.ts';
 import { createSourceMapCheck } from './checks/source-map.check.ts';
@@ -40,6 +41,7 @@ import { RequestBudget } from './request-budget.ts';
 import { ScanScope, originText } from './scan-scope.ts';
 import { ProgressReporter, ScanSession } from './scan-session.ts';
 import { crawlConcurrency, crawlSite } from './site-crawler.ts';
+import { runStatelessTests } from './stateless-tests.ts';
 
 /**
  * The checks of one scan, fresh per scan (each keeps its own per-origin state). Without the
@@ -69,6 +71,7 @@ export function createDefaultChecks(options: { canary?: ScanCanary } = {}): Page
     createBackupFilesCheck(),
     createPhpinfoCheck(),
     createServerStatusCheck(),
+    createDefaultPageCheck(),
     createStackTraceCheck(),
     createSourceMapCheck(),
     createSecretsInJavaScriptCheck(),
@@ -173,7 +176,8 @@ async function runScan(
  * The application-scan engine (port ScanEngine): probe() validates an endpoint, scan() crawls
  * the target and runs the checks of createDefaultChecks() (configuration, exposure, injection
  * and authentication; docs/scanning.md lists them). Every connection passes the egress guard;
- * network trouble is an outcome or a warning, never a throw. `canary` says where the SSRF canary
+ * network trouble is an outcome or a warning, never a throw. statelessTests() runs surface
+ * monitoring's single-request exposure checks over many origins (stateless-tests.ts). `canary` says where the SSRF canary
  * listens (default: 127.0.0.1, an ephemeral port); it listens only while a scan runs.
  */
 export function createHttpScanEngine(deps: { guard: EgressGuard; resolver: DnsResolver; canary?: CanaryConfig }): ScanEngine {
@@ -181,5 +185,6 @@ export function createHttpScanEngine(deps: { guard: EgressGuard; resolver: DnsRe
   return {
     probe: (endpoint, scopeName, signal, timeoutMs) => probeEndpoint(deps, endpoint, scopeName, signal, timeoutMs),
     scan: (target, settings, limits, sink, signal) => runScan({ guard: deps.guard, resolver: deps.resolver, canary }, target, settings, limits, sink, signal),
+    statelessTests: (origins, options, sink, signal) => runStatelessTests(deps, origins, options, sink, signal),
   };
 }

@@ -73,6 +73,8 @@ export class ScanSession {
     private readonly client: GuardedHttpClient,
     private readonly budget: RequestBudget,
     readonly progress: ProgressReporter,
+    /** False: cookies answers set are never kept or sent back, every request stands alone (stateless tests). */
+    private readonly keepsSiteCookies = true,
   ) {
     this.profileCookies = [...settings.custom_cookies, ...(settings.session_cookie === null ? [] : [settings.session_cookie])].map((c) => [c.name, c.value]);
     const custom = settings.custom_headers.filter((h) => h.name.toLowerCase() !== 'cookie');
@@ -113,7 +115,7 @@ export class ScanSession {
       this.progress.touch();
       const exchange = await this.client.send(body === undefined ? { method, url, headers } : { method, url, headers, body: body.text }, signal);
       for (const header of exchange.headers) {
-        if (header.name !== 'set-cookie' || options.storeCookies === false) continue;
+        if (header.name !== 'set-cookie' || options.storeCookies === false || !this.keepsSiteCookies) continue;
         this.jar.setCookieSync(header.value, url.href, { ignoreError: true });
         this.hasSiteCookies = true;
       }

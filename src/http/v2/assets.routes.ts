@@ -22,7 +22,7 @@ export const Asset = Type.Object(
     token: Token,
     name: Type.String({ description: 'Domain name or IP address' }),
     status: Type.Union([Type.Literal('verified'), Type.Literal('unverified')], { description: 'Ownership verification status' }),
-    added_by: Type.Array(Type.String(), { description: 'Origins: manual, zone-file, zone-transfer, zone-lookup' }),
+    added_by: Type.Array(Type.String(), { description: 'Origins: manual, zone-file, zone-transfer, zone-lookup; surface monitoring: dns-scrape, certificate-scrape, page-scrape, brute-force, permutation, surface-monitoring (a held name a run saw again)' }),
     monitored: Type.Boolean(),
     created: Timestamp,
     updated: Timestamp,
@@ -231,7 +231,7 @@ export const assetRoutes: RouteDef[] = [
     errors: [1050, 1051, 2011, 2014, 2422, 2423, 2424, 2425, 2426],
     handler: async (ctx) => {
       const body = readJson(ctx, { required: true });
-      return { status: 200, body: await updateAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!, body) };
+      return { status: 200, body: await updateAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!, body, ctx.deps.monitoring) };
     },
   }),
 ];

@@ -87,7 +87,7 @@ export class KyselyAssetRepository implements AssetRepository {
     const query = base.select(['id', documentOf(this.dialect).as('document'), ...documentColumns]);
     if (this.rawRows !== undefined) {
       const compiled = query.compile();
-      return this.rawRows(compiled.sql, compiled.parameters).map((row) => ({ id: Number(row[0]), document: withTimes(row[1] as string, row.slice(2)) }));
+      return (await this.rawRows(compiled.sql, compiled.parameters)).map((row) => ({ id: Number(row[0]), document: withTimes(row[1] as string, row.slice(2)) }));
     }
     const rows = await query.execute();
     return rows.map((r) => ({ id: Number(r.id), document: withTimes(r.document, [r.created, r.updated, r.discovered, r.last_seen]) }));

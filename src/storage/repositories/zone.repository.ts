@@ -18,6 +18,12 @@ const recordColumn: Record<ZoneSource, string> = {
   'zone-file': 'records_zone_file',
   'zone-transfer': 'records_zone_transfer',
   'zone-lookup': 'records_zone_lookup',
+  'dns-scrape': 'records_surface',
+  'certificate-scrape': 'records_surface',
+  'page-scrape': 'records_surface',
+  'brute-force': 'records_surface',
+  permutation: 'records_surface',
+  'surface-monitoring': 'records_surface',
 };
 
 const insertColumns = 'team_id, rname, root_id, sources, shadowed, first_seen, updated, last_seen';
@@ -241,6 +247,16 @@ export class KyselyZoneRepository implements ZoneRepository {
 
   async refreshStatistics(): Promise<void> {
     if (this.dialect === 'postgres') await sql`analyze dns_names`.execute(this.db);
+  }
+
+  async namesUnder(teamId: number, domain: string): Promise<Array<{ name: string; sources: ZoneSource[] }>> {
+    const { from, to } = rangeUnder(domain);
+    const rows = await this.db.selectFrom('dns_names').select(['rname', 'sources']).where('team_id', '=', teamId).where('rname', '>', from).where('rname', '<', to).execute();
+    const out = new Map(rows.map((r) => [reverseName(r.rname), sourcesOf(Number(r.sources))]));
+    const suffix = `.${domain}`;
+    const assets = await this.db.selectFrom('assets').select('name').where('team_id', '=', teamId).where('kind', '=', 'domain').where('name', 'like', `%${suffix}`).execute();
+    for (const a of assets) if (a.name.endsWith(suffix) && !out.has(a.name)) out.set(a.name, []);
+    return [...out].map(([name, sources]) => ({ name, sources }));
   }
 
   async deleteUnder(teamId: number, root: RootDomain): Promise<void> {

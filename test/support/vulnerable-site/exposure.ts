@@ -3,7 +3,7 @@ import type { SiteModule, SiteRequest, SiteResponse, Spot } from './types.ts';
 
 /**
  * The exposure spots of the fixture site: metadata and config files a probe finds (/.svn/, /.env,
- * phpinfo, server-status), backup copies of crawled pages, stack traces and debug pages, source
+ * phpinfo, server-status, server default pages), backup copies of crawled pages, stack traces and debug pages, source
  * maps and credentials in JavaScript. The safe twin answers the same paths fixed: 404, 403, a
  * generic error page, or a soft-404 (200 with a "not found" page that names the path and a
  * request id), which a scanner must not mistake for the file. The vulnerable site also answers
@@ -41,6 +41,10 @@ const PHPINFO = `<!DOCTYPE html><html><head><title>PHP 8.2.7 - phpinfo()</title>
 <table><tr><td class="e">System </td><td class="v">Linux shop-web-1 6.1.0-9-amd64 x86_64 </td></tr><tr><td class="e">Build Date </td><td class="v">Jun  9 2023 </td></tr>
 <tr><td class="e">Server API </td><td class="v">Apache 2.0 Handler </td></tr><tr><td class="e">Configuration File (php.ini) Path </td><td class="v">/etc/php/8.2/apache2 </td></tr>
 <tr><td class="e">Loaded Configuration File </td><td class="v">/etc/php/8.2/apache2/php.ini </td></tr></table></div></body></html>`;
+
+// The identifying lines of the nginx (Debian package) and IIS welcome pages, shortened.
+const NGINX_DEFAULT = '<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>\n</head>\n<body>\n<h1>Welcome to nginx!</h1>\n<p>If you see this page, the nginx web server is successfully installed and working. Further configuration is required.</p>\n</body>\n</html>\n';
+const IIS_DEFAULT = '<!DOCTYPE html><html><head><title>IIS Windows Server</title></head><body><div id="container"><a href="http://go.microsoft.com/fwlink/?linkid=66138"><img src="iisstart.png" alt="IIS" width="960" height="600" /></a></div></body></html>';
 
 const TRACES: Record<string, SiteResponse> = {
   '/reports/export': page('Error', `<pre>Traceback (most recent call last):
@@ -123,6 +127,15 @@ const routes: Record<string, (request: SiteRequest) => SiteResponse> = {
     r.isSafe
       ? forbidden
       : page('Index of /uploads', '<table><tr><th>Name</th><th>Last modified</th><th>Size</th></tr><tr><td><a href="/">Parent Directory</a></td></tr><tr><td><a href="invoice-2031.pdf">invoice-2031.pdf</a></td><td>2026-10-02 09:14</td><td>88K</td></tr><tr><td><a href="customers.csv">customers.csv</a></td><td>2026-10-05 17:40</td><td>1.2M</td></tr></table><address>Apache/2.4.57 (Debian) Server at 127.0.0.1 Port 80</address>'),
+  // Default files a package left in the web root; the safe twin removed them (or has an article quoting one).
+  '/index.nginx-debian.html': (r) =>
+    r.isSafe
+      ? page('Moving off the default page', '<p>Our first server answered "Welcome to nginx!" for a week; the nginx tutorial we followed said the page means a server nobody configured.</p>')
+      : { status: 200, headers: html, body: NGINX_DEFAULT },
+  '/iisstart.htm': (r) => (r.isSafe ? notFound : { status: 200, headers: html, body: IIS_DEFAULT }),
+  // A configuration script runs to an empty page; its backup copy is served as source (the safe twin has none).
+  '/config.php': () => ({ status: 200, headers: html, body: '' }),
+  '/config.php.bak': (r) => (r.isSafe ? notFound : { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: PHP_SOURCE('config.php') }),
   '/checkout-widget': (r) => {
     const tokens = r.isSafe ? { slack: 'xoxb-your-token-here', github: `ghp_${'x'.repeat(36)}` } : { slack: SLACK_TOKEN, github: GITHUB_TOKEN };
     return page('Checkout', `<div id="chat"></div><script>window.support = { slackToken: "${tokens.slack}", githubToken: "${tokens.github}" };</script>`);
@@ -155,6 +168,9 @@ const spots: Spot[] = [
   spot('backup-swap', 'backup-files', '/legacy/.search.php.swp', 'a vim swap file of search.php'),
   spot('backup-old', 'backup-files', '/legacy/report.html.old', 'an older internal draft of report.html'),
   spot('backup-orig-soft-404', 'backup-files', '/backoffice/settings.php.orig', 'a merge leftover of settings.php in a directory answering soft-404s for any other name'),
+  spot('backup-well-known', 'backup-files', '/config.php.bak', 'the PHP source of a configuration script at a well-known name, as .bak'),
+  spot('default-page-nginx', 'default-page', '/index.nginx-debian.html', 'the welcome page of Debian\'s nginx package left in the web root'),
+  spot('default-page-iis', 'default-page', '/iisstart.htm', 'the IIS start page left in the web root'),
   spot('phpinfo-probed', 'phpinfo', '/phpinfo.php', 'phpinfo() at the usual path (not linked)'),
   spot('phpinfo-crawled', 'phpinfo', '/diagnostics/runtime.php', 'phpinfo() output on a linked diagnostics page'),
   spot('server-status', 'server-status', '/server-status', 'Apache mod_status open to anyone'),
@@ -180,7 +196,7 @@ export const exposureModule: SiteModule = {
   name: 'exposure',
   spots,
   links: [
-    '/uploads/', '/legacy/product.php', '/legacy/contact.php', '/legacy/search.php', '/legacy/report.html', '/backoffice/settings.php', '/diagnostics/runtime.php',
+    '/uploads/', '/config.php', '/legacy/product.php', '/legacy/contact.php', '/legacy/search.php', '/legacy/report.html', '/backoffice/settings.php', '/diagnostics/runtime.php',
     ...Object.keys(TRACES),
     '/bundles/app.bundle.js', '/bundles/vendor.js', '/bundles/widget.js', ...Object.keys(SECRETS_VULNERABLE), '/checkout-widget',
   ],

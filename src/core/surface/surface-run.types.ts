@@ -1,0 +1,81 @@
+/** The states of a surface-monitoring run; queued, running and stopping are live. */
+export type SurfaceRunStatus = 'queued' | 'running' | 'stopping' | 'completed' | 'stopped' | 'failed';
+
+/** What started a run. */
+export type SurfaceRunTrigger = 'enable' | 'schedule';
+
+/** The live states: at most one live run per asset. */
+export const liveSurfaceRunStatuses: readonly SurfaceRunStatus[] = ['queued', 'running', 'stopping'];
+
+/** Counters a run reports while it runs. */
+export interface SurfaceRunProgress {
+  phase: 'queued' | 'discovery' | 'inventory' | 'stateless-tests' | 'findings' | 'done';
+  /** Names resolved so far, live names found, takeover candidates. */
+  candidates: number;
+  live: number;
+  takeovers: number;
+  /** HTTP origins the stateless tests covered, and their requests. */
+  origins: number;
+  requests: number;
+  findings: number;
+}
+
+/** What a finished run found. */
+export interface SurfaceRunSummary {
+  names: number;
+  newNames: number;
+  goneNames: number;
+  addresses: number;
+  isWildcard: boolean;
+  takeovers: number;
+  findings: { created: number; updated: number; regressions: number; patched: number };
+}
+
+/** One run of one monitored root domain. */
+export interface SurfaceRun {
+  id: number;
+  teamId: number;
+  assetId: number;
+  status: SurfaceRunStatus;
+  trigger: SurfaceRunTrigger;
+  error: string | null;
+  warnings: string[];
+  progress: SurfaceRunProgress;
+  summary: SurfaceRunSummary | null;
+  jobId: string | null;
+  runner: string | null;
+  created: Date;
+  started: Date | null;
+  ended: Date | null;
+}
+
+/** A run with the names an operator reads it by. */
+export interface SurfaceRunListing extends SurfaceRun {
+  teamName: string;
+  assetName: string;
+}
+
+/** The storage port of surface runs. */
+export interface SurfaceRunRepository {
+  /** A queued run, or undefined when the asset has a live run already (the partial unique index). */
+  insertLive(run: { teamId: number; assetId: number; trigger: SurfaceRunTrigger; created: Date; unlessCreatedSince?: Date }): Promise<SurfaceRun | undefined>;
+  findById(id: number): Promise<SurfaceRun | undefined>;
+  findLive(teamId: number, assetId: number): Promise<SurfaceRun | undefined>;
+  /** The latest run of each asset (live or ended). */
+  latestOf(teamId: number, assetIds: number[]): Promise<Map<number, SurfaceRun>>;
+  setJob(id: number, jobId: string): Promise<void>;
+  /** queued → running (or a re-delivered running run taken over); false when the run is not live any more. */
+  markRunning(id: number, runner: string, at: Date): Promise<boolean>;
+  setProgress(id: number, progress: SurfaceRunProgress): Promise<void>;
+  addWarning(id: number, warning: string): Promise<void>;
+  /** Ends a live run; false when it had ended already. */
+  end(id: number, status: 'completed' | 'stopped' | 'failed', at: Date, fields: { error?: string; summary?: SurfaceRunSummary }): Promise<boolean>;
+  /** Asks the live run of the asset to stop: a queued one ends `stopped` at once, a running one goes `stopping`. */
+  requestStop(teamId: number, assetId: number, at: Date): Promise<SurfaceRunStatus | undefined>;
+  /** The monitored, verified root domains whose latest run was created before `createdBefore` (or that never ran), with no live run. */
+  dueAssets(createdBefore: Date, limit: number): Promise<Array<{ teamId: number; assetId: number }>>;
+  /** Live runs whose job id is missing (a crash between the row and the job), created before `before`. */
+  withoutJob(before: Date): Promise<SurfaceRun[]>;
+  /** Recent runs, newest first, optionally of one team (operators' listing). */
+  list(options: { teamId?: number; limit: number }): Promise<SurfaceRunListing[]>;
+}

@@ -1,0 +1,217 @@
+import type { ServiceLogger } from '../assets/verification.service.ts';
+import { defaultAssetSettings } from '../assets/asset-settings.ts';
+import type { Asset } from '../assets/asset.types.ts';
+import type { ScanSink, StatelessOrigin } from '../scans/scan-engine.ts';
+import type { Store } from '../shared/store.ts';
+import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
+import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
+import { indexRecords } from '../zones/zone-index.service.ts';
+import type { DnsRecordInput, SurfaceSource, ZoneSource } from '../zones/zone.types.ts';
+import type { IpInventoryService } from './ip-inventory.service.ts';
+import type { DiscoveredSource, SurfaceDiscoveryReport, SurfaceEngine } from './surface-engine.ts';
+import type { SurfaceRun, SurfaceRunProgress, SurfaceRunSummary } from './surface-run.types.ts';
+import { subdomainTakeoverFinding } from './takeover-finding.ts';
+
+/** What the surface-run job runs with. */
+export interface SurfaceRunnerDeps {
+  store: Store;
+  engine: SurfaceEngine;
+  ipInventory: Pick<IpInventoryService, 'recordRun'>;
+  ingestion: IngestionOptions;
+  log: ServiceLogger;
+  /** Time limit of one request of the stateless tests. */
+  requestTimeoutMs: number;
+  /** Ports of the web origins (443 and 80; tests point them at loopback servers). */
+  ports?: { https: number; http: number };
+  /** How often progress is saved and a stop request looked for (default 1000 ms). */
+  tickMs?: number;
+}
+
+/** Thrown when the worker itself stops mid-run: the job goes back to the queue and the run starts again. */
+export class SurfaceRunInterruptedError extends Error {
+  override readonly name = 'SurfaceRunInterruptedError';
+}
+
+/** The added_by source of a name found by a run, from the engine's first source of it. */
+function sourceOf(sources: readonly DiscoveredSource[]): SurfaceSource {
+  const map: Partial<Record<DiscoveredSource, SurfaceSource>> = {
+    dns: 'dns-scrape',
+    certificate: 'certificate-scrape',
+    page: 'page-scrape',
+    'brute-force': 'brute-force',
+    permutation: 'permutation',
+  };
+  for (const source of sources) {
+    const mapped = map[source];
+    if (mapped !== undefined) return mapped;
+  }
+  return 'surface-monitoring';
+}
+
+/** The records a run resolved for a name, as the inventory keeps them (what the latest run saw). */
+function recordsOf(name: SurfaceDiscoveryReport['names'][number]): DnsRecordInput[] {
+  const records: DnsRecordInput[] = [];
+  if (name.cnames !== undefined && name.cnames.length > 0) records.push({ name: name.name, ttl: 0, type: 'CNAME', data: `${name.cnames[0]}.` });
+  for (const address of name.addresses) records.push({ name: name.name, ttl: 0, type: address.includes(':') ? 'AAAA' : 'A', data: address });
+  return records;
+}
+
+const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-lookup'];
+
+/**
+ * Runs one surface-monitoring run of a monitored domain: discovery (and takeover tests), the
+ * found names into the inventory (discovered subdomains, with their source in added_by), the
+ * IP inventory, the stateless tests against every live web origin, and the findings through the
+ * ingestion service (scan source surface-monitoring), where a completed run patches what it no
+ * longer sees. A stop request (monitoring turned off), seen within one tick, aborts the engines
+ * and ends the run `stopped` with nothing recorded. A run whose worker stops is thrown back to
+ * the queue (SurfaceRunInterruptedError) and starts again: every write is an upsert or a
+ * whole-run replacement, and nothing is written before discovery has finished.
+ */
+export async function runSurfaceRun(deps: SurfaceRunnerDeps, runId: number, ctx: { runner: string; signal: AbortSignal }): Promise<void> {
+  const { store } = deps;
+  const run = await store.surfaceRuns.findById(runId);
+  if (run === undefined || !['queued', 'running', 'stopping'].includes(run.status)) return;
+  if (run.status === 'stopping') {
+    await store.surfaceRuns.end(run.id, 'stopped', new Date(), {});
+    return;
+  }
+  if (!(await store.surfaceRuns.markRunning(run.id, ctx.runner, new Date()))) return;
+  const asset = await store.assets.findById(run.teamId, run.assetId);
+  const team = await store.teams.findById(run.teamId);
+  if (asset === undefined || team === undefined || !asset.monitored || asset.kind !== 'domain') {
+    await store.surfaceRuns.end(run.id, 'stopped', new Date(), { error: 'Surface monitoring is off for the asset' });
+    return;
+  }
+  if (asset.status !== 'verified') {
+    await store.surfaceRuns.end(run.id, 'failed', new Date(), { error: `${asset.name} is not verified any more: monitoring runs only on verified domains` });
+    return;
+  }
+
+  const progress: SurfaceRunProgress = { phase: 'discovery', candidates: 0, live: 0, takeovers: 0, origins: 0, requests: 0, findings: 0 };
+  const stop = new AbortController();
+  const tick = async () => {
+    await store.surfaceRuns.setProgress(run.id, progress);
+    const current = await store.surfaceRuns.findById(run.id);
+    const owner = current === undefined ? undefined : await store.assets.findById(current.teamId, current.assetId);
+    if (current === undefined || current.status !== 'running' || owner === undefined || !owner.monitored) stop.abort(new Error('stop requested'));
+  };
+  let ticking: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    ticking = ticking.then(tick).catch((err: unknown) => deps.log.warn({ err, run: run.id }, 'saving surface run progress failed'));
+  }, deps.tickMs ?? 1000);
+  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  try {
+    const summary = await work(deps, run, asset, team.id, progress, signal);
+    clearInterval(timer);
+    await ticking;
+    progress.phase = 'done';
+    await store.surfaceRuns.setProgress(run.id, progress);
+    await store.surfaceRuns.end(run.id, 'completed', new Date(), { summary });
+    deps.log.info({ run: run.id, asset: asset.name, ...summary }, 'surface run completed');
+  } catch (err) {
+    clearInterval(timer);
+    await ticking;
+    if (stop.signal.aborted) {
+      await store.surfaceRuns.end(run.id, 'stopped', new Date(), {});
+      deps.log.info({ run: run.id, asset: asset.name }, 'surface run stopped');
+      return;
+    }
+    if (ctx.signal.aborted) throw new SurfaceRunInterruptedError('The worker stopped during the run; it starts again on the next delivery');
+    throw err;
+  }
+}
+
+/** The run's work once it holds the run; throws on abort (the caller decides what that means). */
+async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, teamId: number, progress: SurfaceRunProgress, signal: AbortSignal): Promise<SurfaceRunSummary> {
+  const { store } = deps;
+  const settings = asset.settings ?? defaultAssetSettings;
+  const held = await store.zones.namesUnder(teamId, asset.name);
+  const zoneNames = held.filter((n) => n.sources.some((s) => zoneSources.includes(s))).map((n) => n.name);
+  const knownNames = held.filter((n) => !n.sources.some((s) => zoneSources.includes(s))).map((n) => n.name);
+  const customHeaders = Object.entries(settings.custom_headers ?? {}).map(([name, value]) => ({ name, value }));
+  const report = await deps.engine.discover({
+    root: asset.name,
+    knownNames,
+    zoneNames,
+    scrape: settings.scrape,
+    bruteForce: settings.brute_force,
+    takeoverTests: settings.subdomain_takeover_tests,
+    requestsPerSecond: settings.requests_per_second,
+    customHeaders,
+    signal,
+    onProgress: (p) => Object.assign(progress, { candidates: p.candidates, live: p.live, takeovers: p.takeovers }),
+  });
+  signal.throwIfAborted();
+
+  // Stateless tests and takeover findings are gathered before anything is written: a stop
+  // during them leaves the inventory as the previous run left it.
+  const findings: FindingInput[] = report.takeovers.map((t) => subdomainTakeoverFinding(t));
+  const origins = settings.stateless_tests ? webOrigins(report, asset.name, deps.ports) : [];
+  if (origins.length > 0) {
+    progress.phase = 'stateless-tests';
+    const sink: ScanSink = {
+      finding: async (finding) => {
+        findings.push(finding);
+        progress.findings = findings.length;
+      },
+      progress: (counters) => {
+        progress.requests = counters.requestsSent;
+      },
+      warning: (message) => void store.surfaceRuns.addWarning(run.id, message).catch(() => undefined),
+    };
+    const outcome = await deps.engine.statelessTests(origins, { requestsPerSecond: settings.requests_per_second, customHeaders, requestTimeoutMs: deps.requestTimeoutMs }, sink, signal);
+    signal.throwIfAborted();
+    progress.origins = outcome.origins.filter((o) => o.isAnswered).length;
+    progress.requests = outcome.origins.reduce((sum, o) => sum + o.requestsSent, 0);
+  }
+
+  progress.phase = 'inventory';
+  const bySource = new Map<ZoneSource, DnsRecordInput[]>();
+  const heldNames = new Set(held.map((n) => n.name));
+  let newNames = 0;
+  for (const name of report.names) {
+    if (name.name !== asset.name && !heldNames.has(name.name)) newNames += 1;
+    const records = recordsOf(name);
+    if (records.length === 0) continue;
+    const source = sourceOf(name.sources);
+    bySource.set(source, [...(bySource.get(source) ?? []), ...records]);
+  }
+  const team = (await store.teams.findById(teamId))!;
+  await store.transaction(async (tx) => {
+    for (const [source, records] of bySource) await indexRecords(tx, team, [records], source);
+  });
+  const seen = report.names.flatMap((n) => n.addresses.map((address) => ({ name: n.name, address })));
+  const ips = await deps.ipInventory.recordRun({ teamId, assetId: asset.id, seen, at: Date.now() });
+
+  progress.phase = 'findings';
+  const ingestion = new ScanIngestion(store, { teamId, asset: { id: asset.id, token: asset.token, name: asset.name }, scanSource: 'surface-monitoring', scanProfileToken: null, scannedAt: new Date() }, deps.ingestion);
+  for (const finding of findings) await ingestion.add(finding);
+  const result = await ingestion.finish(true);
+  for (const warning of report.warnings.slice(0, 20)) await store.surfaceRuns.addWarning(run.id, warning);
+  return {
+    names: report.names.length,
+    newNames,
+    goneNames: report.gone.length,
+    addresses: ips.seen,
+    isWildcard: report.isWildcard,
+    takeovers: report.takeovers.length,
+    findings: result,
+  };
+}
+
+/** HTTPS and HTTP on every live name with an address (each name once per scheme). */
+function webOrigins(report: SurfaceDiscoveryReport, scopeName: string, ports = { https: 443, http: 80 }): StatelessOrigin[] {
+  const origins: StatelessOrigin[] = [];
+  for (const name of report.names) {
+    if (name.addresses.length === 0) continue;
+    origins.push({ scheme: 'https', host: name.name, port: ports.https, scopeName });
+    origins.push({ scheme: 'http', host: name.name, port: ports.http, scopeName });
+  }
+  return origins;
+}
+
+/** Ends a run that failed on every delivery. */
+export async function failSurfaceRun(store: Store, runId: number, error: string): Promise<void> {
+  await store.surfaceRuns.end(runId, 'failed', new Date(), { error });
+}

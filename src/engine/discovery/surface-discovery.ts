@@ -1,0 +1,677 @@
+import { setMaxListeners } from 'node:events';
+import type { LookupResult } from '../dns/bulk-resolver.ts';
+import type { DnsResolver } from '../dns/resolver.ts';
+import { resolveAddresses, type AddressStreams } from './address-lookups.ts';
+import { permutationCandidates, shippedWordList, wordCandidates } from './candidate-names.ts';
+import { queryNameServer } from './direct-query.ts';
+import type {
+  DiscoveredName,
+  DiscoveryDeps,
+  DiscoveryLimits,
+  DiscoveryPorts,
+  DiscoveryProgress,
+  DiscoveryReport,
+  DiscoveryRequest,
+  DiscoverySource,
+  DiscoveryStats,
+  TakeoverObservation,
+  TakeoverProvider,
+  UnresolvedName,
+} from './discovery.types.ts';
+import { createHostScanner, isUnderRoot, normaliseHost, parentOf, recordTargets } from './discovery-names.ts';
+import { NameStates, Status } from './name-states.ts';
+import { brokenDelegation, danglingCname, shippedProviders, unclaimedAtProvider, type Delegation } from './takeover-checks.ts';
+import { WebReader } from './web-sources.ts';
+import { answerOf, WildcardDetector } from './wildcard-detector.ts';
+
+export type * from './discovery.types.ts';
+
+/** Bounds used when the deps give none. */
+export const defaultDiscoveryLimits: DiscoveryLimits = {
+  hostConcurrency: 16,
+  perOriginInFlight: 2,
+  httpTimeoutMs: 8000,
+  pageBodyLimit: 1024 * 1024,
+  scriptsPerPage: 3,
+  permutationBases: 500,
+  maxPermutations: 10_000,
+  nameServerTimeoutMs: 3000,
+};
+
+const defaultPorts: DiscoveryPorts = { https: 443, http: 80, dns: 53 };
+const defaultMaxDepth = 3;
+const maxWarnings = 100;
+/** Live names handed to `onNames` at once. */
+const NAME_BATCH = 1000;
+/** Service records asked at the root (RFC 6763-style well-known services people publish). */
+const SRV_SERVICES = ['_sip._tcp', '_sip._udp', '_sips._tcp', '_sipfederationtls._tcp', '_xmpp-client._tcp', '_xmpp-server._tcp', '_autodiscover._tcp', '_ldap._tcp', '_kerberos._tcp', '_caldavs._tcp', '_carddavs._tcp', '_imaps._tcp', '_submission._tcp', '_matrix._tcp'];
+
+/** What the takeover tests need of a live name with a CNAME chain. */
+interface Chained {
+  cnames: string[];
+  addresses: string[];
+  /** The name's own lookup when it ended NXDOMAIN with the chain in it (dangling-CNAME evidence). */
+  nxdomainAnswer?: LookupResult;
+}
+
+/** A live host to read: its own MX/NS/TXT when scraping found it, its certificate and pages when the guard allows its addresses. */
+interface ScrapeTask {
+  name: string;
+  depth: number;
+  isAskingRecords: boolean;
+  isReadingWeb: boolean;
+  addresses: string[];
+}
+
+/** Rejects as soon as the signal aborts, even while the work still waits on the network. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
+  });
+}
+
+/** Runs `task` over the items with at most `limit` at once; the first failure ends the pool. */
+async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** The first `limit` names by name of those offered, in order: one comparison for a name past the last kept. */
+class FirstByName {
+  readonly names: string[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  offer(name: string): void {
+    const { names } = this;
+    if (names.length >= this.limit && name >= (names[names.length - 1] as string)) return;
+    let low = 0;
+    let high = names.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((names[middle] as string) < name) low = middle + 1;
+      else high = middle;
+    }
+    names.splice(low, 0, name);
+    if (names.length > this.limit) names.pop();
+  }
+}
+
+/**
+ * One discovery run; discoverSurface() is its only entry point.
+ *
+ * Candidates go through resolveAddresses: expected names (seeds, names found by scraping) ask
+ * A+AAAA at once, guessed ones (words, permutations) A first and AAAA unless NXDOMAIN, the
+ * streams side by side and fed lazily: names found by scraping while the word list runs are
+ * handed to the resolver before the next word, and live hosts are scraped while it goes on. Per name the
+ * run keeps one packed number (NameStates); what a live name carries (addresses, chain) is
+ * handed to `onNames` in batches and dropped, or kept for the report when there is no
+ * `onNames`. Only names with a CNAME chain (for the takeover tests), failed firm names (for
+ * `unresolved`) and up to `permutationBases` bases are kept beside it.
+ */
+class DiscoveryRun {
+  private readonly states = new NameStates();
+  /** Names to resolve, in the order they were found (head index: no shifting). */
+  private pending: Array<string | undefined> = [];
+  private pendingHead = 0;
+  /** Live names for the report, when names are not streamed. */
+  private readonly live = new Map<string, DiscoveredName>();
+  private liveCount = 0;
+  private batch: DiscoveredName[] = [];
+  private flushing: Promise<void> | undefined;
+  /** The error onNames rejected with: no batch is handed over after it. */
+  private flushFailure: unknown;
+  private readonly chained = new Map<string, Chained>();
+  private readonly unresolvedFirm = new Map<string, UnresolvedName>();
+  /** Permutation bases: the first live names by name, found in this run and given by the core. */
+  private readonly foundBases: FirstByName;
+  private readonly knownBases: FirstByName;
+  private rootNameServers: string[] = [];
+  /** Addresses of the hosts being read (the guard's resolver answers from them). */
+  private readonly hostAddresses = new Map<string, string[]>();
+  private readonly scrapeQueue: ScrapeTask[] = [];
+  private scraping = 0;
+  private scrapeFailure: unknown;
+  private scrapeWaiters: Array<() => void> = [];
+  /** The guard's decisions by address in this run (hosts share addresses; the guard's rules do not change mid-run). */
+  private readonly allowedAddresses = new Map<string, boolean>();
+  private readonly delegationCandidates = new Set<string>();
+  private readonly delegations: Delegation[] = [];
+  private readonly takeovers: TakeoverObservation[] = [];
+  private readonly warnings: string[] = [];
+  private readonly wildcards: WildcardDetector;
+  private readonly web: WebReader;
+  private readonly scan: (text: string) => string[];
+  private readonly limits: DiscoveryLimits;
+  private readonly ports: DiscoveryPorts;
+  private readonly providers: readonly TakeoverProvider[];
+  private readonly maxDepth: number;
+  private readonly signal: AbortSignal;
+  private readonly isStreaming: boolean;
+  private phase: DiscoveryProgress['phase'] = 'seeds';
+  private lastProgressAt = 0;
+  private readonly stats: DiscoveryStats = {
+    candidates: 0,
+    queries: 0,
+    retries: 0,
+    timeouts: 0,
+    resolveMs: 0,
+    bruteForceCandidates: 0,
+    permutationCandidates: 0,
+    isPermutationCapped: false,
+    hostsScraped: 0,
+    hostsSkippedByGuard: 0,
+    httpRequests: 0,
+    durationMs: 0,
+  };
+
+  constructor(
+    private readonly deps: DiscoveryDeps,
+    private readonly request: DiscoveryRequest,
+    private readonly root: string,
+  ) {
+    this.signal = request.signal;
+    this.isStreaming = request.onNames !== undefined;
+    this.limits = { ...defaultDiscoveryLimits, ...deps.limits };
+    this.ports = { ...defaultPorts, ...deps.ports };
+    this.providers = deps.providers ?? (request.takeoverTests ? shippedProviders() : []);
+    this.maxDepth = Math.max(0, request.maxDepth ?? defaultMaxDepth);
+    this.foundBases = new FirstByName(this.limits.permutationBases);
+    this.knownBases = new FirstByName(this.limits.permutationBases);
+    this.wildcards = new WildcardDetector(deps.bulk, this.signal);
+    this.scan = createHostScanner(root);
+    // The guard resolves hosts for the web reader: answer from this run's lookups first.
+    const cached: DnsResolver = {
+      resolveTxt: (name, signal) => deps.resolver.resolveTxt(name, signal),
+      resolveAddresses: (name, signal) => {
+        const addresses = this.hostAddresses.get(name) ?? this.chained.get(name)?.addresses ?? this.live.get(name)?.addresses;
+        return addresses !== undefined && addresses.length > 0 ? Promise.resolve(addresses) : deps.resolver.resolveAddresses(name, signal);
+      },
+    };
+    this.web = new WebReader({ guard: deps.guard, resolver: cached, ports: this.ports, limits: this.limits, requestsPerSecond: request.requestsPerSecond, customHeaders: request.customHeaders, signal: this.signal });
+  }
+
+  async run(): Promise<DiscoveryReport> {
+    const startedAt = performance.now();
+    const { request } = this;
+    const isScraping = request.scrape;
+    const isBruteForcing = isScraping && request.bruteForce;
+    try {
+      this.add(this.root, 'known', 0);
+      for (const name of request.knownNames) this.add(name, 'known', 0);
+      for (const name of request.zoneNames ?? []) this.add(name, 'zone', 0);
+      await this.wildcards.probe(this.root);
+      if (isScraping || request.takeoverTests) await this.scrapeRootRecords();
+      this.progress('seeds', true);
+      // The seeds, and beside them the word list with what scraping finds meanwhile.
+      await this.resolve({ expected: this.takeAllPending(), guessed: isBruteForcing ? this.feed(this.bruteForceNames()) : undefined });
+      await this.drain();
+      if (isBruteForcing) {
+        this.progress('permutations', true);
+        await this.resolve({ guessed: this.feed(this.permutationNames()) });
+        await this.drain();
+      }
+      if (isScraping || request.takeoverTests) {
+        await this.findDelegations();
+        await this.drain();
+      }
+      await this.flushNames();
+      if (request.takeoverTests) await this.takeoverTests();
+      this.stats.durationMs = performance.now() - startedAt;
+      this.progress('done', true);
+      return this.report();
+    } finally {
+      this.stats.httpRequests = this.web.requests;
+      await this.web.close();
+    }
+  }
+
+  /** Records a name from a source; a new name (or a filtered one now firmly seen) is queued for resolution. */
+  private add(text: string, source: DiscoverySource, depth: number): void {
+    const name = normaliseHost(text);
+    if (name === undefined || !isUnderRoot(name, this.root)) return;
+    const change = this.states.add(name, source, depth);
+    if (change === 'new' || change === 'requeued') this.pending.push(name);
+    else if (change === 'grown' && !this.isStreaming) {
+      // The report lists every source and the smallest depth; a streamed name was delivered already.
+      const found = this.live.get(name);
+      if (found !== undefined) {
+        if (!found.sources.includes(source)) found.sources.push(source);
+        if (depth < found.depth) found.depth = depth;
+      }
+    }
+  }
+
+  /**
+   * Pending names first (what scraping found while the stream runs), then the next candidate of
+   * the source, until the source is exhausted: a name found on a page does not wait for the end
+   * of the word list.
+   */
+  private *feed(source: Iterable<string>): Generator<string> {
+    const iterator = source[Symbol.iterator]();
+    for (;;) {
+      const name = this.takePending();
+      if (name !== undefined) {
+        yield name;
+        continue;
+      }
+      const next = iterator.next();
+      if (next.done === true) return;
+      yield next.value;
+    }
+  }
+
+  /** Every pending name, taken off the queue. */
+  private takeAllPending(): string[] {
+    const names: string[] = [];
+    for (let name = this.takePending(); name !== undefined; name = this.takePending()) names.push(name);
+    return names;
+  }
+
+  private takePending(): string | undefined {
+    while (this.pendingHead < this.pending.length) {
+      const name = this.pending[this.pendingHead];
+      this.pending[this.pendingHead] = undefined;
+      this.pendingHead += 1;
+      if (name !== undefined && this.states.status(name) === Status.pending) return name;
+    }
+    if (this.pendingHead > 0) {
+      this.pending = [];
+      this.pendingHead = 0;
+    }
+    return undefined;
+  }
+
+  /** Resolves what is pending and waits for the hosts being read, until neither has work. */
+  private async drain(): Promise<void> {
+    if (this.pendingHead < this.pending.length || this.scraping > 0 || this.scrapeQueue.length > 0) this.progress('scrape', true);
+    for (;;) {
+      if (this.scrapeFailure !== undefined) throw this.scrapeFailure;
+      if (this.pendingHead < this.pending.length) {
+        // Pending names come from firm sources (DNS answers, certificates, pages): expected to exist.
+        await this.resolve({ expected: this.takeAllPending() });
+        continue;
+      }
+      if (this.scraping === 0 && this.scrapeQueue.length === 0) return;
+      await untilAborted(new Promise<void>((resolve) => this.scrapeWaiters.push(resolve)), this.signal);
+    }
+  }
+
+  /** Resolves names (expected ones A+AAAA, guessed ones A, then AAAA unless NXDOMAIN) through the bulk resolver, judging each answer as it comes. */
+  private async resolve(streams: AddressStreams): Promise<void> {
+    const stats = await untilAborted(
+      resolveAddresses(this.deps.bulk, streams, (result) => this.judge(result), this.signal),
+      this.signal,
+    );
+    if (this.scrapeFailure !== undefined) throw this.scrapeFailure;
+    this.stats.candidates += stats.names;
+    this.stats.queries += stats.queries;
+    this.stats.retries += stats.retries;
+    this.stats.timeouts += stats.timeouts;
+    this.stats.resolveMs += stats.durationMs;
+  }
+
+  /** Brute-force candidates not seen yet, registered as they are handed to the resolver. */
+  private bruteForceNames(): Generator<string> {
+    return this.unseen(wordCandidates(this.deps.wordList ?? shippedWordList(), this.root), 'brute-force', () => (this.stats.bruteForceCandidates += 1));
+  }
+
+  /** Permutations of live names (found names first, then known ones), bounded. */
+  private permutationNames(): Generator<string> {
+    // The first by name of the live names found in this run, then of the known ones: the same
+    // bases whatever order the answers came in.
+    const bases = [...this.foundBases.names, ...this.knownBases.names].slice(0, this.limits.permutationBases);
+    const { names, isCapped } = permutationCandidates(bases, this.root, this.limits.maxPermutations);
+    this.stats.isPermutationCapped = isCapped;
+    return this.unseen(names, 'permutation', () => (this.stats.permutationCandidates += 1));
+  }
+
+  /** The candidates not seen yet, registered as they are handed to the resolver; a seen one only gains the source. */
+  private *unseen(candidates: Iterable<string>, source: 'brute-force' | 'permutation', count: () => void): Generator<string> {
+    if (source === 'brute-force') this.progress('brute-force', true);
+    for (const name of candidates) {
+      count();
+      const change = this.states.add(name, source, 0);
+      if (change === 'new') yield name;
+      else if (change === 'grown' && !this.isStreaming) {
+        const found = this.live.get(name);
+        if (found !== undefined && !found.sources.includes(source)) found.sources.push(source);
+      }
+    }
+  }
+
+  /** Judges one lookup: live (after the wildcard filter), gone, unresolved, or a delegation to probe. */
+  private judge(result: LookupResult): void | Promise<void> {
+    this.progress(this.phase, false);
+    const name = result.name;
+    const packed = this.states.get(name);
+    if (packed === undefined || NameStates.status(packed) !== Status.pending) return undefined;
+    if (result.outcome === 'answer' || (result.outcome === 'nxdomain' && result.records.some((r) => r.type === 'CNAME'))) {
+      const { addresses, chain } = answerOf(name, result.records);
+      const nxdomainAnswer = result.outcome === 'nxdomain' ? result : undefined;
+      if (addresses.length === 0 && chain.length > 0 && result.outcome === 'answer') return this.followChain(name, chain);
+      if (addresses.length === 0 && chain.length === 0) return this.settleEmpty(name, packed, 'nodata');
+      return this.settleAnswer(name, packed, addresses, chain, nxdomainAnswer);
+    }
+    if (result.outcome === 'nxdomain' || result.outcome === 'nodata') return this.settleEmpty(name, packed, result.outcome);
+    this.states.setStatusOf(name, packed, Status.unresolved);
+    if (NameStates.isFirm(packed)) this.unresolvedFirm.set(name, { name, outcome: result.outcome, detail: result.failures[0]?.detail ?? '' });
+    if (result.outcome === 'servfail' || result.outcome === 'refused') this.delegationCandidates.add(name);
+    return undefined;
+  }
+
+  /** An answer that stopped at a CNAME (an authoritative server does not chase other zones): ask the target. */
+  private async followChain(name: string, chain: string[]): Promise<void> {
+    let addresses: string[] = [];
+    const full = [...chain];
+    for (let hop = 0; hop < 8; hop += 1) {
+      const target = full[full.length - 1] as string;
+      const result = await this.deps.bulk.lookup(target, ['A', 'AAAA'], this.signal);
+      const next = answerOf(target, result.records);
+      addresses = next.addresses;
+      for (const t of next.chain) if (!full.includes(t)) full.push(t);
+      if (addresses.length > 0 || next.chain.length === 0 || result.outcome !== 'answer') break;
+    }
+    return this.settleAnswer(name, undefined, addresses, full, undefined);
+  }
+
+  /** A name with addresses or a CNAME chain: filtered when a wildcard gave it, else live. */
+  private settleAnswer(name: string, known: number | undefined, addresses: string[], chain: string[], nxdomainAnswer: LookupResult | undefined): void | Promise<void> {
+    // After a wait (a chain followed, a level probed) the state is read again: sources may have grown.
+    const packed = known ?? (this.states.get(name) as number);
+    const parent = parentOf(name);
+    if (!NameStates.isFirm(packed) && parent !== undefined && isUnderRoot(parent, this.root)) {
+      if (!this.wildcards.isKnown(parent)) {
+        return this.wildcards.probe(parent).then(() => this.settleAnswer(name, undefined, addresses, chain, nxdomainAnswer));
+      }
+      const wildcard = this.wildcards.peek(parent);
+      if (wildcard !== undefined && this.wildcards.isWildcardAnswer(wildcard, name, addresses, chain)) {
+        this.states.setStatusOf(name, packed, Status.filtered);
+        return undefined;
+      }
+    }
+    if (chain.length > 0 && this.request.takeoverTests) this.chained.set(name, { cnames: chain, addresses, ...(nxdomainAnswer === undefined ? {} : { nxdomainAnswer }) });
+    const depth = NameStates.depth(packed);
+    if (this.request.scrape && depth < this.maxDepth) for (const target of chain) this.add(target, 'dns', depth + 1);
+    const found = this.confirm(name, packed, addresses, chain, undefined);
+    this.scheduleScrape(name, packed, addresses);
+    return found;
+  }
+
+  /** No address and no CNAME: gone for now (a delegation probe may still make it live). */
+  private settleEmpty(name: string, packed: number, outcome: 'nxdomain' | 'nodata'): void {
+    this.states.setStatusOf(name, packed, outcome === 'nxdomain' ? Status.goneNxdomain : Status.goneNodata);
+    if (outcome === 'nodata' && name !== this.root) this.delegationCandidates.add(name);
+  }
+
+  /** A name is live: streamed to the core in batches (awaited: a slow consumer holds the resolver back), or kept for the report. */
+  private confirm(name: string, packed: number, addresses: string[], chain: string[], nameServers: string[] | undefined): void | Promise<void> {
+    this.states.setStatusOf(name, packed, Status.live);
+    this.liveCount += 1;
+    if (name !== this.root) {
+      (NameStates.isFound(packed) ? this.foundBases : this.knownBases).offer(name);
+    }
+    const found: DiscoveredName = {
+      name,
+      sources: NameStates.sources(packed),
+      addresses,
+      ...(chain.length === 0 ? {} : { cnames: chain }),
+      ...(nameServers === undefined ? {} : { nameServers }),
+      depth: NameStates.depth(packed),
+    };
+    if (!this.isStreaming) {
+      this.live.set(name, found);
+      return undefined;
+    }
+    if (this.flushFailure !== undefined) throw this.flushFailure;
+    this.batch.push(found);
+    if (this.flushing !== undefined) return this.flushing;
+    return this.batch.length >= NAME_BATCH ? this.flush() : undefined;
+  }
+
+  /** Hands the batch to the core; the names are not kept. */
+  private flush(): Promise<void> {
+    const batch = this.batch;
+    this.batch = [];
+    const onNames = this.request.onNames as NonNullable<DiscoveryRequest['onNames']>;
+    const flushing = Promise.resolve()
+      .then(() => onNames(batch))
+      .catch((err: unknown) => {
+        this.flushFailure ??= err;
+        throw err;
+      })
+      .finally(() => {
+        if (this.flushing === flushing) this.flushing = undefined;
+      });
+    this.flushing = flushing;
+    return flushing;
+  }
+
+  /** Delivers what is left of the last batch. */
+  private async flushNames(): Promise<void> {
+    if (!this.isStreaming) return;
+    while (this.flushing !== undefined) await untilAborted(this.flushing, this.signal);
+    if (this.flushFailure !== undefined) throw this.flushFailure;
+    if (this.batch.length > 0) await untilAborted(this.flush(), this.signal);
+  }
+
+  /** Queues a live host for scraping when there is something to read (its records, its certificate and pages). */
+  private scheduleScrape(name: string, packed: number, addresses: string[]): void {
+    const depth = NameStates.depth(packed);
+    if (!this.request.scrape || depth >= this.maxDepth) return;
+    const isAskingRecords = name !== this.root && NameStates.isScraped(packed);
+    let isReadingWeb = false;
+    if (addresses.length > 0) {
+      isReadingWeb = addresses.every((address) => this.isAllowed(address));
+      if (!isReadingWeb) this.stats.hostsSkippedByGuard += 1;
+    }
+    if (!isAskingRecords && !isReadingWeb) return;
+    this.scrapeQueue.push({ name, depth, isAskingRecords, isReadingWeb, addresses });
+    this.pumpScrapes();
+  }
+
+  /** Starts queued scrapes while fewer than hostConcurrency run. */
+  private pumpScrapes(): void {
+    while (this.scraping < this.limits.hostConcurrency && this.scrapeQueue.length > 0) {
+      const task = this.scrapeQueue.shift() as ScrapeTask;
+      this.scraping += 1;
+      this.scrapeHost(task)
+        .catch((err: unknown) => {
+          this.scrapeFailure ??= err;
+        })
+        .finally(() => {
+          this.scraping -= 1;
+          if (this.scrapeFailure === undefined) this.pumpScrapes();
+          for (const resume of this.scrapeWaiters.splice(0)) resume();
+        });
+    }
+  }
+
+  /** Reads one live host: its own MX/NS/TXT when it was found by scraping, then its certificate and pages. */
+  private async scrapeHost(task: ScrapeTask): Promise<void> {
+    const { name } = task;
+    const depth = task.depth + 1;
+    if (task.isAskingRecords) {
+      const result = await this.deps.bulk.lookup(name, ['MX', 'NS', 'TXT'], this.signal);
+      for (const record of result.records) for (const target of recordTargets(record)) this.add(target, 'dns', depth);
+    }
+    if (!task.isReadingWeb) return;
+    this.stats.hostsScraped += 1;
+    const isInScope = (host: string): boolean => isUnderRoot(host, this.root);
+    this.hostAddresses.set(name, task.addresses);
+    try {
+      const read = await this.web.readHost(name, task.addresses, isInScope);
+      for (const certificateName of read.certificateNames) this.add(certificateName, 'certificate', depth);
+      for (const text of read.texts) for (const found of this.scan(text)) this.add(found, 'page', depth);
+    } finally {
+      this.hostAddresses.delete(name);
+    }
+  }
+
+  /** The root's MX, NS, TXT and SOA, and well-known SRV names: their targets under the root. */
+  private async scrapeRootRecords(): Promise<void> {
+    const lookups = [this.deps.bulk.lookup(this.root, ['MX', 'NS', 'TXT', 'SOA'], this.signal)];
+    if (this.request.scrape) for (const service of SRV_SERVICES) lookups.push(this.deps.bulk.lookup(`${service}.${this.root}`, ['SRV'], this.signal));
+    const results = await untilAborted(Promise.all(lookups), this.signal);
+    this.rootNameServers = results[0]?.records.filter((r) => r.type === 'NS' && r.name === this.root).map((r) => r.data.replace(/\.$/, '')) ?? [];
+    if (!this.request.scrape) return;
+    for (const result of results) for (const record of result.records) for (const target of recordTargets(record)) this.add(target, 'dns', 1);
+  }
+
+  /**
+   * Names that exist without an address (NODATA) or fail (SERVFAIL, REFUSED) may be zone cuts:
+   * the root's own name servers, asked directly, answer a delegation with its NS records.
+   */
+  private async findDelegations(): Promise<void> {
+    const candidates = [...this.delegationCandidates];
+    this.delegationCandidates.clear();
+    const rootServers = this.rootNameServers;
+    if (candidates.length === 0 || rootServers.length === 0) return;
+    const addresses: string[] = [];
+    for (const server of rootServers) {
+      const result = await this.deps.bulk.lookup(server, ['A', 'AAAA'], this.signal);
+      addresses.push(...answerOf(server, result.records).addresses.filter((a) => this.isAllowed(a)));
+    }
+    if (addresses.length === 0) {
+      this.warn(`delegations not checked: no name server of ${this.root} is reachable through the egress guard`);
+      return;
+    }
+    await eachLimited(candidates, 8, async (zone) => {
+      for (const address of addresses) {
+        const answer = await queryNameServer(this.deps.guard, { address, port: this.ports.dns }, zone, 'NS', this.limits.nameServerTimeoutMs, this.signal);
+        if (answer.kind !== 'message') continue;
+        const records = [...answer.message.answers, ...answer.message.authorities].filter((r) => r.type === 'NS' && r.name === zone);
+        if (records.length > 0) await this.recordDelegation(zone, records.map((r) => r.data.replace(/\.$/, '')));
+        return;
+      }
+    });
+  }
+
+  /** A zone cut under the root: live, with its name servers (names under the root followed). */
+  private recordDelegation(zone: string, servers: string[]): void | Promise<void> {
+    const packed = this.states.get(zone);
+    if (packed === undefined || NameStates.status(packed) === Status.live) return undefined;
+    const nameServers = [...new Set(servers)].sort();
+    this.delegations.push({ zone, nameServers });
+    this.unresolvedFirm.delete(zone);
+    const depth = NameStates.depth(packed);
+    if (this.request.scrape && depth < this.maxDepth) for (const server of nameServers) this.add(server, 'dns', depth + 1);
+    return this.confirm(zone, packed, [], [], nameServers);
+  }
+
+  /** Dangling CNAMEs, provider fingerprints and broken delegations of every live name. */
+  private async takeoverTests(): Promise<void> {
+    this.progress('takeover', true);
+    await eachLimited([...this.chained.entries()], this.limits.hostConcurrency, async ([name, entry]) => {
+      const chain = entry.cnames;
+      let observation: TakeoverObservation | undefined;
+      if (entry.addresses.length === 0) {
+        const own = entry.nxdomainAnswer ?? (await this.deps.bulk.lookup(name, ['A', 'AAAA'], this.signal));
+        const last = chain[chain.length - 1] as string;
+        const target = own.outcome === 'nxdomain' ? undefined : await this.deps.bulk.lookup(last, ['A', 'AAAA'], this.signal);
+        observation = danglingCname(name, chain, own, target, this.providers);
+      } else if (entry.addresses.every((a) => this.isAllowed(a))) {
+        observation = await unclaimedAtProvider(name, chain, this.providers, this.web);
+      }
+      if (observation !== undefined) this.takeovers.push(observation);
+    });
+    const deps = { bulk: this.deps.bulk, guard: this.deps.guard, ports: this.ports, timeoutMs: this.limits.nameServerTimeoutMs, signal: this.signal };
+    await eachLimited(this.delegations, 8, async (delegation) => {
+      const observation = await brokenDelegation(delegation, deps);
+      if (observation !== undefined) this.takeovers.push(observation);
+    });
+  }
+
+  /** The egress guard's decision for an address, remembered for the run (bounded). */
+  private isAllowed(address: string): boolean {
+    let isAllowed = this.allowedAddresses.get(address);
+    if (isAllowed === undefined) {
+      isAllowed = this.deps.guard.check(address).isAllowed;
+      if (this.allowedAddresses.size >= 65_536) this.allowedAddresses.clear();
+      this.allowedAddresses.set(address, isAllowed);
+    }
+    return isAllowed;
+  }
+
+  private warn(message: string): void {
+    if (this.warnings.length < maxWarnings) this.warnings.push(message);
+  }
+
+  /** Reports progress at each phase change (`isForced`) and at most once a second otherwise. */
+  private progress(phase: DiscoveryProgress['phase'], isForced: boolean): void {
+    this.phase = phase;
+    const onProgress = this.request.onProgress;
+    if (onProgress === undefined) return;
+    const now = performance.now();
+    if (!isForced && now - this.lastProgressAt < 1000) return;
+    this.lastProgressAt = now;
+    onProgress({ phase, candidates: this.stats.candidates, live: this.liveCount, takeovers: this.takeovers.length });
+  }
+
+  private report(): DiscoveryReport {
+    const gone: DiscoveryReport['gone'] = [];
+    for (const [name, outcome] of this.states.goneGiven()) if (name !== this.root) gone.push({ name, outcome });
+    const unresolved = [...this.unresolvedFirm.values()].filter((u) => this.states.status(u.name) === Status.unresolved);
+    const wildcards = this.wildcards.observations();
+    return {
+      root: this.root,
+      isWildcard: wildcards.some((w) => w.parent === this.root),
+      wildcards,
+      names: [...this.live.values()].sort(byName),
+      gone: gone.sort(byName),
+      unresolved: unresolved.sort(byName),
+      takeovers: this.takeovers.sort(byName),
+      warnings: this.warnings,
+      stats: { ...this.stats, httpRequests: this.web.requests },
+    };
+  }
+}
+
+/**
+ * Discovers the names under a root domain and, when asked, the ones another party could take
+ * over. Called once per monitoring run by the core: re-checks the names it gives (known and
+ * zone names), scrapes DNS answers, certificates and pages recursively to `maxDepth`, tries the
+ * word list and permutations (with wildcard filtering) when brute force is on, and reports
+ * plain data; it never writes the store. Every connection passes the egress guard. Live names
+ * are returned in `report.names`, or, when `request.onNames` is given, handed to it in batches
+ * as they are confirmed (awaited; `report.names` is then empty). Rejects with the signal's
+ * reason when aborted (or with the error `onNames` rejects with); never throws for an
+ * unreachable host or a failed lookup.
+ */
+export async function discoverSurface(deps: DiscoveryDeps, request: DiscoveryRequest): Promise<DiscoveryReport> {
+  request.signal.throwIfAborted();
+  const root = normaliseHost(request.root);
+  if (root === undefined || !root.includes('.')) throw new Error(`discovery: ${JSON.stringify(request.root)} is not a domain name`);
+  // One internal signal carries the caller's abort to the many lookups and requests in flight
+  // (each listens to it), so the caller's signal holds a single listener.
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const forward = (): void => controller.abort(request.signal.reason);
+  request.signal.addEventListener('abort', forward, { once: true });
+  try {
+    return await new DiscoveryRun(deps, { ...request, signal: controller.signal }, root).run();
+  } finally {
+    request.signal.removeEventListener('abort', forward);
+  }
+}

@@ -1,0 +1,99 @@
+import { Type } from '@sinclair/typebox';
+import { monitoringStatus } from '../../core/surface/monitoring.service.ts';
+import type { SurfaceRun } from '../../core/surface/surface-run.types.ts';
+import { defineRoute, type RouteDef } from '../route.ts';
+import { Timestamp, Token } from './schemas.ts';
+
+const Counters = Type.Object({
+  phase: Type.String({ description: 'queued, discovery, stateless-tests, inventory, findings, done' }),
+  candidates: Type.Integer({ description: 'Names resolved so far' }),
+  live: Type.Integer({ description: 'Live names found so far' }),
+  takeovers: Type.Integer(),
+  origins: Type.Integer({ description: 'Web origins the stateless tests reached' }),
+  requests: Type.Integer({ description: 'Requests of the stateless tests' }),
+  findings: Type.Integer(),
+});
+
+const Run = Type.Object({
+  status: Type.String({ description: 'queued, running, stopping (live); completed, stopped (monitoring turned off), failed' }),
+  trigger: Type.String({ description: 'enable (monitoring turned on) or schedule (the interval came round)' }),
+  created: Timestamp,
+  started: Type.Union([Timestamp, Type.Null()]),
+  ended: Type.Union([Timestamp, Type.Null()]),
+  progress: Counters,
+  summary: Type.Union([
+    Type.Object({
+      names: Type.Integer({ description: 'Live names under the domain' }),
+      new_names: Type.Integer(),
+      gone_names: Type.Integer({ description: 'Names held before that no longer resolve (kept, with their history)' }),
+      addresses: Type.Integer(),
+      is_wildcard: Type.Boolean(),
+      takeovers: Type.Integer(),
+      findings: Type.Object({ created: Type.Integer(), updated: Type.Integer(), regressions: Type.Integer(), patched: Type.Integer() }),
+    }),
+    Type.Null(),
+  ]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  warnings: Type.Array(Type.String()),
+});
+
+const MonitoringStatusBody = Type.Object({
+  monitoring: Type.Boolean(),
+  interval_seconds: Type.Integer(),
+  last_run: Type.Union([Run, Type.Null()]),
+  next_run: Type.Union([Timestamp, Type.Null()], { description: 'When the scheduler starts the next run; null when monitoring is off or a run is live' }),
+});
+
+const iso = (time: Date | null) => (time === null ? null : time.toISOString());
+
+function presentRun(run: SurfaceRun) {
+  const s = run.summary;
+  return {
+    status: run.status,
+    trigger: run.trigger,
+    created: run.created.toISOString(),
+    started: iso(run.started),
+    ended: iso(run.ended),
+    progress: run.progress,
+    summary:
+      s === null
+        ? null
+        : { names: s.names, new_names: s.newNames, gone_names: s.goneNames, addresses: s.addresses, is_wildcard: s.isWildcard, takeovers: s.takeovers, findings: s.findings },
+    error: run.error,
+    warnings: run.warnings,
+  };
+}
+
+/** Surface monitoring of one asset (an extension of perimeter: the original API has no such read). */
+export const monitoringRoutes: RouteDef[] = [
+  defineRoute({
+    surface: 'v2',
+    method: 'GET',
+    path: '/domains/{domainToken}/monitoring/',
+    aliases: ['/assets/{domainToken}/monitoring/'],
+    group: 'assets',
+    operationId: 'getAssetMonitoring',
+    summary: 'Surface monitoring of an asset',
+    description:
+      'Whether monitoring is on, the latest run (`last_run`: status, progress while it runs, what it found once it ended) and when the next run is due. ' +
+      'Runs start when monitoring is switched on and then every `interval_seconds` (PERIMETER_MONITORING_INTERVAL_MS, default a day).',
+    isExtension: true,
+    tags: ['assets'],
+    params: Type.Object({ domainToken: Token }),
+    response: MonitoringStatusBody,
+    successStatus: 200,
+    errors: [2011, 2014],
+    handler: async (ctx) => {
+      const status = await monitoringStatus(ctx.deps.store, ctx.team, ctx.params['domainToken']!, ctx.deps.config.monitoringIntervalMs);
+      return {
+        status: 200,
+        body: {
+          monitoring: status.monitoring,
+          interval_seconds: Math.round(status.intervalMs / 1000),
+          last_run: status.lastRun === undefined ? null : presentRun(status.lastRun),
+          next_run: status.nextRunAt === undefined ? null : status.nextRunAt.toISOString(),
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,132 @@
+import { Type } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { AppError, appError } from '../../core/errors/app-error.ts';
+import { defaultInventoryPageSize, maxInventoryPageSize, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../../core/shared/inventory-list.ts';
+import { SingleFlight } from '../../core/shared/single-flight.ts';
+import { parseTimeParameter, toWireTime } from '../../core/shared/time.ts';
+import { queryInteger, queryValue } from '../request-input.ts';
+import type { RouteContext, RouteResult } from '../route.ts';
+import { publicBase } from '../v2/legacy-route-support.ts';
+
+/**
+ * The v3 list machinery every inventory list shares (/ips, then /ports and /technologies):
+ * `limit`, an opaque keyset `cursor`, the four time filters, and the `{items, pagination}`
+ * envelope whose `next` is an absolute URL carrying cursor, limit and every filter.
+ */
+
+/** The time filters as they appear in the query string, with the field each one sets. */
+const timeFilters = [
+  ['first_seen_before', 'firstSeenBefore'],
+  ['first_seen_after', 'firstSeenAfter'],
+  ['disappeared_before', 'disappearedBefore'],
+  ['disappeared_after', 'disappearedAfter'],
+] as const satisfies ReadonlyArray<readonly [string, keyof InventoryTimeFilter]>;
+
+/** A list request, parsed and validated. */
+export interface V3ListRequest {
+  limit: number;
+  after: InventoryPosition | undefined;
+  filter: InventoryTimeFilter;
+}
+
+const timeFilterDoc = (what: string) =>
+  Type.Optional(Type.String({ format: 'date-time', description: `Only items ${what} (exclusive bound, compared at whole seconds). ISO 8601; a non-UTC offset must be URL-encoded (%2B).` }));
+
+/** The query schema of a v3 inventory list (documentation; the handler validates). */
+export const V3ListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ description: 'Opaque position from a `next` URL; blank or absent starts at the first page.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxInventoryPageSize, default: defaultInventoryPageSize, description: `Items per page, 1 to ${maxInventoryPageSize}.` })),
+  first_seen_before: timeFilterDoc('first seen before this time'),
+  first_seen_after: timeFilterDoc('first seen after this time'),
+  disappeared_before: timeFilterDoc('that disappeared before this time (active items have not disappeared)'),
+  disappeared_after: timeFilterDoc('that disappeared after this time'),
+});
+
+/** The envelope schema of a v3 list of the given items. */
+export function v3ListPage(item: TSchema): TSchema {
+  return Type.Object({
+    items: Type.Array(item),
+    pagination: Type.Object(
+      { next: Type.Optional(Type.String({ format: 'uri', description: 'Absolute URL of the next page, with cursor, limit and every filter; absent on the last page.' })) },
+      { description: '`{}` on the last page.' },
+    ),
+  });
+}
+
+/** A shared sentence of the list descriptions. */
+export const v3ListDescription =
+  'Keyset-paged in the order items were first seen (then by id): an item never moves, new items arrive at the end, so following `next` ' +
+  'never repeats an item nor skips one that existed when paging started. A malformed `cursor` or `limit` answers 400 naming it (type /problems/4150), ' +
+  'a malformed time 400 (type /problems/1085).';
+
+/** Reads limit, cursor and the time filters; a malformed value is a 400 problem naming the parameter. */
+export function readV3ListRequest(ctx: Pick<RouteContext, 'deps' | 'team' | 'query'>, scope: string): V3ListRequest {
+  const limit = queryInteger(ctx.query, ['limit'], { min: 1, max: maxInventoryPageSize, fallback: defaultInventoryPageSize });
+  const filter: InventoryTimeFilter = {};
+  for (const [name, field] of timeFilters) {
+    const raw = queryValue(ctx.query, name);
+    if (raw !== undefined && raw.trim() !== '') filter[field] = parseTimeParameter(name, raw);
+  }
+  return { limit, after: decodeCursor(ctx, scope, queryValue(ctx.query, 'cursor')), filter };
+}
+
+/** The `{items, pagination}` body of one page; `next` repeats the request's limit and filters. */
+export function v3ListBody<T, W>(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, path: string, request: V3ListRequest, page: InventoryPage<T>, present: (item: T) => W): { items: W[]; pagination: { next?: string } } {
+  const items = page.items.map(present);
+  if (page.next === undefined) return { items, pagination: {} };
+  const params = new URLSearchParams({ cursor: encodeCursor(ctx, scope, page.next), limit: String(request.limit) });
+  for (const [name, field] of timeFilters) {
+    const value = request.filter[field];
+    if (value !== undefined) params.set(name, formatFilterTime(value));
+  }
+  return { items, pagination: { next: `${publicBase(ctx).replace(/\/+$/, '')}/rest/v3${path}?${params.toString()}` } };
+}
+
+/** A filter time as the next URL repeats it: whole seconds as YYYY-MM-DDTHH:mm:ssZ, else with milliseconds. */
+function formatFilterTime(value: Date): string {
+  return value.getTime() % 1000 === 0 ? toWireTime(value) : value.toISOString();
+}
+
+function encodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, position: InventoryPosition): string {
+  return ctx.deps.markers.encode(ctx.team.id, `v3:${scope}`, [position.firstSeenAt, position.id]);
+}
+
+/**
+ * The position a cursor carries. Cursors are MAC-protected and bound to the team and the list,
+ * so a cursor that was altered, belongs to another list or another team is rejected alike.
+ */
+function decodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, cursor: string | undefined): InventoryPosition | undefined {
+  const malformed = () => appError(4150, 'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page', ['cursor']);
+  let position: unknown;
+  try {
+    position = ctx.deps.markers.decode(ctx.team.id, `v3:${scope}`, cursor?.trim(), 'cursor');
+  } catch (err) {
+    if (err instanceof AppError) throw malformed();
+    throw err;
+  }
+  if (position === undefined) return undefined;
+  if (!Array.isArray(position) || position.length !== 2 || !position.every((n) => Number.isSafeInteger(n))) throw malformed();
+  return { firstSeenAt: position[0] as number, id: position[1] as number };
+}
+
+/** Concurrent requests for one uncached page build it once. */
+const pageBuilds = new SingleFlight<Buffer>();
+
+/**
+ * Answers a list page from the page cache when the same team asked the same query (with the
+ * same base for `next`) at the same data version, else builds, serialises and caches it. The
+ * version is read from the store on every request, so a change on any process (a monitoring
+ * run) makes the old pages unreachable at once; a request that fails is never cached.
+ */
+export async function cachedV3Page(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, version: number, build: () => Promise<unknown>): Promise<RouteResult> {
+  const url = ctx.request.url;
+  const rawQuery = url.slice(url.indexOf('?') + 1 || url.length);
+  const key = `v3:${scope}:${ctx.team.id}:${version}:${publicBase(ctx)}:${rawQuery}`;
+  let json = ctx.deps.pageCache.get(key);
+  json ??= await pageBuilds.run(key, async () => {
+    const page = Buffer.from(JSON.stringify(await build()));
+    ctx.deps.pageCache.set(key, page);
+    return page;
+  });
+  return { status: 200, json };
+}

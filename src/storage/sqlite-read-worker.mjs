@@ -1,0 +1,44 @@
+// One read-only connection to the embedded store, in a worker thread (see sqlite-read-pool.ts).
+// Plain JavaScript: a worker does not inherit the tsx loader of the main thread, and this file
+// needs nothing but better-sqlite3.
+import { parentPort, workerData } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+
+const { path, cacheKb } = workerData;
+const db = new SQLite(path, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+db.pragma(`cache_size = -${cacheKb}`);
+// The writer maps the file too: pages read by any connection are the same kernel pages.
+db.pragma('mmap_size = 4294967296');
+
+const statements = new Map();
+
+function statement(sql, raw) {
+  const key = raw ? `r${sql}` : `o${sql}`;
+  let prepared = statements.get(key);
+  if (prepared === undefined) {
+    prepared = db.prepare(sql);
+    if (!prepared.reader || !prepared.readonly) throw Object.assign(new Error('the read pool runs read-only queries only'), { code: 'PERIMETER_NOT_READ_ONLY' });
+    if (raw) prepared.raw(true);
+    if (statements.size >= 1000) statements.clear();
+    statements.set(key, prepared);
+  }
+  return prepared;
+}
+
+parentPort.on('message', (message) => {
+  if (message.close) {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  const { id, sql, parameters, raw } = message;
+  try {
+    // Each statement runs to completion in its own read transaction: it sees every commit made
+    // before the message was posted (the main thread posts only after a write has returned).
+    const rows = statement(sql, raw).all(parameters);
+    parentPort.postMessage({ id, rows });
+  } catch (error) {
+    parentPort.postMessage({ id, error: { message: String(error?.message ?? error), code: error?.code } });
+  }
+});
