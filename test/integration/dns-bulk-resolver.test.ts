@@ -64,6 +64,32 @@ describe('bulk resolver against BIND', () => {
     }
   });
 
+  it('sends what a waiting source submitted: a source whose next name depends on the answers does not stall', { timeout: 10_000 }, async () => {
+    const r = resolver();
+    try {
+      const answered = new Set<string>();
+      let release: (() => void) | undefined;
+      // Two names, then a wait for both answers (far fewer than a window: nothing else pumps).
+      async function* names(): AsyncGenerator<string> {
+        yield 'www.engine.test';
+        yield 'h1.engine.test';
+        await new Promise<void>((resolve) => {
+          release = resolve;
+          if (answered.size === 2) resolve();
+        });
+        yield 'h2.engine.test';
+      }
+      const stats = await r.resolveAll(names(), (result) => {
+        answered.add(result.name);
+        if (answered.size === 2) release?.();
+      }, { types: ['A'], signal: AbortSignal.timeout(5000) });
+      assert.equal(stats.names, 3);
+      assert.deepEqual([...answered].sort(), ['h1.engine.test', 'h2.engine.test', 'www.engine.test']);
+    } finally {
+      r.close();
+    }
+  });
+
   it('falls back to TCP when BIND truncates a large answer over UDP', async () => {
     const r = createBulkResolver({ servers: [bind.address], timeoutMs: 1000, ednsUdpSize: 0, isRecursionDesired: false });
     try {

@@ -164,11 +164,24 @@ class BulkEngine implements BulkResolver {
       if (failure !== undefined) throw failure;
       signal?.throwIfAborted();
     };
+    // Submitted queries go out in one batch per turn of the event loop: a source that yields
+    // names synchronously fills the window first (the backlog check pumps), and one that waits
+    // (its next name depends on answers, or on I/O) still gets what it submitted sent.
+    let isPumpScheduled = false;
+    const schedulePump = (): void => {
+      if (isPumpScheduled) return;
+      isPumpScheduled = true;
+      setImmediate(() => {
+        isPumpScheduled = false;
+        scheduler.pump();
+      });
+    };
     for await (const name of names) {
       check();
       count += 1;
       open += 1;
       this.submit(scheduler, name, types, deliver);
+      schedulePump();
       if (scheduler.isBacklogFull()) await scheduler.waitForRoom();
       while (unsettled >= this.concurrency) await new Promise<void>((resolve) => (wake = resolve));
       check();
