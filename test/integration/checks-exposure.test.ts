@@ -1,32 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ScanLimits, ScanSink } from '../../src/core/scans/scan-engine.ts';
-import { defaultScanProfileSettings } from '../../src/core/scans/scan-profile-settings.ts';
 import type { FindingInput } from '../../src/core/vulnerabilities/vulnerability.types.ts';
-import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
 import { maxBackupPathsPerOrigin } from '../../src/engine/http-scan/checks/backup-files.check.ts';
 import { maxScriptsPerOrigin } from '../../src/engine/http-scan/checks/source-map.check.ts';
-import { createHttpScanEngine } from '../../src/engine/http-scan/http-scan-engine.ts';
-import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
-import type { TargetServer } from '../support/target-site.ts';
+import { fixtureScanLimits, pathOf as pathOfLocation, scanFixture } from '../support/fixture-scan.ts';
 import { startVulnerableSites, type VulnerableSites } from '../support/vulnerable-site/index.ts';
 
-// Every target is 127.0.0.1: the system resolver is never asked and nothing leaves the machine.
-const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]) });
-const limits: ScanLimits = { maxPages: 500, maxDepth: 10, maxDurationMs: 60_000, requestTimeoutMs: 5000 };
+const limits = { ...fixtureScanLimits, maxDurationMs: 60_000, requestTimeoutMs: 5000 };
 
 const EXPOSURE_CHECKS = new Set(['exposed-git', 'directory-listing', 'exposed-svn', 'exposed-env-file', 'backup-files', 'phpinfo', 'server-status', 'stack-trace', 'source-map', 'secrets-in-javascript', 'default-page']);
 const CWE: Record<string, number> = { 'exposed-git': 527, 'directory-listing': 548, 'exposed-svn': 527, 'exposed-env-file': 538, 'backup-files': 530, phpinfo: 497, 'server-status': 497, 'stack-trace': 209, 'source-map': 540, 'secrets-in-javascript': 798, 'default-page': 1188 };
 
-async function scan(server: TargetServer): Promise<{ status: string; findings: FindingInput[]; warnings: string[] }> {
-  const findings: FindingInput[] = [];
-  const warnings: string[] = [];
-  const sink: ScanSink = { finding: async (f) => void findings.push(f), progress: () => undefined, warning: (w) => void warnings.push(w) };
-  const outcome = await engine.scan({ scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' }, { ...defaultScanProfileSettings }, limits, sink, new AbortController().signal);
-  return { status: outcome.status, findings, warnings };
-}
-
-const pathOf = (finding: FindingInput): string => finding.location.replace(/^https?:\/\/[^/]+/, '');
+const scan = (server: Parameters<typeof scanFixture>[0]) => scanFixture(server, limits);
+const pathOf = (finding: FindingInput): string => pathOfLocation(finding.location);
 const exposureFindings = (findings: FindingInput[]): FindingInput[] => findings.filter((f) => EXPOSURE_CHECKS.has(f.checkId));
 
 describe('exposure checks on the vulnerable fixture site', () => {

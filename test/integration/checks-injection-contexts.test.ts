@@ -1,29 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ScanLimits, ScanSink } from '../../src/core/scans/scan-engine.ts';
-import { defaultScanProfileSettings } from '../../src/core/scans/scan-profile-settings.ts';
 import type { FindingInput } from '../../src/core/vulnerabilities/vulnerability.types.ts';
-import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
-import { createHttpScanEngine } from '../../src/engine/http-scan/http-scan-engine.ts';
-import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
-import type { TargetServer } from '../support/target-site.ts';
+import { injectionChecks, pathOf, scanFixture, summary } from '../support/fixture-scan.ts';
 import { startVulnerableSites, type VulnerableSites } from '../support/vulnerable-site/index.ts';
 import { injectionContextsModule } from '../support/vulnerable-site/injection-contexts.ts';
 
-const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]) });
-// The time-based SQL injection spot sleeps 4 s: the request time limit must leave room for it.
-const limits: ScanLimits = { maxPages: 500, maxDepth: 10, maxDurationMs: 120_000, requestTimeoutMs: 10_000 };
-const injectionChecks = new Set(['sql-injection', 'path-traversal', 'open-redirect', 'template-injection', 'command-injection', 'reflected-xss']);
-
-async function scan(server: TargetServer): Promise<{ status: string; findings: FindingInput[] }> {
-  const findings: FindingInput[] = [];
-  const sink: ScanSink = { finding: async (f) => void findings.push(f), progress: () => undefined, warning: () => undefined };
-  const outcome = await engine.scan({ scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' }, { ...defaultScanProfileSettings }, limits, sink, new AbortController().signal);
-  return { status: outcome.status, findings };
-}
-
-const pathOf = (location: string): string => location.replace(/^https?:\/\/[^/]+/, '');
-const summary = (findings: FindingInput[]): string[] => findings.map((f) => `${f.checkId} ${pathOf(f.location)}`);
+const scan = (server: Parameters<typeof scanFixture>[0]) => scanFixture(server);
 const evidenceText = (finding: FindingInput | undefined): string => finding?.details?.text?.[0]?.value ?? '';
 
 /** How each spot of the module must say it was confirmed. */
