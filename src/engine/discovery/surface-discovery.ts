@@ -3,7 +3,6 @@ import type { LookupResult } from '../dns/bulk-resolver.ts';
 import type { DnsResolver } from '../dns/resolver.ts';
 import { resolveAddresses, type AddressStreams } from './address-lookups.ts';
 import { permutationCandidates, shippedWordList, wordCandidates } from './candidate-names.ts';
-import { queryNameServer } from './direct-query.ts';
 import type {
   DiscoveredName,
   DiscoveryDeps,
@@ -19,104 +18,18 @@ import type {
   UnresolvedName,
 } from './discovery.types.ts';
 import { createHostScanner, isUnderRoot, normaliseHost, parentOf, recordTargets } from './discovery-names.ts';
+import { HostScraper } from './host-scraper.ts';
+import { byName, defaultDiscoveryLimits, defaultMaxDepth, defaultPorts, FirstByName, maxWarnings, NAME_BATCH, PendingNames, untilAborted, type Chained } from './run-support.ts';
 import { NameStates, Status } from './name-states.ts';
-import { brokenDelegation, danglingCname, shippedProviders, unclaimedAtProvider, type Delegation } from './takeover-checks.ts';
+import { findDelegations, shippedProviders, takeoverTests, type Delegation } from './takeover-checks.ts';
 import { WebReader } from './web-sources.ts';
 import { answerOf, WildcardDetector } from './wildcard-detector.ts';
 
 export type * from './discovery.types.ts';
+export { defaultDiscoveryLimits } from './run-support.ts';
 
-/** Bounds used when the deps give none. */
-export const defaultDiscoveryLimits: DiscoveryLimits = {
-  hostConcurrency: 16,
-  perOriginInFlight: 2,
-  httpTimeoutMs: 8000,
-  pageBodyLimit: 1024 * 1024,
-  scriptsPerPage: 3,
-  permutationBases: 500,
-  maxPermutations: 10_000,
-  nameServerTimeoutMs: 3000,
-};
-
-const defaultPorts: DiscoveryPorts = { https: 443, http: 80, dns: 53 };
-const defaultMaxDepth = 3;
-const maxWarnings = 100;
-/** Live names handed to `onNames` at once. */
-const NAME_BATCH = 1000;
 /** Service records asked at the root (RFC 6763-style well-known services people publish). */
 const SRV_SERVICES = ['_sip._tcp', '_sip._udp', '_sips._tcp', '_sipfederationtls._tcp', '_xmpp-client._tcp', '_xmpp-server._tcp', '_autodiscover._tcp', '_ldap._tcp', '_kerberos._tcp', '_caldavs._tcp', '_carddavs._tcp', '_imaps._tcp', '_submission._tcp', '_matrix._tcp'];
-
-/** What the takeover tests need of a live name with a CNAME chain. */
-interface Chained {
-  cnames: string[];
-  addresses: string[];
-  /** The name's own lookup when it ended NXDOMAIN with the chain in it (dangling-CNAME evidence). */
-  nxdomainAnswer?: LookupResult;
-}
-
-/** A live host to read: its own MX/NS/TXT when scraping found it, its certificate and pages when the guard allows its addresses. */
-interface ScrapeTask {
-  name: string;
-  depth: number;
-  isAskingRecords: boolean;
-  isReadingWeb: boolean;
-  addresses: string[];
-}
-
-/** Rejects as soon as the signal aborts, even while the work still waits on the network. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err as Error);
-      },
-    );
-  });
-}
-
-/** Runs `task` over the items with at most `limit` at once; the first failure ends the pool. */
-async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      await task(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-}
-
-const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
-/** The first `limit` names by name of those offered, in order: one comparison for a name past the last kept. */
-class FirstByName {
-  readonly names: string[] = [];
-
-  constructor(private readonly limit: number) {}
-
-  offer(name: string): void {
-    const { names } = this;
-    if (names.length >= this.limit && name >= (names[names.length - 1] as string)) return;
-    let low = 0;
-    let high = names.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((names[middle] as string) < name) low = middle + 1;
-      else high = middle;
-    }
-    names.splice(low, 0, name);
-    if (names.length > this.limit) names.pop();
-  }
-}
 
 /**
  * One discovery run; discoverSurface() is its only entry point.
@@ -133,8 +46,7 @@ class FirstByName {
 class DiscoveryRun {
   private readonly states = new NameStates();
   /** Names to resolve, in the order they were found (head index: no shifting). */
-  private pending: Array<string | undefined> = [];
-  private pendingHead = 0;
+  private readonly pending = new PendingNames((name) => this.states.status(name) === Status.pending);
   /** Live names for the report, when names are not streamed. */
   private readonly live = new Map<string, DiscoveredName>();
   private liveCount = 0;
@@ -149,11 +61,7 @@ class DiscoveryRun {
   private readonly knownBases: FirstByName;
   private rootNameServers: string[] = [];
   /** Addresses of the hosts being read (the guard's resolver answers from them). */
-  private readonly hostAddresses = new Map<string, string[]>();
-  private readonly scrapeQueue: ScrapeTask[] = [];
-  private scraping = 0;
-  private scrapeFailure: unknown;
-  private scrapeWaiters: Array<() => void> = [];
+  private readonly scraper: HostScraper;
   /** The guard's decisions by address in this run (hosts share addresses; the guard's rules do not change mid-run). */
   private readonly allowedAddresses = new Map<string, boolean>();
   private readonly delegationCandidates = new Set<string>();
@@ -162,7 +70,6 @@ class DiscoveryRun {
   private readonly warnings: string[] = [];
   private readonly wildcards: WildcardDetector;
   private readonly web: WebReader;
-  private readonly scan: (text: string) => string[];
   private readonly limits: DiscoveryLimits;
   private readonly ports: DiscoveryPorts;
   private readonly providers: readonly TakeoverProvider[];
@@ -200,16 +107,17 @@ class DiscoveryRun {
     this.foundBases = new FirstByName(this.limits.permutationBases);
     this.knownBases = new FirstByName(this.limits.permutationBases);
     this.wildcards = new WildcardDetector(deps.bulk, this.signal);
-    this.scan = createHostScanner(root);
     // The guard resolves hosts for the web reader: answer from this run's lookups first.
     const cached: DnsResolver = {
       resolveTxt: (name, signal) => deps.resolver.resolveTxt(name, signal),
       resolveAddresses: (name, signal) => {
-        const addresses = this.hostAddresses.get(name) ?? this.chained.get(name)?.addresses ?? this.live.get(name)?.addresses;
+        const addresses = this.scraper.addressesOf(name) ?? this.chained.get(name)?.addresses ?? this.live.get(name)?.addresses;
         return addresses !== undefined && addresses.length > 0 ? Promise.resolve(addresses) : deps.resolver.resolveAddresses(name, signal);
       },
     };
     this.web = new WebReader({ guard: deps.guard, resolver: cached, ports: this.ports, limits: this.limits, requestsPerSecond: request.requestsPerSecond, customHeaders: request.customHeaders, signal: this.signal });
+    const add = (name: string, source: DiscoverySource, depth: number): void => this.add(name, source, depth);
+    this.scraper = new HostScraper({ bulk: deps.bulk, web: this.web, root, scan: createHostScanner(root), hostConcurrency: this.limits.hostConcurrency, stats: this.stats, signal: this.signal, add });
   }
 
   async run(): Promise<DiscoveryReport> {
@@ -225,11 +133,11 @@ class DiscoveryRun {
       if (isScraping || request.takeoverTests) await this.scrapeRootRecords();
       this.progress('seeds', true);
       // The seeds, and beside them the word list with what scraping finds meanwhile.
-      await this.resolve({ expected: this.takeAllPending(), guessed: isBruteForcing ? this.feed(this.bruteForceNames()) : undefined });
+      await this.resolve({ expected: this.pending.takeAll(), guessed: isBruteForcing ? this.pending.feed(this.bruteForceNames()) : undefined });
       await this.drain();
       if (isBruteForcing) {
         this.progress('permutations', true);
-        await this.resolve({ guessed: this.feed(this.permutationNames()) });
+        await this.resolve({ guessed: this.pending.feed(this.permutationNames()) });
         await this.drain();
       }
       if (isScraping || request.takeoverTests) {
@@ -263,58 +171,18 @@ class DiscoveryRun {
     }
   }
 
-  /**
-   * Pending names first (what scraping found while the stream runs), then the next candidate of
-   * the source, until the source is exhausted: a name found on a page does not wait for the end
-   * of the word list.
-   */
-  private *feed(source: Iterable<string>): Generator<string> {
-    const iterator = source[Symbol.iterator]();
-    for (;;) {
-      const name = this.takePending();
-      if (name !== undefined) {
-        yield name;
-        continue;
-      }
-      const next = iterator.next();
-      if (next.done === true) return;
-      yield next.value;
-    }
-  }
-
-  /** Every pending name, taken off the queue. */
-  private takeAllPending(): string[] {
-    const names: string[] = [];
-    for (let name = this.takePending(); name !== undefined; name = this.takePending()) names.push(name);
-    return names;
-  }
-
-  private takePending(): string | undefined {
-    while (this.pendingHead < this.pending.length) {
-      const name = this.pending[this.pendingHead];
-      this.pending[this.pendingHead] = undefined;
-      this.pendingHead += 1;
-      if (name !== undefined && this.states.status(name) === Status.pending) return name;
-    }
-    if (this.pendingHead > 0) {
-      this.pending = [];
-      this.pendingHead = 0;
-    }
-    return undefined;
-  }
-
   /** Resolves what is pending and waits for the hosts being read, until neither has work. */
   private async drain(): Promise<void> {
-    if (this.pendingHead < this.pending.length || this.scraping > 0 || this.scrapeQueue.length > 0) this.progress('scrape', true);
+    if (this.pending.hasAny || !this.scraper.isIdle) this.progress('scrape', true);
     for (;;) {
-      if (this.scrapeFailure !== undefined) throw this.scrapeFailure;
-      if (this.pendingHead < this.pending.length) {
+      if (this.scraper.failure !== undefined) throw this.scraper.failure;
+      if (this.pending.hasAny) {
         // Pending names come from firm sources (DNS answers, certificates, pages): expected to exist.
-        await this.resolve({ expected: this.takeAllPending() });
+        await this.resolve({ expected: this.pending.takeAll() });
         continue;
       }
-      if (this.scraping === 0 && this.scrapeQueue.length === 0) return;
-      await untilAborted(new Promise<void>((resolve) => this.scrapeWaiters.push(resolve)), this.signal);
+      if (this.scraper.isIdle) return;
+      await this.scraper.waitForProgress();
     }
   }
 
@@ -324,7 +192,7 @@ class DiscoveryRun {
       resolveAddresses(this.deps.bulk, streams, (result) => this.judge(result), this.signal),
       this.signal,
     );
-    if (this.scrapeFailure !== undefined) throw this.scrapeFailure;
+    if (this.scraper.failure !== undefined) throw this.scraper.failure;
     this.stats.candidates += stats.names;
     this.stats.queries += stats.queries;
     this.stats.retries += stats.retries;
@@ -487,46 +355,7 @@ class DiscoveryRun {
       if (!isReadingWeb) this.stats.hostsSkippedByGuard += 1;
     }
     if (!isAskingRecords && !isReadingWeb) return;
-    this.scrapeQueue.push({ name, depth, isAskingRecords, isReadingWeb, addresses });
-    this.pumpScrapes();
-  }
-
-  /** Starts queued scrapes while fewer than hostConcurrency run. */
-  private pumpScrapes(): void {
-    while (this.scraping < this.limits.hostConcurrency && this.scrapeQueue.length > 0) {
-      const task = this.scrapeQueue.shift() as ScrapeTask;
-      this.scraping += 1;
-      this.scrapeHost(task)
-        .catch((err: unknown) => {
-          this.scrapeFailure ??= err;
-        })
-        .finally(() => {
-          this.scraping -= 1;
-          if (this.scrapeFailure === undefined) this.pumpScrapes();
-          for (const resume of this.scrapeWaiters.splice(0)) resume();
-        });
-    }
-  }
-
-  /** Reads one live host: its own MX/NS/TXT when it was found by scraping, then its certificate and pages. */
-  private async scrapeHost(task: ScrapeTask): Promise<void> {
-    const { name } = task;
-    const depth = task.depth + 1;
-    if (task.isAskingRecords) {
-      const result = await this.deps.bulk.lookup(name, ['MX', 'NS', 'TXT'], this.signal);
-      for (const record of result.records) for (const target of recordTargets(record)) this.add(target, 'dns', depth);
-    }
-    if (!task.isReadingWeb) return;
-    this.stats.hostsScraped += 1;
-    const isInScope = (host: string): boolean => isUnderRoot(host, this.root);
-    this.hostAddresses.set(name, task.addresses);
-    try {
-      const read = await this.web.readHost(name, task.addresses, isInScope);
-      for (const certificateName of read.certificateNames) this.add(certificateName, 'certificate', depth);
-      for (const text of read.texts) for (const found of this.scan(text)) this.add(found, 'page', depth);
-    } finally {
-      this.hostAddresses.delete(name);
-    }
+    this.scraper.schedule({ name, depth, isAskingRecords, isReadingWeb, addresses });
   }
 
   /** The root's MX, NS, TXT and SOA, and well-known SRV names: their targets under the root. */
@@ -539,33 +368,15 @@ class DiscoveryRun {
     for (const result of results) for (const record of result.records) for (const target of recordTargets(record)) this.add(target, 'dns', 1);
   }
 
-  /**
-   * Names that exist without an address (NODATA) or fail (SERVFAIL, REFUSED) may be zone cuts:
-   * the root's own name servers, asked directly, answer a delegation with its NS records.
-   */
+  /** Zone cuts among the names that exist without an address or fail (see findDelegations). */
   private async findDelegations(): Promise<void> {
     const candidates = [...this.delegationCandidates];
     this.delegationCandidates.clear();
-    const rootServers = this.rootNameServers;
-    if (candidates.length === 0 || rootServers.length === 0) return;
-    const addresses: string[] = [];
-    for (const server of rootServers) {
-      const result = await this.deps.bulk.lookup(server, ['A', 'AAAA'], this.signal);
-      addresses.push(...answerOf(server, result.records).addresses.filter((a) => this.isAllowed(a)));
-    }
-    if (addresses.length === 0) {
-      this.warn(`delegations not checked: no name server of ${this.root} is reachable through the egress guard`);
-      return;
-    }
-    await eachLimited(candidates, 8, async (zone) => {
-      for (const address of addresses) {
-        const answer = await queryNameServer(this.deps.guard, { address, port: this.ports.dns }, zone, 'NS', this.limits.nameServerTimeoutMs, this.signal);
-        if (answer.kind !== 'message') continue;
-        const records = [...answer.message.answers, ...answer.message.authorities].filter((r) => r.type === 'NS' && r.name === zone);
-        if (records.length > 0) await this.recordDelegation(zone, records.map((r) => r.data.replace(/\.$/, '')));
-        return;
-      }
-    });
+    if (candidates.length === 0 || this.rootNameServers.length === 0) return;
+    const context = { bulk: this.deps.bulk, guard: this.deps.guard, ports: this.ports, timeoutMs: this.limits.nameServerTimeoutMs, signal: this.signal, isAllowed: (a: string) => this.isAllowed(a) };
+    const found = await findDelegations(candidates, this.rootNameServers, context);
+    if (found === undefined) this.warn(`delegations not checked: no name server of ${this.root} is reachable through the egress guard`);
+    for (const delegation of found ?? []) await this.recordDelegation(delegation.zone, delegation.nameServers);
   }
 
   /** A zone cut under the root: live, with its name servers (names under the root followed). */
@@ -583,24 +394,9 @@ class DiscoveryRun {
   /** Dangling CNAMEs, provider fingerprints and broken delegations of every live name. */
   private async takeoverTests(): Promise<void> {
     this.progress('takeover', true);
-    await eachLimited([...this.chained.entries()], this.limits.hostConcurrency, async ([name, entry]) => {
-      const chain = entry.cnames;
-      let observation: TakeoverObservation | undefined;
-      if (entry.addresses.length === 0) {
-        const own = entry.nxdomainAnswer ?? (await this.deps.bulk.lookup(name, ['A', 'AAAA'], this.signal));
-        const last = chain[chain.length - 1] as string;
-        const target = own.outcome === 'nxdomain' ? undefined : await this.deps.bulk.lookup(last, ['A', 'AAAA'], this.signal);
-        observation = danglingCname(name, chain, own, target, this.providers);
-      } else if (entry.addresses.every((a) => this.isAllowed(a))) {
-        observation = await unclaimedAtProvider(name, chain, this.providers, this.web);
-      }
-      if (observation !== undefined) this.takeovers.push(observation);
-    });
-    const deps = { bulk: this.deps.bulk, guard: this.deps.guard, ports: this.ports, timeoutMs: this.limits.nameServerTimeoutMs, signal: this.signal };
-    await eachLimited(this.delegations, 8, async (delegation) => {
-      const observation = await brokenDelegation(delegation, deps);
-      if (observation !== undefined) this.takeovers.push(observation);
-    });
+    const context = { bulk: this.deps.bulk, guard: this.deps.guard, ports: this.ports, timeoutMs: this.limits.nameServerTimeoutMs, signal: this.signal };
+    const found = await takeoverTests(this.chained, this.delegations, { ...context, providers: this.providers, web: this.web, hostConcurrency: this.limits.hostConcurrency, isAllowed: (a) => this.isAllowed(a) });
+    this.takeovers.push(...found);
   }
 
   /** The egress guard's decision for an address, remembered for the run (bounded). */

@@ -6,6 +6,8 @@ import { queryNameServer, type DirectAnswer } from './direct-query.ts';
 import type { DiscoveryPorts, TakeoverObservation, TakeoverProvider } from './discovery.types.ts';
 import { isUnderRoot } from './discovery-names.ts';
 import type { WebReader } from './web-sources.ts';
+import { eachLimited, type Chained } from './run-support.ts';
+import { answerOf } from './wildcard-detector.ts';
 
 /** The shipped provider data file (curated from can-i-take-over-xyz, see docs/discovery.md). */
 export const providersPath = new URL('./lists/takeover-providers.json', import.meta.url);
@@ -147,4 +149,73 @@ export async function brokenDelegation(
     target: delegation.nameServers.join(', '),
     evidence: `${delegation.zone} NS ${delegation.nameServers.map((s) => `${s}.`).join(' ')}; ${reasons.join('; ')}`,
   };
+}
+
+/** What the takeover phase of a run needs. */
+export interface TakeoverContext {
+  bulk: BulkResolver;
+  guard: EgressGuard;
+  ports: DiscoveryPorts;
+  timeoutMs: number;
+  signal: AbortSignal;
+  providers: readonly TakeoverProvider[];
+  web: WebReader;
+  hostConcurrency: number;
+  /** The egress guard's (cached) decision for an address. */
+  isAllowed: (address: string) => boolean;
+}
+
+/**
+ * The takeover phase of a run: every live name with a CNAME chain (a dangling target, or a
+ * provider's "unclaimed" page when its addresses may be reached) and every delegation under the root.
+ */
+export async function takeoverTests(chained: ReadonlyMap<string, Chained>, delegations: readonly Delegation[], context: TakeoverContext): Promise<TakeoverObservation[]> {
+  const found: TakeoverObservation[] = [];
+  await eachLimited([...chained.entries()], context.hostConcurrency, async ([name, entry]) => {
+    const chain = entry.cnames;
+    let observation: TakeoverObservation | undefined;
+    if (entry.addresses.length === 0) {
+      const own = entry.nxdomainAnswer ?? (await context.bulk.lookup(name, ['A', 'AAAA'], context.signal));
+      const last = chain[chain.length - 1] as string;
+      const target = own.outcome === 'nxdomain' ? undefined : await context.bulk.lookup(last, ['A', 'AAAA'], context.signal);
+      observation = danglingCname(name, chain, own, target, context.providers);
+    } else if (entry.addresses.every((a) => context.isAllowed(a))) {
+      observation = await unclaimedAtProvider(name, chain, context.providers, context.web);
+    }
+    if (observation !== undefined) found.push(observation);
+  });
+  await eachLimited(delegations, 8, async (delegation) => {
+    const observation = await brokenDelegation(delegation, context);
+    if (observation !== undefined) found.push(observation);
+  });
+  return found;
+}
+
+/**
+ * Names that exist without an address (NODATA) or fail (SERVFAIL, REFUSED) may be zone cuts:
+ * the root's own name servers, asked directly, answer a delegation with its NS records. Answers
+ * the delegations found, or undefined when no name server of the root may be reached.
+ */
+export async function findDelegations(
+  candidates: readonly string[],
+  rootServers: readonly string[],
+  context: Omit<TakeoverContext, 'providers' | 'web' | 'hostConcurrency'>,
+): Promise<Delegation[] | undefined> {
+  const addresses: string[] = [];
+  for (const server of rootServers) {
+    const result = await context.bulk.lookup(server, ['A', 'AAAA'], context.signal);
+    addresses.push(...answerOf(server, result.records).addresses.filter((a) => context.isAllowed(a)));
+  }
+  if (addresses.length === 0) return undefined;
+  const found: Delegation[] = [];
+  await eachLimited(candidates, 8, async (zone) => {
+    for (const address of addresses) {
+      const answer = await queryNameServer(context.guard, { address, port: context.ports.dns }, zone, 'NS', context.timeoutMs, context.signal);
+      if (answer.kind !== 'message') continue;
+      const records = [...answer.message.answers, ...answer.message.authorities].filter((r) => r.type === 'NS' && r.name === zone);
+      if (records.length > 0) found.push({ zone, nameServers: records.map((r) => r.data.replace(/\.$/, '')) });
+      return;
+    }
+  });
+  return found;
 }
