@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FindingInput } from '../../src/core/vulnerabilities/vulnerability.types.ts';
-import { injectionChecks, pathOf, scanFixture, summary } from '../support/fixture-scan.ts';
-import { startVulnerableSites, type VulnerableSites } from '../support/vulnerable-site/index.ts';
+import { injectionChecks, pathOf, scanTwins, summary } from '../support/fixture-scan.ts';
+import type { VulnerableSites } from '../support/vulnerable-site/index.ts';
 import { injectionContextsModule } from '../support/vulnerable-site/injection-contexts.ts';
 
-const scan = (server: Parameters<typeof scanFixture>[0]) => scanFixture(server);
 const evidenceText = (finding: FindingInput | undefined): string => finding?.details?.text?.[0]?.value ?? '';
 
 /** How each spot of the module must say it was confirmed. */
@@ -26,8 +25,7 @@ describe('injection checks in every context, point and technique', () => {
   let vulnerable: { status: string; findings: FindingInput[] };
   let safe: { status: string; findings: FindingInput[] };
   before(async () => {
-    sites = await startVulnerableSites();
-    [vulnerable, safe] = await Promise.all([scan(sites.vulnerable), scan(sites.safe)]);
+    ({ sites, vulnerable, safe } = await scanTwins());
   });
   after(() => sites.stop());
 

@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FindingInput } from '../../src/core/vulnerabilities/vulnerability.types.ts';
-import { injectionChecks, pathOf, scanFixture, summary } from '../support/fixture-scan.ts';
-import { startVulnerableSites, type VulnerableSites } from '../support/vulnerable-site/index.ts';
-
-const scan = (server: Parameters<typeof scanFixture>[0]) => scanFixture(server);
+import { injectionChecks, pathOf, scanTwins, summary } from '../support/fixture-scan.ts';
+import type { VulnerableSites } from '../support/vulnerable-site/index.ts';
 
 describe('injection checks on the vulnerable fixture site', () => {
   let sites: VulnerableSites;
   let vulnerable: { status: string; findings: FindingInput[] };
   let safe: { status: string; findings: FindingInput[] };
   before(async () => {
-    sites = await startVulnerableSites();
-    [vulnerable, safe] = await Promise.all([scan(sites.vulnerable), scan(sites.safe)]);
+    ({ sites, vulnerable, safe } = await scanTwins());
   });
   after(() => sites.stop());
 

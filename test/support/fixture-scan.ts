@@ -5,6 +5,7 @@ import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
 import { createHttpScanEngine } from '../../src/engine/http-scan/http-scan-engine.ts';
 import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
 import type { TargetServer } from './target-site.ts';
+import { startVulnerableSites, type VulnerableSites } from './vulnerable-site/index.ts';
 
 // Every target is 127.0.0.1: the system resolver is never asked and nothing leaves the machine.
 const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]) });
@@ -36,3 +37,10 @@ export const summary = (findings: FindingInput[]): string[] => findings.map((f) 
 
 /** The injection checks' ids. */
 export const injectionChecks = new Set(['sql-injection', 'path-traversal', 'open-redirect', 'template-injection', 'command-injection', 'reflected-xss']);
+
+/** Starts both twins of the fixture site and scans them side by side; the caller stops `sites`. */
+export async function scanTwins(limits: ScanLimits = fixtureScanLimits): Promise<{ sites: VulnerableSites; vulnerable: FixtureScan; safe: FixtureScan }> {
+  const sites = await startVulnerableSites();
+  const [vulnerable, safe] = await Promise.all([scanFixture(sites.vulnerable, limits), scanFixture(sites.safe, limits)]);
+  return { sites, vulnerable, safe };
+}

@@ -106,6 +106,7 @@ export async function monitoringStatus(store: Store, team: Team, token: string, 
   if (asset === undefined) return { monitoring: false, intervalMs, lastRun: undefined, nextRunAt: undefined };
   const lastRun = (await store.surfaceRuns.latestOf(team.id, [asset.id])).get(asset.id);
   const isLive = lastRun !== undefined && ['queued', 'running', 'stopping'].includes(lastRun.status);
-  const nextRunAt = !asset.monitored || isLive ? undefined : new Date((lastRun?.created.getTime() ?? Date.now()) + (lastRun === undefined ? 0 : intervalMs));
+  // Never run: the scheduler's next round starts one.
+  const nextRunAt = !asset.monitored || isLive ? undefined : lastRun === undefined ? new Date() : new Date(lastRun.created.getTime() + intervalMs);
   return { monitoring: asset.monitored, intervalMs, lastRun, nextRunAt };
 }

@@ -3,6 +3,7 @@ import { defaultAssetSettings } from '../assets/asset-settings.ts';
 import type { Asset } from '../assets/asset.types.ts';
 import type { ScanSink, StatelessOrigin } from '../scans/scan-engine.ts';
 import type { Store } from '../shared/store.ts';
+import type { Team } from '../teams/team.types.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
 import { indexRecords } from '../zones/zone-index.service.ts';
@@ -102,7 +103,7 @@ export async function runSurfaceRun(deps: SurfaceRunnerDeps, runId: number, ctx:
   }, deps.tickMs ?? 1000);
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
   try {
-    const summary = await work(deps, run, asset, team.id, progress, signal);
+    const summary = await work(deps, run, asset, team, progress, signal);
     clearInterval(timer);
     await ticking;
     progress.phase = 'done';
@@ -123,8 +124,9 @@ export async function runSurfaceRun(deps: SurfaceRunnerDeps, runId: number, ctx:
 }
 
 /** The run's work once it holds the run; throws on abort (the caller decides what that means). */
-async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, teamId: number, progress: SurfaceRunProgress, signal: AbortSignal): Promise<SurfaceRunSummary> {
+async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team: Team, progress: SurfaceRunProgress, signal: AbortSignal): Promise<SurfaceRunSummary> {
   const { store } = deps;
+  const teamId = team.id;
   const settings = asset.settings ?? defaultAssetSettings;
   const held = await store.zones.namesUnder(teamId, asset.name);
   const zoneNames = held.filter((n) => n.sources.some((s) => zoneSources.includes(s))).map((n) => n.name);
@@ -175,9 +177,10 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
     const records = recordsOf(name);
     if (records.length === 0) continue;
     const source = sourceOf(name.sources);
-    bySource.set(source, [...(bySource.get(source) ?? []), ...records]);
+    const list = bySource.get(source);
+    if (list === undefined) bySource.set(source, records);
+    else list.push(...records);
   }
-  const team = (await store.teams.findById(teamId))!;
   await store.transaction(async (tx) => {
     for (const [source, records] of bySource) await indexRecords(tx, team, [records], source);
   });
