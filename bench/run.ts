@@ -20,6 +20,11 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   discovery: async () => (await import('./discovery.bench.ts')).benchmark,
   scans: async () => (await import('./scans.bench.ts')).benchmark,
   'app-scanner': async () => (await import('./app-scanner.bench.ts')).benchmark,
+  ports: async () => (await import('./ports.bench.ts')).benchmark,
+  tls: async () => (await import('./tls.bench.ts')).benchmark,
+  fingerprint: async () => (await import('./fingerprint.bench.ts')).benchmark,
+  'inventory-lists-sqlite': async () => (await import('./inventory-lists.bench.ts')).inventoryListsBenchmark('sqlite'),
+  'inventory-lists-postgres': async () => (await import('./inventory-lists.bench.ts')).inventoryListsBenchmark('postgres'),
 };
 
 const usage = `usage: npm run bench [-- <name> …]   run all benchmarks, or the named ones

@@ -5,6 +5,9 @@ import { MarkerCodec } from './core/shared/marker.ts';
 import { matchGroupsForVulnerabilities } from './core/vulnerabilities/group-filter.ts';
 import { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
 import { IpInventoryService } from './core/surface/ip-inventory.service.ts';
+import { PortInventoryService } from './core/surface/port-inventory.service.ts';
+import { TechnologyInventoryService } from './core/surface/technology-inventory.service.ts';
+import { createExposureEngines } from './engine/exposure.ts';
 import { OfflineIpEnricher } from './engine/ip-data/ip-enricher.ts';
 import { createBulkResolver } from './engine/dns/bulk-resolver.ts';
 import { createNameResolver } from './engine/name-resolver.ts';
@@ -82,6 +85,9 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
       store,
       engine: createSurfaceEngine({ guard, resolver, bulk }, scanEngine),
       ipInventory,
+      exposure: { engines: createExposureEngines({ guard, resolver }) },
+      portInventory: new PortInventoryService(store),
+      technologyInventory: new TechnologyInventoryService(store),
       ingestion: { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` },
       log: log.child({ component: 'monitoring' }),
       requestTimeoutMs: config.scanRequestTimeoutMs,

@@ -1,5 +1,6 @@
 import type { Asset } from '../core/assets/asset.types.ts';
 import type { Member } from '../core/members/member.types.ts';
+import type { SurfaceRunSummary } from '../core/surface/surface-run.types.ts';
 import { createApiKey, listApiKeys, revokeApiKey, type Revocation } from '../core/teams/api-key.service.ts';
 import { plans } from '../core/teams/plans.ts';
 import { createTeam, OperatorError, requireTeam } from '../core/teams/team.service.ts';
@@ -189,7 +190,7 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
         r.trigger,
         formatTime(r.created, ''),
         formatTime(r.ended, '-'),
-        r.summary === null ? `${r.progress.phase}: ${r.progress.live} names` : `${r.summary.names} names (${r.summary.newNames} new), ${r.summary.addresses} IPs, ${r.summary.findings.created} new findings`,
+        r.summary === null ? `${r.progress.phase}: ${r.progress.live} names` : runResult(r.summary),
         r.error ?? '',
       ]);
       return emit(output, json, present, runs.length === 0 ? 'no surface-monitoring runs' : formatTable(['RUN', 'TEAM', 'ASSET', 'STATUS', 'TRIGGER', 'CREATED', 'ENDED', 'RESULT', 'ERROR'], rows));
@@ -251,4 +252,14 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
       // checkAdminCommandLine let through only the commands above.
       throw new Error(`admin command ${area} ${action} has no case`);
   }
+}
+
+/** One line of what a finished surface run found. */
+function runResult(s: SurfaceRunSummary): string {
+  const parts = [`${s.names} names (${s.newNames} new)`, `${s.addresses} IPs`];
+  if (s.ports !== null) parts.push(`${s.ports.open} open ports`);
+  if (s.tlsEndpoints !== null) parts.push(`${s.tlsEndpoints} TLS`);
+  if (s.technologies !== null) parts.push(`${s.technologies.seen} technologies`);
+  parts.push(`${s.findings.created} new findings`);
+  return parts.join(', ');
 }

@@ -13,6 +13,7 @@ import * as m009 from './migrations/009-api-key-ids.ts';
 import * as m010 from './migrations/010-ip-inventory.ts';
 import * as m011 from './migrations/011-vulnerability-counts.ts';
 import * as m012 from './migrations/012-surface-runs.ts';
+import * as m013 from './migrations/013-port-technology-inventory.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -32,6 +33,7 @@ const migrations: Record<string, MigrationModule> = {
   '010-ip-inventory': m010,
   '011-vulnerability-counts': m011,
   '012-surface-runs': m012,
+  '013-port-technology-inventory': m013,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

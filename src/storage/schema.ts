@@ -330,6 +330,55 @@ export interface IpInventoryVersionsTable {
   version: number;
 }
 
+export interface PortsTable {
+  id: Generated<number>;
+  team_id: number;
+  /** The root asset of the monitored domain. */
+  asset_id: number;
+  /** Canonical text (dotted quad, RFC 5952 IPv6). */
+  ip_address: string;
+  port: number;
+  domain_name: string;
+  /** OPEN exactly while disappeared_at is null (a check constraint ties them). */
+  status: 'OPEN' | 'CLOSED';
+  service: string;
+  is_tls: number;
+  is_http: number;
+  banner: string | null;
+  product: string | null;
+  version: string | null;
+  first_seen_at: number;
+  last_seen_at: number;
+  disappeared_at: number | null;
+}
+
+export interface TechnologiesTable {
+  id: Generated<number>;
+  team_id: number;
+  asset_id: number;
+  domain_name: string;
+  port: number;
+  name: string;
+  /** Null when the origin does not tell it: a value of its own in the row's identity. */
+  version: string | null;
+  service_protocol: string;
+  /** JSON array of strings. */
+  categories: string;
+  /** 1 exactly while disappeared_at is null (a check constraint ties them). */
+  active: number;
+  first_seen_at: number;
+  last_seen_at: number;
+  disappeared_at: number | null;
+}
+
+export interface InventoryVersionsTable {
+  team_id: number;
+  /** The v3 list: `ports`, `technologies`. */
+  list: string;
+  /** Bumped by every change of the team's list a reader can see. */
+  version: number;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Schema {
   teams: TeamsTable;
@@ -356,4 +405,7 @@ export interface Schema {
   ip_addresses: IpAddressesTable;
   surface_runs: SurfaceRunsTable;
   ip_inventory_versions: IpInventoryVersionsTable;
+  ports: PortsTable;
+  technologies: TechnologiesTable;
+  inventory_versions: InventoryVersionsTable;
 }

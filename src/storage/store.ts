@@ -8,6 +8,8 @@ import { KyselyAssetRepository } from './repositories/asset.repository.ts';
 import { KyselyGroupMemberRepository } from './repositories/group-member.repository.ts';
 import { KyselyGroupRepository } from './repositories/group.repository.ts';
 import { KyselyIpInventoryRepository } from './repositories/ip-inventory.repository.ts';
+import { KyselyPortInventoryRepository } from './repositories/port-inventory.repository.ts';
+import { KyselyTechnologyInventoryRepository } from './repositories/technology-inventory.repository.ts';
 import { KyselySurfaceRunRepository } from './repositories/surface-run.repository.ts';
 import { KyselyMemberRepository } from './repositories/member.repository.ts';
 import { KyselyApiKeyRepository, KyselyTeamRepository } from './repositories/team.repository.ts';
@@ -33,6 +35,8 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     scanProfiles: new KyselyScanProfileRepository(db),
     scans: new KyselyScanRepository(db, database.dialect),
     ipAddresses: new KyselyIpInventoryRepository(db),
+    ports: new KyselyPortInventoryRepository(db),
+    technologies: new KyselyTechnologyInventoryRepository(db),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
   };
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { IpRunInput } from '../../src/core/surface/ip-inventory.service.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import type { Harness } from '../support/harness.ts';
+import { malformedCursor, openV3ListTeam, v3ListReader, v3ListSecurityTests, v3ListValidationTests, v3ListWalkTest, v3Problem, type V3BadQuery } from '../support/v3-list-contract.ts';
 
 interface WireIp {
   id: string;
@@ -18,67 +19,26 @@ interface WireIp {
   geolocation: { continent: string | null; continent_name: string | null; country: string | null; country_name: string | null };
 }
 
-interface WirePage {
-  items: WireIp[];
-  pagination: { next?: string };
-}
-
 const t = (day: number, hour = 12) => Date.UTC(2026, 0, day, hour);
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
-
-function problem(status: number, code: number, detail: string): Record<string, unknown> {
-  const titles: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden' };
-  return { type: `/problems/${code}`, title: titles[status], status, detail, instance: '/rest/v3/ips' };
-}
+const path = '/rest/v3/ips';
 
 describe('v3 GET /ips', () => {
   let h: Harness;
   let v3: string;
   let teamToken: string;
   let teamId: number;
-  const assets: Record<string, { id: number; token: string }> = {};
+  let assets: Record<string, { id: number; token: string }>;
+  const session = () => ({ h, v3 });
 
   before(async () => {
-    h = await createHarness();
-    const v2 = (await h.team('ipteam')).key;
-    v3 = (await h.key('ipteam', '--v3')).key;
-    const team = (await h.runtime.store.teams.findByName('ipteam'))!;
-    teamToken = team.token;
-    teamId = team.id;
-    for (const name of ['life.example', 'names.example', 'pages.example', 'late.example', 'filters.example', 'sparse.example', 'bulk.example']) {
-      const res = await h.send('POST', '/rest/v2/assets/', { key: v2, body: { name } });
-      assert.equal(res.statusCode, 200, res.body);
-      const asset = (await h.runtime.store.assets.findByName(team.id, name))!;
-      assets[name] = { id: asset.id, token: asset.token };
-    }
+    ({ h, v3, teamId, teamToken, assets } = await openV3ListTeam('ipteam', ['life.example', 'names.example', 'pages.example', 'late.example', 'filters.example', 'sparse.example', 'bulk.example']));
   });
   after(async () => h.close());
 
   const record = (asset: string, at: number, seen: IpRunInput['seen']) => h.runtime.ipInventory.recordRun({ teamId, assetId: assets[asset]!.id, seen, at });
 
-  async function page(query: string, key = v3): Promise<WirePage> {
-    const res = await h.send('GET', `/rest/v3/ips${query}`, { key });
-    assert.equal(res.statusCode, 200, res.body);
-    assert.match(String(res.headers['content-type']), /^application\/json/);
-    return res.json() as WirePage;
-  }
-
-  /** Every item of a listing, following `next` from the given query; the URLs followed too. */
-  async function all(query: string): Promise<{ items: WireIp[]; urls: string[] }> {
-    const items: WireIp[] = [];
-    const urls: string[] = [];
-    let body = await page(query);
-    for (;;) {
-      items.push(...body.items);
-      if (body.pagination.next === undefined) {
-        assert.deepEqual(body.pagination, {});
-        return { items, urls };
-      }
-      urls.push(body.pagination.next);
-      const next = new URL(body.pagination.next);
-      body = await page(next.search);
-    }
-  }
+  const { page, all } = v3ListReader<WireIp>(path, session);
 
   const of = (items: WireIp[], asset: string) => items.filter((i) => i.asset_id === assets[asset]!.token);
   const addresses = (items: WireIp[]) => items.map((i) => i.ip_address);
@@ -178,26 +138,9 @@ describe('v3 GET /ips', () => {
       await record('pages.example', t(5), seen);
     });
 
-    it('follows next across pages with rows added between fetches: no duplicate, no old row skipped', async () => {
-      const before = (await all('?limit=1000')).items;
-      const old = new Set(before.map((i) => i.id));
-      const seenIds: string[] = [];
-      let body = await page('?limit=7');
-      let round = 0;
-      for (;;) {
-        seenIds.push(...body.items.map((i) => i.id));
-        // Between page fetches, a run adds addresses (which land at the end of the order).
-        round += 1;
-        await record('late.example', t(20) + round * 1000, Array.from({ length: round }, (_, i) => ({ name: `n${i}.late.example`, address: `192.0.2.${i + 1}` })));
-        if (body.pagination.next === undefined) break;
-        body = await page(new URL(body.pagination.next).search);
-      }
-      assert.equal(new Set(seenIds).size, seenIds.length, 'an item came twice');
-      for (const id of old) assert.ok(seenIds.includes(id), `old item ${id} was skipped`);
-      const final = (await all('?limit=1000')).items.map((i) => i.id);
-      // The order is stable: the walk saw the final order's prefix, in the same order.
-      assert.deepEqual(seenIds, final.slice(0, seenIds.length));
-    });
+    // Between page fetches, a run adds addresses (which land at the end of the order).
+    v3ListWalkTest(path, session, (round) =>
+      record('late.example', t(20) + round * 1000, Array.from({ length: round }, (_, i) => ({ name: `n${i}.late.example`, address: `192.0.2.${i + 1}` }))));
 
     it('puts an absolute next URL with cursor, limit and every filter, and none on the last page', async () => {
       const query = '?limit=10&first_seen_after=2026-01-05T11:00:00Z&first_seen_before=2026-01-05T13:00:00%2B0000&disappeared_after=&';
@@ -294,14 +237,14 @@ describe('v3 GET /ips', () => {
   });
 
   describe('validation', () => {
-    const bad: Array<[string, string, number, string]> = [
+    const bad: V3BadQuery[] = [
       ['limit 0', '?limit=0', 4150, 'limit must be an integer from 1 to 1000'],
       ['limit over 1000', '?limit=1001', 4150, 'limit must be an integer from 1 to 1000'],
       ['limit not a number', '?limit=ten', 4150, 'limit must be an integer from 1 to 1000'],
       ['limit fractional', '?limit=1.5', 4150, 'limit must be an integer from 1 to 1000'],
       ['limit negative', '?limit=-1', 4150, 'limit must be an integer from 1 to 1000'],
       ['limit given twice', '?limit=1&limit=2', 4150, 'limit given more than once'],
-      ['cursor garbage', '?cursor=abc', 4150, 'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page'],
+      ['cursor garbage', '?cursor=abc', 4150, malformedCursor],
       ['cursor given twice', '?cursor=a&cursor=b', 4150, 'cursor given more than once'],
       ['first_seen_after malformed', '?first_seen_after=yesterday', 1085, 'first_seen_after must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"'],
       ['first_seen_before impossible date', '?first_seen_before=2026-02-30T00:00:00Z', 1085, 'first_seen_before must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-02-30T00:00:00Z"'],
@@ -309,14 +252,7 @@ describe('v3 GET /ips', () => {
       ['disappeared_before malformed', '?disappeared_before=2026-01-01T25:00:00Z', 1085, 'disappeared_before must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-01-01T25:00:00Z"'],
       ['filter given twice', '?first_seen_after=2026-01-01T00:00:00Z&first_seen_after=2026-01-02T00:00:00Z', 4150, 'first_seen_after given more than once'],
     ];
-    for (const [name, query, code, detail] of bad) {
-      it(`answers a 400 problem naming the parameter: ${name}`, async () => {
-        const res = await h.send('GET', `/rest/v3/ips${query}`, { key: v3 });
-        assert.equal(res.statusCode, 400);
-        assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-        assert.deepEqual(res.json(), problem(400, code, detail));
-      });
-    }
+    v3ListValidationTests(path, session, bad);
 
     it('refuses a cursor that was altered', async () => {
       const next = new URL((await page('?limit=1')).pagination.next!);
@@ -325,45 +261,12 @@ describe('v3 GET /ips', () => {
       const forged = Buffer.from(JSON.stringify([teamId, 'v3:ips', [0, 0]])).toString('base64url');
       for (const altered of [`${forged}.${mac}`, `${payload}.${mac}x`, `${payload}`]) {
         const res = await h.send('GET', `/rest/v3/ips?cursor=${encodeURIComponent(altered)}`, { key: v3 });
-        assert.deepEqual(res.json(), problem(400, 4150, 'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page'));
+        assert.deepEqual(res.json(), v3Problem(path, 400, 4150, malformedCursor));
       }
     });
   });
 
   describe('security', () => {
-    it('answers 401 without a key, and for a v2 key', async () => {
-      const none = await h.send('GET', '/rest/v3/ips');
-      assert.equal(none.statusCode, 401);
-      assert.deepEqual(none.json(), problem(401, 1001, 'API key missing: send it as the Authorization header'));
-      const v2 = (await h.key('ipteam')).key;
-      const res = await h.send('GET', '/rest/v3/ips', { key: v2 });
-      assert.equal(res.statusCode, 401);
-      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-      assert.deepEqual(res.json(), problem(401, 1003, 'API key invalid'));
-    });
-
-    it('answers 403 to a plan without the inventory endpoints', async () => {
-      await h.team('small', { plan: 'starter' });
-      const key = (await h.key('small', '--v3')).key;
-      const res = await h.send('GET', '/rest/v3/ips', { key });
-      assert.equal(res.statusCode, 403);
-      assert.equal(res.json().type, '/problems/1009');
-    });
-
-    it('shows another team nothing, and refuses the first team\'s cursor', async () => {
-      await h.team('other');
-      const key = (await h.key('other', '--v3')).key;
-      assert.deepEqual(await page('', key), { items: [], pagination: {} });
-      const next = new URL((await page('?limit=1')).pagination.next!);
-      const res = await h.send('GET', `/rest/v3/ips${next.search}`, { key });
-      assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), problem(400, 4150, 'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page'));
-    });
-
-    it('answers 405 to another method on the path', async () => {
-      const res = await h.send('POST', '/rest/v3/ips', { key: v3 });
-      assert.equal(res.statusCode, 405);
-      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-    });
+    v3ListSecurityTests(path, session, { team: 'ipteam' });
   });
 });

@@ -1,7 +1,8 @@
 /**
- * What the v3 inventory lists (IPs now; ports and technologies next) share: the four time
- * filters, the keyset position and the page. Every list is in (first_seen_at, id) order: a row's
- * first_seen_at never changes, so a row never moves, and new rows arrive at the end.
+ * What the v3 inventory lists (IPs, ports, technologies) share: the four time filters, the
+ * keyset position and the page. Every list is in (first_seen_at, id) order: a row's
+ * first_seen_at never changes, so a row never moves, and new rows arrive at the end. A list with
+ * filters of its own (ports: status and port) extends InventoryPageQuery.
  */
 
 /** The four time filters of a v3 list; every bound is exclusive. */

@@ -6,6 +6,8 @@ import type { LookupJobRepository } from '../zones/zone-lookup.types.ts';
 import type { ZoneRepository } from '../zones/zone.types.ts';
 import type { ScanProfileRepository, ScanRepository } from '../scans/scan.types.ts';
 import type { IpInventoryRepository } from '../surface/ip-inventory.types.ts';
+import type { PortInventoryRepository } from '../surface/port-inventory.types.ts';
+import type { TechnologyInventoryRepository } from '../surface/technology-inventory.types.ts';
 import type { SurfaceRunRepository } from '../surface/surface-run.types.ts';
 import type { ApiKeyRepository, TeamRepository } from '../teams/team.types.ts';
 
@@ -25,6 +27,10 @@ export interface Repositories {
   scans: ScanRepository;
   /** The IP inventory of surface monitoring. */
   ipAddresses: IpInventoryRepository;
+  /** The port inventory (one row per root asset, address and port). */
+  ports: PortInventoryRepository;
+  /** The technology inventory (one row per root asset, host, port, technology and version). */
+  technologies: TechnologyInventoryRepository;
   surfaceRuns: SurfaceRunRepository;
 }
 

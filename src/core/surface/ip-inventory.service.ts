@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { toInventoryPage, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
 import type { Store } from '../shared/store.ts';
 import type { IpAddressRecord, IpEnricher, IpVersion, NewIpAddress } from './ip-inventory.types.ts';
+import { chunksOf } from '../shared/chunks.ts';
 
 /** What one monitoring run of a root asset saw: every (name, address) pair it resolved. */
 export interface IpRunInput {
@@ -28,8 +29,6 @@ export interface IpRunSummary {
   ignored: number;
 }
 
-/** Rows written per statement (well under every driver's parameter limit). */
-const chunkSize = 500;
 
 /**
  * The IP inventory of a team: every address a monitored name resolves to, one row per (root
@@ -87,9 +86,9 @@ export class IpInventoryService {
         }
       }
       const goneIds = existing.filter((row) => row.active && !names.has(row.ipAddress)).map((row) => row.id);
-      for (const part of chunks(fresh)) await tx.ipAddresses.insertMany(part);
-      for (const part of chunks(seenIds)) await tx.ipAddresses.markSeen(input.teamId, part, at);
-      for (const part of chunks(goneIds)) await tx.ipAddresses.markDisappeared(input.teamId, part, at);
+      for (const part of chunksOf(fresh)) await tx.ipAddresses.insertMany(part);
+      for (const part of chunksOf(seenIds)) await tx.ipAddresses.markSeen(input.teamId, part, at);
+      for (const part of chunksOf(goneIds)) await tx.ipAddresses.markDisappeared(input.teamId, part, at);
       // last_seen_at is not shown on the wire: a run that changed nothing else keeps cached pages valid.
       if (fresh.length + returned + renamed + goneIds.length > 0) await tx.ipAddresses.bumpVersion(input.teamId);
       return { added: fresh.length, returned, disappeared: goneIds.length, seen: names.size, ignored };
@@ -140,8 +139,4 @@ function groupByAddress(seen: IpRunInput['seen']): { names: Map<string, Set<stri
     set.add(name);
   }
   return { names, ignored };
-}
-
-function* chunks<T>(items: T[]): Generator<T[]> {
-  for (let i = 0; i < items.length; i += chunkSize) yield items.slice(i, i + chunkSize);
 }

@@ -9,7 +9,7 @@ export const liveSurfaceRunStatuses: readonly SurfaceRunStatus[] = ['queued', 'r
 
 /** Counters a run reports while it runs. */
 export interface SurfaceRunProgress {
-  phase: 'queued' | 'discovery' | 'inventory' | 'stateless-tests' | 'findings' | 'done';
+  phase: 'queued' | 'discovery' | 'ports' | 'tls' | 'fingerprinting' | 'stateless-tests' | 'inventory' | 'findings' | 'done';
   /** Names resolved so far, live names found, takeover candidates. */
   candidates: number;
   live: number;
@@ -18,6 +18,11 @@ export interface SurfaceRunProgress {
   origins: number;
   requests: number;
   findings: number;
+  /** (address, port) pairs the port scan probed, open ports found, TLS endpoints, technologies. */
+  portsProbed: number;
+  openPorts: number;
+  tlsEndpoints: number;
+  technologies: number;
 }
 
 /** What a finished run found. */
@@ -28,6 +33,12 @@ export interface SurfaceRunSummary {
   addresses: number;
   isWildcard: boolean;
   takeovers: number;
+  /** What the port inventory recorded; null when port scanning was off. */
+  ports: { open: number; opened: number; reopened: number; closed: number } | null;
+  /** Endpoints that spoke TLS; null when TLS discovery was off. */
+  tlsEndpoints: number | null;
+  /** What the technology inventory recorded; null when fingerprinting was off. */
+  technologies: { seen: number; added: number; returned: number; disappeared: number } | null;
   findings: { created: number; updated: number; regressions: number; patched: number };
 }
 

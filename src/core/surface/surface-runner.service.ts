@@ -1,13 +1,14 @@
 import type { ServiceLogger } from '../assets/verification.service.ts';
 import { defaultAssetSettings } from '../assets/asset-settings.ts';
 import type { Asset } from '../assets/asset.types.ts';
-import type { ScanSink, StatelessOrigin } from '../scans/scan-engine.ts';
+import type { ScanSink } from '../scans/scan-engine.ts';
 import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
 import { indexRecords } from '../zones/zone-index.service.ts';
 import type { DnsRecordInput, SurfaceSource, ZoneSource } from '../zones/zone.types.ts';
+import { defaultWebOrigins, isExposureOff, observeExposure, type ExposureDeps, type ExposureObservations, type PortInventoryPort, type TechnologyInventoryPort } from './exposure-phase.ts';
 import type { IpInventoryService } from './ip-inventory.service.ts';
 import type { DiscoveredSource, SurfaceDiscoveryReport, SurfaceEngine } from './surface-engine.ts';
 import type { SurfaceRun, SurfaceRunProgress, SurfaceRunSummary } from './surface-run.types.ts';
@@ -18,6 +19,10 @@ export interface SurfaceRunnerDeps {
   store: Store;
   engine: SurfaceEngine;
   ipInventory: Pick<IpInventoryService, 'recordRun'>;
+  /** Ports, TLS and technologies (the exposure engines and the two inventories they feed). */
+  exposure: Omit<ExposureDeps, 'requestTimeoutMs' | 'ports'>;
+  portInventory: PortInventoryPort;
+  technologyInventory: TechnologyInventoryPort;
   ingestion: IngestionOptions;
   log: ServiceLogger;
   /** Time limit of one request of the stateless tests. */
@@ -89,7 +94,7 @@ export async function runSurfaceRun(deps: SurfaceRunnerDeps, runId: number, ctx:
     return;
   }
 
-  const progress: SurfaceRunProgress = { phase: 'discovery', candidates: 0, live: 0, takeovers: 0, origins: 0, requests: 0, findings: 0 };
+  const progress: SurfaceRunProgress = { phase: 'discovery', candidates: 0, live: 0, takeovers: 0, origins: 0, requests: 0, findings: 0, portsProbed: 0, openPorts: 0, tlsEndpoints: 0, technologies: 0 };
   const stop = new AbortController();
   const tick = async () => {
     await store.surfaceRuns.setProgress(run.id, progress);
@@ -132,6 +137,12 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
   const zoneNames = held.filter((n) => n.sources.some((s) => zoneSources.includes(s))).map((n) => n.name);
   const knownNames = held.filter((n) => !n.sources.some((s) => zoneSources.includes(s))).map((n) => n.name);
   const customHeaders = Object.entries(settings.custom_headers ?? {}).map(([name, value]) => ({ name, value }));
+  if (!settings.scrape && !settings.subdomain_takeover_tests && !settings.stateless_tests && isExposureOff(settings)) {
+    // Not even the known names are resolved: a run with every test switched off sends nothing,
+    // and records nothing (the inventories keep what earlier runs saw).
+    await store.surfaceRuns.addWarning(run.id, 'Every surface-monitoring test is switched off in the asset settings: the run sent nothing and recorded nothing');
+    return emptySummary();
+  }
   const report = await deps.engine.discover({
     root: asset.name,
     knownNames,
@@ -146,10 +157,12 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
   });
   signal.throwIfAborted();
 
-  // Stateless tests and takeover findings are gathered before anything is written: a stop
-  // during them leaves the inventory as the previous run left it.
-  const findings: FindingInput[] = report.takeovers.map((t) => subdomainTakeoverFinding(t));
-  const origins = settings.stateless_tests ? webOrigins(report, asset.name, deps.ports) : [];
+  // The exposure engines, stateless tests and takeover findings are gathered before anything is
+  // written: a stop during them leaves the inventories as the previous run left them.
+  const exposure = await observeExposure({ ...deps.exposure, requestTimeoutMs: deps.requestTimeoutMs, ...(deps.ports === undefined ? {} : { ports: deps.ports }) }, report, asset.name, settings, customHeaders, progress, signal);
+  const findings: FindingInput[] = [...report.takeovers.map((t) => subdomainTakeoverFinding(t)), ...exposure.findings];
+  progress.findings = findings.length;
+  const origins = settings.stateless_tests ? [...defaultWebOrigins(report, asset.name, deps.ports), ...exposure.extraOrigins] : [];
   if (origins.length > 0) {
     progress.phase = 'stateless-tests';
     const sink: ScanSink = {
@@ -185,13 +198,15 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
     for (const [source, records] of bySource) await indexRecords(tx, team, [records], source);
   });
   const seen = report.names.flatMap((n) => n.addresses.map((address) => ({ name: n.name, address })));
-  const ips = await deps.ipInventory.recordRun({ teamId, assetId: asset.id, seen, at: Date.now() });
+  const at = Date.now();
+  const ips = await deps.ipInventory.recordRun({ teamId, assetId: asset.id, seen, at });
+  const recorded = await recordExposure(deps, teamId, asset.id, at, exposure);
 
   progress.phase = 'findings';
   const ingestion = new ScanIngestion(store, { teamId, asset: { id: asset.id, token: asset.token, name: asset.name }, scanSource: 'surface-monitoring', scanProfileToken: null, scannedAt: new Date() }, deps.ingestion);
   for (const finding of findings) await ingestion.add(finding);
   const result = await ingestion.finish(true);
-  for (const warning of report.warnings.slice(0, 20)) await store.surfaceRuns.addWarning(run.id, warning);
+  for (const warning of [...report.warnings, ...exposure.warnings].slice(0, 20)) await store.surfaceRuns.addWarning(run.id, warning);
   return {
     names: report.names.length,
     newNames,
@@ -199,19 +214,22 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
     addresses: ips.seen,
     isWildcard: report.isWildcard,
     takeovers: report.takeovers.length,
+    ...recorded,
+    tlsEndpoints: settings.enable_tls_discovery ? exposure.tlsEndpoints : null,
     findings: result,
   };
 }
 
-/** HTTPS and HTTP on every live name with an address (each name once per scheme). */
-function webOrigins(report: SurfaceDiscoveryReport, scopeName: string, ports = { https: 443, http: 80 }): StatelessOrigin[] {
-  const origins: StatelessOrigin[] = [];
-  for (const name of report.names) {
-    if (name.addresses.length === 0) continue;
-    origins.push({ scheme: 'https', host: name.name, port: ports.https, scopeName });
-    origins.push({ scheme: 'http', host: name.name, port: ports.http, scopeName });
-  }
-  return origins;
+/** The ports and technologies a completed run saw, into their inventories (an engine that did not run changes nothing). */
+async function recordExposure(deps: SurfaceRunnerDeps, teamId: number, assetId: number, at: number, exposure: ExposureObservations): Promise<Pick<SurfaceRunSummary, 'ports' | 'technologies'>> {
+  const ports = exposure.openPorts === undefined ? null : await deps.portInventory.recordRun({ teamId, assetId, at, open: exposure.openPorts });
+  const technologies = exposure.technologies === undefined ? null : await deps.technologyInventory.recordRun({ teamId, assetId, at, seen: exposure.technologies });
+  return { ports, technologies };
+}
+
+/** The summary of a run that did nothing. */
+function emptySummary(): SurfaceRunSummary {
+  return { names: 0, newNames: 0, goneNames: 0, addresses: 0, isWildcard: false, takeovers: 0, ports: null, tlsEndpoints: null, technologies: null, findings: { created: 0, updated: 0, regressions: 0, patched: 0 } };
 }
 
 /** Ends a run that failed on every delivery. */

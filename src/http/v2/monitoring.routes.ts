@@ -1,17 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { monitoringStatus } from '../../core/surface/monitoring.service.ts';
-import type { SurfaceRun } from '../../core/surface/surface-run.types.ts';
+import type { SurfaceRun, SurfaceRunProgress } from '../../core/surface/surface-run.types.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Timestamp, Token } from './schemas.ts';
 
 const Counters = Type.Object({
-  phase: Type.String({ description: 'queued, discovery, stateless-tests, inventory, findings, done' }),
+  phase: Type.String({ description: 'queued, discovery, ports, tls, fingerprinting, stateless-tests, inventory, findings, done' }),
   candidates: Type.Integer({ description: 'Names resolved so far' }),
   live: Type.Integer({ description: 'Live names found so far' }),
   takeovers: Type.Integer(),
   origins: Type.Integer({ description: 'Web origins the stateless tests reached' }),
   requests: Type.Integer({ description: 'Requests of the stateless tests' }),
   findings: Type.Integer(),
+  ports_probed: Type.Integer({ description: '(address, port) pairs the port scan probed' }),
+  open_ports: Type.Integer(),
+  tls_endpoints: Type.Integer({ description: '(address, port) pairs that spoke TLS' }),
+  technologies: Type.Integer(),
 });
 
 const Run = Type.Object({
@@ -29,6 +33,13 @@ const Run = Type.Object({
       addresses: Type.Integer(),
       is_wildcard: Type.Boolean(),
       takeovers: Type.Integer(),
+      ports: Type.Union([Type.Object({ open: Type.Integer(), opened: Type.Integer(), reopened: Type.Integer(), closed: Type.Integer() }), Type.Null()], {
+        description: 'The port inventory after the run: open ports, newly open, open again, closed by this run; null when port scanning was off',
+      }),
+      tls_endpoints: Type.Union([Type.Integer(), Type.Null()], { description: 'Endpoints that spoke TLS; null when TLS discovery was off' }),
+      technologies: Type.Union([Type.Object({ seen: Type.Integer(), added: Type.Integer(), returned: Type.Integer(), disappeared: Type.Integer() }), Type.Null()], {
+        description: 'The technology inventory after the run; null when fingerprinting was off',
+      }),
       findings: Type.Object({ created: Type.Integer(), updated: Type.Integer(), regressions: Type.Integer(), patched: Type.Integer() }),
     }),
     Type.Null(),
@@ -46,6 +57,11 @@ const MonitoringStatusBody = Type.Object({
 
 const iso = (time: Date | null) => (time === null ? null : time.toISOString());
 
+function presentProgress(p: SurfaceRunProgress) {
+  const { portsProbed, openPorts, tlsEndpoints, ...rest } = p;
+  return { ...rest, ports_probed: portsProbed, open_ports: openPorts, tls_endpoints: tlsEndpoints };
+}
+
 function presentRun(run: SurfaceRun) {
   const s = run.summary;
   return {
@@ -54,11 +70,22 @@ function presentRun(run: SurfaceRun) {
     created: run.created.toISOString(),
     started: iso(run.started),
     ended: iso(run.ended),
-    progress: run.progress,
+    progress: presentProgress(run.progress),
     summary:
       s === null
         ? null
-        : { names: s.names, new_names: s.newNames, gone_names: s.goneNames, addresses: s.addresses, is_wildcard: s.isWildcard, takeovers: s.takeovers, findings: s.findings },
+        : {
+            names: s.names,
+            new_names: s.newNames,
+            gone_names: s.goneNames,
+            addresses: s.addresses,
+            is_wildcard: s.isWildcard,
+            takeovers: s.takeovers,
+            ports: s.ports,
+            tls_endpoints: s.tlsEndpoints,
+            technologies: s.technologies,
+            findings: s.findings,
+          },
     error: run.error,
     warnings: run.warnings,
   };

@@ -4,14 +4,15 @@ import { AppError, appError } from '../../core/errors/app-error.ts';
 import { defaultInventoryPageSize, maxInventoryPageSize, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../../core/shared/inventory-list.ts';
 import { SingleFlight } from '../../core/shared/single-flight.ts';
 import { parseTimeParameter, toWireTime } from '../../core/shared/time.ts';
-import { queryInteger, queryValue } from '../request-input.ts';
+import { queryInteger, queryList, queryValue } from '../request-input.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
 import { publicBase } from '../v2/legacy-route-support.ts';
 
 /**
- * The v3 list machinery every inventory list shares (/ips, then /ports and /technologies):
- * `limit`, an opaque keyset `cursor`, the four time filters, and the `{items, pagination}`
- * envelope whose `next` is an absolute URL carrying cursor, limit and every filter.
+ * The v3 list machinery every inventory list shares (/ips, /ports, /technologies): `limit`, an
+ * opaque keyset `cursor`, the four time filters, list filters of comma lists (readEnumList,
+ * readPortList), and the `{items, pagination}` envelope whose `next` is an absolute URL carrying
+ * cursor, limit and every filter.
  */
 
 /** The time filters as they appear in the query string, with the field each one sets. */
@@ -27,6 +28,8 @@ export interface V3ListRequest {
   limit: number;
   after: InventoryPosition | undefined;
   filter: InventoryTimeFilter;
+  /** The list's own filters as `next` repeats them (name, normalised value), after the time filters. */
+  listFilters: Array<[name: string, value: string]>;
 }
 
 const timeFilterDoc = (what: string) =>
@@ -67,7 +70,38 @@ export function readV3ListRequest(ctx: Pick<RouteContext, 'deps' | 'team' | 'que
     const raw = queryValue(ctx.query, name);
     if (raw !== undefined && raw.trim() !== '') filter[field] = parseTimeParameter(name, raw);
   }
-  return { limit, after: decodeCursor(ctx, scope, queryValue(ctx.query, 'cursor')), filter };
+  return { limit, after: decodeCursor(ctx, scope, queryValue(ctx.query, 'cursor')), filter, listFilters: [] };
+}
+
+/**
+ * Reads a list filter of allowed values, given comma-separated, repeated or both (`status=OPEN,CLOSED`,
+ * `status=OPEN&status=CLOSED`, `status[]=OPEN`), exactly as the spec writes the values. Undefined
+ * when absent or blank; any other value is a 400 problem naming the parameter and the allowed values.
+ * The distinct values are added to the request's list filters for `next`.
+ */
+export function readEnumList<T extends string>(ctx: Pick<RouteContext, 'query'>, request: V3ListRequest, name: string, allowed: readonly T[]): T[] | undefined {
+  const values = queryList(ctx.query, name);
+  if (values === undefined || values.length === 0) return undefined;
+  const bad = values.find((v) => !(allowed as readonly string[]).includes(v));
+  if (bad !== undefined) throw appError(4150, `${name} must be one or more of ${allowed.join(', ')} (comma-separated or repeated), got ${JSON.stringify(bad)}`, [name]);
+  const distinct = [...new Set(values)] as T[];
+  request.listFilters.push([name, distinct.join(',')]);
+  return distinct;
+}
+
+/**
+ * Reads a list filter of port numbers (integers 0 to 65535, comma-separated, repeated or both).
+ * Undefined when absent or blank; anything else is a 400 problem naming the parameter. The
+ * distinct ports are added to the request's list filters for `next`.
+ */
+export function readPortList(ctx: Pick<RouteContext, 'query'>, request: V3ListRequest, name: string): number[] | undefined {
+  const values = queryList(ctx.query, name);
+  if (values === undefined || values.length === 0) return undefined;
+  const bad = values.find((v) => !/^\d{1,5}$/.test(v) || Number(v) > 65535);
+  if (bad !== undefined) throw appError(4150, `${name} must be integers from 0 to 65535 (comma-separated or repeated), got ${JSON.stringify(bad)}`, [name]);
+  const distinct = [...new Set(values.map(Number))];
+  request.listFilters.push([name, distinct.join(',')]);
+  return distinct;
 }
 
 /** The `{items, pagination}` body of one page; `next` repeats the request's limit and filters. */
@@ -79,6 +113,7 @@ export function v3ListBody<T, W>(ctx: Pick<RouteContext, 'deps' | 'team' | 'requ
     const value = request.filter[field];
     if (value !== undefined) params.set(name, formatFilterTime(value));
   }
+  for (const [name, value] of request.listFilters) params.set(name, value);
   return { items, pagination: { next: `${publicBase(ctx).replace(/\/+$/, '')}/rest/v3${path}?${params.toString()}` } };
 }
 

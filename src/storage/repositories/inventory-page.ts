@@ -4,12 +4,23 @@ import { storeBounds, type InventoryPageQuery } from '../../core/shared/inventor
 import type { Schema } from '../schema.ts';
 
 /** Tables listed by the v3 inventory lists: each has team_id, id, first_seen_at and disappeared_at. */
-export type InventoryTable = 'ip_addresses';
+export type InventoryTable = 'ip_addresses' | 'ports' | 'technologies';
+
+/** Conditions of a list beyond the time filters; the list indexes carry the columns they read. */
+export interface InventoryRowFilter {
+  /** true: only rows that disappeared (disappeared_at set: CLOSED ports); false: only rows that did not. */
+  isGone?: boolean | undefined;
+  /** Only rows whose `port` is one of these (the ports table; it has a (team_id, port, first_seen_at, id) index). */
+  ports?: number[] | undefined;
+}
 
 /** Rows of the list order a disappeared filter is first checked against, for a page of `limit` rows. */
 export function probeSize(limit: number): number {
   return Math.min(50_000, Math.max(5_000, limit * 20));
 }
+
+/** A port filter of at most this many ports that few rows match is read port by port; a longer one along the order. */
+export const maxPortRanges = 64;
 
 /** Reads the full rows of the page whose keys (id, first_seen_at, in order) the subquery selects. */
 export type PageReader<R> = (keys: RawBuilder<unknown>) => Promise<R[]>;
@@ -18,13 +29,17 @@ export type PageReader<R> = (keys: RawBuilder<unknown>) => Promise<R[]>;
  * One page of a v3 inventory list, in (first_seen_at, id) order: the keys are found through
  * the indexes, and `read` joins them to the full rows in the same statement.
  *
- * The order index (team_id, first_seen_at, id, disappeared_at) makes the page, its position
- * and the first_seen bounds one index range. A disappeared bound is checked along that range,
- * inside the index, for at most probeSize rows; when those hold too few matches (a bound few
- * rows meet, or matches far ahead), the keys are read through the disappeared index and sorted
- * instead, so no page walks a long stretch of non-matching rows.
+ * The order index (team_id, first_seen_at, id, disappeared_at[, port]) makes the page, its
+ * position and the first_seen bounds one index range. A port list of at most maxPortRanges ports
+ * and nothing else is read through the port index at once (one list-ordered range per port,
+ * merged). Other conditions (disappeared bounds, gone or not, port with them) are checked along
+ * the order range, inside the index, for at most probeSize rows; when those hold too few matches
+ * (a condition few rows meet, or matches far ahead), the keys are read another way, so no page
+ * walks a long stretch of non-matching rows: a short port list through the port ranges; else a
+ * disappeared condition through the disappeared index, sorted. Only "not gone" with nothing else
+ * (OPEN ports when nearly all are CLOSED) keeps walking the order index.
  */
-export async function inventoryPage<R>(db: Kysely<Schema>, table: InventoryTable, query: InventoryPageQuery, read: PageReader<R>): Promise<R[]> {
+export async function inventoryPage<R>(db: Kysely<Schema>, table: InventoryTable, query: InventoryPageQuery, read: PageReader<R>, rowFilter: InventoryRowFilter = {}): Promise<R[]> {
   const { teamId, after, limit } = query;
   const bounds = storeBounds(query.filter);
   const from = sql.table(table);
@@ -32,28 +47,54 @@ export async function inventoryPage<R>(db: Kysely<Schema>, table: InventoryTable
   // residual for the rows tied with the position: given two bounds, or a row value, SQLite's
   // planner may pick a skip-scan and a sort over the whole range instead of the index range.
   const low = after === undefined ? bounds.firstSeen.low : Math.max(bounds.firstSeen.low ?? after.firstSeenAt, after.firstSeenAt);
-  const conditions: Array<RawBuilder<unknown>> = [sql`team_id = ${teamId}`];
-  if (low !== undefined) conditions.push(sql`first_seen_at >= ${low}`);
-  if (bounds.firstSeen.high !== undefined) conditions.push(sql`first_seen_at < ${bounds.firstSeen.high}`);
-  if (after !== undefined) conditions.push(sql`(first_seen_at > ${after.firstSeenAt} or id > ${after.id})`);
-  const inOrder = sql.join(conditions, sql` and `);
+  const range: Array<RawBuilder<unknown>> = [];
+  if (low !== undefined) range.push(sql`first_seen_at >= ${low}`);
+  if (bounds.firstSeen.high !== undefined) range.push(sql`first_seen_at < ${bounds.firstSeen.high}`);
+  if (after !== undefined) range.push(sql`(first_seen_at > ${after.firstSeenAt} or id > ${after.id})`);
+  const inOrder = sql.join([sql`team_id = ${teamId}`, ...range], sql` and `);
 
   const gone: Array<RawBuilder<unknown>> = [];
   if (bounds.disappeared.low !== undefined) gone.push(sql`disappeared_at >= ${bounds.disappeared.low}`);
   if (bounds.disappeared.high !== undefined) gone.push(sql`disappeared_at < ${bounds.disappeared.high}`);
-  if (gone.length === 0) return read(sql`select id, first_seen_at from ${from} where ${inOrder} order by first_seen_at, id limit ${limit}`);
-  const isGone = sql.join(gone, sql` and `);
+  // A row that never disappeared meets no disappeared bound.
+  if (rowFilter.isGone === false && gone.length > 0) return [];
+  if (rowFilter.isGone === true && gone.length === 0) gone.push(sql`disappeared_at is not null`);
+  const state = rowFilter.isGone === false ? [...gone, sql`disappeared_at is null`] : gone;
+  const residual = [...state];
+  const ports = rowFilter.ports === undefined || rowFilter.ports.length === 0 ? undefined : [...new Set(rowFilter.ports)].sort((a, b) => a - b);
+  // Validated integers, written as literals: a long list binds no parameters.
+  if (ports !== undefined) residual.push(sql`port in (${sql.join(ports.map((p) => sql.lit(p)))})`);
+  if (residual.length === 0) return read(sql`select id, first_seen_at from ${from} where ${inOrder} order by first_seen_at, id limit ${limit}`);
+
+  const byPort = ports !== undefined && ports.length <= maxPortRanges;
+  // With nothing else to check, each port's range holds only matches: read it directly, no probe.
+  if (byPort && state.length === 0) return read(portRanges(from, sql.join([sql`team_id = ${teamId}`, ...range], sql` and `), ports, limit));
+  const matches = sql.join(residual, sql` and `);
   const probe = probeSize(limit);
-  const ahead = sql`select id, first_seen_at, disappeared_at from ${from} where ${inOrder} order by first_seen_at, id limit ${probe}`;
-  const found = await read(sql`select id, first_seen_at from (${ahead}) p where ${isGone} order by first_seen_at, id limit ${limit}`);
+  const columns = sql.raw(ports === undefined ? 'id, first_seen_at, disappeared_at' : 'id, first_seen_at, disappeared_at, port');
+  const ahead = sql`select ${columns} from ${from} where ${inOrder} order by first_seen_at, id limit ${probe}`;
+  const found = await read(sql`select id, first_seen_at from (${ahead}) p where ${matches} order by first_seen_at, id limit ${limit}`);
   if (found.length === limit) return found;
   const scanned = await sql<{ n: number }>`select count(*) as n from (select 1 as one from ${from} where ${inOrder} order by first_seen_at, id limit ${probe}) c`.execute(db);
   if (Number(scanned.rows[0]?.n ?? 0) < probe) return found;
+
+  if (byPort) return read(portRanges(from, sql.join([sql`team_id = ${teamId}`, ...range, ...state], sql` and `), ports, limit));
+  if (gone.length === 0) return read(sql`select id, first_seen_at from ${from} where ${inOrder} and ${matches} order by first_seen_at, id limit ${limit}`);
   // Unary plus keeps the order index out of this query on both dialects: the rows come from the
   // disappeared index, and only they are sorted.
-  const sparse = [sql`team_id = ${teamId}`, isGone];
+  const sparse = [sql`team_id = ${teamId}`, matches];
   if (bounds.firstSeen.low !== undefined) sparse.push(sql`+first_seen_at >= ${bounds.firstSeen.low}`);
   if (bounds.firstSeen.high !== undefined) sparse.push(sql`+first_seen_at < ${bounds.firstSeen.high}`);
   if (after !== undefined) sparse.push(sql`(+first_seen_at > ${after.firstSeenAt} or (+first_seen_at = ${after.firstSeenAt} and +id > ${after.id}))`);
   return read(sql`select id, first_seen_at from ${from} where ${sql.join(sparse, sql` and `)} order by +first_seen_at, +id limit ${limit}`);
+}
+
+/**
+ * The keys of a page read through the port index: one range per port, each already in list
+ * order and cut at the page size (both dialects merge them without a sort of their own), then
+ * the first `limit` of their union.
+ */
+function portRanges(from: RawBuilder<unknown>, conditions: RawBuilder<unknown>, ports: number[], limit: number): RawBuilder<unknown> {
+  const perPort = ports.map((p, i) => sql`select * from (select id, first_seen_at from ${from} where ${conditions} and port = ${sql.lit(p)} order by first_seen_at, id limit ${limit}) ${sql.raw(`r${i}`)}`);
+  return sql`select id, first_seen_at from (${sql.join(perPort, sql` union all `)}) u order by first_seen_at, id limit ${limit}`;
 }

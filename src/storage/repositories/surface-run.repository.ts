@@ -16,7 +16,7 @@ import {
 const live = [...liveSurfaceRunStatuses];
 
 /** The progress of a run nothing has worked on yet. */
-export const queuedProgress: SurfaceRunProgress = { phase: 'queued', candidates: 0, live: 0, takeovers: 0, origins: 0, requests: 0, findings: 0 };
+export const queuedProgress: SurfaceRunProgress = { phase: 'queued', candidates: 0, live: 0, takeovers: 0, origins: 0, requests: 0, findings: 0, portsProbed: 0, openPorts: 0, tlsEndpoints: 0, technologies: 0 };
 
 function toRun(row: Selectable<SurfaceRunsTable>): SurfaceRun {
   const time = (ms: number | null) => (ms === null ? null : new Date(Number(ms)));
@@ -28,8 +28,9 @@ function toRun(row: Selectable<SurfaceRunsTable>): SurfaceRun {
     trigger: row.trigger as SurfaceRunTrigger,
     error: row.error,
     warnings: JSON.parse(row.warnings) as string[],
-    progress: JSON.parse(row.progress) as SurfaceRunProgress,
-    summary: row.summary === null ? null : (JSON.parse(row.summary) as SurfaceRunSummary),
+    // Runs saved before the exposure engines lack their counters: they read as 0 / null.
+    progress: { ...queuedProgress, ...(JSON.parse(row.progress) as Partial<SurfaceRunProgress>) },
+    summary: row.summary === null ? null : { ports: null, tlsEndpoints: null, technologies: null, ...(JSON.parse(row.summary) as Omit<SurfaceRunSummary, 'ports' | 'tlsEndpoints' | 'technologies'>) },
     jobId: row.job_id,
     runner: row.runner,
     created: new Date(Number(row.created)),
