@@ -160,12 +160,18 @@ describe('port scanner: connect scan', () => {
       const scanner = createPortScanner({ guard: loopback, dialer });
       const progress: Array<{ probed: number; open: number }> = [];
       const ports = [...openPorts, ...closedPorts];
+      const listeningBefore = listeningPorts();
       const report = await scanner.scan({ addresses: ['127.0.0.1'], ports, identify: false, signal: AbortSignal.timeout(10_000), onProgress: (p) => progress.push(p) });
-      assert.deepEqual(openOf(report), openPorts);
+      // The closed ports were ours until the test closed them: another test process running in
+      // parallel may have bound one since. Such a port is really open, and is judged as such.
+      const listening = new Set([...listeningBefore, ...listeningPorts()]);
+      const found = openOf(report);
+      for (const port of openPorts) assert.ok(found.includes(port), `listener ${port} missed`);
+      assert.deepEqual(found.filter((port) => !openPorts.includes(port) && !listening.has(port)), [], 'closed ports reported open');
       assert.equal(report.probed, ports.length);
       assert.deepEqual(report.warnings, []);
       assert.ok(report.open.every((o) => o.address === '127.0.0.1' && o.service.name === 'unknown'));
-      assert.deepEqual(progress.at(-1), { probed: ports.length, open: openPorts.length });
+      assert.deepEqual(progress.at(-1), { probed: ports.length, open: found.length });
     });
   }
 
