@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { SurfaceRun } from '../../src/core/surface/surface-run.types.ts';
 import { createBulkResolver, type BulkResolver } from '../../src/engine/dns/bulk-resolver.ts';
@@ -12,6 +11,7 @@ import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { olderSettingsBody } from '../support/asset-settings-bodies.ts';
 import { startBind, type BindServer } from '../support/bind-server.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { addMonitoredDomain, endedSurfaceRun, latestSurfaceRun } from '../support/monitored-domain.ts';
 import { startHttpServer, startHttpsServer, type TestHttpServer } from '../support/http-server.ts';
 
 /**
@@ -83,15 +83,6 @@ function counting(bulk: BulkResolver, counter: { queries: number }): BulkResolve
   } as BulkResolver;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 interface PortItem {
   ip_address: string;
@@ -129,12 +120,8 @@ describe('surface runs: ports, TLS and technologies', () => {
   const liveNames = ['exp.test', 'ns1.exp.test', 'www.exp.test'];
   const dns = { queries: 0 };
 
-  const latestRun = async (): Promise<SurfaceRun | undefined> => (await h.runtime.store.surfaceRuns.latestOf(teamId, [assetId])).get(assetId);
-  const endedRun = (afterId: number) =>
-    until('the run to end', async () => {
-      const run = await latestRun();
-      return run !== undefined && run.id > afterId && !['queued', 'running', 'stopping'].includes(run.status) ? run : undefined;
-    });
+  const latestRun = () => latestSurfaceRun(h, { teamId, assetId });
+  const endedRun = (afterId = 0) => endedSurfaceRun(h, { teamId, assetId }, afterId);
   const exposureSettings = () => ({
     // `www` is found by the word list; the pages and certificates that scraping would read are on the closed default ports.
     scrape: true,
@@ -178,15 +165,7 @@ describe('surface runs: ports, TLS and technologies', () => {
     secure = await startHttpsServer({ '/': page('nginx/1.18.0') });
     banner = await startBanner('SSH-2.0-OpenSSH_8.9p1 Ubuntu-3ubuntu0.6');
     h = await createHarness({ dnsResolvers: [bind.address] });
-    const team = await h.team('exposure', { plan: 'enterprise' });
-    key = team.key;
-    v3Key = (await h.key('exposure', '--v3')).key;
-    const added = await h.send('POST', '/rest/v2/assets/', { key, body: { name: 'exp.test' } });
-    assetToken = (added.json() as { token: string }).token;
-    await h.admin('asset', 'verify', 'exp.test', '--team', 'exposure');
-    const asset = (await h.runtime.store.assets.findByToken((await h.runtime.store.teams.findByName('exposure'))!.id, assetToken))!;
-    assetId = asset.id;
-    teamId = asset.teamId;
+    ({ key, v3Key, assetToken, assetId, teamId } = await addMonitoredDomain(h, 'exposure', 'exp.test'));
     const resolver = createDnsResolver([bind.address], { timeoutMs: 500, tries: 1 });
     const runner = h.runtime.surfaceRunner;
     runner.engine = createSurfaceEngine({ guard, resolver, bulk, wordList: ['www'], ports: { https: 1, http: 2, dns: bind.port }, limits: { httpTimeoutMs: 2000, nameServerTimeoutMs: 1000 } }, h.runtime.scanEngine);

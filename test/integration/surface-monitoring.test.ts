@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { fireDueSurfaceRuns } from '../../src/core/surface/monitoring.service.ts';
-import type { SurfaceRun } from '../../src/core/surface/surface-run.types.ts';
 import { createBulkResolver, type BulkResolver } from '../../src/engine/dns/bulk-resolver.ts';
 import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
 import { createSurfaceEngine } from '../../src/engine/discovery/surface-engine.ts';
@@ -12,6 +10,7 @@ import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { olderSettingsBody } from '../support/asset-settings-bodies.ts';
 import { startBind, type BindServer } from '../support/bind-server.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { addMonitoredDomain, endedSurfaceRun, latestSurfaceRun, until } from '../support/monitored-domain.ts';
 import { listenTracked, type TrackedServer } from '../support/http-server.ts';
 import { startVulnerableSites, type VulnerableSites } from '../support/vulnerable-site/index.ts';
 
@@ -56,15 +55,6 @@ function providerPage(req: http.IncomingMessage, res: http.ServerResponse): void
   res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Welcome</h1>');
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 describe('surface monitoring runs', () => {
   let h: Harness;
@@ -74,12 +64,8 @@ describe('surface monitoring runs', () => {
   let assetId: number;
   let teamId: number;
 
-  const latestRun = async (): Promise<SurfaceRun | undefined> => (await h.runtime.store.surfaceRuns.latestOf(teamId, [assetId])).get(assetId);
-  const endedRun = (afterId = 0) =>
-    until('the run to end', async () => {
-      const run = await latestRun();
-      return run !== undefined && run.id > afterId && !['queued', 'running', 'stopping'].includes(run.status) ? run : undefined;
-    });
+  const latestRun = () => latestSurfaceRun(h, { teamId, assetId });
+  const endedRun = (afterId = 0) => endedSurfaceRun(h, { teamId, assetId }, afterId);
   const putSettings = (changes: Record<string, unknown>) => h.send('PUT', `/rest/v2/domains/${assetToken}/settings/`, { key, body: { ...olderSettingsBody, requests_per_second: 1000, ...changes } });
 
   before(async () => {
@@ -91,15 +77,7 @@ describe('surface monitoring runs', () => {
     sites = await startVulnerableSites();
     pages = await listenTracked(http.createServer(providerPage));
     h = await createHarness({ dnsResolvers: [bind.address] });
-    const team = await h.team('monitoring', { plan: 'enterprise' });
-    key = team.key;
-    v3Key = (await h.key('monitoring', '--v3')).key;
-    const added = await h.send('POST', '/rest/v2/assets/', { key, body: { name: 'mon.test' } });
-    assetToken = (added.json() as { token: string }).token;
-    await h.admin('asset', 'verify', 'mon.test', '--team', 'monitoring');
-    const asset = (await h.runtime.store.assets.findByToken((await h.runtime.store.teams.findByName('monitoring'))!.id, assetToken))!;
-    assetId = asset.id;
-    teamId = asset.teamId;
+    ({ key, v3Key, assetToken, assetId, teamId } = await addMonitoredDomain(h, 'monitoring', 'mon.test'));
     // The engines as in production, pointed at the loopback servers: DNS at BIND, the provider's
     // pages at `pages`, the stateless tests at the vulnerable fixture site (over HTTP; HTTPS refused).
     const guard = new EgressGuard(['127.0.0.0/8']);

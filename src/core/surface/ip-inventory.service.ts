@@ -4,6 +4,7 @@ import { toInventoryPage, type InventoryPage, type InventoryPosition, type Inven
 import type { Store } from '../shared/store.ts';
 import type { IpAddressRecord, IpEnricher, IpVersion, NewIpAddress } from './ip-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
+import { diffInventory } from './inventory-diff.ts';
 
 /** What one monitoring run of a root asset saw: every (name, address) pair it resolved. */
 export interface IpRunInput {
@@ -58,34 +59,25 @@ export class IpInventoryService {
     await this.enricher.prepare();
     return this.store.transaction(async (tx) => {
       const existing = await tx.ipAddresses.listOfAsset(input.teamId, input.assetId);
-      const byAddress = new Map(existing.map((row) => [row.ipAddress, row]));
-      const fresh: NewIpAddress[] = [];
-      const seenIds: number[] = [];
-      let returned = 0;
+      const diff = diffInventory(existing, names, (row) => row.ipAddress, (row) => row.active);
+      const fresh: NewIpAddress[] = diff.fresh.map(({ key: address, seen: seenNames }) => ({
+        teamId: input.teamId,
+        assetId: input.assetId,
+        ipAddress: address,
+        ipVersion: versionOf(address),
+        domainName: [...seenNames].sort()[0]!,
+        at,
+        enrichment: this.enricher.enrich(address),
+      }));
       let renamed = 0;
-      for (const [address, seenNames] of names) {
-        const row = byAddress.get(address);
-        const sorted = [...seenNames].sort();
-        if (row === undefined) {
-          fresh.push({
-            teamId: input.teamId,
-            assetId: input.assetId,
-            ipAddress: address,
-            ipVersion: versionOf(address),
-            domainName: sorted[0]!,
-            at,
-            enrichment: this.enricher.enrich(address),
-          });
-          continue;
-        }
-        seenIds.push(row.id);
-        if (!row.active) returned += 1;
-        if (!seenNames.has(row.domainName)) {
-          await tx.ipAddresses.setDomainName(input.teamId, row.id, sorted[0]!);
-          renamed += 1;
-        }
+      for (const { row, seen: seenNames } of diff.again) {
+        if (seenNames.has(row.domainName)) continue;
+        await tx.ipAddresses.setDomainName(input.teamId, row.id, [...seenNames].sort()[0]!);
+        renamed += 1;
       }
-      const goneIds = existing.filter((row) => row.active && !names.has(row.ipAddress)).map((row) => row.id);
+      const seenIds = diff.again.map(({ row }) => row.id);
+      const goneIds = diff.gone.map((row) => row.id);
+      const { returned } = diff;
       for (const part of chunksOf(fresh)) await tx.ipAddresses.insertMany(part);
       for (const part of chunksOf(seenIds)) await tx.ipAddresses.markSeen(input.teamId, part, at);
       for (const part of chunksOf(goneIds)) await tx.ipAddresses.markDisappeared(input.teamId, part, at);

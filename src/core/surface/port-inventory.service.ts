@@ -4,6 +4,7 @@ import type { ServiceGuess } from './exposure-engines.ts';
 import { canonicalIpAddress } from './ip-inventory.service.ts';
 import { toPortService, type NewPort, type PortRecord, type PortService, type PortStatus } from './port-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
+import { diffInventory } from './inventory-diff.ts';
 
 /** What one completed monitoring run of a root asset found open. */
 export interface PortRunInput {
@@ -66,25 +67,25 @@ export class PortInventoryService {
     const seen = groupByEndpoint(input.open);
     return this.store.transaction(async (tx) => {
       const existing = await tx.ports.listOfAsset(input.teamId, input.assetId);
-      const byKey = new Map(existing.map((row) => [endpointKey(row.ipAddress, row.port), row]));
-      const fresh: NewPort[] = [];
-      const openIds: number[] = [];
-      let reopened = 0;
+      const diff = diffInventory(existing, seen, (row) => endpointKey(row.ipAddress, row.port), (row) => row.status === 'OPEN');
+      const fresh: NewPort[] = diff.fresh.map(({ seen: found }) => ({
+        teamId: input.teamId,
+        assetId: input.assetId,
+        ipAddress: found.address,
+        port: found.port,
+        domainName: [...found.names].sort()[0]!,
+        service: found.service,
+        at,
+      }));
       let renamed = 0;
-      for (const [key, found] of seen) {
-        const row = byKey.get(key);
-        const firstName = [...found.names].sort()[0]!;
-        if (row === undefined) {
-          fresh.push({ teamId: input.teamId, assetId: input.assetId, ipAddress: found.address, port: found.port, domainName: firstName, service: found.service, at });
-          continue;
-        }
-        openIds.push(row.id);
-        if (row.status === 'CLOSED') reopened += 1;
-        const domainName = found.names.has(row.domainName) ? row.domainName : firstName;
+      for (const { row, seen: found } of diff.again) {
+        const domainName = found.names.has(row.domainName) ? row.domainName : [...found.names].sort()[0]!;
         if (domainName !== row.domainName) renamed += 1;
         if (domainName !== row.domainName || !sameService(row.service, found.service)) await tx.ports.setDetails(input.teamId, row.id, domainName, found.service);
       }
-      const closedIds = existing.filter((row) => row.status === 'OPEN' && !seen.has(endpointKey(row.ipAddress, row.port))).map((row) => row.id);
+      const openIds = diff.again.map(({ row }) => row.id);
+      const closedIds = diff.gone.map((row) => row.id);
+      const reopened = diff.returned;
       for (const part of chunksOf(fresh)) await tx.ports.insertMany(part);
       for (const part of chunksOf(openIds)) await tx.ports.markOpen(input.teamId, part, at);
       for (const part of chunksOf(closedIds)) await tx.ports.markClosed(input.teamId, part, at);

@@ -2,6 +2,7 @@ import { toInventoryPage, type InventoryPage, type InventoryPosition, type Inven
 import type { Store } from '../shared/store.ts';
 import type { NewTechnology, TechnologyRecord } from './technology-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
+import { diffInventory } from './inventory-diff.ts';
 
 /** What one completed monitoring run of a root asset fingerprinted. */
 export interface TechnologyRunInput {
@@ -49,25 +50,17 @@ export class TechnologyInventoryService {
     const seen = groupByIdentity(input.seen);
     return this.store.transaction(async (tx) => {
       const existing = await tx.technologies.listOfAsset(input.teamId, input.assetId);
-      const byKey = new Map(existing.map((row) => [identityKey(row), row]));
-      const fresh: NewTechnology[] = [];
-      const seenIds: number[] = [];
-      let returned = 0;
+      const diff = diffInventory(existing, seen, identityKey, (row) => row.active);
+      const fresh: NewTechnology[] = diff.fresh.map(({ seen: found }) => ({ ...found, teamId: input.teamId, assetId: input.assetId, at }));
       let changed = 0;
-      for (const [key, found] of seen) {
-        const row = byKey.get(key);
-        if (row === undefined) {
-          fresh.push({ ...found, teamId: input.teamId, assetId: input.assetId, at });
-          continue;
-        }
-        seenIds.push(row.id);
-        if (!row.active) returned += 1;
-        if (row.serviceProtocol !== found.serviceProtocol || row.categories.join('\n') !== found.categories.join('\n')) {
-          await tx.technologies.setDetails(input.teamId, row.id, found.serviceProtocol, found.categories);
-          changed += 1;
-        }
+      for (const { row, seen: found } of diff.again) {
+        if (row.serviceProtocol === found.serviceProtocol && row.categories.join('\n') === found.categories.join('\n')) continue;
+        await tx.technologies.setDetails(input.teamId, row.id, found.serviceProtocol, found.categories);
+        changed += 1;
       }
-      const goneIds = existing.filter((row) => row.active && !seen.has(identityKey(row))).map((row) => row.id);
+      const seenIds = diff.again.map(({ row }) => row.id);
+      const goneIds = diff.gone.map((row) => row.id);
+      const { returned } = diff;
       for (const part of chunksOf(fresh)) await tx.technologies.insertMany(part);
       for (const part of chunksOf(seenIds)) await tx.technologies.markSeen(input.teamId, part, at);
       for (const part of chunksOf(goneIds)) await tx.technologies.markDisappeared(input.teamId, part, at);
