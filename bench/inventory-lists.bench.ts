@@ -1,6 +1,7 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
-import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan, type PageMix } from './support/inventory-store.ts';
+import { portDocument, technologyDocument } from '../src/core/surface/inventory-documents.ts';
+import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan, type InventoryTeam, type PageMix } from './support/inventory-store.ts';
 import { insertInBatches } from './support/seed.ts';
 
 const count = Number(process.env['BENCH_INVENTORY_ROWS'] ?? 1_000_000);
@@ -22,8 +23,9 @@ function lifeOf(i: number, n: number) {
   return { hash, firstSeen, disappeared };
 }
 
-function portRow(teamId: number, assetIds: number[], i: number, offset: number) {
+function portRow(team: InventoryTeam, i: number, offset: number) {
   const n = i + offset;
+  const asset = n % team.assetIds.length;
   const { firstSeen, disappeared } = lifeOf(i, n);
   const pick = ((n * 40503 + 977) % 65521) % 100;
   let port = 1024 + ((n * 7919) % 64512);
@@ -35,12 +37,14 @@ function portRow(teamId: number, assetIds: number[], i: number, offset: number) 
       break;
     }
   }
+  const ipAddress = `${11 + ((n >>> 24) & 127)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+  const domainName = `h${n}.bench${asset}.example`;
   return {
-    team_id: teamId,
-    asset_id: assetIds[n % assetIds.length]!,
-    ip_address: `${11 + ((n >>> 24) & 127)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`,
+    team_id: team.teamId,
+    asset_id: team.assetIds[asset]!,
+    ip_address: ipAddress,
     port,
-    domain_name: `h${n}.bench${n % assetIds.length}.example`,
+    domain_name: domainName,
     status: disappeared === null ? ('OPEN' as const) : ('CLOSED' as const),
     service: port === 22 ? 'ssh' : 'http',
     is_tls: port === 443 || port === 8443 ? 1 : 0,
@@ -51,6 +55,7 @@ function portRow(teamId: number, assetIds: number[], i: number, offset: number) 
     first_seen_at: firstSeen,
     last_seen_at: disappeared ?? seedEnd,
     disappeared_at: disappeared,
+    document: portDocument({ ipAddress, port, domainName, firstSeenAt: firstSeen }, team.tokens[asset]!),
   };
 }
 
@@ -59,37 +64,48 @@ const technologyNames: ReadonlyArray<readonly [name: string, category: string]> 
   ['React', 'JavaScript frameworks'], ['Cloudflare', 'CDN'], ['Bootstrap', 'UI frameworks'], ['Google Analytics', 'Analytics'], ['Varnish', 'Caching'],
 ];
 
-function technologyRow(teamId: number, assetIds: number[], i: number, offset: number) {
+function technologyRow(team: InventoryTeam, i: number, offset: number) {
   const n = i + offset;
+  const asset = n % team.assetIds.length;
   const { hash, firstSeen, disappeared } = lifeOf(i, n);
   const [name, category] = technologyNames[(hash >>> 4) % technologyNames.length]!;
   const isHttps = n % 3 !== 0;
-  return {
-    team_id: teamId,
-    asset_id: assetIds[n % assetIds.length]!,
-    domain_name: `h${n}.bench${n % assetIds.length}.example`,
+  const fields = {
+    domainName: `h${n}.bench${asset}.example`,
     port: isHttps ? 443 : 80,
     name,
     version: hash % 5 === 0 ? null : `${hash % 7}.${hash % 13}.${hash % 29}`,
-    service_protocol: isHttps ? 'https' : 'http',
-    categories: JSON.stringify([category]),
+    serviceProtocol: isHttps ? 'https' : 'http',
+    categories: [category],
+    firstSeenAt: firstSeen,
+  };
+  return {
+    team_id: team.teamId,
+    asset_id: team.assetIds[asset]!,
+    domain_name: fields.domainName,
+    port: fields.port,
+    name,
+    version: fields.version,
+    service_protocol: fields.serviceProtocol,
+    categories: JSON.stringify(fields.categories),
     active: disappeared === null ? 1 : 0,
     first_seen_at: firstSeen,
     last_seen_at: disappeared ?? seedEnd,
     disappeared_at: disappeared,
+    document: technologyDocument(fields, team.tokens[asset]!),
   };
 }
 
 async function seedTeam(runtime: Runtime, name: string, rows: number, offset: number, log: (m: string) => void): Promise<string> {
-  const { teamId, key, assetIds } = await createInventoryTeam(runtime, name);
+  const team = await createInventoryTeam(runtime, name);
   const batches = { count: rows, batchSize: 1000, batchesPerTransaction: 20 };
   let started = performance.now();
-  await insertInBatches(runtime, batches, (i) => portRow(teamId, assetIds, i, offset), (db, batch) => db.insertInto('ports').values(batch).execute());
+  await insertInBatches(runtime, batches, (i) => portRow(team, i, offset), (db, batch) => db.insertInto('ports').values(batch).execute());
   log(`seeded ${rows.toLocaleString('en')} ports for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   started = performance.now();
-  await insertInBatches(runtime, batches, (i) => technologyRow(teamId, assetIds, i, offset), (db, batch) => db.insertInto('technologies').values(batch).execute());
+  await insertInBatches(runtime, batches, (i) => technologyRow(team, i, offset), (db, batch) => db.insertInto('technologies').values(batch).execute());
   log(`seeded ${rows.toLocaleString('en')} technologies for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  return key;
+  return team.key;
 }
 
 const recent = `first_seen_after=${iso(seedEnd - 30 * day)}`;
@@ -123,7 +139,7 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
       store,
       count,
       sources: [lifeOf.toString(), portRow.toString(), technologyRow.toString(), seedTeam.toString(), JSON.stringify([commonPorts, technologyNames])],
-      migrations: ['013-port-technology-inventory.ts'],
+      migrations: ['013-port-technology-inventory.ts', '014-inventory-documents.ts'],
       seed: async (runtime) => {
         const key = await seedTeam(runtime, 'bench', count, 0, ctx.log);
         await seedTeam(runtime, 'neighbour', otherTeamCount, count, ctx.log);

@@ -1,6 +1,7 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
-import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan } from './support/inventory-store.ts';
+import { ipDocument } from '../src/core/surface/inventory-documents.ts';
+import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan, type InventoryTeam } from './support/inventory-store.ts';
 import { insertInBatches } from './support/seed.ts';
 
 const count = Number(process.env['BENCH_IPS'] ?? 1_000_000);
@@ -9,41 +10,46 @@ const pagesPerMix = 10;
 const latencyDuration = process.env['BENCH_LATENCY_DURATION'] ?? '5s';
 
 /** One row of the seed: addresses first seen in index order over two years, a quarter gone since. */
-function ipRow(teamId: number, assetIds: number[], i: number, offset: number) {
+function ipRow(team: InventoryTeam, i: number, offset: number) {
   const n = i + offset;
+  const asset = n % team.assetIds.length;
   const firstSeen = seedEnd - seedSpan + Math.floor((i / count) * seedSpan) + (n % 3600) * 1000;
   const hash = (n * 2654435761) % 4294967296;
   const isGone = hash % 4 === 0;
   const disappeared = isGone ? firstSeen + Math.floor(((hash >>> 8) / 16777216) * (seedEnd - firstSeen)) : null;
   const countries = [['US', 'United States', 'NA', 'North America'], ['DE', 'Germany', 'EU', 'Europe'], ['JP', 'Japan', 'AS', 'Asia']] as const;
   const c = countries[hash % 3]!;
+  const ipAddress = `${11 + ((n >>> 24) & 127)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+  const domainName = `h${n}.bench${asset}.example`;
+  const enrichment = { asNumber: 64_500 + (hash % 400), asName: `Bench Network ${hash % 400}`, asDomain: null, continent: c[2], continentName: c[3], country: c[0], countryName: c[1] };
   return {
-    team_id: teamId,
-    asset_id: assetIds[n % assetIds.length]!,
-    ip_address: `${11 + ((n >>> 24) & 127)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`,
+    team_id: team.teamId,
+    asset_id: team.assetIds[asset]!,
+    ip_address: ipAddress,
     ip_version: 'IPv4' as const,
-    domain_name: `h${n}.bench${n % assetIds.length}.example`,
+    domain_name: domainName,
     active: isGone ? 0 : 1,
     first_seen_at: firstSeen,
     last_seen_at: disappeared ?? seedEnd,
     disappeared_at: disappeared,
     enriched: 1,
-    as_number: 64_500 + (hash % 400),
-    as_name: `Bench Network ${hash % 400}`,
+    as_number: enrichment.asNumber,
+    as_name: enrichment.asName,
     as_domain: null,
-    continent: c[2],
-    continent_name: c[3],
-    country: c[0],
-    country_name: c[1],
+    continent: enrichment.continent,
+    continent_name: enrichment.continentName,
+    country: enrichment.country,
+    country_name: enrichment.countryName,
+    document: ipDocument({ ipAddress, ipVersion: 'IPv4', domainName, firstSeenAt: firstSeen, enrichment }, team.tokens[asset]!),
   };
 }
 
 async function seedTeamIps(runtime: Runtime, name: string, rows: number, offset: number, log: (m: string) => void): Promise<string> {
-  const { teamId, key, assetIds } = await createInventoryTeam(runtime, name);
+  const team = await createInventoryTeam(runtime, name);
   const started = performance.now();
-  await insertInBatches(runtime, { count: rows, batchSize: 1000, batchesPerTransaction: 20 }, (i) => ipRow(teamId, assetIds, i, offset), (db, batch) => db.insertInto('ip_addresses').values(batch).execute());
+  await insertInBatches(runtime, { count: rows, batchSize: 1000, batchesPerTransaction: 20 }, (i) => ipRow(team, i, offset), (db, batch) => db.insertInto('ip_addresses').values(batch).execute());
   log(`seeded ${rows.toLocaleString('en')} addresses for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  return key;
+  return team.key;
 }
 
 /** The filtered pages measured: a recent window, a wide window, a disappeared bound, and both kinds at once. */
@@ -62,7 +68,7 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
       store,
       count,
       sources: [ipRow.toString(), seedTeamIps.toString()],
-      migrations: ['010-ip-inventory.ts'],
+      migrations: ['010-ip-inventory.ts', '014-inventory-documents.ts'],
       seed: async (runtime) => {
         const key = await seedTeamIps(runtime, 'bench', count, 0, ctx.log);
         await seedTeamIps(runtime, 'neighbour', otherTeamCount, count, ctx.log);

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { defaultConfig } from '../../src/config/config.ts';
 import { newToken, newUuid } from '../../src/core/shared/ids.ts';
+import type { DocumentTokens } from '../../src/core/surface/inventory-documents.ts';
 import { createApiKey } from '../../src/core/teams/api-key.service.ts';
 import { createTeam } from '../../src/core/teams/team.service.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
@@ -81,11 +82,21 @@ export async function seededInventory(spec: SeedSpec, log: (m: string) => void):
   }
 }
 
+/** A seeded team: its id, v3 key, root assets, and the tokens the rows' stored documents name. */
+export interface InventoryTeam {
+  teamId: number;
+  key: string;
+  assetIds: number[];
+  /** The document tokens of assetIds[i]. */
+  tokens: DocumentTokens[];
+}
+
 /** An enterprise team with `assetsPerTeam` verified, monitored root assets and a v3 key. */
-export async function createInventoryTeam(runtime: Runtime, name: string): Promise<{ teamId: number; key: string; assetIds: number[] }> {
+export async function createInventoryTeam(runtime: Runtime, name: string): Promise<InventoryTeam> {
   const team = await createTeam(runtime.store, name, 'enterprise');
   const { key } = await createApiKey(runtime.store, runtime.box, { teamName: name, kind: 'v3', signing: false, permissions: [] });
   const assetIds: number[] = [];
+  const tokens: DocumentTokens[] = [];
   const at = new Date(seedEnd - seedSpan);
   for (let a = 0; a < assetsPerTeam; a++) {
     const asset = await runtime.store.assets.insert({
@@ -93,8 +104,9 @@ export async function createInventoryTeam(runtime: Runtime, name: string): Promi
       status: 'verified', addedBy: ['manual'], monitored: true, settings: null, created: at, updated: at, discovered: at, lastSeen: at, verifiedAt: at, checkedAt: at,
     });
     assetIds.push(asset.id);
+    tokens.push({ assetToken: asset.token, teamToken: team.token });
   }
-  return { teamId: team.id, key, assetIds };
+  return { teamId: team.id, key, assetIds, tokens };
 }
 
 /** A measured page mix: the first page's path and query, followed through `next`. */

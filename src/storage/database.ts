@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from './kysely.ts';
 import { CoalescedRead } from './coalesced-read.ts';
+import { renderPage, type PageSpec, type RenderedPage } from './page-render.mjs';
 import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
 import type { Schema } from './schema.ts';
@@ -18,16 +19,24 @@ export interface Database {
   /** PostgreSQL schema holding the tables, when not the default one. */
   schema?: string | undefined;
   /**
-   * Capability of the embedded store: the team data version read by a prepared statement
-   * (every list request reads it; a query-builder round trip would cost more than the read).
+   * A team's data version of a list, read outside transactions without the query builder: every
+   * list request reads one (it keys the page cache), and a query-builder round trip would cost
+   * more than the read. The embedded store reads it with a prepared statement on its writer,
+   * PostgreSQL with a named statement, concurrent reads coalesced.
    */
-  readTeamVersion?: (teamId: number) => number | Promise<number>;
+  readVersion: (list: VersionedData, teamId: number) => number | Promise<number>;
   /**
    * Capability of the embedded store: runs a compiled read-only query outside any transaction
    * (on the read pool when there is one) and answers its rows as arrays. better-sqlite3 builds
    * an object per row at a cost that dominates wide list pages.
    */
   rawRows?: (sql: string, parameters: readonly unknown[]) => Promise<unknown[][]>;
+  /**
+   * Runs a compiled read-only list query outside any transaction and renders its rows as wire
+   * JSON (page-render.mjs) where they are read: in a reader thread of the embedded store, so the
+   * event loop receives one string, or from PostgreSQL's array rows.
+   */
+  readPage: (sql: string, parameters: readonly unknown[], spec: PageSpec) => Promise<RenderedPage>;
   /**
    * Capability of the embedded store: a prepared statement on its one connection (so it runs
    * inside whatever transaction is open). Bulk writes of many small rows (zone indexing) use
@@ -38,6 +47,17 @@ export interface Database {
   description: string;
   close(): Promise<void>;
 }
+
+/** The data whose per-team version keys cached pages. */
+export type VersionedData = 'vulnerabilities' | 'ips' | 'ports' | 'technologies';
+
+/** The statement reading each version (one parameter: the team id). */
+const versionSql: Record<VersionedData, string> = {
+  vulnerabilities: 'select vuln_version from teams where id = ?',
+  ips: 'select version from ip_inventory_versions where team_id = ?',
+  ports: "select version from inventory_versions where team_id = ? and list = 'ports'",
+  technologies: "select version from inventory_versions where team_id = ? and list = 'technologies'",
+};
 
 /** Options to open a database. */
 export interface OpenOptions {
@@ -88,30 +108,38 @@ function openSqlite(options: OpenOptions): Database {
   const readers = file === ':memory:' ? 0 : (options.readers ?? Math.min(4, Math.max(2, availableParallelism())));
   const pool = readers > 0 ? new SqliteReadPool(path, readers, readerCacheKb) : undefined;
   const db = new Kysely<Schema>({ dialect: new PooledSqliteDialect(sqlite, statementCache(sqlite), pool) });
-  // Prepared on first use: the table exists only once migrations ran.
-  let versionStatement: SQLite.Statement | undefined;
-  const versionSql = 'select vuln_version from teams where id = ?';
+  // Prepared on first use: the tables exist only once migrations ran.
+  const versionStatements = new Map<VersionedData, SQLite.Statement>();
   const rawStatements = new Map<string, SQLite.Statement>();
+  const rawStatement = (source: string) => {
+    let statement = rawStatements.get(source);
+    if (statement === undefined) {
+      statement = sqlite.prepare(source).raw(true);
+      if (rawStatements.size >= 200) rawStatements.clear();
+      rawStatements.set(source, statement);
+    }
+    return statement;
+  };
   return {
     db,
     dialect: 'sqlite',
     prepare: (source) => sqlite.prepare(source),
     rawRows: async (source, parameters) => {
       if (pool !== undefined) return (await pool.query(source, parameters, true)) as unknown[][];
-      let statement = rawStatements.get(source);
-      if (statement === undefined) {
-        statement = sqlite.prepare(source).raw(true);
-        if (rawStatements.size >= 200) rawStatements.clear();
-        rawStatements.set(source, statement);
-      }
-      return statement.all(...parameters) as unknown[][];
+      return rawStatement(source).all(...parameters) as unknown[][];
     },
-    readTeamVersion: (teamId) => {
+    readPage: async (source, parameters, spec) => {
+      if (pool !== undefined) return pool.page(source, parameters, spec);
+      return renderPage(rawStatement(source).all(...parameters) as unknown[][], spec);
+    },
+    readVersion: (list, teamId) => {
+      const source = versionSql[list];
       // While some flow holds a transaction open on the writer, its bumped version is not
       // committed: read the committed one from the pool, which the page and count were read from.
-      if (pool !== undefined && sqlite.inTransaction) return pool.query(versionSql, [teamId], true).then((rows) => Number((rows[0] as unknown[] | undefined)?.[0] ?? 0));
-      versionStatement ??= sqlite.prepare(versionSql).pluck();
-      return Number(versionStatement.get(teamId) ?? 0);
+      if (pool !== undefined && sqlite.inTransaction) return pool.query(source, [teamId], true).then((rows) => Number((rows[0] as unknown[] | undefined)?.[0] ?? 0));
+      let statement = versionStatements.get(list);
+      if (statement === undefined) versionStatements.set(list, (statement = sqlite.prepare(source).pluck()));
+      return Number(statement.get(teamId) ?? 0);
     },
     description: `sqlite ${path}`,
     close: () => db.destroy(),
@@ -168,9 +196,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
-  const versions = new CoalescedRead(async (teamId) => {
-    const result = await pool.query<{ vuln_version: number }>({ name: 'perimeter_team_version', text: 'select vuln_version from teams where id = $1', values: [Number(teamId)] });
-    return Number(result.rows[0]?.vuln_version ?? 0);
+  const versions = new CoalescedRead(async (key) => {
+    const [list, teamId] = key.split(':') as [VersionedData, string];
+    const result = await pool.query({ name: `perimeter_version_${list}`, text: versionSql[list].replace('?', '$1'), values: [Number(teamId)], rowMode: 'array' });
+    return Number((result.rows[0] as unknown[] | undefined)?.[0] ?? 0);
   });
   const parsed = new URL(url);
   return {
@@ -179,7 +208,8 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     schema,
     // A named statement, parsed once per connection; concurrent requests share reads that
     // started after they arrived (CoalescedRead), so a burst costs two round trips, not fifty.
-    readTeamVersion: (teamId) => versions.get(String(teamId)),
+    readVersion: (list, teamId) => versions.get(`${list}:${teamId}`),
+    readPage: async (text, values, spec) => renderPage((await pool.query({ text, values: [...values], rowMode: 'array' })).rows as unknown[][], spec),
     description: `postgres ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` schema ${schema}` : ''}`,
     close: () => db.destroy(),
   };

@@ -14,6 +14,7 @@ import * as m010 from './migrations/010-ip-inventory.ts';
 import * as m011 from './migrations/011-vulnerability-counts.ts';
 import * as m012 from './migrations/012-surface-runs.ts';
 import * as m013 from './migrations/013-port-technology-inventory.ts';
+import * as m014 from './migrations/014-inventory-documents.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -34,6 +35,7 @@ const migrations: Record<string, MigrationModule> = {
   '011-vulnerability-counts': m011,
   '012-surface-runs': m012,
   '013-port-technology-inventory': m013,
+  '014-inventory-documents': m014,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -322,6 +322,8 @@ export interface IpAddressesTable {
   continent_name: string | null;
   country: string | null;
   country_name: string | null;
+  /** Wire JSON of the fields a list page shows but id and the changing ones (repositories/inventory-documents.ts; migration 014). */
+  document: string;
 }
 
 export interface IpInventoryVersionsTable {
@@ -350,6 +352,8 @@ export interface PortsTable {
   first_seen_at: number;
   last_seen_at: number;
   disappeared_at: number | null;
+  /** Wire JSON of the fields a list page shows but id and the changing ones (repositories/inventory-documents.ts; migration 014). */
+  document: string;
 }
 
 export interface TechnologiesTable {
@@ -369,6 +373,8 @@ export interface TechnologiesTable {
   first_seen_at: number;
   last_seen_at: number;
   disappeared_at: number | null;
+  /** Wire JSON of the fields a list page shows but id and the changing ones (repositories/inventory-documents.ts; migration 014). */
+  document: string;
 }
 
 export interface InventoryVersionsTable {

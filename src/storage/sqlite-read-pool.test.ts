@@ -58,11 +58,11 @@ describe('embedded store: reads on a pool of worker threads', () => {
     // time out here) or, read directly, see its row.
     assert.deepEqual(inside, ['uncommitted']);
     assert.deepEqual(await values(), []);
-    assert.equal(await database.readTeamVersion!(1), 0, 'the version is read from committed state while a transaction is open');
+    assert.equal(await database.readVersion('vulnerabilities', 1), 0, 'the version is read from committed state while a transaction is open');
     release();
     await transaction;
     assert.deepEqual(await values(), ['uncommitted']);
-    assert.equal(await database.readTeamVersion!(1), 1);
+    assert.equal(await database.readVersion('vulnerabilities', 1), 1);
     await sql`delete from items`.execute(database.db);
   });
 

@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import type { PageSpec, RenderedPage } from './page-render.mjs';
 
 interface Pending {
-  resolve(rows: unknown[]): void;
+  resolve(rows: unknown): void;
   reject(error: Error): void;
 }
 
@@ -15,6 +16,7 @@ interface Reader {
 interface Answer {
   id: number;
   rows?: unknown[];
+  page?: RenderedPage;
   error?: { message: string; code?: string };
 }
 
@@ -46,14 +48,23 @@ export class SqliteReadPool {
 
   /** Rows of a read-only statement: objects, or arrays when `raw`. */
   query(sql: string, parameters: readonly unknown[], raw = false): Promise<unknown[]> {
+    return this.post({ sql, parameters, raw }) as Promise<unknown[]>;
+  }
+
+  /** A list page of a read-only statement, rendered in the reader (see page-render.mjs). */
+  page(sql: string, parameters: readonly unknown[], spec: PageSpec): Promise<RenderedPage> {
+    return this.post({ sql, parameters, page: spec }) as Promise<RenderedPage>;
+  }
+
+  private post(message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec }): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     let reader = this.readers[0]!;
     for (const candidate of this.readers) if (candidate.pending.size < reader.pending.size) reader = candidate;
     const id = this.nextId++;
-    return new Promise<unknown[]>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       if (reader.pending.size === 0) reader.worker.ref();
       reader.pending.set(id, { resolve, reject });
-      reader.worker.postMessage({ id, sql, parameters, raw });
+      reader.worker.postMessage({ id, ...message });
     });
   }
 
@@ -80,7 +91,7 @@ export class SqliteReadPool {
       reader.pending.delete(answer.id);
       if (reader.pending.size === 0) worker.unref();
       if (answer.error !== undefined) waiting.reject(new SQLite.SqliteError(answer.error.message, answer.error.code ?? 'SQLITE_ERROR'));
-      else waiting.resolve(answer.rows ?? []);
+      else waiting.resolve(answer.page ?? answer.rows ?? []);
     });
     const fail = (error: Error) => {
       for (const waiting of reader.pending.values()) waiting.reject(error);

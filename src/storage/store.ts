@@ -29,14 +29,14 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     groups: new KyselyGroupRepository(db),
     groupMembers: new KyselyGroupMemberRepository(db),
     assetPatterns: new KyselyAssetPatternRepository(db),
-    vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database.readTeamVersion),
+    vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : (teamId) => database.readVersion('vulnerabilities', teamId)),
     zones: new KyselyZoneRepository(db, database.dialect, options.nameTokens, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),
     scans: new KyselyScanRepository(db, database.dialect),
-    ipAddresses: new KyselyIpInventoryRepository(db),
-    ports: new KyselyPortInventoryRepository(db),
-    technologies: new KyselyTechnologyInventoryRepository(db),
+    ipAddresses: new KyselyIpInventoryRepository(db, isTransaction ? undefined : database),
+    ports: new KyselyPortInventoryRepository(db, isTransaction ? undefined : database),
+    technologies: new KyselyTechnologyInventoryRepository(db, isTransaction ? undefined : database),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
   };
 }

@@ -24,13 +24,18 @@ export interface InventoryPageQuery {
   teamId: number;
   filter: InventoryTimeFilter;
   after: InventoryPosition | undefined;
-  /** Rows to read: the page size plus one, to tell whether more follow. */
+  /** Items of the page; the store reads one more row to tell whether more follow. */
   limit: number;
 }
 
-/** One page of a list: its rows and, when more follow, the position to continue from. */
-export interface InventoryPage<T> {
-  items: T[];
+/**
+ * One page of a list as the store renders it: the items' wire JSON, comma-joined (the store
+ * keeps most of each item as a stored document, see surface/inventory-documents.ts), and, when
+ * more follow, the position of the last item.
+ */
+export interface InventoryPage {
+  /** Text, or UTF-8 bytes when the store rendered them off the event loop. */
+  items: string | Uint8Array;
   next: InventoryPosition | undefined;
 }
 
@@ -54,12 +59,4 @@ export function storeBounds(filter: InventoryTimeFilter): { firstSeen: { low?: n
     firstSeen: range(after(filter.firstSeenAfter), before(filter.firstSeenBefore)),
     disappeared: range(after(filter.disappearedAfter), before(filter.disappearedBefore)),
   };
-}
-
-/** Cuts the rows read with `limit + 1` to a page, with the position of its last row when more follow. */
-export function toInventoryPage<T extends { id: number; firstSeenAt: Date }>(rows: T[], pageSize: number): InventoryPage<T> {
-  if (rows.length <= pageSize) return { items: rows, next: undefined };
-  const items = rows.slice(0, pageSize);
-  const last = items[items.length - 1]!;
-  return { items, next: { firstSeenAt: last.firstSeenAt.getTime(), id: last.id } };
 }

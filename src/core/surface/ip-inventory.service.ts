@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { toInventoryPage, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
+import { type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
 import type { Store } from '../shared/store.ts';
-import type { IpAddressRecord, IpEnricher, IpVersion, NewIpAddress } from './ip-inventory.types.ts';
+import type { IpEnricher, IpVersion, NewIpAddress } from './ip-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
 import { diffInventory } from './inventory-diff.ts';
 
@@ -94,9 +94,8 @@ export function ipInventoryVersion(store: Store, teamId: number): Promise<number
 }
 
 /** One page of the team's addresses in (first_seen_at, id) order, after the given position. */
-export async function listIpAddresses(store: Store, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage<IpAddressRecord>> {
-  const rows = await store.ipAddresses.listPage({ teamId, filter, after, limit: pageSize + 1 });
-  return toInventoryPage(rows, pageSize);
+export async function listIpAddresses(store: Store, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
+  return store.ipAddresses.listPage({ teamId, filter, after, limit: pageSize });
 }
 
 /** Canonical text of an IP address (dotted quad, RFC 5952 IPv6), or undefined when it is not one (as node's isIP judges). */

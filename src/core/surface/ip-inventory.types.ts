@@ -1,4 +1,4 @@
-import type { InventoryPageQuery } from '../shared/inventory-list.ts';
+import type { InventoryPage, InventoryPageQuery } from '../shared/inventory-list.ts';
 
 /** IP version as the v3 API names it. */
 export type IpVersion = 'IPv4' | 'IPv6';
@@ -25,27 +25,6 @@ export interface IpEnricher {
   /** Loads the data (once, lazily); call before a transaction so the lookups inside it are fast. */
   prepare(): Promise<void>;
   enrich(address: string): IpEnrichment | undefined;
-}
-
-/** One address of a team's inventory: one row per (root asset, address). */
-export interface IpAddressRecord {
-  id: number;
-  teamId: number;
-  assetId: number;
-  /** Token of the root asset (what v2 shows as the asset's token). */
-  assetToken: string;
-  /** Canonical text: dotted quad, or RFC 5952 lower-case IPv6. */
-  ipAddress: string;
-  ipVersion: IpVersion;
-  /** A name of the asset that resolved to the address (see IpInventoryService.recordRun). */
-  domainName: string;
-  active: boolean;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-  disappearedAt: Date | null;
-  /** True when the offline data knew the address (AS or country). */
-  enriched: boolean;
-  enrichment: IpEnrichment;
 }
 
 /** What recordRun reads of an asset's existing rows. */
@@ -81,6 +60,6 @@ export interface IpInventoryRepository {
   /** The team's inventory version: it changes whenever a list could answer differently. */
   version(teamId: number): Promise<number>;
   bumpVersion(teamId: number): Promise<void>;
-  /** One page of the team's addresses in (first_seen_at, id) order, rows read = query.limit. */
-  listPage(query: InventoryPageQuery): Promise<IpAddressRecord[]>;
+  /** One page of the team's addresses in (first_seen_at, id) order, rendered as wire JSON, query.limit items at most. */
+  listPage(query: InventoryPageQuery): Promise<InventoryPage>;
 }

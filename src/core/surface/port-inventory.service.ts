@@ -1,8 +1,8 @@
-import { toInventoryPage, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
+import { type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
 import type { Store } from '../shared/store.ts';
 import type { ServiceGuess } from './exposure-engines.ts';
 import { canonicalIpAddress } from './ip-inventory.service.ts';
-import { toPortService, type NewPort, type PortRecord, type PortService, type PortStatus } from './port-inventory.types.ts';
+import { toPortService, type NewPort, type PortService, type PortStatus } from './port-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
 import { diffInventory } from './inventory-diff.ts';
 
@@ -101,10 +101,9 @@ export function portInventoryVersion(store: Store, teamId: number): Promise<numb
 }
 
 /** One page of the team's ports in (first_seen_at, id) order, after the given position. */
-export async function listPorts(store: Store, teamId: number, filter: PortListFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage<PortRecord>> {
+export async function listPorts(store: Store, teamId: number, filter: PortListFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
   const { statuses, ports, ...times } = filter;
-  const rows = await store.ports.listPage({ teamId, filter: times, statuses, ports, after, limit: pageSize + 1 });
-  return toInventoryPage(rows, pageSize);
+  return store.ports.listPage({ teamId, filter: times, statuses, ports, after, limit: pageSize });
 }
 
 function endpointKey(address: string, port: number): string {

@@ -1,4 +1,4 @@
-import type { InventoryPageQuery } from '../shared/inventory-list.ts';
+import type { InventoryPage, InventoryPageQuery } from '../shared/inventory-list.ts';
 import type { ServiceGuess } from './exposure-engines.ts';
 
 /** Port status as the v3 API names it: OPEN while runs see the port open, CLOSED once they no longer do. */
@@ -16,27 +16,6 @@ export interface PortService {
   banner: string | null;
   product: string | null;
   version: string | null;
-}
-
-/** One port of a team's inventory: one row per (root asset, address, port). */
-export interface PortRecord {
-  id: number;
-  teamId: number;
-  assetId: number;
-  /** Token of the root asset (what v2 shows as the asset's token). */
-  assetToken: string;
-  /** Canonical text: dotted quad, or RFC 5952 lower-case IPv6. */
-  ipAddress: string;
-  port: number;
-  /** A name of the asset that resolved to the address (see PortInventoryService.recordRun). */
-  domainName: string;
-  status: PortStatus;
-  service: PortService;
-  /** The first time a run saw the port open; never changes. */
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-  /** When a run last found it closed after it had been open; null while OPEN. */
-  disappearedAt: Date | null;
 }
 
 /** What recordRun reads of an asset's existing rows. */
@@ -83,8 +62,8 @@ export interface PortInventoryRepository {
   /** The team's port list version: it changes whenever the list could answer differently. */
   version(teamId: number): Promise<number>;
   bumpVersion(teamId: number): Promise<void>;
-  /** One page of the team's ports in (first_seen_at, id) order, rows read = query.limit. */
-  listPage(query: PortPageQuery): Promise<PortRecord[]>;
+  /** One page of the team's ports in (first_seen_at, id) order, rendered as wire JSON, query.limit items at most. */
+  listPage(query: PortPageQuery): Promise<InventoryPage>;
 }
 
 /** The service fields of a scanner guess, as stored. */

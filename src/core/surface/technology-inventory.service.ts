@@ -1,6 +1,6 @@
-import { toInventoryPage, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
+import { type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
 import type { Store } from '../shared/store.ts';
-import type { NewTechnology, TechnologyRecord } from './technology-inventory.types.ts';
+import type { NewTechnology } from './technology-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
 import { diffInventory } from './inventory-diff.ts';
 
@@ -76,9 +76,8 @@ export function technologyInventoryVersion(store: Store, teamId: number): Promis
 }
 
 /** One page of the team's technologies in (first_seen_at, id) order, after the given position. */
-export async function listTechnologies(store: Store, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage<TechnologyRecord>> {
-  const rows = await store.technologies.listPage({ teamId, filter, after, limit: pageSize + 1 });
-  return toInventoryPage(rows, pageSize);
+export async function listTechnologies(store: Store, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
+  return store.technologies.listPage({ teamId, filter, after, limit: pageSize });
 }
 
 /** The identity of a row within its asset; a null version differs from every string. */

@@ -1,29 +1,4 @@
-import type { InventoryPageQuery } from '../shared/inventory-list.ts';
-
-/**
- * One technology of a team's inventory: one row per (root asset, name of a host, port,
- * technology, version), a null version (the origin does not tell it) being a value of its own.
- */
-export interface TechnologyRecord {
-  id: number;
-  teamId: number;
-  assetId: number;
-  /** Token of the root asset (what v2 shows as the asset's token). */
-  assetToken: string;
-  /** The host name the technology was seen on (lower case, no final dot). */
-  domainName: string;
-  port: number;
-  /** `http` or `https`, as the latest run saw it. */
-  serviceProtocol: string;
-  /** The rule set's name (`Nginx`, `WordPress`). */
-  name: string;
-  version: string | null;
-  categories: string[];
-  active: boolean;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-  disappearedAt: Date | null;
-}
+import type { InventoryPage, InventoryPageQuery } from '../shared/inventory-list.ts';
 
 /** What recordRun reads of an asset's existing rows. */
 export interface TechnologyStateRow {
@@ -65,6 +40,6 @@ export interface TechnologyInventoryRepository {
   /** The team's technology list version: it changes whenever the list could answer differently. */
   version(teamId: number): Promise<number>;
   bumpVersion(teamId: number): Promise<void>;
-  /** One page of the team's technologies in (first_seen_at, id) order, rows read = query.limit. */
-  listPage(query: InventoryPageQuery): Promise<TechnologyRecord[]>;
+  /** One page of the team's technologies in (first_seen_at, id) order, rendered as wire JSON, query.limit items at most. */
+  listPage(query: InventoryPageQuery): Promise<InventoryPage>;
 }

@@ -1,6 +1,5 @@
 import { ipInventoryVersion, listIpAddresses } from '../../core/surface/ip-inventory.service.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
-import { presentIpAddress } from './ip.presenter.ts';
 import { IpAddress } from './ip.schemas.ts';
 import { cachedV3Page, readV3ListRequest, v3ListBody, v3ListDescription, v3ListPage, V3ListQuery } from './list-query.ts';
 
@@ -27,7 +26,7 @@ export const ipRoutes: RouteDef[] = [
       return cachedV3Page(ctx, 'ips', version, async () => {
         const request = readV3ListRequest(ctx, 'ips');
         const page = await listIpAddresses(ctx.deps.store, ctx.team.id, request.filter, request.after, request.limit);
-        return v3ListBody(ctx, 'ips', '/ips', request, page, (ip) => presentIpAddress(ip, ctx.team.token));
+        return v3ListBody(ctx, 'ips', '/ips', request, page);
       });
     },
   }),

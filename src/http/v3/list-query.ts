@@ -104,17 +104,28 @@ export function readPortList(ctx: Pick<RouteContext, 'query'>, request: V3ListRe
   return distinct;
 }
 
-/** The `{items, pagination}` body of one page; `next` repeats the request's limit and filters. */
-export function v3ListBody<T, W>(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, path: string, request: V3ListRequest, page: InventoryPage<T>, present: (item: T) => W): { items: W[]; pagination: { next?: string } } {
-  const items = page.items.map(present);
-  if (page.next === undefined) return { items, pagination: {} };
-  const params = new URLSearchParams({ cursor: encodeCursor(ctx, scope, page.next), limit: String(request.limit) });
+/**
+ * The `{items, pagination}` body of one page, as JSON text: the items come rendered by the store
+ * (InventoryPage), so the body is spliced, never parsed or serialised item by item. `next`
+ * repeats the request's limit and filters.
+ */
+export function v3ListBody(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, path: string, request: V3ListRequest, page: InventoryPage): Buffer {
+  const pagination = page.next === undefined ? '{}' : JSON.stringify({ next: nextUrl(ctx, scope, path, request, page.next) });
+  if (typeof page.items === 'string') return Buffer.from(`{"items":[${page.items}],"pagination":${pagination}}`);
+  return Buffer.concat([itemsOpen, page.items, Buffer.from(`],"pagination":${pagination}}`)]);
+}
+
+const itemsOpen = Buffer.from('{"items":[');
+
+/** The absolute URL of the page after `position`, with the request's limit and filters. */
+function nextUrl(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, path: string, request: V3ListRequest, position: InventoryPosition): string {
+  const params = new URLSearchParams({ cursor: encodeCursor(ctx, scope, position), limit: String(request.limit) });
   for (const [name, field] of timeFilters) {
     const value = request.filter[field];
     if (value !== undefined) params.set(name, formatFilterTime(value));
   }
   for (const [name, value] of request.listFilters) params.set(name, value);
-  return { items, pagination: { next: `${publicBase(ctx).replace(/\/+$/, '')}/rest/v3${path}?${params.toString()}` } };
+  return `${publicBase(ctx).replace(/\/+$/, '')}/rest/v3${path}?${params.toString()}`;
 }
 
 /** A filter time as the next URL repeats it: whole seconds as YYYY-MM-DDTHH:mm:ssZ, else with milliseconds. */
@@ -153,13 +164,13 @@ const pageBuilds = new SingleFlight<Buffer>();
  * version is read from the store on every request, so a change on any process (a monitoring
  * run) makes the old pages unreachable at once; a request that fails is never cached.
  */
-export async function cachedV3Page(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, version: number, build: () => Promise<unknown>): Promise<RouteResult> {
+export async function cachedV3Page(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, version: number, build: () => Promise<Buffer>): Promise<RouteResult> {
   const url = ctx.request.url;
   const rawQuery = url.slice(url.indexOf('?') + 1 || url.length);
   const key = `v3:${scope}:${ctx.team.id}:${version}:${publicBase(ctx)}:${rawQuery}`;
   let json = ctx.deps.pageCache.get(key);
   json ??= await pageBuilds.run(key, async () => {
-    const page = Buffer.from(JSON.stringify(await build()));
+    const page = await build();
     ctx.deps.pageCache.set(key, page);
     return page;
   });

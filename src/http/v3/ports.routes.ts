@@ -2,7 +2,6 @@ import { listPorts, portInventoryVersion } from '../../core/surface/port-invento
 import { portStatuses } from '../../core/surface/port-inventory.types.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { cachedV3Page, readEnumList, readPortList, readV3ListRequest, v3ListBody, v3ListDescription, v3ListPage } from './list-query.ts';
-import { presentPort } from './port.presenter.ts';
 import { Port, V3PortListQuery } from './port.schemas.ts';
 
 /** The v3 port inventory. */
@@ -31,7 +30,7 @@ export const portRoutes: RouteDef[] = [
         const statuses = readEnumList(ctx, request, 'status', portStatuses);
         const ports = readPortList(ctx, request, 'port');
         const page = await listPorts(ctx.deps.store, ctx.team.id, { ...request.filter, statuses, ports }, request.after, request.limit);
-        return v3ListBody(ctx, 'ports', '/ports', request, page, (port) => presentPort(port, ctx.team.token));
+        return v3ListBody(ctx, 'ports', '/ports', request, page);
       });
     },
   }),

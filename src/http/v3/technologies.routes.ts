@@ -1,7 +1,6 @@
 import { listTechnologies, technologyInventoryVersion } from '../../core/surface/technology-inventory.service.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { cachedV3Page, readV3ListRequest, v3ListBody, v3ListDescription, v3ListPage, V3ListQuery } from './list-query.ts';
-import { presentTechnology } from './technology.presenter.ts';
 import { Technology } from './technology.schemas.ts';
 
 /** The v3 technology inventory. */
@@ -28,7 +27,7 @@ export const technologyRoutes: RouteDef[] = [
       return cachedV3Page(ctx, 'technologies', version, async () => {
         const request = readV3ListRequest(ctx, 'technologies');
         const page = await listTechnologies(ctx.deps.store, ctx.team.id, request.filter, request.after, request.limit);
-        return v3ListBody(ctx, 'technologies', '/technologies', request, page, (technology) => presentTechnology(technology, ctx.team.token));
+        return v3ListBody(ctx, 'technologies', '/technologies', request, page);
       });
     },
   }),

@@ -1,10 +1,14 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import { sql } from '../kysely.ts';
-import { storeBounds, type InventoryPageQuery } from '../../core/shared/inventory-list.ts';
+import { storeBounds, type InventoryPage, type InventoryPageQuery } from '../../core/shared/inventory-list.ts';
+import type { Database } from '../database.ts';
 import type { Schema } from '../schema.ts';
+import { inventoryHeads, type DocumentedTable } from './inventory-documents.ts';
+import { readRenderedPage } from './rendered-page.ts';
+import type { RenderedPage } from '../page-render.mjs';
 
-/** Tables listed by the v3 inventory lists: each has team_id, id, first_seen_at and disappeared_at. */
-export type InventoryTable = 'ip_addresses' | 'ports' | 'technologies';
+/** Tables listed by the v3 inventory lists: each has team_id, id, first_seen_at, disappeared_at and a document. */
+export type InventoryTable = DocumentedTable;
 
 /** Conditions of a list beyond the time filters; the list indexes carry the columns they read. */
 export interface InventoryRowFilter {
@@ -22,12 +26,11 @@ export function probeSize(limit: number): number {
 /** A port filter of at most this many ports that few rows match is read port by port; a longer one along the order. */
 export const maxPortRanges = 64;
 
-/** Reads the full rows of the page whose keys (id, first_seen_at, in order) the subquery selects. */
-export type PageReader<R> = (keys: RawBuilder<unknown>) => Promise<R[]>;
-
 /**
- * One page of a v3 inventory list, in (first_seen_at, id) order: the keys are found through
- * the indexes, and `read` joins them to the full rows in the same statement.
+ * One page of a v3 inventory list, in (first_seen_at, id) order, rendered by the store: the keys
+ * are found through the indexes, joined to their rows' changing fields and documents in the same
+ * statement, and rendered where they are read (Database.readPage; `readPage` is undefined inside
+ * a transaction, where the transaction's connection reads them).
  *
  * The order index (team_id, first_seen_at, id, disappeared_at[, port]) makes the page, its
  * position and the first_seen bounds one index range. A port list of at most maxPortRanges ports
@@ -39,8 +42,44 @@ export type PageReader<R> = (keys: RawBuilder<unknown>) => Promise<R[]>;
  * disappeared condition through the disappeared index, sorted. Only "not gone" with nothing else
  * (OPEN ports when nearly all are CLOSED) keeps walking the order index.
  */
-export async function inventoryPage<R>(db: Kysely<Schema>, table: InventoryTable, query: InventoryPageQuery, read: PageReader<R>, rowFilter: InventoryRowFilter = {}): Promise<R[]> {
-  const { teamId, after, limit } = query;
+export async function inventoryPage(
+  db: Kysely<Schema>,
+  readPage: Database['readPage'] | undefined,
+  table: InventoryTable,
+  query: InventoryPageQuery,
+  rowFilter: InventoryRowFilter = {},
+): Promise<InventoryPage> {
+  const { teamId } = query;
+  // One row more than the page, to tell whether more follow.
+  const limit = query.limit + 1;
+  const { columns, head } = inventoryHeads[table];
+  const spec = { keys: 2, head, limit: query.limit };
+  const changing = sql.raw(columns.map((c) => `r.${c} as h_${c}`).join(', '));
+  const read = async (keys: RawBuilder<unknown>) =>
+    readRenderedPage(
+      db,
+      readPage,
+      sql`select k.first_seen_at as k_first_seen_at, k.id as k_id, ${changing}, r.document as document
+        from (${keys}) k join ${sql.table(table)} r on r.id = k.id
+        where r.team_id = ${teamId}
+        order by k.first_seen_at, k.id`,
+      spec,
+    );
+  const page = await pageOf(db, table, query, limit, read, rowFilter);
+  const next = page.next === undefined ? undefined : { firstSeenAt: Number(page.next[0]), id: Number(page.next[1]) };
+  return { items: page.items, next };
+}
+
+/** The page's rows through the cheapest index path (see inventoryPage). */
+async function pageOf(
+  db: Kysely<Schema>,
+  table: InventoryTable,
+  query: InventoryPageQuery,
+  limit: number,
+  read: (keys: RawBuilder<unknown>) => Promise<RenderedPage>,
+  rowFilter: InventoryRowFilter,
+): Promise<RenderedPage> {
+  const { teamId, after } = query;
   const bounds = storeBounds(query.filter);
   const from = sql.table(table);
   // One lower bound on first_seen_at (the filter's or the position's, whichever is later) and a
@@ -57,7 +96,7 @@ export async function inventoryPage<R>(db: Kysely<Schema>, table: InventoryTable
   if (bounds.disappeared.low !== undefined) gone.push(sql`disappeared_at >= ${bounds.disappeared.low}`);
   if (bounds.disappeared.high !== undefined) gone.push(sql`disappeared_at < ${bounds.disappeared.high}`);
   // A row that never disappeared meets no disappeared bound.
-  if (rowFilter.isGone === false && gone.length > 0) return [];
+  if (rowFilter.isGone === false && gone.length > 0) return { items: '', count: 0, next: undefined };
   if (rowFilter.isGone === true && gone.length === 0) gone.push(sql`disappeared_at is not null`);
   const state = rowFilter.isGone === false ? [...gone, sql`disappeared_at is null`] : gone;
   const residual = [...state];
@@ -74,7 +113,7 @@ export async function inventoryPage<R>(db: Kysely<Schema>, table: InventoryTable
   const columns = sql.raw(ports === undefined ? 'id, first_seen_at, disappeared_at' : 'id, first_seen_at, disappeared_at, port');
   const ahead = sql`select ${columns} from ${from} where ${inOrder} order by first_seen_at, id limit ${probe}`;
   const found = await read(sql`select id, first_seen_at from (${ahead}) p where ${matches} order by first_seen_at, id limit ${limit}`);
-  if (found.length === limit) return found;
+  if (found.count === limit) return found;
   const scanned = await sql<{ n: number }>`select count(*) as n from (select 1 as one from ${from} where ${inOrder} order by first_seen_at, id limit ${probe}) c`.execute(db);
   if (Number(scanned.rows[0]?.n ?? 0) < probe) return found;
 

@@ -1,39 +1,19 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { InventoryPageQuery } from '../../core/shared/inventory-list.ts';
-import type { IpAddressRecord, IpInventoryRepository, IpStateRow, NewIpAddress } from '../../core/surface/ip-inventory.types.ts';
-import type { IpAddressesTable, Schema } from '../schema.ts';
-import { sql } from '../kysely.ts';
+import type { Kysely } from 'kysely';
+import type { InventoryPage, InventoryPageQuery } from '../../core/shared/inventory-list.ts';
+import { ipDocument } from '../../core/surface/inventory-documents.ts';
+import type { IpInventoryRepository, IpStateRow, NewIpAddress } from '../../core/surface/ip-inventory.types.ts';
+import type { Database } from '../database.ts';
+import type { Schema } from '../schema.ts';
+import { documentTokens, rewriteDocuments, tokensOf } from './inventory-documents.ts';
 import { inventoryPage } from './inventory-page.ts';
-
-function toRecord(row: Selectable<IpAddressesTable> & { asset_token: string }): IpAddressRecord {
-  return {
-    id: Number(row.id),
-    teamId: row.team_id,
-    assetId: row.asset_id,
-    assetToken: row.asset_token,
-    ipAddress: row.ip_address,
-    ipVersion: row.ip_version,
-    domainName: row.domain_name,
-    active: row.active === 1,
-    firstSeenAt: new Date(Number(row.first_seen_at)),
-    lastSeenAt: new Date(Number(row.last_seen_at)),
-    disappearedAt: row.disappeared_at === null ? null : new Date(Number(row.disappeared_at)),
-    enriched: row.enriched === 1,
-    enrichment: {
-      asNumber: row.as_number === null ? null : Number(row.as_number),
-      asName: row.as_name,
-      asDomain: row.as_domain,
-      continent: row.continent,
-      continentName: row.continent_name,
-      country: row.country,
-      countryName: row.country_name,
-    },
-  };
-}
 
 /** The IP inventory on Kysely. */
 export class KyselyIpInventoryRepository implements IpInventoryRepository {
-  constructor(private readonly db: Kysely<Schema>) {}
+  constructor(
+    private readonly db: Kysely<Schema>,
+    /** The store's direct reads (page renderer, version), outside transactions. */
+    private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
+  ) {}
 
   async listOfAsset(teamId: number, assetId: number): Promise<IpStateRow[]> {
     const rows = await this.db
@@ -47,6 +27,10 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
 
   async insertMany(rows: NewIpAddress[]): Promise<void> {
     if (rows.length === 0) return;
+    const tokens = await documentTokens(
+      this.db,
+      rows.map((r) => r.assetId),
+    );
     await this.db
       .insertInto('ip_addresses')
       .values(
@@ -68,6 +52,7 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
           continent_name: r.enrichment?.continentName ?? null,
           country: r.enrichment?.country ?? null,
           country_name: r.enrichment?.countryName ?? null,
+          document: ipDocument({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
         })),
       )
       .onConflict((oc) => oc.columns(['asset_id', 'ip_address']).doNothing())
@@ -86,9 +71,11 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
 
   async setDomainName(teamId: number, id: number, domainName: string): Promise<void> {
     await this.db.updateTable('ip_addresses').set({ domain_name: domainName }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await rewriteDocuments(this.db, 'ip_addresses', teamId, [id]);
   }
 
   async version(teamId: number): Promise<number> {
+    if (this.direct !== undefined) return this.direct.readVersion('ips', teamId);
     const row = await this.db.selectFrom('ip_inventory_versions').select('version').where('team_id', '=', teamId).executeTakeFirst();
     return Number(row?.version ?? 0);
   }
@@ -101,16 +88,7 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
       .execute();
   }
 
-  async listPage(query: InventoryPageQuery): Promise<IpAddressRecord[]> {
-    return inventoryPage(this.db, 'ip_addresses', query, async (keys) => {
-      const { rows } = await sql<Selectable<IpAddressesTable> & { asset_token: string }>`
-        select i.*, a.token as asset_token
-        from (${keys}) k
-        join ip_addresses i on i.id = k.id
-        join assets a on a.id = i.asset_id
-        where i.team_id = ${query.teamId}
-        order by k.first_seen_at, k.id`.execute(this.db);
-      return rows.map(toRecord);
-    });
+  listPage(query: InventoryPageQuery): Promise<InventoryPage> {
+    return inventoryPage(this.db, this.direct?.readPage, 'ip_addresses', query);
   }
 }

@@ -1,7 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { NewPort, PortInventoryRepository, PortPageQuery, PortRecord, PortService, PortStateRow } from '../../core/surface/port-inventory.types.ts';
+import type { InventoryPage } from '../../core/shared/inventory-list.ts';
+import { portDocument } from '../../core/surface/inventory-documents.ts';
+import type { NewPort, PortInventoryRepository, PortPageQuery, PortService, PortStateRow } from '../../core/surface/port-inventory.types.ts';
+import type { Database } from '../database.ts';
 import type { PortsTable, Schema } from '../schema.ts';
-import { sql } from '../kysely.ts';
+import { documentTokens, rewriteDocuments, tokensOf } from './inventory-documents.ts';
 import { inventoryPage } from './inventory-page.ts';
 import { bumpInventoryVersion, readInventoryVersion } from './inventory-version.ts';
 
@@ -13,26 +16,13 @@ function serviceColumns(service: PortService) {
   return { service: service.name, is_tls: service.isTls ? 1 : 0, is_http: service.isHttp ? 1 : 0, banner: service.banner, product: service.product, version: service.version };
 }
 
-function toRecord(row: Selectable<PortsTable> & { asset_token: string }): PortRecord {
-  return {
-    id: Number(row.id),
-    teamId: row.team_id,
-    assetId: row.asset_id,
-    assetToken: row.asset_token,
-    ipAddress: row.ip_address,
-    port: Number(row.port),
-    domainName: row.domain_name,
-    status: row.status,
-    service: serviceOf(row),
-    firstSeenAt: new Date(Number(row.first_seen_at)),
-    lastSeenAt: new Date(Number(row.last_seen_at)),
-    disappearedAt: row.disappeared_at === null ? null : new Date(Number(row.disappeared_at)),
-  };
-}
-
 /** The port inventory on Kysely. */
 export class KyselyPortInventoryRepository implements PortInventoryRepository {
-  constructor(private readonly db: Kysely<Schema>) {}
+  constructor(
+    private readonly db: Kysely<Schema>,
+    /** The store's direct reads (page renderer, version), outside transactions. */
+    private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
+  ) {}
 
   async listOfAsset(teamId: number, assetId: number): Promise<PortStateRow[]> {
     const rows = await this.db
@@ -46,6 +36,10 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
 
   async insertMany(rows: NewPort[]): Promise<void> {
     if (rows.length === 0) return;
+    const tokens = await documentTokens(
+      this.db,
+      rows.map((r) => r.assetId),
+    );
     await this.db
       .insertInto('ports')
       .values(
@@ -60,6 +54,7 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
           first_seen_at: r.at.getTime(),
           last_seen_at: r.at.getTime(),
           disappeared_at: null,
+          document: portDocument({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
         })),
       )
       .onConflict((oc) => oc.columns(['asset_id', 'ip_address', 'port']).doNothing())
@@ -78,9 +73,11 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
 
   async setDetails(teamId: number, id: number, domainName: string, service: PortService): Promise<void> {
     await this.db.updateTable('ports').set({ domain_name: domainName, ...serviceColumns(service) }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await rewriteDocuments(this.db, 'ports', teamId, [id]);
   }
 
-  version(teamId: number): Promise<number> {
+  async version(teamId: number): Promise<number> {
+    if (this.direct !== undefined) return this.direct.readVersion('ports', teamId);
     return readInventoryVersion(this.db, teamId, 'ports');
   }
 
@@ -88,25 +85,10 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
     return bumpInventoryVersion(this.db, teamId, 'ports');
   }
 
-  async listPage(query: PortPageQuery): Promise<PortRecord[]> {
+  listPage(query: PortPageQuery): Promise<InventoryPage> {
     const statuses = new Set(query.statuses ?? []);
     // OPEN exactly while disappeared_at is null (a check constraint): the status filter is a gone-or-not condition.
     const isGone = statuses.size === 1 ? statuses.has('CLOSED') : undefined;
-    return inventoryPage(
-      this.db,
-      'ports',
-      query,
-      async (keys) => {
-        const { rows } = await sql<Selectable<PortsTable> & { asset_token: string }>`
-          select p.*, a.token as asset_token
-          from (${keys}) k
-          join ports p on p.id = k.id
-          join assets a on a.id = p.asset_id
-          where p.team_id = ${query.teamId}
-          order by k.first_seen_at, k.id`.execute(this.db);
-        return rows.map(toRecord);
-      },
-      { isGone, ports: query.ports },
-    );
+    return inventoryPage(this.db, this.direct?.readPage, 'ports', query, { isGone, ports: query.ports });
   }
 }

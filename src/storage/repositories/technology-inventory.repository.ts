@@ -1,8 +1,10 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { InventoryPageQuery } from '../../core/shared/inventory-list.ts';
-import type { NewTechnology, TechnologyInventoryRepository, TechnologyRecord, TechnologyStateRow } from '../../core/surface/technology-inventory.types.ts';
-import type { Schema, TechnologiesTable } from '../schema.ts';
-import { sql } from '../kysely.ts';
+import type { Kysely } from 'kysely';
+import type { InventoryPage, InventoryPageQuery } from '../../core/shared/inventory-list.ts';
+import { technologyDocument } from '../../core/surface/inventory-documents.ts';
+import type { NewTechnology, TechnologyInventoryRepository, TechnologyStateRow } from '../../core/surface/technology-inventory.types.ts';
+import type { Database } from '../database.ts';
+import type { Schema } from '../schema.ts';
+import { documentTokens, rewriteDocuments, tokensOf } from './inventory-documents.ts';
 import { inventoryPage } from './inventory-page.ts';
 import { bumpInventoryVersion, readInventoryVersion } from './inventory-version.ts';
 
@@ -11,28 +13,13 @@ function categoriesOf(text: string): string[] {
   return Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === 'string') : [];
 }
 
-function toRecord(row: Selectable<TechnologiesTable> & { asset_token: string }): TechnologyRecord {
-  return {
-    id: Number(row.id),
-    teamId: row.team_id,
-    assetId: row.asset_id,
-    assetToken: row.asset_token,
-    domainName: row.domain_name,
-    port: Number(row.port),
-    serviceProtocol: row.service_protocol,
-    name: row.name,
-    version: row.version,
-    categories: categoriesOf(row.categories),
-    active: row.active === 1,
-    firstSeenAt: new Date(Number(row.first_seen_at)),
-    lastSeenAt: new Date(Number(row.last_seen_at)),
-    disappearedAt: row.disappeared_at === null ? null : new Date(Number(row.disappeared_at)),
-  };
-}
-
 /** The technology inventory on Kysely. */
 export class KyselyTechnologyInventoryRepository implements TechnologyInventoryRepository {
-  constructor(private readonly db: Kysely<Schema>) {}
+  constructor(
+    private readonly db: Kysely<Schema>,
+    /** The store's direct reads (page renderer, version), outside transactions. */
+    private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
+  ) {}
 
   async listOfAsset(teamId: number, assetId: number): Promise<TechnologyStateRow[]> {
     const rows = await this.db
@@ -55,6 +42,10 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
 
   async insertMany(rows: NewTechnology[]): Promise<void> {
     if (rows.length === 0) return;
+    const tokens = await documentTokens(
+      this.db,
+      rows.map((r) => r.assetId),
+    );
     await this.db
       .insertInto('technologies')
       .values(
@@ -71,6 +62,7 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
           first_seen_at: r.at.getTime(),
           last_seen_at: r.at.getTime(),
           disappeared_at: null,
+          document: technologyDocument({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
         })),
       )
       // The identity index is on an expression (coalesce(version, '')): no conflict target names it.
@@ -90,9 +82,11 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
 
   async setDetails(teamId: number, id: number, serviceProtocol: string, categories: string[]): Promise<void> {
     await this.db.updateTable('technologies').set({ service_protocol: serviceProtocol, categories: JSON.stringify(categories) }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await rewriteDocuments(this.db, 'technologies', teamId, [id]);
   }
 
-  version(teamId: number): Promise<number> {
+  async version(teamId: number): Promise<number> {
+    if (this.direct !== undefined) return this.direct.readVersion('technologies', teamId);
     return readInventoryVersion(this.db, teamId, 'technologies');
   }
 
@@ -100,16 +94,7 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
     return bumpInventoryVersion(this.db, teamId, 'technologies');
   }
 
-  async listPage(query: InventoryPageQuery): Promise<TechnologyRecord[]> {
-    return inventoryPage(this.db, 'technologies', query, async (keys) => {
-      const { rows } = await sql<Selectable<TechnologiesTable> & { asset_token: string }>`
-        select t.*, a.token as asset_token
-        from (${keys}) k
-        join technologies t on t.id = k.id
-        join assets a on a.id = t.asset_id
-        where t.team_id = ${query.teamId}
-        order by k.first_seen_at, k.id`.execute(this.db);
-      return rows.map(toRecord);
-    });
+  listPage(query: InventoryPageQuery): Promise<InventoryPage> {
+    return inventoryPage(this.db, this.direct?.readPage, 'technologies', query);
   }
 }

@@ -1,0 +1,24 @@
+/** How a head value is written: a JSON string, a wire time (epoch ms), a boolean (0/1), a number, or JSON text as is. */
+export type FieldKind = 'string' | 'time' | 'bool' | 'number' | 'json';
+
+/** How the rows of a page query are laid out and rendered: [...keys, ...head, document]. */
+export interface PageSpec {
+  /** Leading key columns (the list position), not rendered. */
+  keys: number;
+  /** The changing fields written in front of each stored document, in order. */
+  head: Array<[name: string, kind: FieldKind]>;
+  /** Rows to render; the query reads one more to tell whether more follow. */
+  limit: number;
+}
+
+/**
+ * A rendered page: comma-joined JSON items (text, or UTF-8 bytes when a reader thread rendered
+ * them), rows read, and the keys of the last item when more follow.
+ */
+export interface RenderedPage {
+  items: string | Uint8Array;
+  count: number;
+  next: unknown[] | undefined;
+}
+
+export function renderPage(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage & { items: string };

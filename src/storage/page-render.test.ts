@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { toWireTime } from '../core/shared/time.ts';
+import { renderPage, type PageSpec } from './page-render.mjs';
+
+const spec: PageSpec = { keys: 2, head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']], limit: 2 };
+const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+
+describe('page rendering (page-render.mjs)', () => {
+  it('writes the head fields in front of each document and joins the first `limit` rows', () => {
+    const rows = [
+      [at, 7, 7, 1, null, '{"name":"a \\"quoted\\" one","n":1}'],
+      [at + 1, 9, 9, 0, at, '{"name":"b"}'],
+      [at + 2, 11, 11, 1, null, '{"name":"c"}'],
+    ];
+    const page = renderPage(rows, spec);
+    assert.equal(page.count, 3);
+    assert.deepEqual(page.next, [at + 1, 9], 'more rows than the page: the keys of its last item');
+    assert.deepEqual(JSON.parse(`[${page.items}]`), [
+      { id: '7', active: true, disappeared_at: null, name: 'a "quoted" one', n: 1 },
+      { id: '9', active: false, disappeared_at: toWireTime(at), name: 'b' },
+    ]);
+    assert.equal(toWireTime(at), '2026-01-02T03:04:05Z', 'whole seconds, as every wire time');
+  });
+
+  it('tells the last page by no next, and renders an empty page as no items', () => {
+    const last = renderPage([[at, 1, 1, true, null, '{"x":1}']], spec);
+    assert.equal(last.next, undefined);
+    assert.deepEqual(JSON.parse(`[${last.items}]`), [{ id: '1', active: true, disappeared_at: null, x: 1 }]);
+    assert.deepEqual(renderPage([], spec), { items: '', count: 0, next: undefined });
+  });
+
+  it('renders every kind, nulls as null, strings escaped, and an empty document without a dangling comma', () => {
+    const all: PageSpec = { keys: 0, head: [['s', 'string'], ['t', 'time'], ['b', 'bool'], ['n', 'number'], ['j', 'json'], ['z', 'string']], limit: 10 };
+    const page = renderPage([['line\nbreak "and" \\ back', at, 0, 42, '["x",{"y":null}]', null, '{}']], all);
+    assert.deepEqual(JSON.parse(`[${page.items}]`), [{ s: 'line\nbreak "and" \\ back', t: toWireTime(at), b: false, n: 42, j: ['x', { y: null }], z: null }]);
+  });
+
+  it('passes documents through as they are when there is no head', () => {
+    const page = renderPage([['{"a":1}'], ['{"b":2}']], { keys: 0, head: [], limit: 5 });
+    assert.equal(page.items, '{"a":1},{"b":2}');
+  });
+
+  it('refuses a spec with an unknown kind', () => {
+    assert.throws(() => renderPage([[1, '{}']], { keys: 0, head: [['x', 'date' as never]], limit: 1 }), /unknown field kind date/);
+  });
+});

@@ -1,0 +1,113 @@
+import type { Kysely, Selectable } from 'kysely';
+import { ipDocument, portDocument, technologyDocument, type DocumentTokens } from '../../core/surface/inventory-documents.ts';
+import type { IpVersion } from '../../core/surface/ip-inventory.types.ts';
+import { sql } from '../kysely.ts';
+import type { PageSpec } from '../page-render.mjs';
+import type { IpAddressesTable, PortsTable, Schema, TechnologiesTable } from '../schema.ts';
+
+/**
+ * The stored documents of the inventory tables (core/surface/inventory-documents.ts): the tokens
+ * they name, a row's document from its columns, and the head fields a page read writes in front.
+ */
+
+/** The three inventory tables, each with a `document` column. */
+export type DocumentedTable = 'ip_addresses' | 'ports' | 'technologies';
+
+/**
+ * How a list page of each table is read: [first_seen_at, id] (the position), the changing
+ * fields, the document. `active` is 0/1 and `status` OPEN/CLOSED, both tied to disappeared_at.
+ */
+export const inventoryHeads: Record<DocumentedTable, { columns: string[]; head: PageSpec['head'] }> = {
+  ip_addresses: { columns: ['id', 'active', 'disappeared_at'], head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']] },
+  ports: { columns: ['id', 'status', 'disappeared_at'], head: [['id', 'string'], ['status', 'string'], ['disappeared_at', 'time']] },
+  technologies: { columns: ['id', 'active', 'disappeared_at'], head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']] },
+};
+
+/** The asset and team tokens of the given root assets, by asset id. */
+export async function documentTokens(db: Kysely<Schema>, assetIds: Iterable<number>): Promise<Map<number, DocumentTokens>> {
+  const ids = [...new Set(assetIds)];
+  const out = new Map<number, DocumentTokens>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom('assets')
+    .innerJoin('teams', 'teams.id', 'assets.team_id')
+    .select(['assets.id as id', 'assets.token as assetToken', 'teams.token as teamToken'])
+    .where('assets.id', 'in', ids)
+    .execute();
+  for (const row of rows) out.set(Number(row.id), { assetToken: row.assetToken, teamToken: row.teamToken });
+  return out;
+}
+
+/** The tokens of one asset; a row always has its asset (the foreign key cascades). */
+export function tokensOf(tokens: Map<number, DocumentTokens>, assetId: number): DocumentTokens {
+  const found = tokens.get(assetId);
+  if (found === undefined) throw new Error(`asset ${assetId} of an inventory row is missing`);
+  return found;
+}
+
+/** The document of a stored address. */
+export function ipRowDocument(row: Selectable<IpAddressesTable>, tokens: DocumentTokens): string {
+  return ipDocument(
+    {
+      ipAddress: row.ip_address,
+      ipVersion: row.ip_version as IpVersion,
+      domainName: row.domain_name,
+      firstSeenAt: Number(row.first_seen_at),
+      enrichment:
+        row.enriched === 1
+          ? {
+              asNumber: row.as_number === null ? null : Number(row.as_number),
+              asName: row.as_name,
+              asDomain: row.as_domain,
+              continent: row.continent,
+              continentName: row.continent_name,
+              country: row.country,
+              countryName: row.country_name,
+            }
+          : undefined,
+    },
+    tokens,
+  );
+}
+
+/** The document of a stored port. */
+export function portRowDocument(row: Selectable<PortsTable>, tokens: DocumentTokens): string {
+  return portDocument({ ipAddress: row.ip_address, port: Number(row.port), domainName: row.domain_name, firstSeenAt: Number(row.first_seen_at) }, tokens);
+}
+
+/** The document of a stored technology. */
+export function technologyRowDocument(row: Selectable<TechnologiesTable>, tokens: DocumentTokens): string {
+  const parsed = JSON.parse(row.categories) as unknown;
+  const categories = Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === 'string') : [];
+  return technologyDocument(
+    { domainName: row.domain_name, serviceProtocol: row.service_protocol, port: Number(row.port), name: row.name, version: row.version, categories, firstSeenAt: Number(row.first_seen_at) },
+    tokens,
+  );
+}
+
+const rowDocument = {
+  ip_addresses: (row: object, tokens: DocumentTokens) => ipRowDocument(row as Selectable<IpAddressesTable>, tokens),
+  ports: (row: object, tokens: DocumentTokens) => portRowDocument(row as Selectable<PortsTable>, tokens),
+  technologies: (row: object, tokens: DocumentTokens) => technologyRowDocument(row as Selectable<TechnologiesTable>, tokens),
+} as const;
+
+/**
+ * Writes the documents of the given rows again from their columns: after a change of a field
+ * the document holds (a host name, a protocol), and once for the rows stored before documents
+ * existed (migration 014). `teamId` undefined reads rows of every team.
+ */
+export async function rewriteDocuments(db: Kysely<Schema>, table: DocumentedTable, teamId: number | undefined, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  let query = db.selectFrom(table).selectAll().where('id', 'in', ids);
+  if (teamId !== undefined) query = query.where('team_id', '=', teamId);
+  const rows = (await query.execute()) as Array<{ id: number; asset_id: number }>;
+  const tokens = await documentTokens(
+    db,
+    rows.map((r) => Number(r.asset_id)),
+  );
+  if (rows.length === 0) return;
+  // One statement for the batch (a migration rewrites a million rows a thousand at a time).
+  const values = rows.map((row) => sql`(cast(${Number(row.id)} as bigint), ${rowDocument[table](row, tokensOf(tokens, Number(row.asset_id)))})`);
+  await sql`with v(id, document) as (values ${sql.join(values)})
+    update ${sql.table(table)} set document = v.document from v where ${sql.table(table)}.id = v.id`.execute(db);
+}
