@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from './kysely.ts';
 import { CoalescedRead } from './coalesced-read.ts';
-import { renderPage, type PageSpec, type RenderedPage } from './page-render.mjs';
+import { renderPage, type PageSpec, type RenderedPage } from '../core/shared/page-render.mjs';
 import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
 import type { Schema } from './schema.ts';

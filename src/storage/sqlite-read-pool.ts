@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import type { PageSpec, RenderedPage } from './page-render.mjs';
+import type { PageSpec, RenderedPage } from '../core/shared/page-render.mjs';
 
 interface Pending {
   resolve(rows: unknown): void;

@@ -3,7 +3,7 @@
 // needs nothing but better-sqlite3.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { renderPage } from './page-render.mjs';
+import { renderPageBytes } from '../core/shared/page-render.mjs';
 
 const { path, cacheKb } = workerData;
 const db = new SQLite(path, { readonly: true, fileMustExist: true });
@@ -13,7 +13,6 @@ db.pragma(`cache_size = -${cacheKb}`);
 db.pragma('mmap_size = 4294967296');
 
 const statements = new Map();
-const encoder = new TextEncoder();
 
 function statement(sql, raw) {
   const key = raw ? `r${sql}` : `o${sql}`;
@@ -41,9 +40,8 @@ parentPort.on('message', (message) => {
     // A page is rendered here, so the main thread receives its items as UTF-8 bytes in a buffer
     // of their own, moved (not copied), instead of row objects.
     if (page !== undefined) {
-      const rendered = renderPage(statement(sql, true).all(parameters), page);
-      const items = encoder.encode(rendered.items);
-      parentPort.postMessage({ id, page: { ...rendered, items } }, [items.buffer]);
+      const rendered = renderPageBytes(statement(sql, true).all(parameters), page);
+      parentPort.postMessage({ id, page: rendered }, [rendered.items.buffer]);
     } else parentPort.postMessage({ id, rows: statement(sql, raw).all(parameters) });
   } catch (error) {
     parentPort.postMessage({ id, error: { message: String(error?.message ?? error), code: error?.code } });

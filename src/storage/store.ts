@@ -29,7 +29,7 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     groups: new KyselyGroupRepository(db),
     groupMembers: new KyselyGroupMemberRepository(db),
     assetPatterns: new KyselyAssetPatternRepository(db),
-    vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : (teamId) => database.readVersion('vulnerabilities', teamId)),
+    vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database),
     zones: new KyselyZoneRepository(db, database.dialect, options.nameTokens, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),

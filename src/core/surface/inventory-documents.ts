@@ -1,3 +1,4 @@
+import type { PageSpec } from '../shared/page-render.mjs';
 import { toWireTime } from '../shared/time.ts';
 import type { IpEnrichment, IpVersion } from './ip-inventory.types.ts';
 
@@ -8,6 +9,13 @@ import type { IpEnrichment, IpVersion } from './ip-inventory.types.ts';
  * `status` for ports) and `disappeared_at`. A page is then a few values per row and one string,
  * instead of a dozen columns materialised, presented and serialised per row.
  */
+
+/** The fields written in front of each list's documents when a page is read, in order. */
+export const inventoryListHeads: Record<'ips' | 'ports' | 'technologies', PageSpec['head']> = {
+  ips: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']],
+  ports: [['id', 'string'], ['status', 'string'], ['disappeared_at', 'time']],
+  technologies: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']],
+};
 
 /** The tokens every document names: the root asset's (`asset_id` on the wire) and the team's. */
 export interface DocumentTokens {

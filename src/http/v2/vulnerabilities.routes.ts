@@ -57,7 +57,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
       if (json === undefined) {
         const input = parseVulnerabilityQuery(ctx.query);
         json = await pageBuilds.run(key, async () => {
-          const page = Buffer.from(presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version)));
+          const page = presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version));
           pageCache.set(key, page);
           return page;
         });

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import { ipDocument, portDocument, technologyDocument, type DocumentTokens } from '../../core/surface/inventory-documents.ts';
+import { inventoryListHeads, ipDocument, portDocument, technologyDocument, type DocumentTokens } from '../../core/surface/inventory-documents.ts';
 import type { IpVersion } from '../../core/surface/ip-inventory.types.ts';
 import { sql } from '../kysely.ts';
-import type { PageSpec } from '../page-render.mjs';
+import type { PageSpec } from '../../core/shared/page-render.mjs';
 import type { IpAddressesTable, PortsTable, Schema, TechnologiesTable } from '../schema.ts';
 
 /**
@@ -14,13 +14,14 @@ import type { IpAddressesTable, PortsTable, Schema, TechnologiesTable } from '..
 export type DocumentedTable = 'ip_addresses' | 'ports' | 'technologies';
 
 /**
- * How a list page of each table is read: [first_seen_at, id] (the position), the changing
- * fields, the document. `active` is 0/1 and `status` OPEN/CLOSED, both tied to disappeared_at.
+ * How a list page of each table is read: [first_seen_at, id] (the position), the columns of the
+ * list's head fields (core/surface/inventory-documents.ts), the document. `active` is 0/1 and
+ * `status` OPEN/CLOSED, both tied to disappeared_at.
  */
 export const inventoryHeads: Record<DocumentedTable, { columns: string[]; head: PageSpec['head'] }> = {
-  ip_addresses: { columns: ['id', 'active', 'disappeared_at'], head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']] },
-  ports: { columns: ['id', 'status', 'disappeared_at'], head: [['id', 'string'], ['status', 'string'], ['disappeared_at', 'time']] },
-  technologies: { columns: ['id', 'active', 'disappeared_at'], head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']] },
+  ip_addresses: { columns: ['id', 'active', 'disappeared_at'], head: inventoryListHeads.ips },
+  ports: { columns: ['id', 'status', 'disappeared_at'], head: inventoryListHeads.ports },
+  technologies: { columns: ['id', 'active', 'disappeared_at'], head: inventoryListHeads.technologies },
 };
 
 /** The asset and team tokens of the given root assets, by asset id. */

@@ -5,7 +5,7 @@ import type { Database } from '../database.ts';
 import type { Schema } from '../schema.ts';
 import { inventoryHeads, type DocumentedTable } from './inventory-documents.ts';
 import { readRenderedPage } from './rendered-page.ts';
-import type { RenderedPage } from '../page-render.mjs';
+import type { RenderedPage } from '../../core/shared/page-render.mjs';
 
 /** Tables listed by the v3 inventory lists: each has team_id, id, first_seen_at, disappeared_at and a document. */
 export type InventoryTable = DocumentedTable;
@@ -62,7 +62,7 @@ export async function inventoryPage(
       sql`select k.first_seen_at as k_first_seen_at, k.id as k_id, ${changing}, r.document as document
         from (${keys}) k join ${sql.table(table)} r on r.id = k.id
         where r.team_id = ${teamId}
-        order by k.first_seen_at, k.id`,
+        order by k.first_seen_at, k.id`.compile(db),
       spec,
     );
   const page = await pageOf(db, table, query, limit, read, rowFilter);

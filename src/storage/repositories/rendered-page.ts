@@ -1,6 +1,6 @@
-import type { Kysely, RawBuilder } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../database.ts';
-import { renderPage, type PageSpec, type RenderedPage } from '../page-render.mjs';
+import { renderPage, type PageSpec, type RenderedPage } from '../../core/shared/page-render.mjs';
 import type { Schema } from '../schema.ts';
 
 /**
@@ -9,8 +9,7 @@ import type { Schema } from '../schema.ts';
  * rows the page must see. The query selects its columns in the spec's layout, each under its
  * own name (rows come back as objects there, read in column order).
  */
-export async function readRenderedPage(db: Kysely<Schema>, readPage: Database['readPage'] | undefined, query: RawBuilder<unknown>, spec: PageSpec): Promise<RenderedPage> {
-  const compiled = query.compile(db);
+export async function readRenderedPage(db: Kysely<Schema>, readPage: Database['readPage'] | undefined, compiled: CompiledQuery, spec: PageSpec): Promise<RenderedPage> {
   if (readPage !== undefined) return readPage(compiled.sql, compiled.parameters, spec);
   const { rows } = await db.executeQuery(compiled);
   return renderPage(

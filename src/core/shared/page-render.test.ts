@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toWireTime } from '../core/shared/time.ts';
-import { renderPage, type PageSpec } from './page-render.mjs';
+import { toWireTime } from './time.ts';
+import { renderPage, renderPageBytes, type PageSpec } from './page-render.mjs';
 
 const spec: PageSpec = { keys: 2, head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']], limit: 2 };
 const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
@@ -39,6 +39,20 @@ describe('page rendering (page-render.mjs)', () => {
   it('passes documents through as they are when there is no head', () => {
     const page = renderPage([['{"a":1}'], ['{"b":2}']], { keys: 0, head: [], limit: 5 });
     assert.equal(page.items, '{"a":1},{"b":2}');
+  });
+
+  it('renders the same page as UTF-8 bytes, whatever the characters', () => {
+    const rows = [
+      [at, 1, 1, 1, null, '{"name":"ünïcødé ✓ 𝄞 \u2028"}'],
+      [at, 2, 2, 0, at, '{"name":"plain"}'],
+      [at, 3, 3, 1, null, '{}'],
+    ];
+    const text = renderPage(rows, spec);
+    const bytes = renderPageBytes(rows, spec);
+    assert.equal(Buffer.from(bytes.items).toString('utf8'), text.items);
+    assert.equal(bytes.items.byteLength, Buffer.byteLength(text.items));
+    assert.deepEqual(bytes.next, text.next);
+    assert.equal(bytes.count, text.count);
   });
 
   it('refuses a spec with an unknown kind', () => {

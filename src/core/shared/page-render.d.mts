@@ -22,3 +22,6 @@ export interface RenderedPage {
 }
 
 export function renderPage(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage & { items: string };
+
+/** The same page as renderPage, its items as UTF-8 bytes in a buffer of their own (to be moved to another thread). */
+export function renderPageBytes(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage & { items: Uint8Array };
