@@ -176,15 +176,33 @@ class BulkEngine implements BulkResolver {
         scheduler.pump();
       });
     };
-    for await (const name of names) {
+    // Waits while the backlog is a full window or `concurrency` callbacks are unsettled.
+    const room = async (): Promise<void> => {
+      if (scheduler.isBacklogFull()) await scheduler.waitForRoom();
+      while (unsettled >= this.concurrency) await new Promise<void>((resolve) => (wake = resolve));
+      check();
+    };
+    // Submits one name; returns a promise only when the intake has to wait.
+    const take = (name: string): Promise<void> | undefined => {
       check();
       count += 1;
       open += 1;
       this.submit(scheduler, name, types, deliver);
       schedulePump();
-      if (scheduler.isBacklogFull()) await scheduler.waitForRoom();
-      while (unsettled >= this.concurrency) await new Promise<void>((resolve) => (wake = resolve));
-      check();
+      return scheduler.isBacklogFull() || unsettled >= this.concurrency ? room() : undefined;
+    };
+    // A plain iterable is read in a plain loop: `for await` would cost a promise and a
+    // microtask per name even when nothing has to wait.
+    if (Symbol.iterator in names) {
+      for (const name of names) {
+        const wait = take(name);
+        if (wait !== undefined) await wait;
+      }
+    } else {
+      for await (const name of names) {
+        const wait = take(name);
+        if (wait !== undefined) await wait;
+      }
     }
     scheduler.pump();
     while (open > 0 || unsettled > 0) {
