@@ -277,15 +277,18 @@ function readAnswers(message: Buffer, questionEnd: number, lookup: NameLookup): 
   const count = message.readUInt16BE(6);
   if (count === 0) return [];
   const reader = new WireReader(message, questionEnd);
-  // Answers point back at the question, which isAnswerTo checked is ours: no need to decode it.
-  reader.remember(12, lookup.canonical);
   const records: ZoneRecord[] = [];
+  let isQuestionKnown = false;
   for (let i = 0; i < count; i += 1) {
-    // Most owners are that pointer (0xc00c): the record's owner is the lookup's name.
+    // Most owners point back at the question (0xc00c), which isAnswerTo checked is ours: the
+    // record's owner is the lookup's name, nothing to decode.
     if (message[reader.pos] === 0xc0 && message[reader.pos + 1] === 12) {
       reader.pos += 2;
       records.push(readRecordBody(reader, lookup.name));
     } else {
+      // Other owners (a CNAME's target) may point into the question too: no need to decode it either.
+      if (!isQuestionKnown) reader.remember(12, lookup.canonical);
+      isQuestionKnown = true;
       records.push(readRecord(reader).record);
     }
   }

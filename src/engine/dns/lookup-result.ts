@@ -50,13 +50,17 @@ export class NameLookup {
   private isNxdomain = false;
 
   constructor(
+    /** The name in owner form (see LookupResult.name). */
     readonly name: string,
-    /** Canonical form of the name (trailing dot), as the answers' owners decode. */
-    readonly canonical: string,
     typeCount: number,
     readonly deliver: (result: LookupResult) => void,
   ) {
     this.remaining = typeCount;
+  }
+
+  /** Canonical form of the name (trailing dot), as the answers' owners decode. */
+  get canonical(): string {
+    return this.name === '.' ? '.' : `${this.name}.`;
   }
 
   /** Records the end of one type's query; delivers the result after the last one. */
