@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { shippedWordList } from '../src/engine/discovery/candidate-names.ts';
 import { discoverSurface, type DiscoveryReport } from '../src/engine/discovery/surface-discovery.ts';
@@ -17,6 +18,8 @@ const zoneNames = Number(process.env['BENCH_DISCOVERY_NAMES'] ?? 100_000);
  * so each client runs every window and the fastest is kept, as dns-lookup does for its tools.
  */
 const windows = [32, 64, 128];
+/** Rounds over the windows; each round runs ours and adnshost in turn, the first alternating, so neither always runs first. */
+const rounds = Number(process.env['BENCH_DISCOVERY_ROUNDS'] ?? 2);
 const receiveBuffer = 4 << 20;
 
 /**
@@ -149,22 +152,43 @@ async function runBare(address: string, names: string[], window: number): Promis
   }
 }
 
+/** CPU time (user + system) of a live process so far, in µs, from /proc; undefined when it cannot be read. */
+function processCpuMicros(pid: number | undefined): number | undefined {
+  try {
+    // Fields 14 and 15 (utime, stime) in clock ticks (100 per second on Linux), after the command in parentheses.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
+interface AdnsResult {
+  window: number;
+  ms: number;
+  namesPerSecond: number;
+  /** adnshost's own CPU per name (from /proc when its last answer is read), µs. */
+  cpuMicrosPerName: number | undefined;
+  statuses: Record<string, number>;
+}
+
 /**
  * One long-lived adnshost reading names from stdin (`-a -f`: asynchronous pipe mode; its default
  * query asks A and AAAA), fed with at most `window` names outstanding, like the bulk resolver's
- * window, so neither client overflows the server or its own socket.
+ * window, so neither client overflows the server or its own socket. Its stdin is closed once
+ * the last answer is read (its CPU time is read just before), which ends it.
  */
-async function runAdnshost(adnshost: string, names: string[], window: number): Promise<{ window: number; ms: number; namesPerSecond: number; statuses: Record<string, number> }> {
+async function runAdnshost(adnshost: string, names: string[], window: number): Promise<AdnsResult> {
   const statuses: Record<string, number> = {};
   const child = spawn(adnshost, ['--config', 'nameserver 127.0.0.1', '-a', '-f'], { stdio: ['pipe', 'pipe', 'ignore'] });
   const startedAt = performance.now();
   let sent = 0;
   let answered = 0;
+  let cpuMicros: number | undefined;
   const feed = (count: number): void => {
     const end = Math.min(names.length, sent + count);
     if (end > sent) child.stdin.write(`${names.slice(sent, end).join('\n')}\n`);
     sent = end;
-    if (sent === names.length) child.stdin.end();
   };
   const done = new Promise<void>((resolve, reject) => {
     child.once('error', reject);
@@ -184,12 +208,16 @@ async function runAdnshost(adnshost: string, names: string[], window: number): P
     }
     answered += fresh;
     if (fresh > 0 && sent < names.length) feed(fresh);
+    if (answered === names.length && cpuMicros === undefined) {
+      cpuMicros = processCpuMicros(child.pid);
+      child.stdin.end();
+    }
   });
   feed(window);
   await done;
   const ms = performance.now() - startedAt;
   if (answered !== names.length) throw new Error(`adnshost answered ${answered} of ${names.length} names`);
-  return { window, ms, namesPerSecond: (names.length / ms) * 1000, statuses };
+  return { window, ms, namesPerSecond: (names.length / ms) * 1000, cpuMicrosPerName: cpuMicros === undefined ? undefined : cpuMicros / names.length, statuses };
 }
 
 /** Sets the kernel's default UDP receive buffer (what adnshost gets) for the adnshost run; returns the restore. */
@@ -234,17 +262,30 @@ async function run(ctx: BenchContext): Promise<void> {
   if (first.report.live < expectedLive - 1) throw new Error(`only ${first.report.live} live names of ${expectedLive}`);
 
   const ours: OursResult[] = [];
-  const adns: Array<Awaited<ReturnType<typeof runAdnshost>>> = [];
+  const adns: AdnsResult[] = [];
   const bare: Array<Awaited<ReturnType<typeof runBare>>> = [];
+  const load: Array<{ round: number; window: number; loadAverage: number }> = [];
   const restore = setDefaultReceiveBuffer(receiveBuffer);
   // Also undone when the run is interrupted (Ctrl-C closes the scope).
   if (restore !== undefined) ctx.scope.defer('restore net.core.rmem_default', restore);
+  const cpu = (micros: number | undefined) => (micros === undefined ? 'CPU ?' : `CPU ${micros.toFixed(1)} µs/name`);
   try {
-    for (const window of windows) {
-      ours.push(await runOurs(server.address, known, window));
-      adns.push(await runAdnshost(adnshost, candidates, window));
-      bare.push(await runBare(server.address, candidates, window));
-      ctx.log(`window ${window}: ours ${((ours[ours.length - 1]!.report.stats.candidates / ours[ours.length - 1]!.report.stats.durationMs) * 1000).toFixed(0)} names/s, adnshost ${adns[adns.length - 1]!.namesPerSecond.toFixed(0)} names/s, bare bulk resolver ${bare[bare.length - 1]!.namesPerSecond.toFixed(0)} names/s`);
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const window of windows) {
+        const loadAverage = loadavg()[0] as number;
+        load.push({ round, window, loadAverage });
+        const runOursNow = async () => void ours.push(await runOurs(server.address, known, window));
+        const runAdnsNow = async () => void adns.push(await runAdnshost(adnshost, candidates, window));
+        for (const step of round % 2 === 1 ? [runOursNow, runAdnsNow] : [runAdnsNow, runOursNow]) await step();
+        bare.push(await runBare(server.address, candidates, window));
+        const o = ours[ours.length - 1] as OursResult;
+        const a = adns[adns.length - 1] as AdnsResult;
+        const b = bare[bare.length - 1] as Awaited<ReturnType<typeof runBare>>;
+        ctx.log(
+          `round ${round}, window ${window} (load average ${loadAverage.toFixed(2)}): ours ${((o.report.stats.candidates / o.report.stats.durationMs) * 1000).toFixed(0)} names/s (${cpu(o.cpuMicrosPerName)}), ` +
+            `adnshost ${a.namesPerSecond.toFixed(0)} names/s (${cpu(a.cpuMicrosPerName)}), bare bulk resolver ${b.namesPerSecond.toFixed(0)} names/s (${cpu(b.cpuMicrosPerName)})`,
+        );
+      }
     }
   } finally {
     restore?.();
@@ -258,7 +299,7 @@ async function run(ctx: BenchContext): Promise<void> {
     `discovery: ${zoneNames.toLocaleString('en')}-name zone, ${words.length.toLocaleString('en')}-word list, ${candidates.length.toLocaleString('en')} candidates (A+AAAA) on ${server.kind} ${server.address}`,
     ['client', 'names/s', 'ms', 'vs adnshost', 'notes'],
     [
-      ['adnshost, one process, stdin', bestAdns.namesPerSecond.toFixed(0), bestAdns.ms.toFixed(0), '1.00', `best of ${adns.length}: window ${bestAdns.window} names; ${(candidates.length * 2).toLocaleString('en')} queries (A and AAAA for every name); rmem_default ${restore === undefined ? 'unchanged (not writable)' : `${receiveBuffer >> 20} MiB as ours`}; ${JSON.stringify(bestAdns.statuses)}`],
+      ['adnshost, one process, stdin', bestAdns.namesPerSecond.toFixed(0), bestAdns.ms.toFixed(0), '1.00', `best of ${adns.length}: window ${bestAdns.window} names; ${(candidates.length * 2).toLocaleString('en')} queries (A and AAAA for every name); ${cpu(bestAdns.cpuMicrosPerName)}; rmem_default ${restore === undefined ? 'unchanged (not writable)' : `${receiveBuffer >> 20} MiB as ours`}; ${JSON.stringify(bestAdns.statuses)}`],
       ['perimeter discovery (whole run)', oursRate.toFixed(0), s.durationMs.toFixed(0), (oursRate / bestAdns.namesPerSecond).toFixed(2), `best of ${ours.length}: window ${bestOurs.window} names; ${bestOurs.report.live} live; brute force ${s.bruteForceCandidates}, permutations ${s.permutationCandidates}${s.isPermutationCapped ? ' (capped)' : ''}; ${s.queries} queries (AAAA only when A was not NXDOMAIN), ${s.retries} retries, ${s.timeouts} timeouts; resolving ${s.resolveMs.toFixed(0)} ms; CPU ${bestOurs.cpuMicrosPerName.toFixed(1)} µs/name`],
       ['bulk resolver alone (reference)', bestBare.namesPerSecond.toFixed(0), bestBare.ms.toFixed(0), (bestBare.namesPerSecond / bestAdns.namesPerSecond).toFixed(2), `best of ${bare.length}: window ${bestBare.window} names; resolveAll A+AAAA over the candidate list, answers dropped; CPU ${bestBare.cpuMicrosPerName.toFixed(1)} µs/name`],
     ],
@@ -270,6 +311,7 @@ async function run(ctx: BenchContext): Promise<void> {
     zoneNames,
     words: words.length,
     candidates: candidates.length,
+    loadAverage: load,
     adnshost: adns,
     bareBulkResolver: bare,
     ours: ours.map((o) => ({ window: o.window, ...o.report.stats, live: o.report.live, cpuMicrosPerName: o.cpuMicrosPerName, namesPerSecond: (o.report.stats.candidates / o.report.stats.durationMs) * 1000, memory: memorySummary(o.memory) })),

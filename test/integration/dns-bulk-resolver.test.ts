@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createBulkResolver, type LookupResult } from '../../src/engine/dns/bulk-resolver.ts';
 import type { ZoneRecord } from '../../src/engine/dns/zone-record.ts';
 import { startBind, type BindServer } from '../support/bind-server.ts';
@@ -119,6 +120,32 @@ describe('bulk resolver against BIND', () => {
       assert.deepEqual(stats.outcomes, { answer: 3000, nodata: 0, nxdomain: 1, servfail: 0, refused: 0, timeout: 0, error: 0, invalid: 2 });
       assert.equal(seen.get('h2999.engine.test')?.records[0]?.data, '10.1.11.183');
       assert.equal(seen.get('bad..name')?.failures[0]?.detail, 'empty label in name "bad..name."');
+    } finally {
+      r.close();
+    }
+  });
+
+  it('reads a plain iterable only as fast as the callbacks settle', async () => {
+    const r = createBulkResolver({ servers: [bind.address], concurrency: 16, timeoutMs: 1000, isRecursionDesired: false });
+    let pulled = 0;
+    function* names(): Generator<string> {
+      for (let i = 0; i < 1000; i += 1) {
+        pulled += 1;
+        yield `h${i}.engine.test`;
+      }
+    }
+    const held: Array<() => void> = [];
+    let isHolding = true;
+    try {
+      const run = r.resolveAll(names(), () => (isHolding ? new Promise<void>((resolve) => held.push(resolve)) : undefined), { types: ['A'] });
+      while (held.length < 16) await sleep(5);
+      await sleep(50);
+      // 16 callbacks unsettled stop the intake: at most a window in flight and one queued besides them.
+      assert.ok(pulled <= 48, `${pulled} names read while 16 callbacks were unsettled`);
+      isHolding = false;
+      for (const resume of held.splice(0)) resume();
+      const stats = await run;
+      assert.equal(stats.outcomes.answer, 1000);
     } finally {
       r.close();
     }

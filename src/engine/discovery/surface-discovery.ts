@@ -300,14 +300,10 @@ class DiscoveryRun {
     if (name !== this.root) {
       (NameStates.isFound(packed) ? this.foundBases : this.knownBases).offer(name);
     }
-    const found: DiscoveredName = {
-      name,
-      sources: NameStates.sources(packed),
-      addresses,
-      ...(chain.length === 0 ? {} : { cnames: chain }),
-      ...(nameServers === undefined ? {} : { nameServers }),
-      depth: NameStates.depth(packed),
-    };
+    // Optional fields set after the literal, not spread into it: a spread is a runtime copy per name.
+    const found: DiscoveredName = { name, sources: NameStates.sources(packed), addresses, depth: NameStates.depth(packed) };
+    if (chain.length > 0) found.cnames = chain;
+    if (nameServers !== undefined) found.nameServers = nameServers;
     if (!this.isStreaming) {
       this.live.set(name, found);
       return undefined;

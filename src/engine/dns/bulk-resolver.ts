@@ -176,15 +176,33 @@ class BulkEngine implements BulkResolver {
         scheduler.pump();
       });
     };
-    for await (const name of names) {
+    // Waits while the backlog is a full window or `concurrency` callbacks are unsettled.
+    const room = async (): Promise<void> => {
+      if (scheduler.isBacklogFull()) await scheduler.waitForRoom();
+      while (unsettled >= this.concurrency) await new Promise<void>((resolve) => (wake = resolve));
+      check();
+    };
+    // Submits one name; returns a promise only when the intake has to wait.
+    const take = (name: string): Promise<void> | undefined => {
       check();
       count += 1;
       open += 1;
       this.submit(scheduler, name, types, deliver);
       schedulePump();
-      if (scheduler.isBacklogFull()) await scheduler.waitForRoom();
-      while (unsettled >= this.concurrency) await new Promise<void>((resolve) => (wake = resolve));
-      check();
+      return scheduler.isBacklogFull() || unsettled >= this.concurrency ? room() : undefined;
+    };
+    // A plain iterable is read in a plain loop: `for await` would cost a promise and a
+    // microtask per name even when nothing has to wait.
+    if (Symbol.iterator in names) {
+      for (const name of names) {
+        const wait = take(name);
+        if (wait !== undefined) await wait;
+      }
+    } else {
+      for await (const name of names) {
+        const wait = take(name);
+        if (wait !== undefined) await wait;
+      }
     }
     scheduler.pump();
     while (open > 0 || unsettled > 0) {
@@ -213,27 +231,28 @@ class BulkEngine implements BulkResolver {
   /** Queues the queries of one name; an invalid name is delivered at once as `invalid`. */
   private submit(scheduler: QueryScheduler, text: string, types: number[], deliver: (result: LookupResult) => void): void {
     const trimmed = text.trim();
-    let canonical: string;
+    let owner: string;
     let nameWire: Buffer;
     try {
       if (HOST_NAME.test(trimmed)) {
-        // The common case in one pass: letters, digits, `-` and `_` need no escaping.
-        const owner = lowerAscii(trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed);
+        // The common case in one pass: letters, digits, `-` and `_` need no escaping. A name
+        // given in owner form stays the same string: the caller's maps find it without hashing anew.
+        owner = lowerAscii(trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed);
         nameWire = queryNameWire(owner);
-        canonical = `${owner}.`;
       } else {
         if (trimmed === '' || trimmed === '.') throw new Error('empty name');
         // A non-ASCII name is an IDN: servers know it only in its punycode (xn--) form.
         const ascii = NON_ASCII.test(trimmed) ? domainToASCII(trimmed) : trimmed;
         if (ascii === '') throw new Error('not a valid internationalised domain name');
-        canonical = canonicalName(ascii.endsWith('.') ? ascii : `${ascii}.`, '.');
+        const canonical = canonicalName(ascii.endsWith('.') ? ascii : `${ascii}.`, '.');
+        owner = ownerForm(canonical);
         nameWire = queryNameWire(canonical);
       }
     } catch (err) {
       deliver({ name: trimmed, outcome: 'invalid', records: [], failures: [{ type: '', outcome: 'invalid', detail: (err as Error).message }] });
       return;
     }
-    scheduler.submit(new NameLookup(ownerForm(canonical), canonical, types.length, deliver), nameWire, types);
+    scheduler.submit(new NameLookup(owner, types.length, deliver), nameWire, types);
   }
 }
 

@@ -2,7 +2,7 @@ import { RandomIds, TcpChannel, UdpChannel, type WireQuery } from './bulk-transp
 import type { LookupOutcome, NameLookup } from './lookup-result.ts';
 import { formatNameServer } from './name-server.ts';
 import { rcodeName, typeName } from './rr-types.ts';
-import { buildQuery, DnsWireError, readRecord } from './wire.ts';
+import { DnsWireError, QueryTemplate, readRecord, readRecordBody } from './wire.ts';
 import { WireReader } from './wire-reader.ts';
 import type { ZoneRecord } from './zone-record.ts';
 
@@ -22,13 +22,11 @@ class Query implements WireQuery {
   id = 0;
   deadline = 0;
   isDone = false;
-  channel: UdpChannel<Query> | TcpChannel<Query> | undefined;
 
   constructor(
     readonly lookup: NameLookup,
+    readonly nameWire: Buffer,
     readonly type: number,
-    public message: Buffer,
-    readonly questionEnd: number,
     readonly attempt: number,
     readonly server: number,
     readonly isTcp: boolean,
@@ -44,8 +42,8 @@ interface Server {
 
 /**
  * The query engine of the bulk resolver: a queue of queries sent while the concurrency and the
- * rate allow, answers matched on the UDP channels (TCP when truncated), timeouts swept from one
- * list kept in deadline order (no timer per query), retries moved to the next server.
+ * rate allow, answers matched on the UDP channels (TCP when truncated), timeouts swept from the
+ * channels' queries in flight (no timer per query), retries moved to the next server.
  */
 export class QueryScheduler {
   private readonly ids = new RandomIds();
@@ -53,8 +51,6 @@ export class QueryScheduler {
   private readonly queue: Array<Query | undefined> = [];
   private queueHead = 0;
   private readonly retryQueue: Query[] = [];
-  private readonly sent: Query[] = [];
-  private sentHead = 0;
   private inflight = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
   private rateTimer: NodeJS.Timeout | undefined;
@@ -70,10 +66,11 @@ export class QueryScheduler {
   ) {
     const onAnswer = (query: Query, message: Buffer): void => this.onAnswer(query, message);
     const onFailure = (query: Query, reason: string): void => this.onTransportFailure(query, reason);
+    const template = new QueryTemplate({ isRecursionDesired: options.isRecursionDesired, ednsUdpSize: options.ednsUdpSize });
     this.servers = addresses.map(({ address, port }) => ({
       label: formatNameServer({ host: address, port }),
-      udp: Array.from({ length: options.socketsPerServer }, () => new UdpChannel<Query>(address, port, this.ids, onAnswer)),
-      tcp: new TcpChannel<Query>(address, port, this.ids, options.timeoutMs, onAnswer, onFailure),
+      udp: Array.from({ length: options.socketsPerServer }, () => new UdpChannel<Query>(address, port, this.ids, template, onAnswer)),
+      tcp: new TcpChannel<Query>(address, port, this.ids, template, options.timeoutMs, onAnswer, onFailure),
       next: 0,
     }));
     this.tokens = this.burst();
@@ -86,10 +83,8 @@ export class QueryScheduler {
 
   /** Queues one query per type for a name whose wire form is given; pump() sends them. */
   submit(lookup: NameLookup, nameWire: Buffer, types: number[]): void {
-    const queryOptions = { isRecursionDesired: this.options.isRecursionDesired, ednsUdpSize: this.options.ednsUdpSize };
-    const questionEnd = 12 + nameWire.length + 4;
     const server = this.servers.length > 1 ? Math.floor(Math.random() * this.servers.length) : 0;
-    for (const type of types) this.queue.push(new Query(lookup, type, buildQuery(0, nameWire, type, queryOptions), questionEnd, 0, server, false));
+    for (const type of types) this.queue.push(new Query(lookup, nameWire, type, 0, server, false));
   }
 
   /** Resolves once the backlog of unsent queries is below half the concurrency. */
@@ -146,17 +141,10 @@ export class QueryScheduler {
   private transmit(query: Query, now: number): void {
     const server = this.servers[query.server] as Server;
     query.deadline = now + this.options.timeoutMs;
-    if (query.isTcp) {
-      query.channel = server.tcp;
-      server.tcp.send(query);
-    } else {
-      const channel = server.udp[server.next++ % server.udp.length] as UdpChannel<Query>;
-      query.channel = channel;
-      channel.send(query);
-    }
+    if (query.isTcp) server.tcp.send(query);
+    else (server.udp[server.next++ % server.udp.length] as UdpChannel<Query>).send(query);
     this.inflight += 1;
     this.counters.queries += 1;
-    this.sent.push(query);
     this.sweepTimer ??= setInterval(() => this.sweep(), Math.min(100, Math.max(5, this.options.timeoutMs / 4)));
   }
 
@@ -182,30 +170,32 @@ export class QueryScheduler {
     return false;
   }
 
-  /** Times out the queries past their deadline (the sent list is in deadline order). */
+  /**
+   * Times out the queries past their deadline. The channels hold the queries in flight (at
+   * most the concurrency), so nothing else keeps a query once it is answered: a list of every
+   * query sent kept them all alive until the sweep reached them, and the GC paid for it.
+   */
   private sweep(): void {
     const now = Date.now();
-    while (this.sentHead < this.sent.length) {
-      const query = this.sent[this.sentHead] as Query;
-      if (!query.isDone && query.deadline > now) break;
-      this.sentHead += 1;
-      if (query.isDone) continue;
-      query.channel?.forget(query);
-      this.counters.timeouts += 1;
-      this.end(query);
-      this.retryOr(query, 'timeout', `no answer from ${this.serverLabel(query)} within ${this.options.timeoutMs} ms`, true);
-    }
-    if (this.sentHead > 4096 && this.sentHead * 2 > this.sent.length) {
-      this.sent.splice(0, this.sentHead);
-      this.sentHead = 0;
+    for (const server of this.servers) {
+      for (const channel of server.udp) this.expire(channel, now);
+      this.expire(server.tcp, now);
     }
     if (this.inflight === 0 && this.queued() === 0) {
       clearInterval(this.sweepTimer);
       this.sweepTimer = undefined;
-      this.sent.length = 0;
-      this.sentHead = 0;
     }
     this.pump();
+  }
+
+  private expire(channel: UdpChannel<Query> | TcpChannel<Query>, now: number): void {
+    for (const query of channel.inFlight()) {
+      if (query.isDone || query.deadline > now) continue;
+      channel.forget(query);
+      this.counters.timeouts += 1;
+      this.end(query);
+      this.retryOr(query, 'timeout', `no answer from ${this.serverLabel(query)} within ${this.options.timeoutMs} ms`, true);
+    }
   }
 
   private end(query: Query): void {
@@ -222,7 +212,7 @@ export class QueryScheduler {
     if (query.attempt < this.options.retries && (always || this.servers.length > 1)) {
       this.counters.retries += 1;
       const server = (query.server + 1) % this.servers.length;
-      this.retryQueue.push(new Query(query.lookup, query.type, Buffer.from(query.message), query.questionEnd, query.attempt + 1, server, query.isTcp));
+      this.retryQueue.push(new Query(query.lookup, query.nameWire, query.type, query.attempt + 1, server, query.isTcp));
       return;
     }
     query.lookup.settle(typeName(query.type), outcome, undefined, detail);
@@ -236,7 +226,7 @@ export class QueryScheduler {
     if ((flags & 0x0200) !== 0 && !query.isTcp) {
       // Truncated over UDP: ask the same server again over TCP (RFC 7766).
       this.counters.tcpFallbacks += 1;
-      this.retryQueue.push(new Query(query.lookup, query.type, query.message, query.questionEnd, query.attempt, query.server, true));
+      this.retryQueue.push(new Query(query.lookup, query.nameWire, query.type, query.attempt, query.server, true));
     } else if (rcode === 0 || rcode === 3) {
       this.settleAnswer(query, message, rcode);
     } else if (rcode === 2 || rcode === 5) {
@@ -264,7 +254,7 @@ export class QueryScheduler {
   private settleAnswer(query: Query, message: Buffer, rcode: number): void {
     let records: ZoneRecord[];
     try {
-      records = readAnswers(message, query.questionEnd, query.lookup.canonical);
+      records = readAnswers(message, 12 + query.nameWire.length + 4, query.lookup);
     } catch (err) {
       if (!(err instanceof DnsWireError)) throw err;
       query.lookup.settle(typeName(query.type), 'error', undefined, `malformed answer from ${this.serverLabel(query)}: ${err.message}`);
@@ -282,14 +272,25 @@ export class QueryScheduler {
   }
 }
 
-/** The answer section of a response whose question ends at `questionEnd`. */
-function readAnswers(message: Buffer, questionEnd: number, questionName: string): ZoneRecord[] {
+/** The answer section of a response whose question (the lookup's name) ends at `questionEnd`. */
+function readAnswers(message: Buffer, questionEnd: number, lookup: NameLookup): ZoneRecord[] {
   const count = message.readUInt16BE(6);
   if (count === 0) return [];
   const reader = new WireReader(message, questionEnd);
-  // Answers point back at the question, which isAnswerTo checked is ours: no need to decode it.
-  reader.remember(12, questionName);
   const records: ZoneRecord[] = [];
-  for (let i = 0; i < count; i += 1) records.push(readRecord(reader).record);
+  let isQuestionKnown = false;
+  for (let i = 0; i < count; i += 1) {
+    // Most owners point back at the question (0xc00c), which isAnswerTo checked is ours: the
+    // record's owner is the lookup's name, nothing to decode.
+    if (message[reader.pos] === 0xc0 && message[reader.pos + 1] === 12) {
+      reader.pos += 2;
+      records.push(readRecordBody(reader, lookup.name));
+    } else {
+      // Other owners (a CNAME's target) may point into the question too: no need to decode it either.
+      if (!isQuestionKnown) reader.remember(12, lookup.canonical);
+      isQuestionKnown = true;
+      records.push(readRecord(reader).record);
+    }
+  }
   return records;
 }

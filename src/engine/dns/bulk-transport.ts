@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { isIP, type Socket } from 'node:net';
-import { connectTcp, frameMessage, TcpMessageReader } from './dns-tcp.ts';
+import { connectTcp, TcpMessageReader } from './dns-tcp.ts';
+import type { QueryTemplate } from './wire.ts';
 
 /**
  * The sockets of the bulk resolver. UDP channels are connected dgram sockets (one source port
@@ -9,11 +10,11 @@ import { connectTcp, frameMessage, TcpMessageReader } from './dns-tcp.ts';
  * queries whose UDP answer was truncated, pipelined on one connection per server.
  */
 
-/** A query on the wire: its message (the id is written by the channel) and where its question ends. */
+/** A query on the wire: its id (written by the channel), its name in wire form and its type. */
 export interface WireQuery {
   id: number;
-  message: Buffer;
-  questionEnd: number;
+  readonly nameWire: Buffer;
+  readonly type: number;
 }
 
 /** Random 16-bit query ids from a pool of crypto bytes, so an off-path attacker cannot guess them cheaply. */
@@ -32,32 +33,34 @@ export class RandomIds {
   }
 }
 
-/** True when the message answers the query: a response with the same id and the same question, byte for byte. */
+/** True when the message answers the query: a response with the same id and the same question (name byte for byte, type, class IN). */
 export function isAnswerTo(message: Buffer, query: WireQuery): boolean {
-  return (
-    message.length >= query.questionEnd &&
-    (message[2] as number) >= 0x80 &&
-    message.readUInt16BE(4) === 1 &&
-    message.compare(query.message, 12, query.questionEnd, 12, query.questionEnd) === 0
-  );
+  const name = query.nameWire;
+  const end = 12 + name.length;
+  if (message.length < end + 4 || (message[2] as number) < 0x80 || message[4] !== 0 || message[5] !== 1) return false;
+  for (let i = 0; i < name.length; i += 1) if (message[12 + i] !== name[i]) return false;
+  return message[end] === query.type >> 8 && message[end + 1] === (query.type & 0xff) && message[end + 2] === 0 && message[end + 3] === 1;
 }
 
 /** One connected UDP socket towards a server; matches answers to queries by id and question. */
 export class UdpChannel<Q extends WireQuery> {
   private readonly slots = new Map<number, Q>();
   private socket: dgram.Socket | undefined;
+  // Query messages by length, written over for each send: a datagram the kernel took at once is
+  // copied, so its buffer is free again (one queued for later is not reused; see send()).
+  private readonly messages: Array<Buffer | undefined> = [];
 
   constructor(
     private readonly address: string,
     private readonly port: number,
     private readonly ids: RandomIds,
+    private readonly template: QueryTemplate,
     private readonly onAnswer: (query: Q, message: Buffer) => void,
   ) {}
 
-  /** Binds an ephemeral port and connects it to the server. */
-  async open(): Promise<void> {
-    // Large buffers: a burst of answers to a full window must not overflow the 208 KiB default.
-    const socket = dgram.createSocket({ type: isIP(this.address) === 6 ? 'udp6' : 'udp4', recvBufferSize: 4 << 20 });
+  /** Binds an ephemeral port and connects it to the server (tests may hand in the socket). */
+  async open(socket = dgram.createSocket({ type: isIP(this.address) === 6 ? 'udp6' : 'udp4', recvBufferSize: 4 << 20 })): Promise<void> {
+    // Large buffers (above): a burst of answers to a full window must not overflow the 208 KiB default.
     // Answers that arrive after close, ICMP errors of a connected socket (port unreachable):
     // the query times out and is retried; the socket must not bring the process down.
     socket.on('error', () => undefined);
@@ -77,14 +80,25 @@ export class UdpChannel<Q extends WireQuery> {
     let id = this.ids.next();
     while (this.slots.has(id)) id = this.ids.next();
     query.id = id;
-    query.message.writeUInt16BE(id, 0);
     this.slots.set(id, query);
-    this.socket?.send(query.message);
+    const socket = this.socket;
+    if (socket === undefined) return;
+    const length = this.template.length(query.nameWire);
+    const message = this.messages[length] ?? Buffer.allocUnsafeSlow(length);
+    this.template.write(message, 0, id, query.nameWire, query.type);
+    socket.send(message);
+    // When the socket could not send at once, the message waits in its queue: keep that buffer.
+    this.messages[length] = socket.getSendQueueCount() === 0 ? message : undefined;
   }
 
   /** Stops waiting for the query's answer (timed out or abandoned). */
   forget(query: Q): void {
     if (this.slots.get(query.id) === query) this.slots.delete(query.id);
+  }
+
+  /** The queries sent and not yet answered or forgotten, in the order they were sent. */
+  inFlight(): IterableIterator<Q> {
+    return this.slots.values();
   }
 
   private receive(message: Buffer): void {
@@ -114,23 +128,22 @@ export class TcpChannel<Q extends WireQuery> {
     private readonly address: string,
     private readonly port: number,
     private readonly ids: RandomIds,
+    private readonly template: QueryTemplate,
     private readonly timeoutMs: number,
     private readonly onAnswer: (query: Q, message: Buffer) => void,
     private readonly onFailure: (query: Q, reason: string) => void,
   ) {}
 
-  /** Sends a query (a copy: the UDP message may still be referenced), connecting first if needed. */
+  /** Sends a query, connecting first if needed. */
   send(query: Q): void {
     let id = this.ids.next();
     while (this.pending.has(id)) id = this.ids.next();
     query.id = id;
-    query.message = Buffer.from(query.message);
-    query.message.writeUInt16BE(id, 0);
     this.pending.set(id, query);
     clearTimeout(this.idleTimer);
     void this.connection().then(
       (socket) => {
-        if (this.pending.get(id) === query) socket.write(frameMessage(query.message));
+        if (this.pending.get(id) === query) socket.write(this.template.encode(id, query.nameWire, query.type, 2));
       },
       (err: Error) => this.failAll(`TCP connection to ${this.address}:${this.port} failed: ${err.message}`),
     );
@@ -139,6 +152,11 @@ export class TcpChannel<Q extends WireQuery> {
   forget(query: Q): void {
     if (this.pending.get(query.id) === query) this.pending.delete(query.id);
     this.scheduleIdleClose();
+  }
+
+  /** The queries sent and not yet answered or forgotten, in the order they were sent. */
+  inFlight(): IterableIterator<Q> {
+    return this.pending.values();
   }
 
   private connection(): Promise<Socket> {

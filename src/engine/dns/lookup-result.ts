@@ -45,34 +45,45 @@ export interface BulkStats {
 /** Per-type outcomes of one name, folded into its result as they arrive. */
 export class NameLookup {
   remaining: number;
-  readonly records: ZoneRecord[] = [];
-  readonly failures: LookupFailure[] = [];
+  // Made on first use: most names settle with one answer's records (that array itself) and no failure.
+  private records: ZoneRecord[] | undefined;
+  private failures: LookupFailure[] | undefined;
   private isNxdomain = false;
 
   constructor(
+    /** The name in owner form (see LookupResult.name). */
     readonly name: string,
-    /** Canonical form of the name (trailing dot), as the answers' owners decode. */
-    readonly canonical: string,
     typeCount: number,
     readonly deliver: (result: LookupResult) => void,
   ) {
     this.remaining = typeCount;
   }
 
-  /** Records the end of one type's query; delivers the result after the last one. */
+  /** Canonical form of the name (trailing dot), as the answers' owners decode. */
+  get canonical(): string {
+    return this.name === '.' ? '.' : `${this.name}.`;
+  }
+
+  /**
+   * Records the end of one type's query; delivers the result after the last one. `records` is
+   * a fresh array that the caller does not keep: the lookup may keep it as its own.
+   */
   settle(type: string, outcome: LookupOutcome, records: ZoneRecord[] | undefined, detail: string): void {
-    if (records !== undefined) for (const record of records) this.records.push(record);
+    if (records !== undefined && records.length > 0) {
+      if (this.records === undefined) this.records = records;
+      else for (const record of records) this.records.push(record);
+    }
     if (outcome === 'nxdomain') this.isNxdomain = true;
-    else if (outcome !== 'answer' && outcome !== 'nodata') this.failures.push({ type, outcome, detail });
+    else if (outcome !== 'answer' && outcome !== 'nodata') (this.failures ??= []).push({ type, outcome, detail });
     this.remaining -= 1;
-    if (this.remaining === 0) this.deliver({ name: this.name, outcome: this.outcome(), records: this.records, failures: this.failures });
+    if (this.remaining === 0) this.deliver({ name: this.name, outcome: this.outcome(), records: this.records ?? [], failures: this.failures ?? [] });
   }
 
   /** NXDOMAIN is about the name, so it wins; then any record; then the first failure; else no data. */
   private outcome(): LookupOutcome {
     if (this.isNxdomain) return 'nxdomain';
-    if (this.records.length > 0) return 'answer';
-    if (this.failures.length > 0) return (this.failures[0] as LookupFailure).outcome;
+    if (this.records !== undefined) return 'answer';
+    if (this.failures !== undefined) return (this.failures[0] as LookupFailure).outcome;
     return 'nodata';
   }
 }

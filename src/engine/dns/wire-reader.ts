@@ -16,6 +16,9 @@ const MAX_NAME_WIRE = 255;
 export class WireReader {
   pos: number;
   private names: Map<number, string> | undefined;
+  // The name declared by remember() (the question), outside the map: most answers need no map.
+  private rememberedAt = -1;
+  private remembered = '';
 
   constructor(
     readonly buf: Buffer,
@@ -65,12 +68,31 @@ export class WireReader {
 
   /** Declares the canonical name found at an offset (a question the caller built), so pointers to it need no decoding. */
   remember(offset: number, name: string): void {
-    (this.names ??= new Map()).set(offset, name);
+    if (this.rememberedAt === -1 || this.rememberedAt === offset) {
+      this.rememberedAt = offset;
+      this.remembered = name;
+    } else {
+      (this.names ??= new Map()).set(offset, name);
+    }
+  }
+
+  /** The name decoded or declared at an offset, if any. */
+  private known(offset: number): string | undefined {
+    return offset === this.rememberedAt ? this.remembered : this.names?.get(offset);
   }
 
   /** The next name, canonical (absolute, lower-case, trailing dot). */
   name(): string {
     const buf = this.buf;
+    // The common owner of an answer: a pointer to a name already decoded (the question's).
+    if (this.pos + 1 < buf.length && ((buf[this.pos] as number) & 0xc0) === 0xc0 && this.isPointerAllowed) {
+      const target = (((buf[this.pos] as number) & 0x3f) << 8) | (buf[this.pos + 1] as number);
+      const known = target < this.pos ? this.known(target) : undefined;
+      if (known !== undefined) {
+        this.pos += 2;
+        return known;
+      }
+    }
     let pos = this.pos;
     let segmentStart = pos;
     let end = -1;
@@ -92,7 +114,7 @@ export class WireReader {
         const target = ((length & 0x3f) << 8) | (buf[pos + 1] as number);
         // Only strictly backwards: every jump lands before the last one, so decoding ends.
         if (target >= segmentStart) throw new DnsWireError('compression pointer does not point backwards');
-        const known = this.names?.get(target);
+        const known = this.known(target);
         if (known !== undefined) {
           suffix = known;
           wire += wireLengthOfCached(known);

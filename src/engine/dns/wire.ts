@@ -68,15 +68,22 @@ export function readQuestion(reader: WireReader): DnsQuestion {
 
 /** Reads one resource record at the reader; `type` is its number, the record's type its mnemonic. */
 export function readRecord(reader: WireReader): { record: ZoneRecord; type: number; classValue: number; ttl: number } {
-  const name = reader.name();
+  const owner = ownerForm(reader.name());
+  const at = reader.pos;
+  const record = readRecordBody(reader, owner);
+  const buf = reader.buf;
+  return { record, type: buf.readUInt16BE(at), classValue: buf.readUInt16BE(at + 2), ttl: buf.readUInt32BE(at + 4) };
+}
+
+/** Reads the rest of a resource record whose owner (in owner form) the caller has read or knows. */
+export function readRecordBody(reader: WireReader, owner: string): ZoneRecord {
   const type = reader.u16();
   const classValue = reader.u16();
   const ttl = reader.u32();
   const length = reader.u16();
   const data = type === RR_TYPE.OPT ? skip(reader, length) : decodeRdata(reader, type, length);
   // A TTL with the top bit set reads as 0 (RFC 2181 §8).
-  const shownTtl = ttl > 0x7fffffff ? 0 : ttl;
-  return { record: { name: ownerForm(name), ttl: shownTtl, class: className(classValue), type: typeName(type), data }, type, classValue, ttl };
+  return { name: owner, ttl: ttl > 0x7fffffff ? 0 : ttl, class: className(classValue), type: typeName(type), data };
 }
 
 function skip(reader: WireReader, length: number): string {
@@ -151,30 +158,77 @@ export function queryNameWire(name: string): Buffer {
   return buf;
 }
 
+/**
+ * The fixed parts of the queries one client sends (flags, class, EDNS0), written once: a query
+ * is then its id, name and type copied behind them. The bulk resolver builds one message per
+ * query sent, so this is on its hot path.
+ */
+export class QueryTemplate {
+  private readonly flags: number;
+  private readonly classValue: number;
+  private readonly opt: Buffer;
+
+  constructor(options: QueryOptions = {}) {
+    this.flags = options.isRecursionDesired === false ? 0 : 0x0100;
+    this.classValue = options.class ?? 1;
+    const edns = options.ednsUdpSize !== undefined && options.ednsUdpSize > 0 ? options.ednsUdpSize : 0;
+    this.opt = Buffer.alloc(edns > 0 ? 11 : 0);
+    if (edns > 0) {
+      // OPT: root owner, type 41, class = payload size, extended rcode/version/flags 0, no options.
+      this.opt.writeUInt16BE(RR_TYPE.OPT, 1);
+      this.opt.writeUInt16BE(edns, 3);
+    }
+  }
+
+  /** Length of the query for a name in wire form. */
+  length(nameWire: Buffer): number {
+    return 12 + nameWire.length + 4 + this.opt.length;
+  }
+
+  /** The query for a name in wire form; with `prefix` 2, behind its two-byte length, as TCP sends it. */
+  encode(id: number, nameWire: Buffer, type: number, prefix: 0 | 2 = 0): Buffer {
+    const length = this.length(nameWire);
+    const buf = Buffer.allocUnsafe(prefix + length);
+    if (prefix === 2) {
+      buf[0] = length >> 8;
+      buf[1] = length & 0xff;
+    }
+    this.write(buf, prefix, id, nameWire, type);
+    return buf;
+  }
+
+  /** Writes the query at `at` of `buf` (which has room for it). */
+  write(buf: Buffer, at: number, id: number, nameWire: Buffer, type: number): void {
+    const opt = this.opt;
+    buf[at] = id >> 8;
+    buf[at + 1] = id & 0xff;
+    buf[at + 2] = this.flags >> 8;
+    buf[at + 3] = this.flags & 0xff;
+    // One question, no answer or authority records; the OPT record when EDNS is on.
+    buf[at + 4] = 0;
+    buf[at + 5] = 1;
+    buf[at + 6] = 0;
+    buf[at + 7] = 0;
+    buf[at + 8] = 0;
+    buf[at + 9] = 0;
+    buf[at + 10] = 0;
+    buf[at + 11] = opt.length > 0 ? 1 : 0;
+    let pos = at + 12;
+    // A byte loop: names are short, and Buffer#copy costs more than it saves below ~64 bytes.
+    for (let i = 0; i < nameWire.length; i += 1) buf[pos + i] = nameWire[i] as number;
+    pos += nameWire.length;
+    buf[pos] = type >> 8;
+    buf[pos + 1] = type & 0xff;
+    buf[pos + 2] = this.classValue >> 8;
+    buf[pos + 3] = this.classValue & 0xff;
+    pos += 4;
+    for (let i = 0; i < opt.length; i += 1) buf[pos + i] = opt[i] as number;
+  }
+}
+
 /** Builds a one-question query from a name already in wire form (see queryNameWire). */
 export function buildQuery(id: number, nameWire: Buffer, type: number, options: QueryOptions = {}): Buffer {
-  const edns = options.ednsUdpSize !== undefined && options.ednsUdpSize > 0 ? options.ednsUdpSize : 0;
-  const buf = Buffer.allocUnsafe(12 + nameWire.length + 4 + (edns > 0 ? 11 : 0));
-  buf.writeUInt16BE(id, 0);
-  buf.writeUInt16BE(options.isRecursionDesired === false ? 0 : 0x0100, 2);
-  buf.writeUInt16BE(1, 4);
-  buf.writeUInt16BE(0, 6);
-  buf.writeUInt16BE(0, 8);
-  buf.writeUInt16BE(edns > 0 ? 1 : 0, 10);
-  nameWire.copy(buf, 12);
-  let at = 12 + nameWire.length;
-  buf.writeUInt16BE(type, at);
-  buf.writeUInt16BE(options.class ?? 1, at + 2);
-  at += 4;
-  if (edns > 0) {
-    // OPT: root owner, type 41, class = payload size, extended rcode/version/flags 0, no options.
-    buf[at] = 0;
-    buf.writeUInt16BE(RR_TYPE.OPT, at + 1);
-    buf.writeUInt16BE(edns, at + 3);
-    buf.writeUInt32BE(0, at + 5);
-    buf.writeUInt16BE(0, at + 9);
-  }
-  return buf;
+  return new QueryTemplate(options).encode(id, nameWire, type);
 }
 
 /** Builds a query for a name in presentation form. */
