@@ -9,6 +9,8 @@ export interface PageSpec {
   head: Array<[name: string, kind: FieldKind]>;
   /** Rows to render; the query reads one more to tell whether more follow. */
   limit: number;
+  /** Bytes left free before and after the items rendered as bytes, for the response's envelope. */
+  room?: number;
 }
 
 /**
@@ -25,3 +27,9 @@ export function renderPage(rows: readonly (readonly unknown[])[], spec: PageSpec
 
 /** The same page as renderPage, its items as UTF-8 bytes in a buffer of their own (to be moved to another thread). */
 export function renderPageBytes(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage & { items: Uint8Array };
+
+/** Room left around a page rendered as bytes: enough for any list's envelope. */
+export const envelopeRoom: number;
+
+/** A response body: `before`, the items and `after`, written around the items in their buffer when it has room. */
+export function withEnvelope(before: string, items: string | Uint8Array, after: string): Buffer;

@@ -26,6 +26,9 @@ const kinds = {
 
 const compiled = new Map();
 
+/** Room left around a page rendered as bytes: enough for any list's envelope (markers, a next URL with its filters). */
+export const envelopeRoom = 4096;
+
 /** The head of a spec as [prefix, formatter] pairs: `{"name":` for the first field, `,"name":` after. */
 function compile(spec) {
   const key = JSON.stringify(spec.head);
@@ -78,14 +81,33 @@ export function renderPage(rows, spec) {
 /**
  * The page's items as UTF-8 bytes in a buffer of their own (a reader thread moves it to the main
  * thread): each piece is encoded straight into the buffer, never joined into one string first.
+ * The buffer keeps `spec.room` bytes free before and after the items, where the receiver writes
+ * the envelope of the response around them without copying the page (see withEnvelope).
  */
 export function renderPageBytes(rows, spec) {
   const { parts, count, next } = pieces(rows, spec);
-  let capacity = 0;
-  // A UTF-16 code unit takes at most three bytes in UTF-8.
-  for (const part of parts) capacity += part.length * 3;
-  const buffer = Buffer.allocUnsafeSlow(capacity);
+  const room = spec.room ?? 0;
   let length = 0;
-  for (const part of parts) length += buffer.write(part, length, 'utf8');
-  return { items: new Uint8Array(buffer.buffer, buffer.byteOffset, length), count, next };
+  for (const part of parts) length += Buffer.byteLength(part, 'utf8');
+  const buffer = Buffer.allocUnsafeSlow(room + length + room);
+  let at = room;
+  for (const part of parts) at += buffer.write(part, at, 'utf8');
+  return { items: new Uint8Array(buffer.buffer, room, length), count, next };
+}
+
+/**
+ * A response body: `before`, the items and `after` as one buffer. Items rendered with room
+ * around them (renderPageBytes) get the envelope written into that room: the page is not copied.
+ */
+export function withEnvelope(before, items, after) {
+  if (typeof items === 'string') return Buffer.from(before + items + after);
+  const head = Buffer.byteLength(before);
+  const tail = Buffer.byteLength(after);
+  const start = items.byteOffset - head;
+  const end = items.byteOffset + items.byteLength + tail;
+  if (start < 0 || end > items.buffer.byteLength) return Buffer.concat([Buffer.from(before), items, Buffer.from(after)]);
+  const body = Buffer.from(items.buffer, start, end - start);
+  body.write(before, 0, 'utf8');
+  body.write(after, head + items.byteLength, 'utf8');
+  return body;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toWireTime } from './time.ts';
-import { renderPage, renderPageBytes, type PageSpec } from './page-render.mjs';
+import { renderPage, renderPageBytes, withEnvelope, type PageSpec } from './page-render.mjs';
 
 const spec: PageSpec = { keys: 2, head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']], limit: 2 };
 const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
@@ -53,6 +53,19 @@ describe('page rendering (page-render.mjs)', () => {
     assert.equal(bytes.items.byteLength, Buffer.byteLength(text.items));
     assert.deepEqual(bytes.next, text.next);
     assert.equal(bytes.count, text.count);
+  });
+
+  it('writes the envelope into the room around bytes without copying them, and copies when there is no room', () => {
+    const rows = [[at, 1, 1, 1, null, '{"x":"é"}']];
+    const roomy = renderPageBytes(rows, { ...spec, room: 64 });
+    const body = withEnvelope('{"items":[', roomy.items, '],"next":"ü"}');
+    assert.equal(body.buffer, roomy.items.buffer, 'the same memory');
+    assert.deepEqual(JSON.parse(body.toString()), { items: [{ id: '1', active: true, disappeared_at: null, x: 'é' }], next: 'ü' });
+    const tight = renderPageBytes(rows, { ...spec, room: 4 });
+    const copied = withEnvelope('{"items":[', tight.items, '],"next":"ü"}');
+    assert.notEqual(copied.buffer, tight.items.buffer);
+    assert.equal(copied.toString(), body.toString());
+    assert.equal(withEnvelope('[', renderPage(rows, spec).items, ']').toString(), `[${body.toString().slice(10, -13)}]`);
   });
 
   it('refuses a spec with an unknown kind', () => {

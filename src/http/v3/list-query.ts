@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { AppError, appError } from '../../core/errors/app-error.ts';
 import { defaultInventoryPageSize, maxInventoryPageSize, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../../core/shared/inventory-list.ts';
+import { withEnvelope } from '../../core/shared/page-render.mjs';
 import { SingleFlight } from '../../core/shared/single-flight.ts';
 import { parseTimeParameter, toWireTime } from '../../core/shared/time.ts';
 import { queryInteger, queryList, queryValue } from '../request-input.ts';
@@ -111,11 +112,8 @@ export function readPortList(ctx: Pick<RouteContext, 'query'>, request: V3ListRe
  */
 export function v3ListBody(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, path: string, request: V3ListRequest, page: InventoryPage): Buffer {
   const pagination = page.next === undefined ? '{}' : JSON.stringify({ next: nextUrl(ctx, scope, path, request, page.next) });
-  if (typeof page.items === 'string') return Buffer.from(`{"items":[${page.items}],"pagination":${pagination}}`);
-  return Buffer.concat([itemsOpen, page.items, Buffer.from(`],"pagination":${pagination}}`)]);
+  return withEnvelope('{"items":[', page.items, `],"pagination":${pagination}}`);
 }
-
-const itemsOpen = Buffer.from('{"items":[');
 
 /** The absolute URL of the page after `position`, with the request's limit and filters. */
 function nextUrl(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, path: string, request: V3ListRequest, position: InventoryPosition): string {

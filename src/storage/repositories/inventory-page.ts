@@ -5,7 +5,7 @@ import type { Database } from '../database.ts';
 import type { Schema } from '../schema.ts';
 import { inventoryHeads, type DocumentedTable } from './inventory-documents.ts';
 import { readRenderedPage } from './rendered-page.ts';
-import type { RenderedPage } from '../../core/shared/page-render.mjs';
+import { envelopeRoom, type RenderedPage } from '../../core/shared/page-render.mjs';
 
 /** Tables listed by the v3 inventory lists: each has team_id, id, first_seen_at, disappeared_at and a document. */
 export type InventoryTable = DocumentedTable;
@@ -53,7 +53,7 @@ export async function inventoryPage(
   // One row more than the page, to tell whether more follow.
   const limit = query.limit + 1;
   const { columns, head } = inventoryHeads[table];
-  const spec = { keys: 2, head, limit: query.limit };
+  const spec = { keys: 2, head, limit: query.limit, room: envelopeRoom };
   const changing = sql.raw(columns.map((c) => `r.${c} as h_${c}`).join(', '));
   const read = async (keys: RawBuilder<unknown>) =>
     readRenderedPage(
