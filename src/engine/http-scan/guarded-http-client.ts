@@ -321,7 +321,7 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions): Guar
         const headers: string[] = [];
         for (const header of spec.headers) headers.push(header.name, header.value);
         const response = await dispatchRequest(agent, spec, headers, bodyLimit, inFlight);
-        return { request: spec, ...response };
+        return { request: spec, status: response.status, headers: response.headers, body: response.body, isTruncated: response.isTruncated };
       } catch (err) {
         throw classifyFailure(err, timeoutMs, callerAborted());
       } finally {

@@ -96,7 +96,8 @@ export function jsonLeaves(document: unknown): Array<{ path: Array<string | numb
 
 /** The value of a request header the crawler sent (lower-case names in the exchange). */
 function sentHeader(page: Pick<CrawledPage, 'exchange'>, name: string): string | undefined {
-  return page.exchange.request.headers.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
+  const lower = name.toLowerCase();
+  return page.exchange.request.headers.find((h) => h.name === lower || h.name.toLowerCase() === lower)?.value;
 }
 
 /**
@@ -146,50 +147,73 @@ function siteCookies(page: Pick<CrawledPage, 'exchange'>, profileCookieNames: Re
  */
 export function injectionPoints(page: Pick<CrawledPage, 'url' | 'exchange'>, options: PointOptions = {}): InjectionPoint[] {
   const { method } = page.exchange.request;
+  const { url } = page;
   const body = method === 'POST' ? (page.exchange.request.body ?? '') : undefined;
   const contentType = sentHeader(page, 'content-type');
   const bodyType: BodyType = isJsonType(contentType) ? 'json' : 'form';
   const points: InjectionPoint[] = [];
-  const base = { method, url: page.url, body, ...(body === undefined ? {} : { bodyType }), ...(body === undefined || contentType === undefined ? {} : { contentType }) };
-  const seen = new Set<string>();
-  for (const [name, value] of page.url.searchParams) {
-    if (seen.has(`q:${name}`)) continue;
-    seen.add(`q:${name}`);
-    points.push({ ...base, location: 'query', name, value });
+  // Object literals, not spreads of a shared base: a spread with added keys is slow in V8, and a scan builds these for every page.
+  const point = (location: ParameterLocation, name: string, value: string): InjectionPoint => {
+    const made: InjectionPoint = { method, url, body, location, name, value };
+    if (body !== undefined) {
+      made.bodyType = bodyType;
+      if (contentType !== undefined) made.contentType = contentType;
+    }
+    return made;
+  };
+  if (url.search !== '') {
+    const seen = new Set<string>();
+    for (const [name, value] of url.searchParams) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      points.push(point('query', name, value));
+    }
   }
   // Only an urlencoded body (or one sent without a type) has form fields: XML or text is not split.
   if (body !== undefined && bodyType === 'form' && (contentType === undefined || contentType.toLowerCase().startsWith(formType))) {
+    const seen = new Set<string>();
     for (const [name, value] of new URLSearchParams(body)) {
-      if (seen.has(`b:${name}`)) continue;
-      seen.add(`b:${name}`);
-      points.push({ ...base, location: 'body', name, value });
+      if (seen.has(name)) continue;
+      seen.add(name);
+      points.push(point('body', name, value));
     }
   }
   if (body !== undefined && bodyType === 'json') {
-    for (const leaf of jsonLeaves(parseJson(body))) points.push({ ...base, location: 'json', name: leaf.name, value: leaf.value, jsonPath: leaf.path });
+    for (const leaf of jsonLeaves(parseJson(body))) {
+      const made = point('json', leaf.name, leaf.value);
+      made.jsonPath = leaf.path;
+      points.push(made);
+    }
   }
-  const segments = page.url.pathname.split('/').slice(1);
-  segments.forEach((segment, index) => {
-    if (ID_SEGMENT.test(decodeSafe(segment))) points.push({ ...base, location: 'path', name: String(index), value: decodeSafe(segment) });
-  });
+  const segments = url.pathname.split('/');
+  for (let index = 1; index < segments.length; index++) {
+    const segment = decodeSafe(segments[index]!);
+    if (ID_SEGMENT.test(segment)) points.push(point('path', String(index - 1), segment));
+  }
   if (!isRenderedAnswer(page)) return points;
-  for (const header of injectableHeaders) {
-    points.push({ ...base, location: 'header', name: header.name, value: sentHeader(page, header.name) ?? header.value(page.url) });
-  }
+  for (const header of injectableHeaders) points.push(point('header', header.name, sentHeader(page, header.name) ?? header.value(url)));
   const cookies = parseCookiePairs(sentHeader(page, 'cookie'));
   for (const [name, value] of siteCookies(page, options.profileCookieNames ?? new Set())) {
-    points.push({ ...base, location: 'cookie', name, value, cookies });
+    const made = point('cookie', name, value);
+    made.cookies = cookies;
+    points.push(made);
   }
   return points;
 }
 
 /** A path with every id-like segment (digits, UUIDs, hex ids, file names) written `{}`: one route of the site. */
 export function routePattern(pathname: string): string {
-  return pathname
+  // Every point of a page asks for the same path's route (its headers and cookies): keep the last answer.
+  if (pathname === lastRoute.pathname) return lastRoute.pattern;
+  const pattern = pathname
     .split('/')
     .map((segment) => (segment !== '' && ID_SEGMENT.test(decodeSafe(segment)) ? '{}' : segment))
     .join('/');
+  lastRoute = { pathname, pattern };
+  return pattern;
 }
+
+let lastRoute = { pathname: '', pattern: '' };
 
 /** True for points of the request's metadata (headers, cookies), tested once per route rather than per parameter. */
 export function isMetadataPoint(point: InjectionPoint): boolean {
