@@ -351,6 +351,8 @@ function parseJson(text: string): unknown {
 }
 
 function decodeSafe(segment: string): string {
+  // Nothing to decode without an escape (most segments): no call, no try.
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
