@@ -319,7 +319,6 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions): Guar
   return {
     addressesOf,
     async send(spec, signal) {
-      const callerAborted = (): boolean => signal.aborted || options.signal.aborted;
       const inFlight = deadlines.start(signal);
       try {
         const headers: string[] = [];
@@ -327,7 +326,7 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions): Guar
         const response = await dispatchRequest(agent, spec, headers, bodyLimit, inFlight);
         return { request: spec, status: response.status, headers: response.headers, body: response.body, isTruncated: response.isTruncated };
       } catch (err) {
-        throw classifyFailure(err, timeoutMs, callerAborted());
+        throw classifyFailure(err, timeoutMs, signal.aborted || options.signal.aborted);
       } finally {
         deadlines.finish(inFlight);
       }

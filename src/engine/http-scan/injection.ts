@@ -139,6 +139,28 @@ function siteCookies(page: Pick<CrawledPage, 'exchange'>, profileCookieNames: Re
   return [...out];
 }
 
+/** What every injection point of one request shares. */
+interface PointRequest {
+  method: string;
+  url: URL;
+  body: string | undefined;
+  bodyType: BodyType;
+  contentType: string | undefined;
+}
+
+/**
+ * One point of a request: an object literal, not a spread of a shared base (a spread with added
+ * keys is slow in V8, and a scan builds these for every page).
+ */
+function pointOf(request: PointRequest, location: ParameterLocation, name: string, value: string): InjectionPoint {
+  const made: InjectionPoint = { method: request.method, url: request.url, body: request.body, location, name, value };
+  if (request.body !== undefined) {
+    made.bodyType = request.bodyType;
+    if (request.contentType !== undefined) made.contentType = request.contentType;
+  }
+  return made;
+}
+
 /**
  * The injection points of a crawled request: every query parameter, every field of an
  * urlencoded POST body, every string or number leaf of a JSON body, every id-like path segment
@@ -152,21 +174,13 @@ export function injectionPoints(page: Pick<CrawledPage, 'url' | 'exchange'>, opt
   const contentType = sentHeader(page, 'content-type');
   const bodyType: BodyType = isJsonType(contentType) ? 'json' : 'form';
   const points: InjectionPoint[] = [];
-  // Object literals, not spreads of a shared base: a spread with added keys is slow in V8, and a scan builds these for every page.
-  const point = (location: ParameterLocation, name: string, value: string): InjectionPoint => {
-    const made: InjectionPoint = { method, url, body, location, name, value };
-    if (body !== undefined) {
-      made.bodyType = bodyType;
-      if (contentType !== undefined) made.contentType = contentType;
-    }
-    return made;
-  };
+  const request: PointRequest = { method, url, body, bodyType, contentType };
   if (url.search !== '') {
     const seen = new Set<string>();
     for (const [name, value] of url.searchParams) {
       if (seen.has(name)) continue;
       seen.add(name);
-      points.push(point('query', name, value));
+      points.push(pointOf(request, 'query', name, value));
     }
   }
   // Only an urlencoded body (or one sent without a type) has form fields: XML or text is not split.
@@ -175,12 +189,12 @@ export function injectionPoints(page: Pick<CrawledPage, 'url' | 'exchange'>, opt
     for (const [name, value] of new URLSearchParams(body)) {
       if (seen.has(name)) continue;
       seen.add(name);
-      points.push(point('body', name, value));
+      points.push(pointOf(request, 'body', name, value));
     }
   }
   if (body !== undefined && bodyType === 'json') {
     for (const leaf of jsonLeaves(parseJson(body))) {
-      const made = point('json', leaf.name, leaf.value);
+      const made = pointOf(request, 'json', leaf.name, leaf.value);
       made.jsonPath = leaf.path;
       points.push(made);
     }
@@ -188,13 +202,13 @@ export function injectionPoints(page: Pick<CrawledPage, 'url' | 'exchange'>, opt
   const segments = url.pathname.split('/');
   for (let index = 1; index < segments.length; index++) {
     const segment = decodeSafe(segments[index]!);
-    if (ID_SEGMENT.test(segment)) points.push(point('path', String(index - 1), segment));
+    if (ID_SEGMENT.test(segment)) points.push(pointOf(request, 'path', String(index - 1), segment));
   }
   if (!isRenderedAnswer(page)) return points;
-  for (const header of injectableHeaders) points.push(point('header', header.name, sentHeader(page, header.name) ?? header.value(url)));
+  for (const header of injectableHeaders) points.push(pointOf(request, 'header', header.name, sentHeader(page, header.name) ?? header.value(url)));
   const cookies = parseCookiePairs(sentHeader(page, 'cookie'));
   for (const [name, value] of siteCookies(page, options.profileCookieNames ?? new Set())) {
-    const made = point('cookie', name, value);
+    const made = pointOf(request, 'cookie', name, value);
     made.cookies = cookies;
     points.push(made);
   }

@@ -3,6 +3,7 @@ import { HttpRequestError, type HttpExchange } from '../guarded-http-client.ts';
 import type { Highlight } from '../../../core/vulnerabilities/vulnerability.types.ts';
 import { describePoint, injectionLocation, injectionPointKey, injectionPoints, isMetadataPoint, parameterLocations, parseCookiePairs, type InjectedRequest, type InjectionPoint, type ParameterLocation } from '../injection.ts';
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
+import type { ScanSession } from '../scan-session.ts';
 import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
 
 /** Injection points one active check tests in one scan at most (each costs a few requests). */
@@ -47,7 +48,7 @@ export function createActiveCheck(spec: ActiveCheckSpec): PageCheck {
     id: spec.id,
     async inspect(page: CrawledPage, context: CheckContext): Promise<void> {
       let send: InjectedSender | undefined;
-      for (const { point, key, isMetadata } of keyedPointsOf(page, context.session.settings)) {
+      for (const { point, key, isMetadata } of keyedPointsOf(page, context.session)) {
         if (!locations.has(point.location)) continue;
         if (isMetadata ? metadata >= maxMetadataPointsPerCheck : parameters >= maxPointsPerCheck) continue;
         if (tested.has(key) || (spec.applies !== undefined && !spec.applies(point))) continue;
@@ -88,17 +89,18 @@ interface KeyedPoint {
 }
 
 const pagePoints = new WeakMap<CrawledPage, { cookieNames: ReadonlySet<string>; points: readonly KeyedPoint[] }>();
-const settingsCookieNames = new WeakMap<object, ReadonlySet<string>>();
+const sessionCookieNames = new WeakMap<Pick<ScanSession, 'settings'>, ReadonlySet<string>>();
 
 /**
  * The injection points of a page with their keys, computed once per page however many active
  * checks ask (a dozen do, on every page; the points are never changed by a check).
  */
-function keyedPointsOf(page: CrawledPage, settings: Pick<ScanProfileSettings, 'custom_cookies' | 'session_cookie' | 'custom_headers'>): readonly KeyedPoint[] {
-  let cookieNames = settingsCookieNames.get(settings);
+function keyedPointsOf(page: CrawledPage, session: Pick<ScanSession, 'settings'>): readonly KeyedPoint[] {
+  // The profile's cookie names, once per scan (a session lives for one scan).
+  let cookieNames = sessionCookieNames.get(session);
   if (cookieNames === undefined) {
-    cookieNames = profileCookieNames(settings);
-    settingsCookieNames.set(settings, cookieNames);
+    cookieNames = profileCookieNames(session.settings);
+    sessionCookieNames.set(session, cookieNames);
   }
   const cached = pagePoints.get(page);
   if (cached !== undefined && cached.cookieNames === cookieNames) return cached.points;
