@@ -6,6 +6,7 @@ import { crawlConcurrency } from '../src/engine/http-scan/site-crawler.ts';
 import { startGeneratedSite, type TargetServer } from '../test/support/target-site.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { plainLoop, type LoopRun } from './support/plain-loop.ts';
+import { processCpuMs } from './support/process-cpu.ts';
 import { writeResult } from './support/report.ts';
 import { startSiteProcess, type SiteProcess, type SiteRequest } from './support/site-process.ts';
 import { seedTeam } from './support/seed.ts';
@@ -42,6 +43,18 @@ interface ScanStatusBody {
   error: string;
   warnings: string[];
   progress: { pages_crawled: number; requests_sent: number; checks_done: number; findings: number };
+}
+
+/**
+ * CPU time of one pair (/proc, 10 ms resolution): the server's from the start request to
+ * `completed` seen (the status polls and the API included), the bench process's during the
+ * plain loop, and the site's during each.
+ */
+interface PairCpu {
+  serverDuringScanMs: number;
+  siteDuringScanMs: number;
+  benchDuringLoopMs: number;
+  siteDuringLoopMs: number;
 }
 
 /** One scan, start request to `completed`. */
@@ -231,6 +244,7 @@ async function run(ctx: BenchContext): Promise<void> {
   // (a) scan vs plain loop, interleaved; unmeasured pairs first unless BENCH_WARMUP=0.
   const scans: ScanRun[] = [];
   const loops: LoopRun[] = [];
+  const cpu: PairCpu[] = [];
   let nonGet = 0;
   let urlCount = 0;
   // Endpoint validation at profile creation reached the site too: the scans' requests come after.
@@ -238,12 +252,24 @@ async function run(ctx: BenchContext): Promise<void> {
   const pairs = (ctx.warmup === undefined ? 0 : warmupPairs) + rounds;
   for (let round = 0; round < pairs; round++) {
     const isWarmup = round < pairs - rounds;
+    const serverBefore = processCpuMs(server.pid);
+    const siteBefore = processCpuMs(small.pid);
     const { run: scan, requests } = await timedScan(api, smallProfile, small, logged);
+    const serverDuringScanMs = processCpuMs(server.pid) - serverBefore;
+    const siteAfterScan = processCpuMs(small.pid);
     logged += requests.length;
     nonGet = requests.filter((r) => r.method !== 'GET').length;
     const urls = requests.filter((r) => r.method === 'GET').map((r) => `${small.origin}${r.path}`);
     urlCount = urls.length;
+    const benchBefore = process.cpuUsage();
     const loop = await plainLoop(urls, crawlConcurrency, scanHeaders);
+    const benchUsed = process.cpuUsage(benchBefore);
+    const pairCpu: PairCpu = {
+      serverDuringScanMs,
+      siteDuringScanMs: siteAfterScan - siteBefore,
+      benchDuringLoopMs: (benchUsed.user + benchUsed.system) / 1000,
+      siteDuringLoopMs: processCpuMs(small.pid) - siteAfterScan,
+    };
     const received = (await small.requestsFrom(logged)).length;
     logged += received;
     if (received !== urls.length) throw new Error(`the plain loop sent ${urls.length} requests but the target received ${received}`);
@@ -251,11 +277,13 @@ async function run(ctx: BenchContext): Promise<void> {
     ctx.log(
       `${tag}: scan ${scan.durationMs.toFixed(0)} ms, ${scan.requestsReceived} requests received (${scan.requestsSent} sent per progress), ${scan.requestsPerSecond.toFixed(0)} req/s ` +
         `[start→first ${scan.startToFirstRequestMs.toFixed(0)} ms, crawl ${scan.crawlMs.toFixed(0)} ms, last→completed ${scan.lastRequestToCompletedMs.toFixed(0)} ms]; ` +
-        `plain loop ${loop.durationMs.toFixed(0)} ms, ${loop.requestsPerSecond.toFixed(0)} req/s`,
+        `plain loop ${loop.durationMs.toFixed(0)} ms, ${loop.requestsPerSecond.toFixed(0)} req/s; ` +
+        `CPU: server ${pairCpu.serverDuringScanMs.toFixed(0)} ms during the scan, bench ${pairCpu.benchDuringLoopMs.toFixed(0)} ms during the loop`,
     );
     if (isWarmup) continue;
     scans.push(scan);
     loops.push(loop);
+    cpu.push(pairCpu);
   }
   const mismatched = scans.filter((s) => s.requestsSent !== s.requestsReceived);
   if (mismatched.length > 0) ctx.log(`note: progress.requests_sent differs from what the target received in ${mismatched.length} run(s); the target's count is used`);
@@ -320,6 +348,19 @@ async function run(ctx: BenchContext): Promise<void> {
   console.error(`crawl-only req/s min/median/max:  ${f0(crawlRate.min)} / ${f0(crawlRate.median)} / ${f0(crawlRate.max)} (first → last request at the target)`);
   console.error(`ratio ours/plain (medians): ${ratio.toFixed(3)}; per pair min/median/max ${pairRatios.min.toFixed(3)} / ${pairRatios.median.toFixed(3)} / ${pairRatios.max.toFixed(3)} (target ≥ 0.8)`);
   if (nonGet > 0) console.error(`note: the scan also sent ${nonGet} non-GET request(s), left out of the plain loop`);
+  const perRequestUs = (ms: number[], count: (i: number) => number) => stats(ms.map((m, i) => (m * 1000) / count(i)));
+  const cpuPerRequest = {
+    serverDuringScan: perRequestUs(cpu.map((c) => c.serverDuringScanMs), (i) => scans[i]!.requestsReceived),
+    siteDuringScan: perRequestUs(cpu.map((c) => c.siteDuringScanMs), (i) => scans[i]!.requestsReceived),
+    benchDuringLoop: perRequestUs(cpu.map((c) => c.benchDuringLoopMs), (i) => loops[i]!.requests),
+    siteDuringLoop: perRequestUs(cpu.map((c) => c.siteDuringLoopMs), (i) => loops[i]!.requests),
+  };
+  const cpuLine = (what: string, s: { min: number; median: number; max: number }) => console.error(`  ${what.padEnd(36)} ${f0(s.min)} / ${f0(s.median)} / ${f0(s.max)}`);
+  console.error('CPU per request, µs min/median/max (/proc, 10 ms resolution per reading; robust to others\' load):');
+  cpuLine('server, start request → completed', cpuPerRequest.serverDuringScan);
+  cpuLine('bench process, plain loop', cpuPerRequest.benchDuringLoop);
+  cpuLine('site, during the scan', cpuPerRequest.siteDuringScan);
+  cpuLine('site, during the plain loop', cpuPerRequest.siteDuringLoop);
 
   const ms = (us: number) => (us / 1000).toFixed(2);
   printTableErr(
@@ -359,6 +400,8 @@ async function run(ctx: BenchContext): Promise<void> {
       crawlOnlyRequestsPerSecond: crawlRate,
       ratio,
       pairRatios,
+      cpu,
+      cpuPerRequestUs: cpuPerRequest,
     },
     statusLatency: { busy, idle, scanTraffic },
   });

@@ -18,6 +18,8 @@ export interface SiteRequest {
  * boundary, as a crawler reaches a real site: neither shares an event loop with the target.
  */
 export interface SiteProcess {
+  /** The child's process id (its CPU time is read from /proc). */
+  pid: number;
   port: number;
   origin: string;
   /** The requests received from index `from` on (the log only grows). */
@@ -68,6 +70,7 @@ async function startChild(scope: Scope, kind: SiteKind): Promise<SiteProcess> {
       child.send({ kind: 'log', id, from } satisfies ParentMessage);
     });
   return {
+    pid: child.pid ?? -1,
     port,
     origin: `http://127.0.0.1:${port}`,
     requestsFrom: async (from) => (await ask(from)).requests,

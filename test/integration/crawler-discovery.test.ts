@@ -82,4 +82,21 @@ describe('crawler discovery', () => {
     assert.equal(['GET /dir', 'GET /dir/'].filter((r) => distinct.has(r)).length, 1, 'trailing-slash variants are one page');
     assert.equal(['GET /page?id=1', 'GET /page?id=2'].filter((r) => distinct.has(r)).length, 1, 'query-value variants are one page');
   });
+
+  it('resolves a relative link against each page that carries it, and a link from the root or the network the same on every page', async () => {
+    const pages = await startHttpServer({});
+    try {
+      const links = `<a href="next">next</a> <a href="/shared">shared</a> <a href="//127.0.0.1:${pages.port}/by-network-path">network path</a>`;
+      for (const [path, body] of Object.entries({ '/': '<a href="/a/">a</a> <a href="/b/">b</a>', '/a/': links, '/b/': links, '/a/next': '', '/b/next': '', '/shared': '', '/by-network-path': '' })) {
+        pages.routes.set(path, { status: 200, body: `<html><body>${body}</body></html>`, headers: html });
+      }
+      const sink: ScanSink = { finding: async () => undefined, progress: () => undefined, warning: () => undefined };
+      const outcome = await engine.scan({ scheme: 'http', host: '127.0.0.1', port: pages.port, scopeName: '127.0.0.1' }, { ...defaultScanProfileSettings }, limits, sink, new AbortController().signal);
+      assert.equal(outcome.status, 'completed');
+      const requested = new Set(pages.requests.map((r) => r.split(' ').slice(0, 2).join(' ')));
+      for (const expected of ['GET /a/next', 'GET /b/next', 'GET /shared', 'GET /by-network-path']) assert.ok(requested.has(expected), `${expected} was requested (${[...requested].join(', ')})`);
+    } finally {
+      await pages.stop();
+    }
+  });
 });

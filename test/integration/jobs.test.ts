@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import pino from 'pino';
 import { createJobQueue } from '../../src/jobs/create-queue.ts';
 import type { JobQueue } from '../../src/jobs/job-queue.ts';
@@ -47,6 +48,16 @@ describe(`durable jobs (${testStore})`, () => {
     const flaky = await h.jobs.enqueue('test-once', { failUntilAttempt: 1 });
     assert.equal((await completed(flaky)).attempt, 2);
     assert.deepEqual((await runsFor(flaky)).map((r) => r.attempt), [1, 2]);
+  });
+
+  it('starts a job enqueued in the working process at once, without waiting for the next poll', async () => {
+    const { queue, database } = await otherProcess();
+    // A poll a day away: only the wake-up of enqueue() can start the job within the wait below.
+    await queue.work([countJob(database, { kind: 'test-wake' })], { pollIntervalMs: 24 * 3600 * 1000 });
+    // Let its first look for due jobs (there are none) end, so that the worker waits for the next.
+    await delay(300);
+    const id = await queue.enqueue('test-wake', {});
+    assert.deepEqual(await completed(id), { state: 'completed', attempt: 1, lastError: null });
   });
 
   it('retries a failing job up to its retry limit, then marks it failed with the last error', async () => {

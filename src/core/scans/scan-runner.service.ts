@@ -1,10 +1,11 @@
+import type { Asset } from '../assets/asset.types.ts';
 import type { ServiceLogger } from '../assets/verification.service.ts';
 import type { Store } from '../shared/store.ts';
 import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { parseEndpoint } from './endpoint.ts';
 import type { ScanCounters, ScanEngine, ScanLimits, ScanOutcome, ScanSink } from './scan-engine.ts';
-import type { Scan, ScanEnd, ScanProgress } from './scan.types.ts';
+import type { Scan, ScanEnd, ScanProfile, ScanProgress, ScanStatus } from './scan.types.ts';
 
 /** What running scans needs. */
 export interface ScanRunnerDeps {
@@ -47,6 +48,9 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
     await store.scans.finish(scanId, { status: 'stopped', error: null, progress: queued.progress, ended: new Date() });
     return { kind: 'done' };
   }
+  // The profile and its asset are read while the claim commits (a run needs them whatever the claim says).
+  const setup = readProfileAndAsset(store, queued);
+  setup.catch(() => undefined); // awaited below on every path that uses it; a dropped claim drops it
   const claimed = await store.transaction(async (tx) => {
     await tx.assets.lockTeam(queued.teamId);
     if ((await tx.scans.countRunning(queued.teamId, scanId)) >= deps.perTeamLimit) return undefined;
@@ -60,8 +64,7 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
   const scan = claimed;
   if (scan.runs > 1) await store.scans.addWarning(scan.id, `Resumed at ${new Date().toISOString()} after the worker running it stopped (run ${scan.runs}); pages are crawled again, findings already recorded are kept`);
 
-  const profile = await store.scanProfiles.findById(scan.profileId);
-  const asset = profile && (await store.assets.findById(scan.teamId, profile.assetId));
+  const { profile, asset } = await setup;
   const progress: ScanProgress = { ...scan.progress };
   if (profile === undefined || asset === undefined || asset.status !== 'verified') {
     const error = profile === undefined ? 'The scan profile was deleted' : 'The asset is not verified any more: only verified assets can be scanned';
@@ -91,7 +94,8 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
       void enqueue(() => store.scans.addWarning(scan.id, message));
     },
   };
-  const tick = async () => {
+  /** Writes findings and progress; answers the scan's status, undefined once it is no longer live. */
+  const tick = async (): Promise<ScanStatus | undefined> => {
     await ingestion.flush();
     progress.findings = ingestion.count;
     const status = await store.scans.saveProgress(scan.id, progress, new Date());
@@ -99,8 +103,9 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
       isStopRequested = true;
       stop.abort(new Error('stop requested'));
     }
+    return status;
   };
-  const timer = setInterval(() => void enqueue(tick).catch((err: unknown) => deps.log.warn({ err, scan: scan.token }, 'saving scan progress failed')), deps.tickMs ?? 1000);
+  const timer = setInterval(() => void enqueue(async () => void (await tick())).catch((err: unknown) => deps.log.warn({ err, scan: scan.token }, 'saving scan progress failed')), deps.tickMs ?? 1000);
 
   let outcome: ScanOutcome;
   try {
@@ -110,11 +115,12 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
     clearInterval(timer);
   }
   await writes;
-  await tick();
+  const lastStatus = await tick();
   progress.findings = ingestion.count;
 
   if (ctx.signal.aborted && !isStopRequested) throw new ScanInterruptedError('The worker stopped during the scan; it resumes on the next run');
-  const current = await store.scans.findById(scan.id);
+  // The last save answered the status of a scan still live; one that is not is read again (deleted or ended elsewhere).
+  const current = lastStatus === undefined ? await store.scans.findById(scan.id) : { status: lastStatus };
   if (current === undefined) return { kind: 'done' };
   const status = isStopRequested || current.status === 'stopping' || outcome.status === 'aborted' ? 'stopped' : outcome.status;
   const end: ScanEnd = { status, error: status === 'stopped' || status === 'completed' ? null : (outcome.error ?? null), progress, ended: new Date() };
@@ -123,6 +129,13 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
   await store.scans.finish(scan.id, end);
   deps.log.info({ scan: scan.token, status: end.status, ...progress, ...result }, 'scan ended');
   return { kind: 'done' };
+}
+
+/** The profile of a scan and the profile's asset, each undefined when it is gone. */
+async function readProfileAndAsset(store: Store, scan: Pick<Scan, 'teamId' | 'profileId'>): Promise<{ profile: ScanProfile | undefined; asset: Asset | undefined }> {
+  const profile = await store.scanProfiles.findById(scan.profileId);
+  const asset = profile && (await store.assets.findById(scan.teamId, profile.assetId));
+  return { profile, asset };
 }
 
 /** Ends a scan whose runs all failed (the job's last attempt), keeping what it recorded. */

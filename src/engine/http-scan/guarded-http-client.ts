@@ -83,9 +83,11 @@ export function classifyFailure(err: unknown, timeoutMs: number, isCallerAborted
 /** Flattens undici's header object into name/value pairs (set-cookie stays one entry per cookie). */
 function headerList(headers: Record<string, string | string[] | undefined>): HttpHeader[] {
   const out: HttpHeader[] = [];
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) out.push({ name, value: one });
+    if (typeof value === 'string') out.push({ name, value });
+    else for (const one of value) out.push({ name, value: one });
   }
   return out;
 }
@@ -243,7 +245,9 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   private finish(isTruncated: boolean): void {
     if (this.isSettled) return;
     this.isSettled = true;
-    this.resolve({ status: this.status, headers: this.headers, body: Buffer.concat(this.chunks, this.size).toString('utf8'), isTruncated });
+    // One chunk (most small pages) needs no copy into a new buffer first.
+    const body = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8');
+    this.resolve({ status: this.status, headers: this.headers, body, isTruncated });
   }
 }
 
@@ -315,15 +319,14 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions): Guar
   return {
     addressesOf,
     async send(spec, signal) {
-      const callerAborted = (): boolean => signal.aborted || options.signal.aborted;
       const inFlight = deadlines.start(signal);
       try {
         const headers: string[] = [];
         for (const header of spec.headers) headers.push(header.name, header.value);
         const response = await dispatchRequest(agent, spec, headers, bodyLimit, inFlight);
-        return { request: spec, ...response };
+        return { request: spec, status: response.status, headers: response.headers, body: response.body, isTruncated: response.isTruncated };
       } catch (err) {
-        throw classifyFailure(err, timeoutMs, callerAborted());
+        throw classifyFailure(err, timeoutMs, signal.aborted || options.signal.aborted);
       } finally {
         deadlines.finish(inFlight);
       }

@@ -167,8 +167,7 @@ async function runScan(
     clearTimeout(timer);
     progress.flush();
     // Closed on every ending, abort included: the canary stops listening with the last scan using it.
-    await canary?.close();
-    await client.close();
+    await Promise.all([canary?.close(), client.close()]);
   }
 }
 

@@ -96,7 +96,8 @@ export function jsonLeaves(document: unknown): Array<{ path: Array<string | numb
 
 /** The value of a request header the crawler sent (lower-case names in the exchange). */
 function sentHeader(page: Pick<CrawledPage, 'exchange'>, name: string): string | undefined {
-  return page.exchange.request.headers.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
+  const lower = name.toLowerCase();
+  return page.exchange.request.headers.find((h) => h.name === lower || h.name.toLowerCase() === lower)?.value;
 }
 
 /**
@@ -138,6 +139,28 @@ function siteCookies(page: Pick<CrawledPage, 'exchange'>, profileCookieNames: Re
   return [...out];
 }
 
+/** What every injection point of one request shares. */
+interface PointRequest {
+  method: string;
+  url: URL;
+  body: string | undefined;
+  bodyType: BodyType;
+  contentType: string | undefined;
+}
+
+/**
+ * One point of a request: an object literal, not a spread of a shared base (a spread with added
+ * keys is slow in V8, and a scan builds these for every page).
+ */
+function pointOf(request: PointRequest, location: ParameterLocation, name: string, value: string): InjectionPoint {
+  const made: InjectionPoint = { method: request.method, url: request.url, body: request.body, location, name, value };
+  if (request.body !== undefined) {
+    made.bodyType = request.bodyType;
+    if (request.contentType !== undefined) made.contentType = request.contentType;
+  }
+  return made;
+}
+
 /**
  * The injection points of a crawled request: every query parameter, every field of an
  * urlencoded POST body, every string or number leaf of a JSON body, every id-like path segment
@@ -146,50 +169,65 @@ function siteCookies(page: Pick<CrawledPage, 'exchange'>, profileCookieNames: Re
  */
 export function injectionPoints(page: Pick<CrawledPage, 'url' | 'exchange'>, options: PointOptions = {}): InjectionPoint[] {
   const { method } = page.exchange.request;
+  const { url } = page;
   const body = method === 'POST' ? (page.exchange.request.body ?? '') : undefined;
   const contentType = sentHeader(page, 'content-type');
   const bodyType: BodyType = isJsonType(contentType) ? 'json' : 'form';
   const points: InjectionPoint[] = [];
-  const base = { method, url: page.url, body, ...(body === undefined ? {} : { bodyType }), ...(body === undefined || contentType === undefined ? {} : { contentType }) };
-  const seen = new Set<string>();
-  for (const [name, value] of page.url.searchParams) {
-    if (seen.has(`q:${name}`)) continue;
-    seen.add(`q:${name}`);
-    points.push({ ...base, location: 'query', name, value });
+  const request: PointRequest = { method, url, body, bodyType, contentType };
+  if (url.search !== '') {
+    const seen = new Set<string>();
+    for (const [name, value] of url.searchParams) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      points.push(pointOf(request, 'query', name, value));
+    }
   }
   // Only an urlencoded body (or one sent without a type) has form fields: XML or text is not split.
   if (body !== undefined && bodyType === 'form' && (contentType === undefined || contentType.toLowerCase().startsWith(formType))) {
+    const seen = new Set<string>();
     for (const [name, value] of new URLSearchParams(body)) {
-      if (seen.has(`b:${name}`)) continue;
-      seen.add(`b:${name}`);
-      points.push({ ...base, location: 'body', name, value });
+      if (seen.has(name)) continue;
+      seen.add(name);
+      points.push(pointOf(request, 'body', name, value));
     }
   }
   if (body !== undefined && bodyType === 'json') {
-    for (const leaf of jsonLeaves(parseJson(body))) points.push({ ...base, location: 'json', name: leaf.name, value: leaf.value, jsonPath: leaf.path });
+    for (const leaf of jsonLeaves(parseJson(body))) {
+      const made = pointOf(request, 'json', leaf.name, leaf.value);
+      made.jsonPath = leaf.path;
+      points.push(made);
+    }
   }
-  const segments = page.url.pathname.split('/').slice(1);
-  segments.forEach((segment, index) => {
-    if (ID_SEGMENT.test(decodeSafe(segment))) points.push({ ...base, location: 'path', name: String(index), value: decodeSafe(segment) });
-  });
+  const segments = url.pathname.split('/');
+  for (let index = 1; index < segments.length; index++) {
+    const segment = decodeSafe(segments[index]!);
+    if (ID_SEGMENT.test(segment)) points.push(pointOf(request, 'path', String(index - 1), segment));
+  }
   if (!isRenderedAnswer(page)) return points;
-  for (const header of injectableHeaders) {
-    points.push({ ...base, location: 'header', name: header.name, value: sentHeader(page, header.name) ?? header.value(page.url) });
-  }
+  for (const header of injectableHeaders) points.push(pointOf(request, 'header', header.name, sentHeader(page, header.name) ?? header.value(url)));
   const cookies = parseCookiePairs(sentHeader(page, 'cookie'));
   for (const [name, value] of siteCookies(page, options.profileCookieNames ?? new Set())) {
-    points.push({ ...base, location: 'cookie', name, value, cookies });
+    const made = pointOf(request, 'cookie', name, value);
+    made.cookies = cookies;
+    points.push(made);
   }
   return points;
 }
 
 /** A path with every id-like segment (digits, UUIDs, hex ids, file names) written `{}`: one route of the site. */
 export function routePattern(pathname: string): string {
-  return pathname
+  // Every point of a page asks for the same path's route (its headers and cookies): keep the last answer.
+  if (pathname === lastRoute.pathname) return lastRoute.pattern;
+  const pattern = pathname
     .split('/')
     .map((segment) => (segment !== '' && ID_SEGMENT.test(decodeSafe(segment)) ? '{}' : segment))
     .join('/');
+  lastRoute = { pathname, pattern };
+  return pattern;
 }
+
+let lastRoute = { pathname: '', pattern: '' };
 
 /** True for points of the request's metadata (headers, cookies), tested once per route rather than per parameter. */
 export function isMetadataPoint(point: InjectionPoint): boolean {
@@ -327,6 +365,8 @@ function parseJson(text: string): unknown {
 }
 
 function decodeSafe(segment: string): string {
+  // Nothing to decode without an escape (most segments): no call, no try.
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

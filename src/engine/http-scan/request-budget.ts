@@ -34,7 +34,16 @@ export class RequestBudget {
   ) {}
 
   /** Waits for a free slot and a token; returns the release function of the slot. */
-  async acquire(signal: AbortSignal): Promise<() => void> {
+  acquire(signal: AbortSignal): Promise<() => void> {
+    // Unlimited rate and a free slot: nothing to wait for (the common case of a fast crawl).
+    if (this.requestsPerSecond <= 0 && this.inFlight < this.maxInFlight) {
+      this.inFlight += 1;
+      return Promise.resolve(this.releaserOfSlot());
+    }
+    return this.acquireWaiting(signal);
+  }
+
+  private async acquireWaiting(signal: AbortSignal): Promise<() => void> {
     await this.takeSlot(signal);
     try {
       await this.takeToken(signal);
@@ -42,6 +51,11 @@ export class RequestBudget {
       this.releaseSlot();
       throw err;
     }
+    return this.releaserOfSlot();
+  }
+
+  /** The release function of a slot taken: releases it once, however often called. */
+  private releaserOfSlot(): () => void {
     let isReleased = false;
     return () => {
       if (isReleased) return;

@@ -117,6 +117,8 @@ export class ScanScope {
 
 /** The decoded path (blacklists are written decoded), or the raw one when it does not decode. */
 function decodeURIComponentSafe(path: string): string {
+  // Nothing to decode without an escape (most paths): no call, no try.
+  if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);
   } catch {

@@ -34,6 +34,8 @@ export class ProgressReporter {
 
   /** Call after a counter moved: reports now, or once the interval has passed. */
   touch(): void {
+    // A report is due already: it reads the counters when it runs (a scan touches these thousands of times a second).
+    if (this.timer !== undefined) return;
     const wait = this.lastAt + this.intervalMs - Date.now();
     if (wait <= 0) {
       this.report();

@@ -103,35 +103,49 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     sink.warning(message);
   };
 
-  const enqueue = (raw: URL, depth: number, options: { isExtraSeed?: boolean; method?: 'GET' | 'POST'; body?: string; contentType?: string } = {}): void => {
+  /** Queues a request unless its key was seen or it is out of scope or past a limit; true when its key is (now) seen. */
+  const enqueue = (raw: URL, depth: number, options: { isExtraSeed?: boolean; method?: 'GET' | 'POST'; body?: string; contentType?: string } = {}): boolean => {
     const url = normaliseUrl(raw);
     const method = options.method ?? 'GET';
     const key = method === 'GET' ? dedupKey(url) : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`;
-    if (seen.has(key) || !session.scope.isUrlAllowed(url) || SESSION_ENDING.test(url.pathname)) return;
+    if (seen.has(key)) return true;
+    if (!session.scope.isUrlAllowed(url) || SESSION_ENDING.test(url.pathname)) return false;
     if (depth > limits.maxDepth) {
       warnOnce('depth', `maxDepth limit reached: links deeper than ${limits.maxDepth} were not followed`);
-      return;
+      return false;
     }
     // Past the page limit a queued URL would never be visited: keep memory bounded by the limit.
     if (pagesStarted + queue.length - head >= limits.maxPages) {
       warnOnce('pages', `maxPages limit reached: the crawl stopped after ${limits.maxPages} pages`);
-      return;
+      return false;
     }
     seen.add(key);
-    queue.push({ url, depth, isExtraSeed: options.isExtraSeed === true, method, ...(options.body === undefined ? {} : { body: options.body }), ...(options.contentType === undefined ? {} : { contentType: options.contentType }) });
+    const item: QueueItem = { url, depth, isExtraSeed: options.isExtraSeed === true, method };
+    if (options.body !== undefined) item.body = options.body;
+    if (options.contentType !== undefined) item.contentType = options.contentType;
+    queue.push(item);
     notify();
+    return true;
   };
+
+  // Links starting with `/` whose URL the crawl has seen, by the scheme and host they were found
+  // on: most links of a site point to pages already queued, and such a link needs no parsing to
+  // know it. A reference starting with `/` (a path from the root, or a network path) resolves
+  // against the base's scheme and host alone, never its path, and `seen` only grows.
+  const knownLinks = new Set<string>();
 
   /** Enqueues references found in a document, resolved against `base`; unparsable ones are skipped. */
   const enqueueAll = (references: Iterable<string>, base: URL, depth: number): void => {
     for (const href of references) {
+      const known = href.startsWith('/') ? `${base.protocol}//${base.host}${href}` : undefined;
+      if (known !== undefined && knownLinks.has(known)) continue;
       let url: URL;
       try {
         url = new URL(href, base);
       } catch {
         continue; // javascript:, broken escapes
       }
-      enqueue(url, depth);
+      if (enqueue(url, depth) && known !== undefined) knownLinks.add(known);
     }
   };
 

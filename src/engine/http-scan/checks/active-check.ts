@@ -3,6 +3,7 @@ import { HttpRequestError, type HttpExchange } from '../guarded-http-client.ts';
 import type { Highlight } from '../../../core/vulnerabilities/vulnerability.types.ts';
 import { describePoint, injectionLocation, injectionPointKey, injectionPoints, isMetadataPoint, parameterLocations, parseCookiePairs, type InjectedRequest, type InjectionPoint, type ParameterLocation } from '../injection.ts';
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
+import type { ScanSession } from '../scan-session.ts';
 import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
 
 /** Injection points one active check tests in one scan at most (each costs a few requests). */
@@ -46,25 +47,15 @@ export function createActiveCheck(spec: ActiveCheckSpec): PageCheck {
   return {
     id: spec.id,
     async inspect(page: CrawledPage, context: CheckContext): Promise<void> {
-      const send: InjectedSender = async (request) => {
-        // A payload in a path segment may land on a path the scope excludes: never sent.
-        if (!context.session.scope.isUrlAllowed(request.url)) throw new HttpRequestError('denied', `${request.url.pathname} is outside the scan's scope`);
-        // A header value with a line break cannot be sent (the client would refuse it): not a finding either way.
-        if (request.headers?.some((h) => /[\r\n\0]/.test(h.value)) === true) throw new HttpRequestError('denied', 'a header value may not hold a line break');
-        return context.session.send(request.method, request.url, context.signal, {
-          ...(request.body === undefined ? {} : { body: request.body }),
-          ...(request.headers === undefined ? {} : { extraHeaders: request.headers }),
-        });
-      };
-      for (const point of injectionPoints(page, { profileCookieNames: profileCookieNames(context.session.settings) })) {
+      let send: InjectedSender | undefined;
+      for (const { point, key, isMetadata } of keyedPointsOf(page, context.session)) {
         if (!locations.has(point.location)) continue;
-        const isMetadata = isMetadataPoint(point);
         if (isMetadata ? metadata >= maxMetadataPointsPerCheck : parameters >= maxPointsPerCheck) continue;
-        const key = injectionPointKey(point);
         if (tested.has(key) || (spec.applies !== undefined && !spec.applies(point))) continue;
         tested.add(key);
         if (isMetadata) metadata += 1;
         else parameters += 1;
+        send ??= senderOf(context);
         try {
           await spec.test(point, page, context, send);
         } catch (err) {
@@ -74,6 +65,48 @@ export function createActiveCheck(spec: ActiveCheckSpec): PageCheck {
       }
     },
   };
+}
+
+/** Sends an active check's requests through the scan's session, refusing what leaves the scope or cannot be sent. */
+function senderOf(context: CheckContext): InjectedSender {
+  return async (request) => {
+    // A payload in a path segment may land on a path the scope excludes: never sent.
+    if (!context.session.scope.isUrlAllowed(request.url)) throw new HttpRequestError('denied', `${request.url.pathname} is outside the scan's scope`);
+    // A header value with a line break cannot be sent (the client would refuse it): not a finding either way.
+    if (request.headers?.some((h) => /[\r\n\0]/.test(h.value)) === true) throw new HttpRequestError('denied', 'a header value may not hold a line break');
+    return context.session.send(request.method, request.url, context.signal, {
+      ...(request.body === undefined ? {} : { body: request.body }),
+      ...(request.headers === undefined ? {} : { extraHeaders: request.headers }),
+    });
+  };
+}
+
+/** An injection point with its "test once" identity. */
+interface KeyedPoint {
+  point: InjectionPoint;
+  key: string;
+  isMetadata: boolean;
+}
+
+const pagePoints = new WeakMap<CrawledPage, { cookieNames: ReadonlySet<string>; points: readonly KeyedPoint[] }>();
+const sessionCookieNames = new WeakMap<Pick<ScanSession, 'settings'>, ReadonlySet<string>>();
+
+/**
+ * The injection points of a page with their keys, computed once per page however many active
+ * checks ask (a dozen do, on every page; the points are never changed by a check).
+ */
+function keyedPointsOf(page: CrawledPage, session: Pick<ScanSession, 'settings'>): readonly KeyedPoint[] {
+  // The profile's cookie names, once per scan (a session lives for one scan).
+  let cookieNames = sessionCookieNames.get(session);
+  if (cookieNames === undefined) {
+    cookieNames = profileCookieNames(session.settings);
+    sessionCookieNames.set(session, cookieNames);
+  }
+  const cached = pagePoints.get(page);
+  if (cached !== undefined && cached.cookieNames === cookieNames) return cached.points;
+  const points = injectionPoints(page, { profileCookieNames: cookieNames }).map((point) => ({ point, key: injectionPointKey(point), isMetadata: isMetadataPoint(point) }));
+  pagePoints.set(page, { cookieNames, points });
+  return points;
 }
 
 /** Names of the cookies the scan profile brings (custom cookies, the session cookie, a Cookie custom header): the user's, never tampered with. */
