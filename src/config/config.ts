@@ -32,6 +32,8 @@ export interface Config {
   pageCacheMb: number;
   /** Page cache of the embedded store (SQLite), in MB; its file is also memory-mapped. */
   storeCacheMb: number;
+  /** Reader threads of the embedded store (0: every query on the event loop); undefined: one per core, 2 to 4. */
+  storeReaders: number | undefined;
   /** Scans one worker process runs at once. */
   scanConcurrency: number;
   /** Scans of one team running at once, over all workers. */
@@ -162,6 +164,7 @@ const fields: Record<keyof Config, FieldSpec> = {
   verifyTimeoutMs: { env: 'PERIMETER_VERIFY_TIMEOUT_MS', flag: 'verify-timeout-ms', parse: integer(100, 120_000) },
   pageCacheMb: { env: 'PERIMETER_PAGE_CACHE_MB', flag: 'page-cache-mb', parse: integer(0, 65_536) },
   storeCacheMb: { env: 'PERIMETER_STORE_CACHE_MB', flag: 'store-cache-mb', parse: integer(1, 65_536) },
+  storeReaders: { env: 'PERIMETER_STORE_READERS', flag: 'store-readers', parse: integer(0, 16) },
   scanConcurrency: { env: 'PERIMETER_SCAN_CONCURRENCY', flag: 'scan-concurrency', parse: integer(1, 64) },
   scanTeamConcurrency: { env: 'PERIMETER_SCAN_TEAM_CONCURRENCY', flag: 'scan-team-concurrency', parse: integer(1, 1000) },
   scanMaxPages: { env: 'PERIMETER_SCAN_MAX_PAGES', flag: 'scan-max-pages', parse: integer(1, 1_000_000) },
@@ -202,6 +205,7 @@ export const defaultConfig: Config = {
   verifyTimeoutMs: 10_000,
   pageCacheMb: 64,
   storeCacheMb: 32,
+  storeReaders: undefined,
   scanConcurrency: 2,
   scanTeamConcurrency: 2,
   scanMaxPages: 2000,
