@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import type { PageSpec, RenderedPage } from '../core/shared/page-render.mjs';
+import { withRoom, type PageSpec, type RenderedPage } from '../core/shared/page-render.mjs';
 
 interface Pending {
   resolve(rows: unknown): void;
@@ -51,9 +51,11 @@ export class SqliteReadPool {
     return this.post({ sql, parameters, raw }) as Promise<unknown[]>;
   }
 
-  /** A list page of a read-only statement, rendered in the reader (see page-render.mjs). */
-  page(sql: string, parameters: readonly unknown[], spec: PageSpec): Promise<RenderedPage> {
-    return this.post({ sql, parameters, page: spec }) as Promise<RenderedPage>;
+  /** A list page of a read-only statement, rendered in the reader (see page-render.mjs); its bytes are moved here, with their room. */
+  async page(sql: string, parameters: readonly unknown[], spec: PageSpec): Promise<RenderedPage> {
+    const page = (await this.post({ sql, parameters, page: spec })) as RenderedPage & { items: Uint8Array };
+    withRoom(page.items, spec.room ?? 0);
+    return page;
   }
 
   private post(message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec }): Promise<unknown> {

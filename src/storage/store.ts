@@ -24,7 +24,7 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
   return {
     teams: new KyselyTeamRepository(db),
     keys: new KyselyApiKeyRepository(db),
-    assets: new KyselyAssetRepository(db, database.dialect, isTransaction ? undefined : database.rawRows),
+    assets: new KyselyAssetRepository(db, database.dialect, isTransaction ? undefined : database.rawRows, isTransaction ? undefined : database.readPage),
     members: new KyselyMemberRepository(db, database.dialect),
     groups: new KyselyGroupRepository(db),
     groupMembers: new KyselyGroupMemberRepository(db),

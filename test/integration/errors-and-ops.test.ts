@@ -46,8 +46,8 @@ describe('routing errors', () => {
   });
 
   it('never answers a stack trace: an unexpected failure is 1910 with the request id', async () => {
-    const original = h.runtime.store.assets.listDocuments;
-    h.runtime.store.assets.listDocuments = async () => {
+    const original = h.runtime.store.assets.renderPage;
+    h.runtime.store.assets.renderPage = async () => {
       throw new Error('disk on fire');
     };
     try {
@@ -57,7 +57,7 @@ describe('routing errors', () => {
       assert.deepEqual(res.json(), v2Error(1910, 'Technical issue while processing the request (request id req-123)'));
       assert.doesNotMatch(res.body, /disk on fire|at /);
     } finally {
-      h.runtime.store.assets.listDocuments = original;
+      h.runtime.store.assets.renderPage = original;
     }
     const metrics = (await h.send('GET', '/metrics')).body;
     assert.match(metrics, /^perimeter_http_server_faults_total\{method="GET",route="\/rest\/v2\/assets\/",status="500"\} 1$/m);

@@ -19,8 +19,10 @@ export const defaultAssetPageSize = 100;
 
 /** One page of assets, with its markers. `teamHasAssets` false means the team owns none at all. */
 export interface AssetPage {
-  /** The assets of the page as v2 wire JSON, in order. */
-  items: string[];
+  /** The items of the page as v2 wire JSON, in order: runs of comma-joined items, text or UTF-8 bytes. */
+  items: Array<string | Uint8Array>;
+  /** How many items the runs hold. */
+  count: number;
   hasMore: boolean;
   nextMarker: string | undefined;
   currentMarker: string;
@@ -79,7 +81,7 @@ export async function listAssets(store: Store, markers: MarkerCodec, team: Team,
     const target = await requireTokenTarget(store, team, input.scope.subdomainsOf);
     if (target.discovered !== undefined) {
       // A discovered name has no subdomains of its own (they belong to its root).
-      return { items: [], hasMore: false, nextMarker: undefined, currentMarker: markers.encode(team.id, `subdomains:name:${target.discovered.token}`, 0), teamHasAssets: true };
+      return { items: [], count: 0, hasMore: false, nextMarker: undefined, currentMarker: markers.encode(team.id, `subdomains:name:${target.discovered.token}`, 0), teamHasAssets: true };
     }
     const root = target.asset;
     scope = { kind: 'subdomains', rootId: root.id };
@@ -87,25 +89,33 @@ export async function listAssets(store: Store, markers: MarkerCodec, team: Team,
     if (root.isRoot && root.kind === 'domain') names = { under: { id: root.id, name: root.name, status: root.status } };
   }
   const { raw, afterId, afterKey } = decodeListPosition(markers, team.id, scopeKey, input.marker);
-  const limit = input.pageSize + 1;
-  const rows: Array<{ document: string; position: number | { n: string } }> = [];
+  const items: Array<string | Uint8Array> = [];
+  // Asset rows first (rendered by the store), then the discovered names.
+  let listed = 0;
+  let last: number | { n: string } | undefined;
+  let hasMore = false;
   if (afterKey === undefined) {
-    const assets = await store.assets.listDocuments({ teamId: team.id, scope, afterId, createdAfter: input.createdAfter, limit });
-    for (const a of assets) rows.push({ document: a.document, position: positionOf(a) });
+    const assets = await store.assets.renderPage({ teamId: team.id, scope, afterId, createdAfter: input.createdAfter, limit: input.pageSize });
+    listed = Math.min(assets.count, input.pageSize);
+    if (listed > 0) items.push(assets.items);
+    hasMore = assets.count > input.pageSize;
+    last = assets.lastId;
   }
-  if (names !== undefined && rows.length < limit) {
-    const found = await store.zones.listDocuments({ teamId: team.id, under: names.under, afterKey, createdAfter: input.createdAfter, limit: limit - rows.length });
-    for (const n of found) rows.push({ document: n.document, position: positionOf(n) });
+  if (names !== undefined && !hasMore) {
+    const found = await store.zones.listDocuments({ teamId: team.id, under: names.under, afterKey, createdAfter: input.createdAfter, limit: input.pageSize + 1 - listed });
+    hasMore = listed + found.length > input.pageSize;
+    const shown = found.slice(0, input.pageSize - listed);
+    for (const name of shown) items.push(name.document);
+    listed += shown.length;
+    if (shown.length > 0) last = positionOf(shown[shown.length - 1]!);
   }
-  const hasMore = rows.length > input.pageSize;
-  const page = hasMore ? rows.slice(0, input.pageSize) : rows;
-  const last = page[page.length - 1];
   return {
-    items: page.map((r) => r.document),
+    items,
+    count: listed,
     hasMore,
-    nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, last.position) : undefined,
+    nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, last) : undefined,
     currentMarker: markers.encode(team.id, scopeKey, raw ?? 0),
-    teamHasAssets: page.length > 0 || (await store.assets.hasAny(team.id)),
+    teamHasAssets: listed > 0 || (await store.assets.hasAny(team.id)),
   };
 }
 

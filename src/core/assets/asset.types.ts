@@ -38,6 +38,17 @@ export interface AssetDocument {
   document: string;
 }
 
+/**
+ * A page of assets as the store renders it: their v2 wire JSON, comma-joined (text, or UTF-8
+ * bytes when rendered off the event loop), how many rows were read (the page's `limit` at most,
+ * plus one when more follow), and the id of the last rendered asset.
+ */
+export interface RenderedAssets {
+  items: string | Uint8Array;
+  count: number;
+  lastId: number | undefined;
+}
+
 /** Which assets one page of a listing covers. */
 export interface AssetPageQuery {
   teamId: number;
@@ -53,8 +64,8 @@ export interface AssetRepository {
   listPage(query: AssetPageQuery): Promise<AssetSummary[]>;
   /** The same page as listPage, every field of each asset. */
   listFullPage(query: AssetPageQuery): Promise<Asset[]>;
-  /** The same page as listPage, each asset rendered as its v2 wire JSON by the database. */
-  listDocuments(query: AssetPageQuery): Promise<AssetDocument[]>;
+  /** The same page as listPage (`query.limit` assets, one more read to tell whether more follow), rendered where it is read. */
+  renderPage(query: AssetPageQuery): Promise<RenderedAssets>;
   /** The v2 wire JSON of the given assets of the team, in id order. */
   documentsByIds(teamId: number, ids: number[]): Promise<AssetDocument[]>;
   hasAny(teamId: number): Promise<boolean>;

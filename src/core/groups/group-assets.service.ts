@@ -62,6 +62,7 @@ export async function listAssetsOfGroups(store: Store, markers: MarkerCodec, tea
   const last = page[page.length - 1];
   return {
     items: [...assetDocuments.map((d) => d.document), ...page.flatMap((m) => ('key' in m ? [m.document] : []))],
+    count: page.length,
     hasMore,
     nextMarker: hasMore && last !== undefined ? markers.encode(team.id, scopeKey, positionOf(last)) : undefined,
     currentMarker: markers.encode(team.id, scopeKey, position.raw ?? 0),

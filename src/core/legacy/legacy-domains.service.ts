@@ -26,16 +26,19 @@ export async function listDomains(store: Store, team: Team, cap = legacyListCap)
 
 /**
  * The subdomains of a domain token as the current listing gives them (subdomain assets, then
- * names discovered by DNS), each as its v2 wire JSON, at most `cap`. 2011 / 2014 for the token.
+ * names discovered by DNS), as runs of comma-joined v2 wire JSON (AssetPage.items), at most `cap`
+ * items. 2011 / 2014 for the token.
  */
-export async function collectSubdomains(store: Store, markers: MarkerCodec, team: Team, token: string, cap = legacyListCap): Promise<{ items: string[]; isTruncated: boolean }> {
-  const items: string[] = [];
+export async function collectSubdomains(store: Store, markers: MarkerCodec, team: Team, token: string, cap = legacyListCap): Promise<{ items: Array<string | Uint8Array>; isTruncated: boolean }> {
+  const items: Array<string | Uint8Array> = [];
+  let count = 0;
   let marker: string | undefined;
   for (;;) {
-    const page = await listAssets(store, markers, team, { scope: { subdomainsOf: token }, marker, pageSize: Math.min(maxAssetPageSize, cap - items.length) });
+    const page = await listAssets(store, markers, team, { scope: { subdomainsOf: token }, marker, pageSize: Math.min(maxAssetPageSize, cap - count) });
     items.push(...page.items);
+    count += page.count;
     if (!page.hasMore) return { items, isTruncated: false };
-    if (items.length >= cap) return { items, isTruncated: true };
+    if (count >= cap) return { items, isTruncated: true };
     marker = page.nextMarker;
   }
 }

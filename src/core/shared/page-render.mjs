@@ -3,9 +3,9 @@
 // Plain JavaScript, so the reader threads load it without the tsx loader; page-render.d.mts types
 // it for the TypeScript side.
 //
-// A row is [...keys, ...head, document]: the keys position the list (the last page row's keys
-// become the cursor), the head values are the row's changing fields, rendered in front of its
-// stored static document, a JSON object. Materialising a few values per row instead of every
+// A row is [...keys, ...head, document, ...tail]: the keys position the list (the last page
+// row's keys become the cursor), the head and tail values are the row's changing fields, written
+// in front of and behind its stored (or database-built) document, a JSON object. Materialising a few values per row instead of every
 // column, and handing one string to the main thread instead of row objects, is what makes a
 // page cheap: a structured clone of 100 wide rows costs more than the rest of a request.
 
@@ -29,29 +29,34 @@ const compiled = new Map();
 /** Room left around a page rendered as bytes: enough for any list's envelope (markers, a next URL with its filters). */
 export const envelopeRoom = 4096;
 
-/** The head of a spec as [prefix, formatter] pairs: `{"name":` for the first field, `,"name":` after. */
+/** A field list as [`"name":`, formatter] pairs. */
+function fields(list) {
+  return list.map(([name, kind]) => {
+    const format = kinds[kind];
+    if (format === undefined) throw new Error(`unknown field kind ${kind}`);
+    return [`${JSON.stringify(name)}:`, format];
+  });
+}
+
+/** The head and tail of a spec, compiled once per shape. */
 function compile(spec) {
-  const key = JSON.stringify(spec.head);
-  let head = compiled.get(key);
-  if (head === undefined) {
-    head = spec.head.map(([name, kind], i) => {
-      const format = kinds[kind];
-      if (format === undefined) throw new Error(`unknown field kind ${kind}`);
-      return [`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`, format];
-    });
+  const key = JSON.stringify([spec.head, spec.tail ?? []]);
+  let shape = compiled.get(key);
+  if (shape === undefined) {
+    shape = { head: fields(spec.head), tail: fields(spec.tail ?? []) };
     if (compiled.size >= 100) compiled.clear();
-    compiled.set(key, head);
+    compiled.set(key, shape);
   }
-  return head;
+  return shape;
 }
 
 /**
- * The pieces of the first `spec.limit` rows, in order (heads and documents without the opening
- * brace they share), how many rows were read, and the keys of the last rendered row when more rows
- * were read than rendered (the next page starts after it).
+ * The pieces of the first `spec.limit` rows, in order, how many rows were read, the keys of the
+ * last rendered row, and those keys again as `next` when more rows were read than rendered (the
+ * next page starts after it).
  */
 function pieces(rows, spec) {
-  const head = compile(spec);
+  const { head, tail } = compile(spec);
   const keys = spec.keys;
   const documentAt = keys + head.length;
   const count = Math.min(rows.length, spec.limit);
@@ -59,23 +64,25 @@ function pieces(rows, spec) {
   for (let r = 0; r < count; r++) {
     const row = rows[r];
     const document = String(row[documentAt]);
-    let text = r > 0 ? ',' : '';
-    if (head.length === 0) {
-      parts.push(text, document);
-      continue;
-    }
-    for (let f = 0; f < head.length; f++) text += head[f][0] + head[f][1](row[keys + f]);
-    if (document.length > 2) parts.push(`${text},`, document.slice(1));
-    else parts.push(`${text}}`);
+    const isEmpty = document.length <= 2;
+    let text = r > 0 ? ',{' : '{';
+    for (let f = 0; f < head.length; f++) text += (f > 0 ? ',' : '') + head[f][0] + head[f][1](row[keys + f]);
+    if (head.length > 0 && !isEmpty) text += ',';
+    let after = '';
+    for (let f = 0; f < tail.length; f++) after += `,${tail[f][0]}${tail[f][1](row[documentAt + 1 + f])}`;
+    // The document's fields go between its braces; a tail needs its closing brace cut off.
+    if (isEmpty) parts.push(`${text}${head.length > 0 ? after : after.slice(1)}}`);
+    else if (tail.length === 0) parts.push(text, document.slice(1));
+    else parts.push(text, document.slice(1, -1), `${after}}`);
   }
-  const next = rows.length > spec.limit && count > 0 ? rows[count - 1].slice(0, keys) : undefined;
-  return { parts, count: rows.length, next };
+  const last = count > 0 ? rows[count - 1].slice(0, keys) : undefined;
+  return { parts, count: rows.length, last, next: rows.length > spec.limit ? last : undefined };
 }
 
 /** The page's items as comma-joined JSON text (see pieces). */
 export function renderPage(rows, spec) {
-  const { parts, count, next } = pieces(rows, spec);
-  return { items: parts.join(''), count, next };
+  const { parts, ...page } = pieces(rows, spec);
+  return { items: parts.join(''), ...page };
 }
 
 /**
@@ -85,29 +92,58 @@ export function renderPage(rows, spec) {
  * the envelope of the response around them without copying the page (see withEnvelope).
  */
 export function renderPageBytes(rows, spec) {
-  const { parts, count, next } = pieces(rows, spec);
+  const { parts, ...page } = pieces(rows, spec);
   const room = spec.room ?? 0;
   let length = 0;
   for (const part of parts) length += Buffer.byteLength(part, 'utf8');
   const buffer = Buffer.allocUnsafeSlow(room + length + room);
   let at = room;
   for (const part of parts) at += buffer.write(part, at, 'utf8');
-  return { items: new Uint8Array(buffer.buffer, room, length), count, next };
+  return { items: new Uint8Array(buffer.buffer, room, length), ...page };
+}
+
+/** Buffers received with free room around their items (see withRoom), and how much. */
+const rooms = new WeakMap();
+
+/**
+ * Declares that the items' buffer is the receiver's own, rendered by renderPageBytes with `room`
+ * free bytes before and after them: withEnvelope may write there, once. Only the thread that
+ * received such a buffer (moved to it) can say so; any other buffer is never written around.
+ */
+export function withRoom(items, room) {
+  if (items.byteOffset === room && items.buffer.byteLength === room + items.byteLength + room) rooms.set(items.buffer, room);
+  return items;
 }
 
 /**
- * A response body: `before`, the items and `after` as one buffer. Items rendered with room
- * around them (renderPageBytes) get the envelope written into that room: the page is not copied.
+ * A response body: `before`, the items and `after` as one buffer. Items declared with room
+ * around them (withRoom) get the envelope written into that room: the page is not copied.
  */
 export function withEnvelope(before, items, after) {
   if (typeof items === 'string') return Buffer.from(before + items + after);
   const head = Buffer.byteLength(before);
   const tail = Buffer.byteLength(after);
+  const room = rooms.get(items.buffer);
+  rooms.delete(items.buffer);
+  if (room === undefined || head > room || tail > room) return Buffer.concat([Buffer.from(before), items, Buffer.from(after)]);
   const start = items.byteOffset - head;
   const end = items.byteOffset + items.byteLength + tail;
-  if (start < 0 || end > items.buffer.byteLength) return Buffer.concat([Buffer.from(before), items, Buffer.from(after)]);
   const body = Buffer.from(items.buffer, start, end - start);
   body.write(before, 0, 'utf8');
   body.write(after, head + items.byteLength, 'utf8');
   return body;
 }
+
+/** Runs of comma-joined items as one run: the run itself when there is one (bytes stay bytes), text when all are text. */
+export function joinRuns(runs) {
+  if (runs.length === 1) return runs[0];
+  if (runs.every((run) => typeof run === 'string')) return runs.join(',');
+  const parts = [];
+  runs.forEach((run, i) => {
+    if (i > 0) parts.push(comma);
+    parts.push(typeof run === 'string' ? Buffer.from(run) : run);
+  });
+  return Buffer.concat(parts);
+}
+
+const comma = Buffer.from(',');

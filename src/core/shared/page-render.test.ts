@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toWireTime } from './time.ts';
-import { renderPage, renderPageBytes, withEnvelope, type PageSpec } from './page-render.mjs';
+import { renderPage, renderPageBytes, withEnvelope, withRoom, type PageSpec } from './page-render.mjs';
 
 const spec: PageSpec = { keys: 2, head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']], limit: 2 };
 const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
@@ -27,13 +27,24 @@ describe('page rendering (page-render.mjs)', () => {
     const last = renderPage([[at, 1, 1, true, null, '{"x":1}']], spec);
     assert.equal(last.next, undefined);
     assert.deepEqual(JSON.parse(`[${last.items}]`), [{ id: '1', active: true, disappeared_at: null, x: 1 }]);
-    assert.deepEqual(renderPage([], spec), { items: '', count: 0, next: undefined });
+    assert.deepEqual(renderPage([], spec), { items: '', count: 0, last: undefined, next: undefined });
   });
 
   it('renders every kind, nulls as null, strings escaped, and an empty document without a dangling comma', () => {
     const all: PageSpec = { keys: 0, head: [['s', 'string'], ['t', 'time'], ['b', 'bool'], ['n', 'number'], ['j', 'json'], ['z', 'string']], limit: 10 };
     const page = renderPage([['line\nbreak "and" \\ back', at, 0, 42, '["x",{"y":null}]', null, '{}']], all);
     assert.deepEqual(JSON.parse(`[${page.items}]`), [{ s: 'line\nbreak "and" \\ back', t: toWireTime(at), b: false, n: 42, j: ['x', { y: null }], z: null }]);
+  });
+
+  it('writes tail fields behind the document, with or without a head, empty documents included', () => {
+    const tailOnly: PageSpec = { keys: 1, head: [], tail: [['created', 'time'], ['n', 'number']], limit: 5 };
+    const page = renderPage([[1, '{"a":1}', at, 3], [2, '{}', at, 4]], tailOnly);
+    assert.equal(page.items, `{"a":1,"created":"${toWireTime(at)}","n":3},{"created":"${toWireTime(at)}","n":4}`);
+    const both: PageSpec = { keys: 0, head: [['h', 'bool']], tail: [['t', 'string']], limit: 5 };
+    assert.deepEqual(JSON.parse(`[${renderPage([[1, '{"a":[1,{"b":2}]}', 'x'], [0, '{}', null]], both).items}]`), [
+      { h: true, a: [1, { b: 2 }], t: 'x' },
+      { h: false, t: null },
+    ]);
   });
 
   it('passes documents through as they are when there is no head', () => {
@@ -58,14 +69,23 @@ describe('page rendering (page-render.mjs)', () => {
   it('writes the envelope into the room around bytes without copying them, and copies when there is no room', () => {
     const rows = [[at, 1, 1, 1, null, '{"x":"é"}']];
     const roomy = renderPageBytes(rows, { ...spec, room: 64 });
-    const body = withEnvelope('{"items":[', roomy.items, '],"next":"ü"}');
+    const unclaimed = withEnvelope('{"items":[', roomy.items, '],"next":"ü"}');
+    assert.notEqual(unclaimed.buffer, roomy.items.buffer, 'a buffer nobody declared its own is never written around');
+    const body = withEnvelope('{"items":[', withRoom(roomy.items, 64), '],"next":"ü"}');
     assert.equal(body.buffer, roomy.items.buffer, 'the same memory');
     assert.deepEqual(JSON.parse(body.toString()), { items: [{ id: '1', active: true, disappeared_at: null, x: 'é' }], next: 'ü' });
     const tight = renderPageBytes(rows, { ...spec, room: 4 });
-    const copied = withEnvelope('{"items":[', tight.items, '],"next":"ü"}');
+    const copied = withEnvelope('{"items":[', withRoom(tight.items, 4), '],"next":"ü"}');
     assert.notEqual(copied.buffer, tight.items.buffer);
     assert.equal(copied.toString(), body.toString());
     assert.equal(withEnvelope('[', renderPage(rows, spec).items, ']').toString(), `[${body.toString().slice(10, -13)}]`);
+    // A small buffer of Node's shared pool: the bytes before it belong to other buffers, never written.
+    Buffer.from('x'.repeat(32));
+    const pooled = Buffer.from('{"a":1}');
+    const neighbour = () => Buffer.from(pooled.buffer, pooled.byteOffset - 16, 16).toString('hex');
+    const was = neighbour();
+    assert.equal(withEnvelope('[', withRoom(pooled, 0), ']').toString(), '[{"a":1}]');
+    assert.equal(neighbour(), was);
   });
 
   it('refuses a spec with an unknown kind', () => {

@@ -1,5 +1,6 @@
 import type { AssetSummary } from '../../core/assets/asset.types.ts';
 import type { AssetPage } from '../../core/assets/asset.service.ts';
+import { joinRuns, withEnvelope } from '../../core/shared/page-render.mjs';
 import { toWireTime } from '../../core/shared/time.ts';
 
 /** The v2 wire shape of an asset. */
@@ -21,10 +22,11 @@ export function presentAsset(asset: AssetSummary): Record<string, unknown> {
  * The v2 asset list object, serialised. A team that owns no asset at all gets the spec's `{}`
  * for root listings; otherwise `has_more` is always present and `next_marker` with it when true.
  */
-export function presentAssetPage(page: AssetPage, options: { emptyTeamIsEmptyObject: boolean }): string {
+export function presentAssetPage(page: AssetPage, options: { emptyTeamIsEmptyObject: boolean }): string | Buffer {
   if (options.emptyTeamIsEmptyObject && !page.teamHasAssets) return '{}';
-  // The store rendered each asset's JSON (see AssetRepository.listDocuments): join, never re-serialise.
-  let out = `{"assets":[${page.items.join(',')}],"has_more":${page.hasMore}`;
-  if (page.nextMarker !== undefined) out += `,"next_marker":${JSON.stringify(page.nextMarker)}`;
-  return `${out},"current_marker":${JSON.stringify(page.currentMarker)}}`;
+  // The store rendered each asset's JSON (see AssetRepository.renderPage): join, never re-serialise.
+  let tail = `],"has_more":${page.hasMore}`;
+  if (page.nextMarker !== undefined) tail += `,"next_marker":${JSON.stringify(page.nextMarker)}`;
+  tail += `,"current_marker":${JSON.stringify(page.currentMarker)}}`;
+  return withEnvelope('{"assets":[', joinRuns(page.items), tail);
 }

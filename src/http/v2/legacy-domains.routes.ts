@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { addAsset } from '../../core/assets/asset.service.ts';
 import { collectSubdomains, listDomains } from '../../core/legacy/legacy-domains.service.ts';
+import { joinRuns, withEnvelope } from '../../core/shared/page-render.mjs';
 import { collectFindingUuids, domainScope, getDomainFinding, legacyFindingCap, legacyListCap, pageDomainFindings } from '../../core/legacy/legacy-findings.service.ts';
 import { maxVulnerabilityPageSize } from '../../core/vulnerabilities/vulnerability-list.service.ts';
 import { v2ErrorBody } from '../errors.ts';
@@ -66,7 +67,7 @@ export const legacyDomainRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { items, isTruncated } = await collectSubdomains(ctx.deps.store, ctx.deps.markers, ctx.team, ctx.params['domainToken']!);
       markTruncated(ctx, isTruncated);
-      return { status: 200, json: `[${items.join(',')}]` };
+      return { status: 200, json: withEnvelope('[', joinRuns(items), ']') };
     },
   }),
   defineRoute({

@@ -2,9 +2,11 @@ import type { Kysely, RawBuilder, Selectable, SelectQueryBuilder } from 'kysely'
 import { sql } from '../kysely.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 import type { AssetSettings } from '../../core/assets/asset-settings.ts';
-import type { Asset, AssetDocument, AssetPageQuery, AssetRepository, AssetStatus, AssetSummary } from '../../core/assets/asset.types.ts';
+import type { Asset, AssetDocument, AssetPageQuery, AssetRepository, AssetStatus, AssetSummary, RenderedAssets } from '../../core/assets/asset.types.ts';
+import { envelopeRoom } from '../../core/shared/page-render.mjs';
 import type { Database, Dialect } from '../database.ts';
 import type { AssetsTable, Schema } from '../schema.ts';
+import { readRenderedPage } from './rendered-page.ts';
 
 const summaryColumns = ['id', 'team_id', 'token', 'name', 'kind', 'status', 'added_by', 'monitored', 'created', 'updated', 'discovered', 'last_seen'] as const;
 
@@ -63,6 +65,8 @@ export class KyselyAssetRepository implements AssetRepository {
     private readonly dialect: Dialect,
     /** Raw array rows, when the store offers them outside transactions (see Database.rawRows). */
     private readonly rawRows?: Database['rawRows'],
+    /** The store's page renderer, outside transactions (see readRenderedPage). */
+    private readonly readPage?: Database['readPage'],
   ) {}
 
   private pageQuery(query: AssetPageQuery) {
@@ -74,8 +78,14 @@ export class KyselyAssetRepository implements AssetRepository {
     return q.orderBy('id').limit(query.limit);
   }
 
-  async listDocuments(query: AssetPageQuery): Promise<AssetDocument[]> {
-    return this.documents(this.pageQuery(query));
+  async renderPage(query: AssetPageQuery): Promise<RenderedAssets> {
+    // One row more than the page, to tell whether more follow; the times go behind the document.
+    const compiled = this.pageQuery({ ...query, limit: query.limit + 1 })
+      .select(['id', documentOf(this.dialect).as('document'), ...documentColumns])
+      .compile();
+    const tail = documentColumns.map((column) => [column, 'time'] as [string, 'time']);
+    const page = await readRenderedPage(this.db, this.readPage, compiled, { keys: 1, head: [], tail, limit: query.limit, room: envelopeRoom });
+    return { items: page.items, count: page.count, lastId: page.last === undefined ? undefined : Number(page.last[0]) };
   }
 
   async documentsByIds(teamId: number, ids: number[]): Promise<AssetDocument[]> {

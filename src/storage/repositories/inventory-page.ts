@@ -96,7 +96,7 @@ async function pageOf(
   if (bounds.disappeared.low !== undefined) gone.push(sql`disappeared_at >= ${bounds.disappeared.low}`);
   if (bounds.disappeared.high !== undefined) gone.push(sql`disappeared_at < ${bounds.disappeared.high}`);
   // A row that never disappeared meets no disappeared bound.
-  if (rowFilter.isGone === false && gone.length > 0) return { items: '', count: 0, next: undefined };
+  if (rowFilter.isGone === false && gone.length > 0) return { items: '', count: 0, last: undefined, next: undefined };
   if (rowFilter.isGone === true && gone.length === 0) gone.push(sql`disappeared_at is not null`);
   const state = rowFilter.isGone === false ? [...gone, sql`disappeared_at is null`] : gone;
   const residual = [...state];
