@@ -9,10 +9,22 @@
 // column, and handing one string to the main thread instead of row objects, is what makes a
 // page cheap: a structured clone of 100 wide rows costs more than the rest of a request.
 
-/** Wire form of a time: ISO 8601 UTC in whole seconds, as core/shared/time.ts toWireTime writes it. */
+const wireTimes = new Map();
+
+/**
+ * Wire form of a time, quoted: ISO 8601 UTC in whole seconds, as core/shared/time.ts toWireTime
+ * writes it (which this file cannot import: reader threads load it without the TypeScript
+ * loader). Memoised per second, as there: a page formats hundreds of times, most repeated.
+ */
 function wireTime(ms) {
   const second = Math.floor(Number(ms) / 1000);
-  return `"${new Date(second * 1000).toISOString().slice(0, 19)}Z"`;
+  let text = wireTimes.get(second);
+  if (text === undefined) {
+    text = `"${new Date(second * 1000).toISOString().slice(0, 19)}Z"`;
+    if (wireTimes.size >= 100_000) wireTimes.clear();
+    wireTimes.set(second, text);
+  }
+  return text;
 }
 
 const kinds = {
