@@ -30,7 +30,9 @@ const registry: Record<string, () => Promise<Benchmark>> = {
 const usage = `usage: npm run bench [-- <name> …]   run all benchmarks, or the named ones
        npm run bench -- --list          list them
 environment: BENCH_DURATION (measured run, default 10s), BENCH_WARMUP (default 3s, 0 skips),
-             BENCH_CPU_PROF=1 (CPU profile of the server under .bench/profiles/)
+             BENCH_CPU_PROF=1 (CPU profile of the server under .bench/profiles/),
+             BENCH_SERVER_NODE_ARGS (extra node flags of the server, e.g. --trace-gc),
+             BENCH_SERVER_LOG (a file the server's output is appended to)
 benchmarks: ${Object.keys(registry).join(', ')}`;
 
 let current: Scope | undefined;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,8 +52,17 @@ export async function startPerimeter(scope: Scope, options: StartOptions): Promi
     mkdirSync(options.cpuProfileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
   }
+  // Diagnostics of the server under load (`--trace-gc`, say), its output appended to a file.
+  const extraArgs = process.env['BENCH_SERVER_NODE_ARGS']?.trim();
+  if (extraArgs) nodeArgs.push(...extraArgs.split(/\s+/));
   const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin/perimeter.js'), 'serve'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = tail(child);
+  const logPath = process.env['BENCH_SERVER_LOG'];
+  if (logPath) {
+    const log = createWriteStream(logPath, { flags: 'a' });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+  }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

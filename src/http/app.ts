@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../core/errors/app-error.ts';
 import { assertCanCall, type BodyVerifier } from '../core/teams/api-key.service.ts';
+import { takeRelease } from '../core/shared/page-render.mjs';
 import { TtlCache } from '../core/shared/ttl-cache.ts';
 import { loadTeam } from '../core/teams/team.service.ts';
 import type { ApiKey, Team } from '../core/teams/team.types.ts';
@@ -117,6 +118,22 @@ interface RequestCaches {
 /** How long key and team records are reused between store reads. */
 export const authCacheTtlMs = 2000;
 
+/**
+ * A body in lent memory (a slot of a store reader's slab, see page-render.mjs) is given back once
+ * the response is over: 'close' follows 'finish' (the last bytes handed to the kernel) or an
+ * abandoned connection, after which nothing reads the memory. Fastify would serialise a view of a
+ * SharedArrayBuffer as JSON, so the body is passed through as the bytes it is.
+ */
+function sendsLent(reply: FastifyReply, release: () => void): void {
+  reply.serializer(passBytes);
+  const socket = reply.raw.socket;
+  // A connection already gone writes nothing: the memory can go back once the send returned.
+  if (socket === null || socket.destroyed) setImmediate(release);
+  else reply.raw.once('close', release);
+}
+
+const passBytes = (payload: unknown): string => payload as string;
+
 function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, caches: RequestCaches): void {
   const methods: Method[] = [def.method, ...(def.alsoMethods ?? [])];
   const limit = def.bodyLimit ?? defaultBodyLimit;
@@ -152,7 +169,11 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
       throw err;
     }
     reply.code(result.status);
-    if (result.json !== undefined) return reply.type('application/json').send(result.json);
+    if (result.json !== undefined) {
+      const release = typeof result.json === 'string' ? undefined : takeRelease(result.json);
+      if (release !== undefined) sendsLent(reply, release);
+      return reply.type('application/json').send(result.json);
+    }
     if (result.body === undefined) return reply.send();
     return reply.type('application/json').send(JSON.stringify(result.body));
   };

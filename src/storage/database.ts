@@ -43,6 +43,8 @@ export interface Database {
    * it: building a multi-row insert through the query builder costs more than the writes.
    */
   prepare?: (sql: string) => SQLite.Statement;
+  /** Slots of the readers' page memory lent to pages not yet written out (embedded store; see sqlite-read-pool.ts). */
+  pageSlotsLent?: () => number;
   /** Human description for logs, never containing a password. */
   description: string;
   close(): Promise<void>;
@@ -128,6 +130,7 @@ function openSqlite(options: OpenOptions): Database {
       if (pool !== undefined) return (await pool.query(source, parameters, true)) as unknown[][];
       return rawStatement(source).all(...parameters) as unknown[][];
     },
+    pageSlotsLent: () => pool?.slotsLent() ?? 0,
     readPage: async (source, parameters, spec) => {
       if (pool !== undefined) return pool.page(source, parameters, spec);
       return renderPage(rawStatement(source).all(...parameters) as unknown[][], spec);

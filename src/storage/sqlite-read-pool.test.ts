@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Database } from './database.ts';
 import { sql } from './kysely.ts';
+import { envelopeRoom, takeRelease, withEnvelope } from '../core/shared/page-render.mjs';
+import { pageSlotSize, pageSlots } from './sqlite-read-pool.ts';
 
 interface Row {
   id: number;
@@ -83,6 +85,37 @@ describe('embedded store: reads on a pool of worker threads', () => {
     await sql`insert into items (value) values ('a'), ('b')`.execute(database.db);
     assert.deepEqual(await database.rawRows!('select value, length(value) from items order by id', []), [['a', 1], ['b', 1]]);
     await assert.rejects(sql`select nope from items`.execute(database.db), (error: Error & { code?: string }) => error.code === 'SQLITE_ERROR' && /no such column/.test(error.message));
+    await sql`delete from items`.execute(database.db);
+  });
+
+  it('renders pages into slots lent to the readers, given back with the response; too big or none free: a buffer of its own', async () => {
+    await sql`delete from items`.execute(database.db);
+    await sql`insert into items (value) values ('{"a":1}'), ('{"a":2}')`.execute(database.db);
+    const spec = { keys: 1, head: [['n', 'number']] as Array<[string, 'number']>, limit: 10, room: envelopeRoom };
+    const read = () => database.readPage('select id, id, value from items order by id', [], spec);
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < 2 * pageSlots; i++) {
+      const page = await read();
+      const body = withEnvelope('[', page.items, ']');
+      assert.equal(body.toString(), '[{"n":1,"a":1},{"n":2,"a":2}]');
+      assert.ok(body.buffer instanceof SharedArrayBuffer, `page ${i} in lent memory`);
+      releases.push(takeRelease(body)!);
+    }
+    assert.equal(database.pageSlotsLent!(), 2 * pageSlots, 'every slot of both readers lent');
+    const own = await read();
+    assert.ok(!(own.items as Uint8Array).buffer.constructor.name.startsWith('Shared'), 'no slot free: a buffer of its own');
+    assert.equal(takeRelease(withEnvelope('[', own.items, ']')), undefined);
+    for (const release of releases) release();
+    assert.equal(database.pageSlotsLent!(), 0);
+    // A page bigger than a slot.
+    await sql`insert into items (value) values (${JSON.stringify({ big: 'x'.repeat(pageSlotSize) })})`.execute(database.db);
+    const big = await read();
+    assert.equal(Buffer.from(big.items as Uint8Array).length > pageSlotSize, true);
+    assert.ok(!((big.items as Uint8Array).buffer instanceof SharedArrayBuffer));
+    assert.equal(database.pageSlotsLent!(), 0, 'the slot lent for it came back');
+    // A failing read gives its slot back.
+    await assert.rejects(database.readPage('select id, id, value from no_such_table', [], spec), /no such table/);
+    assert.equal(database.pageSlotsLent!(), 0);
     await sql`delete from items`.execute(database.db);
   });
 

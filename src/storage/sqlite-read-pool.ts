@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { withRoom, type PageSpec, type RenderedPage } from '../core/shared/page-render.mjs';
+import { withLease, withRoom, type PageSpec, type RenderedBytes, type RenderedPage } from '../core/shared/page-render.mjs';
 
 interface Pending {
   resolve(rows: unknown): void;
@@ -11,14 +11,23 @@ interface Reader {
   worker: Worker;
   /** Queries posted to this reader and not yet answered. */
   pending: Map<number, Pending>;
+  /** The memory this reader writes pages into, lent one slot per page query (see SqliteReadPool). */
+  slab: SharedArrayBuffer;
+  /** Slots of the slab not lent. */
+  free: number[];
 }
 
 interface Answer {
   id: number;
   rows?: unknown[];
-  page?: RenderedPage;
+  page?: RenderedBytes;
   error?: { message: string; code?: string };
 }
+
+/** Bytes of one slot: a page of 100 vulnerabilities at their longest documents fits, with its envelope room. */
+export const pageSlotSize = 256 * 1024;
+/** Slots per reader: pages in flight (read, or being written to a client) before pages fall back to buffers of their own. */
+export const pageSlots = 32;
 
 const workerUrl = new URL('./sqlite-read-worker.mjs', import.meta.url);
 
@@ -32,6 +41,15 @@ const workerUrl = new URL('./sqlite-read-worker.mjs', import.meta.url);
  *
  * A query goes to the reader with the fewest queries in flight. A worker keeps the process
  * alive only while it has work (an idle pool never holds a command's exit).
+ *
+ * Pages come back in lent memory: each reader has a slab (a SharedArrayBuffer of pageSlots slots)
+ * and a page query lends it a free slot, which the reader renders the page into; the main thread
+ * reads it in place and writes the response from it, and the slot is free again once that
+ * response is written or abandoned (page-render.mjs: leases). A new buffer per page instead,
+ * moved from the reader, is memory outside V8's heap that V8 counts against its old-generation
+ * limit until the next mark-compact: at a few thousand pages a second under concurrent load
+ * that started a mark-compact every 100-150 ms, 10-20 % of the main thread. A page too big for a
+ * slot, or read while every slot is lent, still comes in a buffer of its own.
  */
 export class SqliteReadPool {
   private readonly readers: Reader[] = [];
@@ -51,17 +69,51 @@ export class SqliteReadPool {
     return this.post({ sql, parameters, raw }) as Promise<unknown[]>;
   }
 
-  /** A list page of a read-only statement, rendered in the reader (see page-render.mjs); its bytes are moved here, with their room. */
+  /**
+   * A list page of a read-only statement, rendered in the reader (see page-render.mjs): its items
+   * in a slot lent to the reader (given back when the response carrying them is written, see
+   * withLease) or in a buffer moved here; with their room either way.
+   */
   async page(sql: string, parameters: readonly unknown[], spec: PageSpec): Promise<RenderedPage> {
-    const page = (await this.post({ sql, parameters, page: spec })) as RenderedPage & { items: Uint8Array };
-    withRoom(page.items, spec.room ?? 0);
-    return page;
+    const reader = this.pick();
+    const slot = reader?.free.pop();
+    let answer: RenderedBytes;
+    try {
+      answer = (await this.post({ sql, parameters, page: spec, slot }, reader)) as RenderedBytes;
+    } catch (error) {
+      if (slot !== undefined) reader!.free.push(slot);
+      throw error;
+    }
+    const { at, length, items, ...rest } = answer;
+    if (items !== undefined) {
+      if (slot !== undefined) reader!.free.push(slot);
+      return { ...rest, items: withRoom(items, spec.room ?? 0) };
+    }
+    const { free, slab } = reader!;
+    const lent = withRoom(new Uint8Array(slab, at, length), spec.room ?? 0);
+    return { ...rest, items: withLease(lent, () => free.push(slot!)) };
   }
 
-  private post(message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec }): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error('the store is closed'));
+  /** Slots lent to pages whose responses are not written yet (0 when every page went out). */
+  slotsLent(): number {
+    let lent = 0;
+    for (const reader of this.readers) lent += pageSlots - reader.free.length;
+    return lent;
+  }
+
+  /** The reader with the fewest queries in flight, of those the one with the most free slots (undefined once closed). */
+  private pick(): Reader | undefined {
+    if (this.closed) return undefined;
     let reader = this.readers[0]!;
-    for (const candidate of this.readers) if (candidate.pending.size < reader.pending.size) reader = candidate;
+    for (const candidate of this.readers) {
+      const fewer = candidate.pending.size - reader.pending.size;
+      if (fewer < 0 || (fewer === 0 && candidate.free.length > reader.free.length)) reader = candidate;
+    }
+    return reader;
+  }
+
+  private post(message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec; slot?: number | undefined }, reader = this.pick()): Promise<unknown> {
+    if (this.closed || reader === undefined) return Promise.reject(new Error('the store is closed'));
     const id = this.nextId++;
     return new Promise<unknown>((resolve, reject) => {
       if (reader.pending.size === 0) reader.worker.ref();
@@ -84,8 +136,10 @@ export class SqliteReadPool {
   }
 
   private spawn(): Reader {
-    const worker = new Worker(workerUrl, { workerData: { path: this.path, cacheKb: this.cacheKb } });
-    const reader: Reader = { worker, pending: new Map() };
+    // A replaced reader gets a new slab: pages still lent from the old one stay valid until written.
+    const slab = new SharedArrayBuffer(pageSlotSize * pageSlots);
+    const worker = new Worker(workerUrl, { workerData: { path: this.path, cacheKb: this.cacheKb, slab, slotSize: pageSlotSize } });
+    const reader: Reader = { worker, pending: new Map(), slab, free: Array.from({ length: pageSlots }, (_, i) => pageSlots - 1 - i) };
     worker.unref();
     worker.on('message', (answer: Answer) => {
       const waiting = reader.pending.get(answer.id);

@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { renderPageBytes } from '../core/shared/page-render.mjs';
 
-const { path, cacheKb } = workerData;
+const { path, cacheKb, slab, slotSize } = workerData;
 const db = new SQLite(path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma(`cache_size = -${cacheKb}`);
@@ -33,15 +33,18 @@ parentPort.on('message', (message) => {
     parentPort.close();
     return;
   }
-  const { id, sql, parameters, raw, page } = message;
+  const { id, sql, parameters, raw, page, slot } = message;
   try {
     // Each statement runs to completion in its own read transaction: it sees every commit made
     // before the message was posted (the main thread posts only after a write has returned).
-    // A page is rendered here, so the main thread receives its items as UTF-8 bytes in a buffer
-    // of their own, moved (not copied), instead of row objects.
+    // A page is rendered here, so the main thread receives its items as UTF-8 bytes instead of
+    // row objects: written into the slot of the shared slab it lent for this query, or (no slot
+    // free, or too big for one) in a buffer of their own, moved (not copied).
     if (page !== undefined) {
-      const rendered = renderPageBytes(statement(sql, true).all(parameters), page);
-      parentPort.postMessage({ id, page: rendered }, [rendered.items.buffer]);
+      const lent = slot === undefined ? undefined : { buffer: slab, offset: slot * slotSize, size: slotSize };
+      const rendered = renderPageBytes(statement(sql, true).all(parameters), page, lent);
+      if (rendered.items === undefined) parentPort.postMessage({ id, page: rendered });
+      else parentPort.postMessage({ id, page: rendered }, [rendered.items.buffer]);
     } else parentPort.postMessage({ id, rows: statement(sql, raw).all(parameters) });
   } catch (error) {
     parentPort.postMessage({ id, error: { message: String(error?.message ?? error), code: error?.code } });

@@ -1,3 +1,4 @@
+import { isLent, ownedBody } from './page-render.mjs';
 /**
  * A least-recently-used map bounded by total size (bytes of the values, or 1 per entry).
  * Callers put the validity rule in the key (a version, an expiry), so nothing stale is served.
@@ -17,6 +18,11 @@ export class LruCache<V> {
     this.map.delete(key);
     this.map.set(key, entry);
     return entry.value;
+  }
+
+  /** Whether a value of this size can be kept at all. */
+  accepts(size: number): boolean {
+    return size <= this.maxSize;
   }
 
   set(key: string, value: V): void {
@@ -49,4 +55,16 @@ export class LruCache<V> {
   get size(): number {
     return this.map.size;
   }
+}
+
+/**
+ * Keeps a rendered page in the page cache and answers the body to send. A page in lent memory
+ * (page-render.mjs) is copied into the cache, which outlives any response, and the copy is sent;
+ * one the cache cannot keep (the cache is off, or the page too big) is sent from the lent memory.
+ */
+export function cachePage(cache: LruCache<Buffer>, key: string, page: Buffer): Buffer {
+  if (isLent(page) && !cache.accepts(page.length)) return page;
+  const owned = ownedBody(page);
+  cache.set(key, owned);
+  return owned;
 }

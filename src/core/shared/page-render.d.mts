@@ -30,14 +30,40 @@ export interface RenderedPage {
 
 export function renderPage(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage & { items: string };
 
-/** The same page as renderPage, its items as UTF-8 bytes in a buffer of their own (to be moved to another thread). */
+/** A part of a SharedArrayBuffer lent for one page's bytes. */
+export interface PageSlot {
+  buffer: SharedArrayBuffer;
+  offset: number;
+  size: number;
+}
+
+/** A page rendered as bytes: in a buffer of its own (`items`), or, when a slot was lent and the page fits, in the slot at `at` for `length` bytes. */
+export type RenderedBytes = Omit<RenderedPage, 'items'> & ({ items: Uint8Array; at?: undefined; length?: undefined } | { items?: undefined; at: number; length: number });
+
+/** The same page as renderPage, its items as UTF-8 bytes: in the lent slot when it fits, else in a buffer of their own (to be moved to another thread). */
 export function renderPageBytes(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage & { items: Uint8Array };
+export function renderPageBytes(rows: readonly (readonly unknown[])[], spec: PageSpec, slot: PageSlot | undefined): RenderedBytes;
 
 /** Room left around a page rendered as bytes: enough for any list's envelope. */
 export const envelopeRoom: number;
 
-/** Declares that the items' buffer was rendered by renderPageBytes with `room` free bytes around them and moved to this thread: withEnvelope may write there, once. */
+/** Declares that the items were rendered by renderPageBytes with `room` free bytes around them, in memory this thread owns (moved to it, or a slot it lent): withEnvelope may write there, once. */
 export function withRoom(items: Uint8Array, room: number): Uint8Array;
+
+/** Declares `view` to be lent memory that `release` gives back once its response is written. */
+export function withLease<T extends Uint8Array>(view: T, release: () => void): T;
+
+/** Whether `view` is lent memory still to be given back. */
+export function isLent(view: Uint8Array): boolean;
+
+/** The release of a response body in lent memory, taken (once) by whoever writes it out; undefined for a body of its own. */
+export function takeRelease(body: Uint8Array): (() => void) | undefined;
+
+/** A lent body as one holder keeps it: the first claimer keeps the lent bytes, later ones (sharing one build) get a copy. */
+export function claimBody(body: Buffer): Buffer;
+
+/** A body that outlives its response (a cache entry): a copy of lent memory (given back at once), any other body as it is. */
+export function ownedBody(body: Buffer): Buffer;
 
 /** A response body: `before`, the items and `after`, written around the items in their buffer when it has room. */
 export function withEnvelope(before: string, items: string | Uint8Array, after: string): Buffer;

@@ -98,51 +98,148 @@ export function renderPage(rows, spec) {
 }
 
 /**
- * The page's items as UTF-8 bytes in a buffer of their own (a reader thread moves it to the main
- * thread): each piece is encoded straight into the buffer, never joined into one string first.
- * The buffer keeps `spec.room` bytes free before and after the items, where the receiver writes
- * the envelope of the response around them without copying the page (see withEnvelope).
+ * The page's items as UTF-8 bytes (a reader thread hands them to the main thread): each piece is
+ * encoded straight into the bytes, never joined into one string first, with `spec.room` bytes
+ * left free before and after the items, where the receiver writes the envelope of the response
+ * around them without copying the page (see withEnvelope).
+ *
+ * Given a `slot` (a part of a SharedArrayBuffer that the receiver lent for this page, see
+ * sqlite-read-pool.ts) and a page that fits, the bytes are written there and the answer says
+ * where (`at`, `length`): nothing is allocated for the page on either side. Otherwise they go to
+ * a buffer of their own (`items`), to be moved to the receiver.
  */
-export function renderPageBytes(rows, spec) {
+export function renderPageBytes(rows, spec, slot) {
   const { parts, ...page } = pieces(rows, spec);
   const room = spec.room ?? 0;
   let length = 0;
   for (const part of parts) length += Buffer.byteLength(part, 'utf8');
+  if (slot !== undefined && room + length + room <= slot.size) {
+    const bytes = Buffer.from(slot.buffer, slot.offset, room + length + room);
+    let at = room;
+    for (const part of parts) at += bytes.write(part, at, 'utf8');
+    return { at: slot.offset + room, length, ...page };
+  }
   const buffer = Buffer.allocUnsafeSlow(room + length + room);
   let at = room;
   for (const part of parts) at += buffer.write(part, at, 'utf8');
   return { items: new Uint8Array(buffer.buffer, room, length), ...page };
 }
 
-/** Buffers received with free room around their items (see withRoom), and how much. */
+/** Views received with free room around their items (see withRoom), and how much. */
 const rooms = new WeakMap();
 
 /**
- * Declares that the items' buffer is the receiver's own, rendered by renderPageBytes with `room`
- * free bytes before and after them: withEnvelope may write there, once. Only the thread that
- * received such a buffer (moved to it) can say so; any other buffer is never written around.
+ * Declares that the items were rendered by renderPageBytes with `room` free bytes before and
+ * after them, in memory this thread owns (a buffer moved to it, or a slot it lent): withEnvelope
+ * may write there, once. Only the thread that received the bytes can say so; any other view is
+ * never written around. A buffer of its own must be exactly items plus room (so a view of
+ * Node's shared pool never qualifies).
  */
 export function withRoom(items, room) {
-  if (items.byteOffset === room && items.buffer.byteLength === room + items.byteLength + room) rooms.set(items.buffer, room);
+  const start = items.byteOffset - room;
+  const end = items.byteOffset + items.byteLength + room;
+  const exact = start === 0 && end === items.buffer.byteLength;
+  const lent = typeof SharedArrayBuffer !== 'undefined' && items.buffer instanceof SharedArrayBuffer && start >= 0 && end <= items.buffer.byteLength;
+  if (exact || lent) rooms.set(items, room);
   return items;
 }
 
 /**
+ * Bytes in lent memory (a slot of a reader's SharedArrayBuffer) and how that memory goes back:
+ * once, when the response that carries them has been written or abandoned (see takeRelease).
+ * Memory that stays lent until it is written is what spares the main thread a new buffer outside
+ * its heap per page, whose churn kept V8's mark-compactor running under concurrent load.
+ */
+const leases = new WeakMap();
+
+/** Declares `view` to be lent memory that `release` gives back (see leases). */
+export function withLease(view, release) {
+  leases.set(view, { release, claimed: false, taken: false, released: false });
+  return view;
+}
+
+/** Gives the memory behind `view` back now (a copy of it was made, or it will not be sent). */
+function releaseNow(view) {
+  const lease = leases.get(view);
+  if (lease === undefined) return;
+  leases.delete(view);
+  if (!lease.released) {
+    lease.released = true;
+    lease.release();
+  }
+}
+
+/** Whether `view` is lent memory still to be given back. */
+export function isLent(view) {
+  return leases.has(view);
+}
+
+/**
+ * The release of a response body in lent memory, taken by whoever writes it out (once): undefined
+ * for a body of its own. The writer calls it when the response is finished or closed.
+ */
+export function takeRelease(body) {
+  const lease = leases.get(body);
+  if (lease === undefined || lease.taken) return undefined;
+  lease.taken = true;
+  return () => {
+    if (lease.released) return;
+    lease.released = true;
+    lease.release();
+  };
+}
+
+/**
+ * A body in lent memory as one holder may keep it: the first holder to claim it keeps the lent
+ * bytes, every later one (requests that shared one page build) gets a copy of its own. All
+ * holders of one build claim it in the same turn of the event loop, before any response can be
+ * written, so a copy is never made of memory already given back (that would fail loudly here).
+ */
+export function claimBody(body) {
+  const lease = leases.get(body);
+  if (lease === undefined) return body;
+  if (lease.released) throw new Error('a page was given back before every request that shared it took it');
+  if (!lease.claimed) {
+    lease.claimed = true;
+    return body;
+  }
+  return Buffer.from(body);
+}
+
+/** A body that outlives its response (a cache entry): a copy of lent memory, which is given back at once; any other body as it is. */
+export function ownedBody(body) {
+  if (!leases.has(body)) return body;
+  const copy = Buffer.from(body);
+  releaseNow(body);
+  return copy;
+}
+
+/**
  * A response body: `before`, the items and `after` as one buffer. Items declared with room
- * around them (withRoom) get the envelope written into that room: the page is not copied.
+ * around them (withRoom) get the envelope written into that room: the page is not copied, and
+ * lent memory stays lent to the body. Otherwise the parts are copied and lent items given back.
  */
 export function withEnvelope(before, items, after) {
   if (typeof items === 'string') return Buffer.from(before + items + after);
   const head = Buffer.byteLength(before);
   const tail = Buffer.byteLength(after);
-  const room = rooms.get(items.buffer);
-  rooms.delete(items.buffer);
-  if (room === undefined || head > room || tail > room) return Buffer.concat([Buffer.from(before), items, Buffer.from(after)]);
+  const room = rooms.get(items);
+  rooms.delete(items);
+  if (room === undefined || head > room || tail > room) {
+    const body = Buffer.concat([Buffer.from(before), items, Buffer.from(after)]);
+    releaseNow(items);
+    return body;
+  }
   const start = items.byteOffset - head;
   const end = items.byteOffset + items.byteLength + tail;
   const body = Buffer.from(items.buffer, start, end - start);
   body.write(before, 0, 'utf8');
   body.write(after, head + items.byteLength, 'utf8');
+  const lease = leases.get(items);
+  if (lease !== undefined) {
+    leases.delete(items);
+    leases.set(body, lease);
+  }
   return body;
 }
 
@@ -155,7 +252,9 @@ export function joinRuns(runs) {
     if (i > 0) parts.push(comma);
     parts.push(typeof run === 'string' ? Buffer.from(run) : run);
   });
-  return Buffer.concat(parts);
+  const joined = Buffer.concat(parts);
+  for (const run of runs) if (typeof run !== 'string') releaseNow(run);
+  return joined;
 }
 
 const comma = Buffer.from(',');

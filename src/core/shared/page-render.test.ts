@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toWireTime } from './time.ts';
-import { renderPage, renderPageBytes, withEnvelope, withRoom, type PageSpec } from './page-render.mjs';
+import { claimBody, isLent, joinRuns, ownedBody, renderPage, renderPageBytes, takeRelease, withEnvelope, withLease, withRoom, type PageSpec } from './page-render.mjs';
 
 const spec: PageSpec = { keys: 2, head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']], limit: 2 };
 const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
@@ -86,6 +86,78 @@ describe('page rendering (page-render.mjs)', () => {
     const was = neighbour();
     assert.equal(withEnvelope('[', withRoom(pooled, 0), ']').toString(), '[{"a":1}]');
     assert.equal(neighbour(), was);
+  });
+
+  it('renders into a lent slot when the page fits, else into a buffer of its own', () => {
+    const rows = [[at, 1, 1, 1, null, '{"x":"é"}']];
+    const slab = new SharedArrayBuffer(1024);
+    const lentSlot = { buffer: slab, offset: 512, size: 512 };
+    const inSlot = renderPageBytes(rows, { ...spec, room: 64 }, lentSlot);
+    assert.equal(inSlot.items, undefined);
+    assert.equal(inSlot.at, 512 + 64, 'after the room, inside the slot');
+    const view = new Uint8Array(slab, inSlot.at, inSlot.length);
+    assert.equal(Buffer.from(view).toString(), renderPage(rows, spec).items);
+    assert.equal(inSlot.count, 1);
+    const tooBig = renderPageBytes(rows, { ...spec, room: 64 }, { buffer: slab, offset: 0, size: 100 });
+    assert.equal(tooBig.at, undefined);
+    assert.ok(tooBig.items instanceof Uint8Array && !(tooBig.items.buffer instanceof SharedArrayBuffer));
+    assert.equal(Buffer.from(tooBig.items).toString(), renderPage(rows, spec).items);
+    // Room is only declared inside the slab's bounds.
+    assert.equal(withEnvelope('[', withRoom(new Uint8Array(slab, 2, 10), 4), ']').buffer instanceof SharedArrayBuffer, false, 'no room before the view: copied');
+  });
+
+  it('keeps lent memory lent from the page to its body, and gives it back exactly once, when the body is written', () => {
+    const slab = new SharedArrayBuffer(256);
+    const released: string[] = [];
+    const lentPage = (name: string) => withLease(withRoom(new Uint8Array(slab, 32, 8).fill(0x31), 32), () => released.push(name));
+    const items = lentPage('a');
+    const body = withEnvelope('[', items, ']');
+    assert.equal(body.buffer, slab, 'written around in place');
+    assert.equal(body.toString(), '[11111111]');
+    assert.ok(isLent(body) && !isLent(items), 'the lease moved to the body');
+    const release = takeRelease(body)!;
+    assert.equal(takeRelease(body), undefined, 'taken once');
+    release();
+    release();
+    assert.deepEqual(released, ['a']);
+    // Copied (no room for the envelope): given back at once.
+    const tight = lentPage('b');
+    const copied = withEnvelope('x'.repeat(40), tight, ']');
+    assert.notEqual(copied.buffer, slab);
+    assert.deepEqual(released, ['a', 'b']);
+    // Runs joined into one buffer are copies: every lent run goes back; a single run stays lent.
+    const single = lentPage('c');
+    assert.equal(joinRuns([single]), single);
+    assert.ok(isLent(single));
+    const joined = joinRuns([lentPage('d'), 'x', lentPage('e')]);
+    assert.equal(Buffer.from(joined as Uint8Array).toString(), '11111111,x,11111111');
+    assert.deepEqual(released, ['a', 'b', 'd', 'e']);
+  });
+
+  it('shares one lent body between requests by copies for all but the first, and caches a copy', () => {
+    const slab = new SharedArrayBuffer(256);
+    let released = 0;
+    const body = withEnvelope('[', withLease(withRoom(new Uint8Array(slab, 32, 3).fill(0x32), 32), () => released++), ']');
+    const first = claimBody(body);
+    assert.equal(first, body);
+    const second = claimBody(body);
+    assert.notEqual(second.buffer, slab);
+    assert.equal(second.toString(), '[222]');
+    takeRelease(first)!();
+    assert.equal(released, 1);
+    // A cache entry outlives the response: a copy, and the lent memory goes back at once.
+    const again = withEnvelope('[', withLease(withRoom(new Uint8Array(slab, 32, 3).fill(0x33), 32), () => released++), ']');
+    const kept = ownedBody(again);
+    assert.equal(kept.toString(), '[333]');
+    assert.notEqual(kept.buffer, slab);
+    assert.equal(released, 2);
+    assert.equal(ownedBody(kept), kept, 'a body of its own is kept as it is');
+    // Memory already given back is never sent nor copied: that would be another page's bytes.
+    const late = withEnvelope('[', withLease(withRoom(new Uint8Array(slab, 32, 3), 32), () => released++), ']');
+    assert.equal(claimBody(late), late);
+    takeRelease(late)!();
+    assert.equal(released, 3);
+    assert.throws(() => claimBody(late), /given back before every request that shared it took it/);
   });
 
   it('refuses a spec with an unknown kind', () => {

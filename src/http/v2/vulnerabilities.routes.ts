@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { changeMark, listVulnerabilityEvents, parseTagName, requireVulnerability, tagVulnerability, untagVulnerability } from '../../core/vulnerabilities/vulnerability-status.service.ts';
 import type { Mark } from '../../core/vulnerabilities/vulnerability.types.ts';
+import { cachePage } from '../../core/shared/lru-cache.ts';
+import { claimBody } from '../../core/shared/page-render.mjs';
 import { SingleFlight } from '../../core/shared/single-flight.ts';
 import { readJson, readJsonObject } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
@@ -56,11 +58,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
       let json = pageCache.get(key);
       if (json === undefined) {
         const input = parseVulnerabilityQuery(ctx.query);
-        json = await pageBuilds.run(key, async () => {
-          const page = presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version));
-          pageCache.set(key, page);
-          return page;
-        });
+        json = claimBody(await pageBuilds.run(key, async () => cachePage(pageCache, key, presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version)))));
       }
       return { status: 200, json };
     },

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { AppError, appError } from '../../core/errors/app-error.ts';
 import { defaultInventoryPageSize, maxInventoryPageSize, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../../core/shared/inventory-list.ts';
-import { withEnvelope } from '../../core/shared/page-render.mjs';
+import { cachePage } from '../../core/shared/lru-cache.ts';
+import { claimBody, withEnvelope } from '../../core/shared/page-render.mjs';
 import { SingleFlight } from '../../core/shared/single-flight.ts';
 import { parseTimeParameter, toWireTime } from '../../core/shared/time.ts';
 import { queryInteger, queryList, queryValue } from '../request-input.ts';
@@ -166,11 +167,6 @@ export async function cachedV3Page(ctx: Pick<RouteContext, 'deps' | 'team' | 're
   const url = ctx.request.url;
   const rawQuery = url.slice(url.indexOf('?') + 1 || url.length);
   const key = `v3:${scope}:${ctx.team.id}:${version}:${publicBase(ctx)}:${rawQuery}`;
-  let json = ctx.deps.pageCache.get(key);
-  json ??= await pageBuilds.run(key, async () => {
-    const page = await build();
-    ctx.deps.pageCache.set(key, page);
-    return page;
-  });
+  const json = ctx.deps.pageCache.get(key) ?? claimBody(await pageBuilds.run(key, async () => cachePage(ctx.deps.pageCache, key, await build())));
   return { status: 200, json };
 }

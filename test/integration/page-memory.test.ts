@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { finding, scan, scanTarget } from '../support/findings.ts';
+import { createHarness, testStore, type Harness } from '../support/harness.ts';
+
+/**
+ * Pages sent from memory lent by the embedded store's readers (sqlite-read-pool.ts,
+ * page-render.mjs leases), over real connections: with the page cache off every list page is
+ * written from a slot, which goes back to its reader only once the response is written or its
+ * connection is gone. Many distinct pages of two teams at once must each arrive whole and only
+ * with their own team's rows, and no slot may stay lent afterwards.
+ */
+describe('list pages from lent memory, over real connections', () => {
+  let h: Harness;
+  let base: string;
+  const keys: Record<string, string> = {};
+
+  before(async () => {
+    h = await createHarness({ pageCacheMb: 0 });
+    for (const team of ['alpha', 'beta']) {
+      keys[team] = (await h.team(team)).key;
+      const target = await scanTarget(h, team, `${team}.example`);
+      const findings = Array.from({ length: 40 }, (_, i) => finding(`${team}-${i}`, { host: `${team}.example`, title: `${team} finding ${i} ${'é'.repeat(i * 50)}` }));
+      await scan(h, target, findings, { at: new Date(Date.UTC(2026, 9, 1)) });
+    }
+    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  after(async () => h.close());
+
+  const lent = () => h.runtime.database.pageSlotsLent?.() ?? 0;
+
+  async function settled(): Promise<number> {
+    for (let i = 0; i < 100 && lent() > 0; i++) await sleep(10);
+    return lent();
+  }
+
+  it('answers 300 concurrent distinct pages of two teams whole and each with its own rows only, and gives every slot back', async () => {
+    const requests = Array.from({ length: 300 }, (_, i) => {
+      const team = i % 2 === 0 ? 'alpha' : 'beta';
+      const pageSize = 1 + (i % 40);
+      return { team, pageSize };
+    });
+    const answers = await Promise.all(
+      requests.map(async ({ team, pageSize }) => {
+        const res = await fetch(`${base}/rest/v2/vulnerabilities/?pageSize=${pageSize}`, { headers: { 'x-service-key': keys[team]! } });
+        return { team, pageSize, status: res.status, body: await res.text() };
+      }),
+    );
+    for (const { team, pageSize, status, body } of answers) {
+      assert.equal(status, 200, body);
+      const page = JSON.parse(body) as { vulnerabilities: Array<{ title: string }>; total_vulnerabilities: number };
+      assert.equal(page.vulnerabilities.length, pageSize);
+      assert.equal(page.total_vulnerabilities, 40);
+      for (const v of page.vulnerabilities) assert.ok(v.title.startsWith(`${team} finding `), `${team} got ${v.title.slice(0, 20)}`);
+    }
+    assert.equal(await settled(), 0, 'no slot stays lent');
+  });
+
+  it('gives the slot back when the client leaves before its page is written', async () => {
+    for (let i = 0; i < 20; i++) {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      socket.write(`GET /rest/v2/vulnerabilities/?pageSize=${10 + i} HTTP/1.1\r\nHost: x\r\nX-Service-Key: ${keys['alpha']}\r\n\r\n`);
+      if (i % 2 === 0) socket.destroy();
+      else socket.once('data', () => socket.destroy());
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    }
+    assert.equal(await settled(), 0);
+    const res = await fetch(`${base}/rest/v2/vulnerabilities/?pageSize=3`, { headers: { 'x-service-key': keys['beta']! } });
+    assert.equal(((await res.json()) as { vulnerabilities: unknown[] }).vulnerabilities.length, 3);
+  });
+
+  it('lends slots on the embedded store only', () => {
+    assert.equal(h.runtime.database.pageSlotsLent !== undefined, testStore === 'sqlite');
+  });
+});
