@@ -26,6 +26,9 @@ export function probeSize(limit: number): number {
 /** A port filter of at most this many ports that few rows match is read port by port; a longer one along the order. */
 export const maxPortRanges = 64;
 
+/** A port filter of at most this many ports is read port by port at once, whatever else is asked (see pageOf). */
+export const directPortRanges = 4;
+
 /**
  * One page of a v3 inventory list, in (first_seen_at, id) order, rendered by the store: the keys
  * are found through the indexes, joined to their rows' changing fields and documents in the same
@@ -107,7 +110,10 @@ async function pageOf(
 
   const byPort = ports !== undefined && ports.length <= maxPortRanges;
   // With nothing else to check, each port's range holds only matches: read it directly, no probe.
-  if (byPort && state.length === 0) return read(portRanges(from, sql.join([sql`team_id = ${teamId}`, ...range], sql` and `), ports, limit));
+  // With a state condition too, a few ports' ranges are read directly as well: the probe along
+  // the order would only pay off when matches were dense there, and its fallback is these same
+  // ranges (a probe and a count first cost more than the ranges themselves: 0.8 against 0.6 ms).
+  if (byPort && (state.length === 0 || ports.length <= directPortRanges)) return read(portRanges(from, sql.join([sql`team_id = ${teamId}`, ...range, ...state], sql` and `), ports, limit));
   const matches = sql.join(residual, sql` and `);
   const probe = probeSize(limit);
   const columns = sql.raw(ports === undefined ? 'id, first_seen_at, disappeared_at' : 'id, first_seen_at, disappeared_at, port');
