@@ -3,13 +3,14 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { finding, scan, scanTarget } from '../support/findings.ts';
+import { mainSlotsLent } from '../../src/core/shared/page-render.mjs';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 
 /**
- * Pages sent from memory lent by the embedded store's readers (sqlite-read-pool.ts,
- * page-render.mjs leases), over real connections: with the page cache off every list page is
- * written from a slot, which goes back to its reader only once the response is written or its
- * connection is gone. Many distinct pages of two teams at once must each arrive whole and only
+ * Pages sent from lent memory (page-render.mjs leases: the embedded store's readers' slots, or
+ * the main thread's for pages rendered there, as on PostgreSQL), over real connections: with the
+ * page cache off every list page is written from a slot, which goes back only once the response
+ * is written or its connection is gone. Many distinct pages of two teams at once must each arrive whole and only
  * with their own team's rows, and no slot may stay lent afterwards.
  */
 describe('list pages from lent memory, over real connections', () => {
@@ -29,7 +30,7 @@ describe('list pages from lent memory, over real connections', () => {
   });
   after(async () => h.close());
 
-  const lent = () => h.runtime.database.pageSlotsLent?.() ?? 0;
+  const lent = () => (h.runtime.database.pageSlotsLent?.() ?? 0) + mainSlotsLent();
 
   async function settled(): Promise<number> {
     for (let i = 0; i < 100 && lent() > 0; i++) await sleep(10);

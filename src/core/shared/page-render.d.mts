@@ -70,3 +70,6 @@ export function withEnvelope(before: string, items: string | Uint8Array, after: 
 
 /** Runs of comma-joined items (text or UTF-8 bytes) as one run: the run itself when there is one, text when all are text. */
 export function joinRuns(runs: ReadonlyArray<string | Uint8Array>): string | Uint8Array;
+
+/** Slots of the main thread's page memory (bodies of text items) lent to bodies not yet written out. */
+export function mainSlotsLent(): number;

@@ -220,7 +220,7 @@ export function ownedBody(body) {
  * lent memory stays lent to the body. Otherwise the parts are copied and lent items given back.
  */
 export function withEnvelope(before, items, after) {
-  if (typeof items === 'string') return Buffer.from(before + items + after);
+  if (typeof items === 'string') return textBody(before, items, after);
   const head = Buffer.byteLength(before);
   const tail = Buffer.byteLength(after);
   const room = rooms.get(items);
@@ -241,6 +241,43 @@ export function withEnvelope(before, items, after) {
     leases.set(body, lease);
   }
   return body;
+}
+
+/** Bytes of one slot of the main thread's page memory: as the store readers' (sqlite-read-pool.ts). */
+const mainSlotSize = 256 * 1024;
+/** Slots of the main thread's page memory. */
+const mainSlots = 64;
+/** The main thread's page memory (allocated on first use) and its slots not lent. */
+let mainSlab;
+const mainFree = [];
+
+/**
+ * A body of text items (pages rendered on this thread: PostgreSQL's, or read inside a
+ * transaction) written into a slot of this thread's own page memory, lent to the response like a
+ * reader's slot (see leases): as there, a new buffer per page would be memory outside V8's heap
+ * whose churn keeps the mark-compactor running. Too big for a slot, or none free: a buffer of
+ * its own.
+ */
+function textBody(before, items, after) {
+  const most = (before.length + items.length + after.length) * 3;
+  const length = most <= mainSlotSize ? undefined : Buffer.byteLength(before) + Buffer.byteLength(items) + Buffer.byteLength(after);
+  if ((length ?? 0) > mainSlotSize) return Buffer.from(before + items + after);
+  if (mainSlab === undefined) {
+    mainSlab = new ArrayBuffer(mainSlotSize * mainSlots);
+    for (let i = mainSlots - 1; i >= 0; i--) mainFree.push(i);
+  }
+  const slot = mainFree.pop();
+  if (slot === undefined) return Buffer.from(before + items + after);
+  const memory = Buffer.from(mainSlab, slot * mainSlotSize, mainSlotSize);
+  let at = memory.write(before, 0, 'utf8');
+  at += memory.write(items, at, 'utf8');
+  at += memory.write(after, at, 'utf8');
+  return withLease(memory.subarray(0, at), () => mainFree.push(slot));
+}
+
+/** Slots of the main thread's page memory lent to bodies not yet written out. */
+export function mainSlotsLent() {
+  return mainSlab === undefined ? 0 : mainSlots - mainFree.length;
 }
 
 /** Runs of comma-joined items as one run: the run itself when there is one (bytes stay bytes), text when all are text. */

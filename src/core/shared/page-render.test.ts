@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toWireTime } from './time.ts';
-import { claimBody, isLent, joinRuns, ownedBody, renderPage, renderPageBytes, takeRelease, withEnvelope, withLease, withRoom, type PageSpec } from './page-render.mjs';
+import { claimBody, isLent, joinRuns, mainSlotsLent, ownedBody, renderPage, renderPageBytes, takeRelease, withEnvelope, withLease, withRoom, type PageSpec } from './page-render.mjs';
 
 const spec: PageSpec = { keys: 2, head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']], limit: 2 };
 const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
@@ -158,6 +158,27 @@ describe('page rendering (page-render.mjs)', () => {
     takeRelease(late)!();
     assert.equal(released, 3);
     assert.throws(() => claimBody(late), /given back before every request that shared it took it/);
+  });
+
+  it("writes bodies of text items into the main thread's page memory, lent until written; a body too big for a slot in a buffer of its own", () => {
+    const before = mainSlotsLent();
+    const text = renderPage([[at, 1, 1, 1, null, '{"x":"é 𝄞"}']], spec).items;
+    const body = withEnvelope('{"items":[', text, ']}');
+    assert.deepEqual(JSON.parse(body.toString()), { items: [{ id: '1', active: true, disappeared_at: null, x: 'é 𝄞' }] });
+    assert.ok(isLent(body));
+    assert.equal(mainSlotsLent(), before + 1);
+    takeRelease(body)!();
+    assert.equal(mainSlotsLent(), before);
+    // Characters of three bytes near the slot's size: measured exactly, not estimated.
+    const wide = 'é'.repeat(100_000);
+    const near = withEnvelope('"', wide, '"');
+    assert.equal(near.length, 200_002);
+    assert.equal(JSON.parse(near.toString()), wide);
+    takeRelease(near)?.();
+    const big = withEnvelope('"', 'x'.repeat(300_000), '"');
+    assert.ok(!isLent(big));
+    assert.equal(big.length, 300_002);
+    assert.equal(mainSlotsLent(), before);
   });
 
   it('refuses a spec with an unknown kind', () => {
