@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { AssetsTable } from '../src/storage/schema.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { startBareServer } from './support/bare-server.ts';
@@ -9,6 +9,7 @@ import { insertInBatches, seedTeam } from './support/seed.ts';
 import { startPerimeter } from './support/server.ts';
 import { BareSeries, measured } from './support/interleave.ts';
 import { urlCycleScript } from './support/wrk.ts';
+import { benchDatabaseUrl, recreateBenchDatabase } from './support/vulnerability-store.ts';
 
 const assetCount = 100_000;
 const pageSize = 100;
@@ -16,11 +17,17 @@ const pageCount = 100;
 const load = { connections: 50, threads: 2 } as const;
 
 /** Root asset listing (`GET /rest/v2/assets/`) of a team with 100,000 root assets, against a bare Node server. */
-export const benchmark: Benchmark = {
-  name: 'assets-list',
-  description: `GET /rest/v2/assets/?pageSize=${pageSize} over ${pageCount} keyset pages of a team with ${assetCount.toLocaleString('en')} root assets (SQLite), against a bare node:http server answering one page`,
-  run,
-};
+export const benchmark: Benchmark = assetsListBenchmark('sqlite');
+
+/** The same on either store: `assets-list` (the embedded store) and `assets-list-postgres`. */
+export function assetsListBenchmark(store: 'sqlite' | 'postgres'): Benchmark {
+  const name = store === 'sqlite' ? 'assets-list' : 'assets-list-postgres';
+  return {
+    name,
+    description: `GET /rest/v2/assets/?pageSize=${pageSize} over ${pageCount} keyset pages of a team with ${assetCount.toLocaleString('en')} root assets (${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}), against a bare node:http server answering one page`,
+    run: (ctx) => run(ctx, store, name),
+  };
+}
 
 function assetRow(teamId: number, index: number, start: number): Insertable<AssetsTable> {
   const at = start + index * 1000;
@@ -47,14 +54,17 @@ function assetRow(teamId: number, index: number, start: number): Insertable<Asse
 }
 
 /** Seeds the store and returns the v2 key of the team. */
-async function seed(ctx: BenchContext, dataDir: string): Promise<string> {
+async function seed(ctx: BenchContext, dataDir: string, databaseUrl: string | undefined): Promise<string> {
   const startedAt = performance.now();
-  const { runtime, teamId, v2Key } = await seedTeam(dataDir);
+  const { runtime, teamId, v2Key } = await seedTeam(dataDir, 'bench', databaseUrl);
   try {
     const start = Date.now() - assetCount * 1000;
     await insertInBatches(runtime, { count: assetCount, batchSize: 1000, batchesPerTransaction: 10 }, (i) => assetRow(teamId, i, start), (db, rows) =>
       db.insertInto('assets').values(rows).execute(),
     );
+    // What autovacuum would have done in a running deployment by then: statistics (and on
+    // PostgreSQL a visibility map for index-only scans).
+    await sql`${sql.raw(databaseUrl === undefined ? 'analyze' : 'vacuum analyze')}`.execute(runtime.database.db);
   } finally {
     await runtime.close();
   }
@@ -87,12 +97,16 @@ async function collectPages(baseUrl: string, key: string): Promise<Page[]> {
   return pages;
 }
 
-async function run(ctx: BenchContext): Promise<void> {
+async function run(ctx: BenchContext, store: 'sqlite' | 'postgres', name: string): Promise<void> {
   const dataDir = ctx.scope.tempDir('perimeter-bench-assets-');
-  const key = await seed(ctx, dataDir);
-  const cpuProfileDir = process.env['BENCH_CPU_PROF'] === '1' ? join(ctx.outDir, 'profiles', 'assets-list') : undefined;
+  // PostgreSQL: a database of its own beside BENCH_DATABASE_URL's, made afresh for each run.
+  const databaseName = 'perimeter_bench_assets_list';
+  const databaseUrl = benchDatabaseUrl(store, databaseName);
+  if (databaseUrl !== undefined) await recreateBenchDatabase(databaseName);
+  const key = await seed(ctx, dataDir, databaseUrl);
+  const cpuProfileDir = process.env['BENCH_CPU_PROF'] === '1' ? join(ctx.outDir, 'profiles', name) : undefined;
   // API role only, and a resolver on the loopback: nothing here may reach outside the machine.
-  const server = await startPerimeter(ctx.scope, { dataDir, cpuProfileDir, env: { PERIMETER_ROLES: 'api', PERIMETER_DNS_RESOLVERS: '127.0.0.1:1' } });
+  const server = await startPerimeter(ctx.scope, { dataDir, cpuProfileDir, env: { PERIMETER_ROLES: 'api', PERIMETER_DNS_RESOLVERS: '127.0.0.1:1', ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) } });
   ctx.log(`perimeter ready at ${server.url} (pid ${server.pid})`);
 
   const pages = await collectPages(server.url, key);
@@ -114,14 +128,14 @@ async function run(ctx: BenchContext): Promise<void> {
   const baseline = bareSeries.ratio(perimeter);
 
   const ratio = baseline.ratio;
-  printTable(`assets-list: ${pageCount} pages of ${pageSize} from ${assetCount.toLocaleString('en')} root assets, ${first.body.length} B per page, ${ctx.duration}`, [
+  printTable(`${name}: ${pageCount} pages of ${pageSize} from ${assetCount.toLocaleString('en')} root assets, ${first.body.length} B per page, ${ctx.duration}`, [
     { label: 'bare node:http (before)', result: bareBefore },
     { label: 'perimeter', result: perimeter },
     { label: 'bare node:http (after)', result: bareAfter },
   ]);
   console.log(`throughput perimeter/bare: ${ratio.toFixed(3)} (${(ratio * 100).toFixed(1)} %)`);
-  const path = writeResult(ctx.outDir, 'assets-list', {
-    parameters: { assets: assetCount, pageSize, pages: pageCount, pageBytes: first.body.length, ...load, duration: ctx.duration, warmup: ctx.warmup ?? null },
+  const path = writeResult(ctx.outDir, name, {
+    parameters: { store, assets: assetCount, pageSize, pages: pageCount, pageBytes: first.body.length, ...load, duration: ctx.duration, warmup: ctx.warmup ?? null },
     results: { perimeter, bareBefore, bareAfter },
     throughputRatio: ratio,
   });

@@ -9,6 +9,7 @@ import { ensureWrk } from './support/wrk.ts';
  */
 const registry: Record<string, () => Promise<Benchmark>> = {
   'assets-list': async () => (await import('./assets-list.bench.ts')).benchmark,
+  'assets-list-postgres': async () => (await import('./assets-list.bench.ts')).assetsListBenchmark('postgres'),
   'vulnerabilities-sqlite': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('sqlite'),
   'vulnerabilities-postgres': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('postgres'),
   'ips-sqlite': async () => (await import('./ips.bench.ts')).ipsBenchmark('sqlite'),

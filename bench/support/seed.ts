@@ -17,8 +17,8 @@ export interface SeededTeam {
  * enterprise team with an unsigned v2 key through the core services, as `serve` seeds the demo
  * team. Bulk rows are then written through `runtime.database.db`; the caller closes the runtime.
  */
-export async function seedTeam(dataDir: string, teamName = 'bench'): Promise<SeededTeam> {
-  const runtime = await openRuntime({ ...defaultConfig, dataDir, databaseUrl: undefined, logLevel: 'warn' }, { log: pino({ level: 'warn' }) });
+export async function seedTeam(dataDir: string, teamName = 'bench', databaseUrl?: string): Promise<SeededTeam> {
+  const runtime = await openRuntime({ ...defaultConfig, dataDir, databaseUrl, logLevel: 'warn' }, { log: pino({ level: 'warn' }) });
   try {
     const team = await createTeam(runtime.store, teamName, 'enterprise');
     const { key } = await createApiKey(runtime.store, runtime.box, { teamName, kind: 'v2', signing: false, permissions: [] });
