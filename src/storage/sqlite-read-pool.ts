@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { withLease, withRoom, type PageSpec, type RenderedBytes, type RenderedPage } from '../core/shared/page-render.mjs';
+import { PageSlab, pageSlotSize, withRoom, type PageSpec, type RenderedBytes, type RenderedPage } from '../core/shared/page-render.mjs';
 
 interface Pending {
   resolve(rows: unknown): void;
@@ -12,9 +12,7 @@ interface Reader {
   /** Queries posted to this reader and not yet answered. */
   pending: Map<number, Pending>;
   /** The memory this reader writes pages into, lent one slot per page query (see SqliteReadPool). */
-  slab: SharedArrayBuffer;
-  /** Slots of the slab not lent. */
-  free: number[];
+  slab: PageSlab<SharedArrayBuffer>;
 }
 
 interface Answer {
@@ -24,8 +22,6 @@ interface Answer {
   error?: { message: string; code?: string };
 }
 
-/** Bytes of one slot: a page of 100 vulnerabilities at their longest documents fits, with its envelope room. */
-export const pageSlotSize = 256 * 1024;
 /** Slots per reader: pages in flight (read, or being written to a client) before pages fall back to buffers of their own. */
 export const pageSlots = 32;
 
@@ -76,28 +72,30 @@ export class SqliteReadPool {
    */
   async page(sql: string, parameters: readonly unknown[], spec: PageSpec): Promise<RenderedPage> {
     const reader = this.pick();
-    const slot = reader?.free.pop();
+    const slab = reader?.slab;
+    const slot = slab?.lend();
+    const giveBack = () => {
+      if (slot !== undefined) slab!.giveBack(slot);
+    };
     let answer: RenderedBytes;
     try {
       answer = (await this.post({ sql, parameters, page: spec, slot }, reader)) as RenderedBytes;
     } catch (error) {
-      if (slot !== undefined) reader!.free.push(slot);
+      giveBack();
       throw error;
     }
     const { at, length, items, ...rest } = answer;
     if (items !== undefined) {
-      if (slot !== undefined) reader!.free.push(slot);
+      giveBack();
       return { ...rest, items: withRoom(items, spec.room ?? 0) };
     }
-    const { free, slab } = reader!;
-    const lent = withRoom(new Uint8Array(slab, at, length), spec.room ?? 0);
-    return { ...rest, items: withLease(lent, () => free.push(slot!)) };
+    return { ...rest, items: slab!.lease(withRoom(new Uint8Array(slab!.buffer, at, length), spec.room ?? 0), slot!) };
   }
 
   /** Slots lent to pages whose responses are not written yet (0 when every page went out). */
   slotsLent(): number {
     let lent = 0;
-    for (const reader of this.readers) lent += pageSlots - reader.free.length;
+    for (const reader of this.readers) lent += reader.slab.lent;
     return lent;
   }
 
@@ -107,7 +105,7 @@ export class SqliteReadPool {
     let reader = this.readers[0]!;
     for (const candidate of this.readers) {
       const fewer = candidate.pending.size - reader.pending.size;
-      if (fewer < 0 || (fewer === 0 && candidate.free.length > reader.free.length)) reader = candidate;
+      if (fewer < 0 || (fewer === 0 && candidate.slab.lent < reader.slab.lent)) reader = candidate;
     }
     return reader;
   }
@@ -137,9 +135,9 @@ export class SqliteReadPool {
 
   private spawn(): Reader {
     // A replaced reader gets a new slab: pages still lent from the old one stay valid until written.
-    const slab = new SharedArrayBuffer(pageSlotSize * pageSlots);
-    const worker = new Worker(workerUrl, { workerData: { path: this.path, cacheKb: this.cacheKb, slab, slotSize: pageSlotSize } });
-    const reader: Reader = { worker, pending: new Map(), slab, free: Array.from({ length: pageSlots }, (_, i) => pageSlots - 1 - i) };
+    const slab = new PageSlab(new SharedArrayBuffer(pageSlotSize * pageSlots));
+    const worker = new Worker(workerUrl, { workerData: { path: this.path, cacheKb: this.cacheKb, slab: slab.buffer, slotSize: pageSlotSize } });
+    const reader: Reader = { worker, pending: new Map(), slab };
     worker.unref();
     worker.on('message', (answer: Answer) => {
       const waiting = reader.pending.get(answer.id);

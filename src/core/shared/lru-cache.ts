@@ -1,4 +1,3 @@
-import { isLent, ownedBody } from './page-render.mjs';
 /**
  * A least-recently-used map bounded by total size (bytes of the values, or 1 per entry).
  * Callers put the validity rule in the key (a version, an expiry), so nothing stale is served.
@@ -57,14 +56,3 @@ export class LruCache<V> {
   }
 }
 
-/**
- * Keeps a rendered page in the page cache and answers the body to send. A page in lent memory
- * (page-render.mjs) is copied into the cache, which outlives any response, and the copy is sent;
- * one the cache cannot keep (the cache is off, or the page too big) is sent from the lent memory.
- */
-export function cachePage(cache: LruCache<Buffer>, key: string, page: Buffer): Buffer {
-  if (isLent(page) && !cache.accepts(page.length)) return page;
-  const owned = ownedBody(page);
-  cache.set(key, owned);
-  return owned;
-}

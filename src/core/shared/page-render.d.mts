@@ -73,3 +73,26 @@ export function joinRuns(runs: ReadonlyArray<string | Uint8Array>): string | Uin
 
 /** Slots of the main thread's page memory (bodies of text items) lent to bodies not yet written out. */
 export function mainSlotsLent(): number;
+
+/** Bytes of one slot of page memory. */
+export const pageSlotSize: number;
+
+/** Page memory cut into slots of pageSlotSize, each lent to one page at a time. */
+export class PageSlab<B extends ArrayBufferLike = ArrayBufferLike> {
+  constructor(buffer: B);
+  readonly buffer: B;
+  readonly slots: number;
+  /** A free slot's number, or undefined when every slot is lent. */
+  lend(): number | undefined;
+  /** A slot free again (its page was copied, failed or written out). */
+  giveBack(slot: number): void;
+  /** Where a slot starts in the buffer. */
+  offset(slot: number): number;
+  /** `view` (in `slot`) as lent memory, whose release gives the slot back. */
+  lease<T extends Uint8Array>(view: T, slot: number): T;
+  /** Slots lent now. */
+  readonly lent: number;
+}
+
+/** Keeps a rendered page in the page cache and answers the body to send: a copy when the page is in lent memory and the cache keeps it. */
+export function cachePage(cache: { accepts(size: number): boolean; set(key: string, value: Buffer): void }, key: string, page: Buffer): Buffer;

@@ -139,7 +139,7 @@ export function withRoom(items, room) {
   const start = items.byteOffset - room;
   const end = items.byteOffset + items.byteLength + room;
   const exact = start === 0 && end === items.buffer.byteLength;
-  const lent = typeof SharedArrayBuffer !== 'undefined' && items.buffer instanceof SharedArrayBuffer && start >= 0 && end <= items.buffer.byteLength;
+  const lent = items.buffer instanceof SharedArrayBuffer && start >= 0 && end <= items.buffer.byteLength;
   if (exact || lent) rooms.set(items, room);
   return items;
 }
@@ -158,15 +158,19 @@ export function withLease(view, release) {
   return view;
 }
 
+/** Gives a lease's memory back, once. */
+function giveBack(lease) {
+  if (lease.released) return;
+  lease.released = true;
+  lease.release();
+}
+
 /** Gives the memory behind `view` back now (a copy of it was made, or it will not be sent). */
 function releaseNow(view) {
   const lease = leases.get(view);
   if (lease === undefined) return;
   leases.delete(view);
-  if (!lease.released) {
-    lease.released = true;
-    lease.release();
-  }
+  giveBack(lease);
 }
 
 /** Whether `view` is lent memory still to be given back. */
@@ -182,11 +186,7 @@ export function takeRelease(body) {
   const lease = leases.get(body);
   if (lease === undefined || lease.taken) return undefined;
   lease.taken = true;
-  return () => {
-    if (lease.released) return;
-    lease.released = true;
-    lease.release();
-  };
+  return () => giveBack(lease);
 }
 
 /**
@@ -212,6 +212,19 @@ export function ownedBody(body) {
   const copy = Buffer.from(body);
   releaseNow(body);
   return copy;
+}
+
+/**
+ * Keeps a rendered page in the page cache (anything with `accepts(size)` and `set(key, value)`)
+ * and answers the body to send. A page in lent memory is copied into the cache, which outlives
+ * any response, and the copy is sent; one the cache cannot keep (the cache is off, or the page
+ * too big) is sent from the lent memory.
+ */
+export function cachePage(cache, key, page) {
+  if (isLent(page) && !cache.accepts(page.length)) return page;
+  const owned = ownedBody(page);
+  cache.set(key, owned);
+  return owned;
 }
 
 /**
@@ -243,13 +256,49 @@ export function withEnvelope(before, items, after) {
   return body;
 }
 
-/** Bytes of one slot of the main thread's page memory: as the store readers' (sqlite-read-pool.ts). */
-const mainSlotSize = 256 * 1024;
-/** Slots of the main thread's page memory. */
-const mainSlots = 64;
-/** The main thread's page memory (allocated on first use) and its slots not lent. */
+/** Bytes of one slot of page memory: a page of 100 vulnerabilities at their longest documents fits, with its envelope room. */
+export const pageSlotSize = 256 * 1024;
+
+/**
+ * Page memory: a buffer (a SharedArrayBuffer for a store reader, see sqlite-read-pool.ts; an
+ * ArrayBuffer for this thread's own pages) cut into slots of pageSlotSize, each lent to one page
+ * at a time and given back through its lease.
+ */
+export class PageSlab {
+  constructor(buffer) {
+    this.buffer = buffer;
+    this.slots = Math.floor(buffer.byteLength / pageSlotSize);
+    this.free = Array.from({ length: this.slots }, (_, i) => this.slots - 1 - i);
+  }
+
+  /** A free slot's number, or undefined when every slot is lent. */
+  lend() {
+    return this.free.pop();
+  }
+
+  /** A slot free again (its page was copied, failed or written out). */
+  giveBack(slot) {
+    this.free.push(slot);
+  }
+
+  /** Where a slot starts in the buffer. */
+  offset(slot) {
+    return slot * pageSlotSize;
+  }
+
+  /** `view` (in `slot`) as lent memory, whose release gives the slot back. */
+  lease(view, slot) {
+    return withLease(view, () => this.giveBack(slot));
+  }
+
+  /** Slots lent now. */
+  get lent() {
+    return this.slots - this.free.length;
+  }
+}
+
+/** The main thread's page memory, 64 slots, allocated on first use. */
 let mainSlab;
-const mainFree = [];
 
 /**
  * A body of text items (pages rendered on this thread: PostgreSQL's, or read inside a
@@ -260,24 +309,21 @@ const mainFree = [];
  */
 function textBody(before, items, after) {
   const most = (before.length + items.length + after.length) * 3;
-  const length = most <= mainSlotSize ? undefined : Buffer.byteLength(before) + Buffer.byteLength(items) + Buffer.byteLength(after);
-  if ((length ?? 0) > mainSlotSize) return Buffer.from(before + items + after);
-  if (mainSlab === undefined) {
-    mainSlab = new ArrayBuffer(mainSlotSize * mainSlots);
-    for (let i = mainSlots - 1; i >= 0; i--) mainFree.push(i);
-  }
-  const slot = mainFree.pop();
+  const length = most <= pageSlotSize ? undefined : Buffer.byteLength(before) + Buffer.byteLength(items) + Buffer.byteLength(after);
+  if ((length ?? 0) > pageSlotSize) return Buffer.from(before + items + after);
+  mainSlab ??= new PageSlab(new ArrayBuffer(pageSlotSize * 64));
+  const slot = mainSlab.lend();
   if (slot === undefined) return Buffer.from(before + items + after);
-  const memory = Buffer.from(mainSlab, slot * mainSlotSize, mainSlotSize);
+  const memory = Buffer.from(mainSlab.buffer, mainSlab.offset(slot), pageSlotSize);
   let at = memory.write(before, 0, 'utf8');
   at += memory.write(items, at, 'utf8');
   at += memory.write(after, at, 'utf8');
-  return withLease(memory.subarray(0, at), () => mainFree.push(slot));
+  return mainSlab.lease(memory.subarray(0, at), slot);
 }
 
 /** Slots of the main thread's page memory lent to bodies not yet written out. */
 export function mainSlotsLent() {
-  return mainSlab === undefined ? 0 : mainSlots - mainFree.length;
+  return mainSlab?.lent ?? 0;
 }
 
 /** Runs of comma-joined items as one run: the run itself when there is one (bytes stay bytes), text when all are text. */

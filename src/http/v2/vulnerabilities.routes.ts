@@ -1,9 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { changeMark, listVulnerabilityEvents, parseTagName, requireVulnerability, tagVulnerability, untagVulnerability } from '../../core/vulnerabilities/vulnerability-status.service.ts';
 import type { Mark } from '../../core/vulnerabilities/vulnerability.types.ts';
-import { cachePage } from '../../core/shared/lru-cache.ts';
-import { claimBody } from '../../core/shared/page-render.mjs';
-import { SingleFlight } from '../../core/shared/single-flight.ts';
+import { cachedPage } from '../cached-page.ts';
 import { readJson, readJsonObject } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { EmptyObject } from './schemas.ts';
@@ -12,9 +10,6 @@ import { presentEvents, presentVulnerability, presentVulnerabilityPage } from '.
 import { Vulnerability, VulnerabilityListQuery, VulnerabilityPage } from './vulnerability.schemas.ts';
 
 const UuidParam = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
-
-/** Concurrent requests for one uncached page build it once. */
-const pageBuilds = new SingleFlight<Buffer>();
 
 const markOperations: Array<{ path: string; mark: Mark; isSet: boolean; summary: string }> = [
   { path: 'setacceptedriskstatus', mark: 'accepted_risk', isSet: true, summary: 'Set accepted risk' },
@@ -55,11 +50,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
       // before at this data version, so it is sent as cached UTF-8 bytes without parsing again.
       const rawQuery = ctx.request.url.slice(ctx.request.url.indexOf('?') + 1 || ctx.request.url.length);
       const key = `${ctx.team.id}:${version}:${rawQuery}`;
-      let json = pageCache.get(key);
-      if (json === undefined) {
-        const input = parseVulnerabilityQuery(ctx.query);
-        json = claimBody(await pageBuilds.run(key, async () => cachePage(pageCache, key, presentVulnerabilityPage(await vulnerabilities.list(ctx.team, input, version)))));
-      }
+      const json = await cachedPage(pageCache, key, async () => presentVulnerabilityPage(await vulnerabilities.list(ctx.team, parseVulnerabilityQuery(ctx.query), version)));
       return { status: 200, json };
     },
   }),

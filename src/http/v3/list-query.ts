@@ -2,10 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { AppError, appError } from '../../core/errors/app-error.ts';
 import { defaultInventoryPageSize, maxInventoryPageSize, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../../core/shared/inventory-list.ts';
-import { cachePage } from '../../core/shared/lru-cache.ts';
-import { claimBody, withEnvelope } from '../../core/shared/page-render.mjs';
-import { SingleFlight } from '../../core/shared/single-flight.ts';
+import { withEnvelope } from '../../core/shared/page-render.mjs';
 import { parseTimeParameter, toWireTime } from '../../core/shared/time.ts';
+import { cachedPage } from '../cached-page.ts';
 import { queryInteger, queryList, queryValue } from '../request-input.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
 import { publicBase } from '../v2/legacy-route-support.ts';
@@ -154,9 +153,6 @@ function decodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, c
   return { firstSeenAt: position[0] as number, id: position[1] as number };
 }
 
-/** Concurrent requests for one uncached page build it once. */
-const pageBuilds = new SingleFlight<Buffer>();
-
 /**
  * Answers a list page from the page cache when the same team asked the same query (with the
  * same base for `next`) at the same data version, else builds, serialises and caches it. The
@@ -167,6 +163,5 @@ export async function cachedV3Page(ctx: Pick<RouteContext, 'deps' | 'team' | 're
   const url = ctx.request.url;
   const rawQuery = url.slice(url.indexOf('?') + 1 || url.length);
   const key = `v3:${scope}:${ctx.team.id}:${version}:${publicBase(ctx)}:${rawQuery}`;
-  const json = ctx.deps.pageCache.get(key) ?? claimBody(await pageBuilds.run(key, async () => cachePage(ctx.deps.pageCache, key, await build())));
-  return { status: 200, json };
+  return { status: 200, json: await cachedPage(ctx.deps.pageCache, key, build) };
 }
