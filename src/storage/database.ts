@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from './kysely.ts';
 import { CoalescedRead } from './coalesced-read.ts';
-import { renderPage, type PageSpec, type RenderedPage } from '../core/shared/page-render.mjs';
+import { renderPage, renderPageLent, type PageSpec, type RenderedPage } from '../core/shared/page-render.mjs';
 import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
+import { namingPool, queryNamed, StatementNames } from './pg-named-statements.ts';
 import type { Schema } from './schema.ts';
 
 /** Which SQL dialect a database speaks; only storage/ branches on it. */
@@ -45,6 +46,11 @@ export interface Database {
   prepare?: (sql: string) => SQLite.Statement;
   /** Slots of the readers' page memory lent to pages not yet written out (embedded store; see sqlite-read-pool.ts). */
   pageSlotsLent?: () => number;
+  /**
+   * The schema is final for this process (migrations ran): PostgreSQL may keep the plans of
+   * repeated reads from now on (pg-named-statements.ts).
+   */
+  settle?: () => void;
   /** Human description for logs, never containing a password. */
   description: string;
   close(): Promise<void>;
@@ -197,7 +203,8 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     types,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const names = new StatementNames();
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: namingPool(pool, names) }) });
   await sql`select 1`.execute(db);
   const versions = new CoalescedRead(async (key) => {
     const [list, teamId] = key.split(':') as [VersionedData, string];
@@ -212,7 +219,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     // A named statement, parsed once per connection; concurrent requests share reads that
     // started after they arrived (CoalescedRead), so a burst costs two round trips, not fifty.
     readVersion: (list, teamId) => versions.get(`${list}:${teamId}`),
-    readPage: async (text, values, spec) => renderPage((await pool.query({ text, values: [...values], rowMode: 'array' })).rows as unknown[][], spec),
+    // Rendered into this thread's page memory, lent to the response (page-render.mjs).
+    readPage: async (text, values, spec) => renderPageLent((await queryNamed(pool, names, text, [...values], 'array')).rows as unknown[][], spec),
+    settle: () => names.settle(),
     description: `postgres ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` schema ${schema}` : ''}`,
     close: () => db.destroy(),
   };

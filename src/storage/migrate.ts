@@ -77,15 +77,21 @@ async function appliedMigrations(database: Database): Promise<Set<string> | unde
  * that has exactly the known migrations is left alone without starting the migrator, whose
  * table checks read the catalogue of every schema: that costs time on each command's start, and
  * on PostgreSQL it can fail while another process creates tables in some schema (a starting
- * pg-boss, another test's store).
+ * pg-boss, another test's store). Afterwards the schema is final for this process
+ * (Database.settle).
  */
 export async function migrateToLatest(database: Database): Promise<string[]> {
   const applied = await appliedMigrations(database);
   const known = Object.keys(migrations);
-  if (applied !== undefined && applied.size === known.length && known.every((name) => applied.has(name))) return [];
+  if (applied !== undefined && applied.size === known.length && known.every((name) => applied.has(name))) {
+    database.settle?.();
+    return [];
+  }
   const migrator = migratorOf(database);
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+  // The schema is final for this process: repeated reads may keep their plans.
+  database.settle?.();
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

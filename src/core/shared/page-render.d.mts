@@ -30,6 +30,9 @@ export interface RenderedPage {
 
 export function renderPage(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage & { items: string };
 
+/** renderPage for rows read on this thread, its items as bytes in a lent slot of this thread's page memory (room around them for the envelope); text when every slot is lent. */
+export function renderPageLent(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage;
+
 /** A part of a SharedArrayBuffer lent for one page's bytes. */
 export interface PageSlot {
   buffer: SharedArrayBuffer;

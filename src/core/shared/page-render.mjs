@@ -297,8 +297,39 @@ export class PageSlab {
   }
 }
 
-/** The main thread's page memory, 64 slots, allocated on first use. */
+/** The main thread's page memory, 64 slots, allocated on first use (shared memory, like a reader's, so withRoom knows it). */
 let mainSlab;
+
+function mainPageMemory() {
+  mainSlab ??= new PageSlab(new SharedArrayBuffer(pageSlotSize * 64));
+  return mainSlab;
+}
+
+/**
+ * renderPage for rows read on this thread (PostgreSQL's), its items written as bytes straight
+ * into a slot of this thread's page memory with room for the envelope, and lent to the response
+ * like a reader's slot: no joined string, no second copy into the body. A page too big for a
+ * slot gets a buffer of its own; with every slot lent, the page is text (see textBody).
+ */
+export function renderPageLent(rows, spec) {
+  const slab = mainPageMemory();
+  const slot = slab.lend();
+  if (slot === undefined) return renderPage(rows, spec);
+  let page;
+  try {
+    page = renderPageBytes(rows, spec, { buffer: slab.buffer, offset: slab.offset(slot), size: pageSlotSize });
+  } catch (error) {
+    slab.giveBack(slot);
+    throw error;
+  }
+  const room = spec.room ?? 0;
+  const { at, length, items, ...rest } = page;
+  if (items !== undefined) {
+    slab.giveBack(slot);
+    return { ...rest, items: withRoom(items, room) };
+  }
+  return { ...rest, items: slab.lease(withRoom(new Uint8Array(slab.buffer, at, length), room), slot) };
+}
 
 /**
  * A body of text items (pages rendered on this thread: PostgreSQL's, or read inside a
@@ -311,14 +342,14 @@ function textBody(before, items, after) {
   const most = (before.length + items.length + after.length) * 3;
   const length = most <= pageSlotSize ? undefined : Buffer.byteLength(before) + Buffer.byteLength(items) + Buffer.byteLength(after);
   if ((length ?? 0) > pageSlotSize) return Buffer.from(before + items + after);
-  mainSlab ??= new PageSlab(new ArrayBuffer(pageSlotSize * 64));
-  const slot = mainSlab.lend();
+  const slab = mainPageMemory();
+  const slot = slab.lend();
   if (slot === undefined) return Buffer.from(before + items + after);
-  const memory = Buffer.from(mainSlab.buffer, mainSlab.offset(slot), pageSlotSize);
+  const memory = Buffer.from(slab.buffer, slab.offset(slot), pageSlotSize);
   let at = memory.write(before, 0, 'utf8');
   at += memory.write(items, at, 'utf8');
   at += memory.write(after, at, 'utf8');
-  return mainSlab.lease(memory.subarray(0, at), slot);
+  return slab.lease(memory.subarray(0, at), slot);
 }
 
 /** Slots of the main thread's page memory lent to bodies not yet written out. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toWireTime } from './time.ts';
-import { claimBody, isLent, joinRuns, mainSlotsLent, ownedBody, renderPage, renderPageBytes, takeRelease, withEnvelope, withLease, withRoom, type PageSpec } from './page-render.mjs';
+import { claimBody, isLent, joinRuns, mainSlotsLent, ownedBody, renderPage, renderPageBytes, renderPageLent, takeRelease, withEnvelope, withLease, withRoom, type PageSpec } from './page-render.mjs';
 
 const spec: PageSpec = { keys: 2, head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']], limit: 2 };
 const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
@@ -178,6 +178,41 @@ describe('page rendering (page-render.mjs)', () => {
     const big = withEnvelope('"', 'x'.repeat(300_000), '"');
     assert.ok(!isLent(big));
     assert.equal(big.length, 300_002);
+    assert.equal(mainSlotsLent(), before);
+  });
+
+  it("renders rows read on this thread into a lent slot of its page memory, the same JSON as renderPage; too big for a slot, or no slot free, without one", () => {
+    const before = mainSlotsLent();
+    const rows = [
+      [at, 7, 7, 1, null, '{"name":"a \\"quoted\\" one","x":"é 𝄞"}'],
+      [at + 1, 9, 9, 0, at, '{"name":"b"}'],
+      [at + 2, 11, 11, 1, null, '{"name":"c"}'],
+    ];
+    const roomy = { ...spec, room: 64 };
+    const page = renderPageLent(rows, roomy);
+    assert.ok(page.items instanceof Uint8Array && isLent(page.items));
+    assert.equal(mainSlotsLent(), before + 1);
+    assert.equal(Buffer.from(page.items).toString(), renderPage(rows, spec).items);
+    assert.deepEqual([page.count, page.last, page.next], [3, [at + 1, 9], [at + 1, 9]]);
+    // The envelope goes into the room around the items: no copy, and the lease moves to the body.
+    const body = withEnvelope('{"items":[', page.items, ']}');
+    assert.equal(body.buffer, (page.items as Uint8Array).buffer);
+    assert.equal(JSON.parse(body.toString()).items.length, 2);
+    takeRelease(body)!();
+    assert.equal(mainSlotsLent(), before);
+
+    const huge = renderPageLent([[at, 1, 1, 1, null, `{"x":"${'y'.repeat(300_000)}"}`]], { ...roomy, limit: 1 });
+    assert.ok(huge.items instanceof Uint8Array && !isLent(huge.items), 'too big: a buffer of its own');
+    assert.equal(mainSlotsLent(), before, 'its slot went back at once');
+    const hugeBody = withEnvelope('[', huge.items, ']');
+    assert.equal(hugeBody.buffer, (huge.items as Uint8Array).buffer, 'and still written around without a copy');
+    assert.equal(JSON.parse(hugeBody.toString())[0].x.length, 300_000);
+
+    const held = Array.from({ length: 64 - before }, () => renderPageLent(rows, roomy));
+    assert.equal(mainSlotsLent(), 64);
+    const text = renderPageLent(rows, roomy);
+    assert.equal(typeof text.items, 'string', 'every slot lent: text');
+    for (const h of held) takeRelease(withEnvelope('[', h.items, ']'))!();
     assert.equal(mainSlotsLent(), before);
   });
 

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from '../../src/storage/kysely.ts';
+import { migrateToLatest } from '../../src/storage/migrate.ts';
+import type { Database } from '../../src/storage/database.ts';
+import { openTestDatabase, testSchemaName, testStore } from '../support/harness.ts';
+
+/**
+ * PostgreSQL runs repeated plain reads as named statements once the schema is settled
+ * (pg-named-statements.ts), on a real server: the statement is prepared on the connection, and a
+ * statement whose result type changes under it (a newer process's migration) is answered anyway.
+ */
+describe('named statements on PostgreSQL', { skip: testStore !== 'postgres' ? 'PostgreSQL only' : false }, () => {
+  let database: Database;
+  let dataDir: string;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'perimeter-named-'));
+    database = await openTestDatabase(dataDir, testSchemaName('named'));
+    await migrateToLatest(database);
+    await sql`create table named_probe (id integer primary key, label text not null)`.execute(database.db);
+    await sql`insert into named_probe values (1, 'one'), (2, 'two')`.execute(database.db);
+  });
+  after(async () => {
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const probe = (db: Database['db']) => db.selectFrom('named_probe' as never).select(['id', 'label'] as never).where('id' as never, '>', 0 as never).orderBy('id' as never).execute();
+
+  it('prepares a read seen twice on the connection and answers from it', async () => {
+    await database.db.connection().execute(async (db) => {
+      for (let i = 0; i < 3; i++) assert.deepEqual(await probe(db), [{ id: 1, label: 'one' }, { id: 2, label: 'two' }]);
+      const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements where name like 'perimeter_q_%'`.execute(db);
+      assert.ok(
+        prepared.rows.some((r) => r.statement.includes('named_probe')),
+        `the probe is prepared: ${JSON.stringify(prepared.rows.map((r) => r.name))}`,
+      );
+    });
+  });
+
+  it('answers a prepared read whose result type changed under it, and runs it unnamed from then on', async () => {
+    await database.db.connection().execute(async (db) => {
+      for (let i = 0; i < 3; i++) await probe(db);
+      await sql`alter table named_probe alter column label type varchar(20)`.execute(db);
+      await sql`update named_probe set label = 'uno' where id = 1`.execute(db);
+      // PostgreSQL refuses the prepared statement ("cached plan must not change result type").
+      assert.deepEqual(await probe(db), [{ id: 1, label: 'uno' }, { id: 2, label: 'two' }]);
+      assert.deepEqual(await probe(db), [{ id: 1, label: 'uno' }, { id: 2, label: 'two' }]);
+    });
+  });
+});
+
