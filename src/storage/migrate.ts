@@ -15,6 +15,7 @@ import * as m011 from './migrations/011-vulnerability-counts.ts';
 import * as m012 from './migrations/012-surface-runs.ts';
 import * as m013 from './migrations/013-port-technology-inventory.ts';
 import * as m014 from './migrations/014-inventory-documents.ts';
+import * as m015 from './migrations/015-document-compression.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: Record<string, MigrationModule> = {
   '012-surface-runs': m012,
   '013-port-technology-inventory': m013,
   '014-inventory-documents': m014,
+  '015-document-compression': m015,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

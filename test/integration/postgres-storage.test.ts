@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from '../../src/storage/kysely.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import type { Database } from '../../src/storage/database.ts';
-import { openTestDatabase, testSchemaName, testStore } from '../support/harness.ts';
+import { finding, scan, scanTarget } from '../support/findings.ts';
+import { createHarness, openTestDatabase, testSchemaName, testStore } from '../support/harness.ts';
 
 /**
  * PostgreSQL runs repeated plain reads as named statements once the schema is settled
@@ -54,3 +55,24 @@ describe('named statements on PostgreSQL', { skip: testStore !== 'postgres' ? 'P
   });
 });
 
+/** Migration 015: the vulnerabilities' documents are lz4-compressed where the server has lz4. */
+describe('document compression on PostgreSQL', { skip: testStore !== 'postgres' ? 'PostgreSQL only' : false }, () => {
+  it('stores a long list document lz4-compressed, and lists it whole', async () => {
+    const h = await createHarness();
+    try {
+      const { key } = await h.team('alpha');
+      const target = await scanTarget(h, 'alpha', 'alpha.example');
+      const title = `Long one: ${'a long title, '.repeat(400)}`;
+      await scan(h, target, [finding('long', { host: 'alpha.example', title })], { at: new Date(Date.UTC(2026, 9, 1)) });
+      const supported = await sql<{ ok: boolean }>`select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'`.execute(h.runtime.database.db);
+      const stored = await sql<{ method: string | null; length: number }>`select pg_column_compression(document) as method, length(document) as length from vulnerabilities`.execute(h.runtime.database.db);
+      assert.equal(stored.rows.length, 1);
+      assert.ok(stored.rows[0]!.length > 4000, `a document long enough to be compressed (${stored.rows[0]!.length} characters)`);
+      assert.equal(stored.rows[0]!.method, supported.rows[0]?.ok === true ? 'lz4' : 'pglz');
+      const listed = (await h.send('GET', '/rest/v2/vulnerabilities/', { key })).json();
+      assert.equal(listed.vulnerabilities[0].title, title);
+    } finally {
+      await h.close();
+    }
+  });
+});
