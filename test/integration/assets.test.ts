@@ -49,6 +49,14 @@ describe('v2 assets', () => {
       assert.deepEqual(again.assets, page1.assets);
     });
 
+    it('writes each listed asset as compact JSON with the fields in wire order, on either store', async () => {
+      const res = await h.send('GET', '/rest/v2/assets/?pageSize=3', { key: otherKey });
+      const body = res.json();
+      assert.equal(res.body, JSON.stringify(body), 'no whitespace anywhere in the page');
+      assert.deepEqual(Object.keys(body.assets[0]), ['token', 'name', 'status', 'added_by', 'monitored', 'created', 'updated', 'discovered', 'last_seen']);
+      assert.deepEqual([typeof body.assets[0].monitored, Array.isArray(body.assets[0].added_by)], ['boolean', true]);
+    });
+
     it('an empty marker starts from the beginning', async () => {
       const res = await h.send('GET', '/rest/v2/assets/?marker=&pageSize=1', { key: otherKey });
       assert.equal(res.json().assets[0].name, 'page0.example');
