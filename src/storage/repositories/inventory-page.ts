@@ -137,9 +137,10 @@ async function pageOf(
 /**
  * The keys of a page read through the port index: one range per port, each already in list
  * order and cut at the page size (both dialects merge them without a sort of their own), then
- * the first `limit` of their union.
+ * the first `limit` of their union. Columns are named, never `*`: PostgreSQL keeps the plans of
+ * named reads only (pg-named-statements.ts).
  */
 function portRanges(from: RawBuilder<unknown>, conditions: RawBuilder<unknown>, ports: number[], limit: number): RawBuilder<unknown> {
-  const perPort = ports.map((p, i) => sql`select * from (select id, first_seen_at from ${from} where ${conditions} and port = ${sql.lit(p)} order by first_seen_at, id limit ${limit}) ${sql.raw(`r${i}`)}`);
+  const perPort = ports.map((p, i) => sql`select id, first_seen_at from (select id, first_seen_at from ${from} where ${conditions} and port = ${sql.lit(p)} order by first_seen_at, id limit ${limit}) ${sql.raw(`r${i}`)}`);
   return sql`select id, first_seen_at from (${sql.join(perPort, sql` union all `)}) u order by first_seen_at, id limit ${limit}`;
 }
