@@ -8,6 +8,18 @@ import type { Database, Dialect } from '../database.ts';
 import type { AssetsTable, Schema } from '../schema.ts';
 import { readRenderedPage } from './rendered-page.ts';
 
+/**
+ * Every column of an asset row, by name: `select *` is never kept as a prepared statement on
+ * PostgreSQL (pg-named-statements.ts), and these lookups run on most requests.
+ */
+const assetColumns = [
+  'id', 'team_id', 'token', 'uuid', 'name', 'kind', 'port', 'is_root', 'root_id', 'status', 'added_by',
+  'monitored', 'settings', 'created', 'updated', 'discovered', 'last_seen', 'verified_at', 'checked_at',
+] as const satisfies ReadonlyArray<keyof AssetsTable>;
+// A column added to AssetsTable must be added above (this fails to compile otherwise).
+const everyColumn: Exclude<keyof AssetsTable, (typeof assetColumns)[number]> extends never ? true : never = true;
+void everyColumn;
+
 const summaryColumns = ['id', 'team_id', 'token', 'name', 'kind', 'status', 'added_by', 'monitored', 'created', 'updated', 'discovered', 'last_seen'] as const;
 
 function toAsset(row: Selectable<AssetsTable>): Asset {
@@ -124,7 +136,7 @@ export class KyselyAssetRepository implements AssetRepository {
   }
 
   async listFullPage(query: AssetPageQuery): Promise<Asset[]> {
-    const rows = await this.pageQuery(query).selectAll().execute();
+    const rows = await this.pageQuery(query).select(assetColumns).execute();
     return rows.map(toAsset);
   }
 
@@ -134,17 +146,17 @@ export class KyselyAssetRepository implements AssetRepository {
   }
 
   async findByToken(teamId: number, token: string): Promise<Asset | undefined> {
-    const row = await this.db.selectFrom('assets').selectAll().where('team_id', '=', teamId).where('token', '=', token).executeTakeFirst();
+    const row = await this.db.selectFrom('assets').select(assetColumns).where('team_id', '=', teamId).where('token', '=', token).executeTakeFirst();
     return row && toAsset(row);
   }
 
   async findById(teamId: number, id: number): Promise<Asset | undefined> {
-    const row = await this.db.selectFrom('assets').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('assets').select(assetColumns).where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
     return row && toAsset(row);
   }
 
   async findByName(teamId: number, name: string): Promise<Asset | undefined> {
-    const row = await this.db.selectFrom('assets').selectAll().where('team_id', '=', teamId).where('name', '=', name).executeTakeFirst();
+    const row = await this.db.selectFrom('assets').select(assetColumns).where('team_id', '=', teamId).where('name', '=', name).executeTakeFirst();
     return row && toAsset(row);
   }
 
@@ -152,7 +164,7 @@ export class KyselyAssetRepository implements AssetRepository {
     if (names.length === 0) return [];
     const rows = await this.db
       .selectFrom('assets')
-      .selectAll()
+      .select(assetColumns)
       .where('team_id', '=', teamId)
       .where('is_root', '=', 1)
       .where('name', 'in', names)
@@ -161,7 +173,7 @@ export class KyselyAssetRepository implements AssetRepository {
   }
 
   async findAllByName(name: string): Promise<Asset[]> {
-    const rows = await this.db.selectFrom('assets').selectAll().where('name', '=', name).orderBy('id').execute();
+    const rows = await this.db.selectFrom('assets').select(assetColumns).where('name', '=', name).orderBy('id').execute();
     return rows.map(toAsset);
   }
 
