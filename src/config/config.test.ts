@@ -35,3 +35,13 @@ describe('configuration: the SSRF canary', () => {
     assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '0.0.0.0:8099' }).join(), /PERIMETER_SCAN_CANARY_URL is required/);
   });
 });
+
+describe('configuration: the PostgreSQL pool', () => {
+  it('leaves the size to the store by default, and takes 1–500 connections', () => {
+    assert.equal(loadConfig({ env: {} }).storePoolSize, undefined);
+    assert.equal(loadConfig({ env: { PERIMETER_STORE_POOL_SIZE: '12' } }).storePoolSize, 12);
+    assert.equal(loadConfig({ env: {}, flags: { 'store-pool-size': '6' } }).storePoolSize, 6);
+    assert.match(problemsOf({ PERIMETER_STORE_POOL_SIZE: '0' }).join(), /PERIMETER_STORE_POOL_SIZE/);
+    assert.match(problemsOf({ PERIMETER_STORE_POOL_SIZE: 'many' }).join(), /PERIMETER_STORE_POOL_SIZE/);
+  });
+});

@@ -34,6 +34,8 @@ export interface Config {
   storeCacheMb: number;
   /** Reader threads of the embedded store (0: every query on the event loop); undefined: one per core, 2 to 4. */
   storeReaders: number | undefined;
+  /** Connections of each process to PostgreSQL; undefined: two per core, at least 4. */
+  storePoolSize: number | undefined;
   /** Scans one worker process runs at once. */
   scanConcurrency: number;
   /** Scans of one team running at once, over all workers. */
@@ -165,6 +167,7 @@ const fields: Record<keyof Config, FieldSpec> = {
   pageCacheMb: { env: 'PERIMETER_PAGE_CACHE_MB', flag: 'page-cache-mb', parse: integer(0, 65_536) },
   storeCacheMb: { env: 'PERIMETER_STORE_CACHE_MB', flag: 'store-cache-mb', parse: integer(1, 65_536) },
   storeReaders: { env: 'PERIMETER_STORE_READERS', flag: 'store-readers', parse: integer(0, 16) },
+  storePoolSize: { env: 'PERIMETER_STORE_POOL_SIZE', flag: 'store-pool-size', parse: integer(1, 500) },
   scanConcurrency: { env: 'PERIMETER_SCAN_CONCURRENCY', flag: 'scan-concurrency', parse: integer(1, 64) },
   scanTeamConcurrency: { env: 'PERIMETER_SCAN_TEAM_CONCURRENCY', flag: 'scan-team-concurrency', parse: integer(1, 1000) },
   scanMaxPages: { env: 'PERIMETER_SCAN_MAX_PAGES', flag: 'scan-max-pages', parse: integer(1, 1_000_000) },
@@ -206,6 +209,7 @@ export const defaultConfig: Config = {
   pageCacheMb: 64,
   storeCacheMb: 32,
   storeReaders: undefined,
+  storePoolSize: undefined,
   scanConcurrency: 2,
   scanTeamConcurrency: 2,
   scanMaxPages: 2000,
