@@ -16,6 +16,7 @@ import * as m012 from './migrations/012-surface-runs.ts';
 import * as m013 from './migrations/013-port-technology-inventory.ts';
 import * as m014 from './migrations/014-inventory-documents.ts';
 import * as m015 from './migrations/015-document-compression.ts';
+import * as m016 from './migrations/016-gone-order-indexes.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -38,6 +39,7 @@ const migrations: Record<string, MigrationModule> = {
   '013-port-technology-inventory': m013,
   '014-inventory-documents': m014,
   '015-document-compression': m015,
+  '016-gone-order-indexes': m016,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -39,7 +39,8 @@ export const directPortRanges = 4;
  * position and the first_seen bounds one index range. A port list of at most maxPortRanges ports
  * and nothing else is read through the port index at once (one list-ordered range per port,
  * merged). Other conditions (disappeared bounds, gone or not, port with them) are checked along
- * the order range, inside the index, for at most probeSize rows; when those hold too few matches
+ * the order range, inside the index, for at most probeSize rows (a disappearance condition along
+ * the order of the gone rows only, which have an index of their own); when those hold too few matches
  * (a condition few rows meet, or matches far ahead), the keys are read another way, so no page
  * walks a long stretch of non-matching rows: a short port list through the port ranges; else a
  * disappeared condition through the disappeared index, sorted. Only "not gone" with nothing else
@@ -117,10 +118,13 @@ async function pageOf(
   const matches = sql.join(residual, sql` and `);
   const probe = probeSize(limit);
   const columns = sql.raw(ports === undefined ? 'id, first_seen_at, disappeared_at' : 'id, first_seen_at, disappeared_at, port');
-  const ahead = sql`select ${columns} from ${from} where ${inOrder} order by first_seen_at, id limit ${probe}`;
+  // Only gone rows can match a disappearance condition: the probe walks the list order of those
+  // alone (the gone-order index, migration 016), not of every row.
+  const probed = gone.length > 0 ? sql`${inOrder} and disappeared_at is not null` : inOrder;
+  const ahead = sql`select ${columns} from ${from} where ${probed} order by first_seen_at, id limit ${probe}`;
   const found = await read(sql`select id, first_seen_at from (${ahead}) p where ${matches} order by first_seen_at, id limit ${limit}`);
   if (found.count === limit) return found;
-  const scanned = await sql<{ n: number }>`select count(*) as n from (select 1 as one from ${from} where ${inOrder} order by first_seen_at, id limit ${probe}) c`.execute(db);
+  const scanned = await sql<{ n: number }>`select count(*) as n from (select 1 as one from ${from} where ${probed} order by first_seen_at, id limit ${probe}) c`.execute(db);
   if (Number(scanned.rows[0]?.n ?? 0) < probe) return found;
 
   if (byPort) return read(portRanges(from, sql.join([sql`team_id = ${teamId}`, ...range, ...state], sql` and `), ports, limit));
