@@ -69,7 +69,20 @@ export async function inventoryPage(
         order by k.first_seen_at, k.id`.compile(db),
       spec,
     );
-  const page = await pageOf(db, table, query, limit, read, rowFilter);
+  // A page that is one range of the order index reads its rows along that range at once: no
+  // keys first and then each row by primary key (one index descent per row saved).
+  const readRange = async (conditions: RawBuilder<unknown>) =>
+    readRenderedPage(
+      db,
+      readPage,
+      sql`select r.first_seen_at as k_first_seen_at, r.id as k_id, ${changing}, r.document as document
+        from ${sql.table(table)} r
+        where ${conditions}
+        order by r.first_seen_at, r.id
+        limit ${limit}`.compile(db),
+      spec,
+    );
+  const page = await pageOf(db, table, query, limit, read, rowFilter, readRange);
   const next = page.next === undefined ? undefined : { firstSeenAt: Number(page.next[0]), id: Number(page.next[1]) };
   return { items: page.items, next };
 }
@@ -82,6 +95,7 @@ async function pageOf(
   limit: number,
   read: (keys: RawBuilder<unknown>) => Promise<RenderedPage>,
   rowFilter: InventoryRowFilter,
+  readRange: (conditions: RawBuilder<unknown>) => Promise<RenderedPage>,
 ): Promise<RenderedPage> {
   const { teamId, after } = query;
   const bounds = storeBounds(query.filter);
@@ -107,7 +121,7 @@ async function pageOf(
   const ports = rowFilter.ports === undefined || rowFilter.ports.length === 0 ? undefined : [...new Set(rowFilter.ports)].sort((a, b) => a - b);
   // Validated integers, written as literals: a long list binds no parameters.
   if (ports !== undefined) residual.push(sql`port in (${sql.join(ports.map((p) => sql.lit(p)))})`);
-  if (residual.length === 0) return read(sql`select id, first_seen_at from ${from} where ${inOrder} order by first_seen_at, id limit ${limit}`);
+  if (residual.length === 0) return readRange(inOrder);
 
   const byPort = ports !== undefined && ports.length <= maxPortRanges;
   // With nothing else to check, each port's range holds only matches: read it directly, no probe.
