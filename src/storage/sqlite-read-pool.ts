@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { PageSlab, pageSlotSize, withRoom, type PageSpec, type RenderedBytes, type RenderedPage } from '../core/shared/page-render.mjs';
+import { PageSlab, pageSlotSize, type PageSpec, type RenderedBytes, type RenderedPage } from '../core/shared/page-render.mjs';
 
 interface Pending {
   resolve(rows: unknown): void;
@@ -72,24 +72,16 @@ export class SqliteReadPool {
    */
   async page(sql: string, parameters: readonly unknown[], spec: PageSpec): Promise<RenderedPage> {
     const reader = this.pick();
-    const slab = reader?.slab;
-    const slot = slab?.lend();
-    const giveBack = () => {
-      if (slot !== undefined) slab!.giveBack(slot);
-    };
+    if (reader === undefined) throw new Error('the store is closed');
+    const slot = reader.slab.lend();
     let answer: RenderedBytes;
     try {
       answer = (await this.post({ sql, parameters, page: spec, slot }, reader)) as RenderedBytes;
     } catch (error) {
-      giveBack();
+      if (slot !== undefined) reader.slab.giveBack(slot);
       throw error;
     }
-    const { at, length, items, ...rest } = answer;
-    if (items !== undefined) {
-      giveBack();
-      return { ...rest, items: withRoom(items, spec.room ?? 0) };
-    }
-    return { ...rest, items: slab!.lease(withRoom(new Uint8Array(slab!.buffer, at, length), spec.room ?? 0), slot!) };
+    return reader.slab.received(slot, answer, spec.room ?? 0);
   }
 
   /** Slots lent to pages whose responses are not written yet (0 when every page went out). */

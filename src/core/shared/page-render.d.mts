@@ -93,6 +93,8 @@ export class PageSlab<B extends ArrayBufferLike = ArrayBufferLike> {
   offset(slot: number): number;
   /** `view` (in `slot`) as lent memory, whose release gives the slot back. */
   lease<T extends Uint8Array>(view: T, slot: number): T;
+  /** A page rendered as bytes for `slot` (undefined: none lent) with its items' room declared: leased in the slot, or in their own buffer with the slot given back. */
+  received(slot: number | undefined, page: RenderedBytes, room: number): RenderedPage;
   /** Slots lent now. */
   readonly lent: number;
 }

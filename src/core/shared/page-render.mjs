@@ -291,6 +291,20 @@ export class PageSlab {
     return withLease(view, () => this.giveBack(slot));
   }
 
+  /**
+   * A page rendered as bytes (renderPageBytes' answer) for `slot` (undefined: none was lent), as
+   * a page whose items have their room declared: in the slot, leased; in a buffer of their own,
+   * with the slot given back at once.
+   */
+  received(slot, page, room) {
+    const { at, length, items, ...rest } = page;
+    if (items !== undefined) {
+      if (slot !== undefined) this.giveBack(slot);
+      return { ...rest, items: withRoom(items, room) };
+    }
+    return { ...rest, items: this.lease(withRoom(new Uint8Array(this.buffer, at, length), room), slot) };
+  }
+
   /** Slots lent now. */
   get lent() {
     return this.slots - this.free.length;
@@ -322,13 +336,7 @@ export function renderPageLent(rows, spec) {
     slab.giveBack(slot);
     throw error;
   }
-  const room = spec.room ?? 0;
-  const { at, length, items, ...rest } = page;
-  if (items !== undefined) {
-    slab.giveBack(slot);
-    return { ...rest, items: withRoom(items, room) };
-  }
-  return { ...rest, items: slab.lease(withRoom(new Uint8Array(slab.buffer, at, length), room), slot) };
+  return slab.received(slot, page, spec.room ?? 0);
 }
 
 /**

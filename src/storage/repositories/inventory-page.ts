@@ -59,29 +59,20 @@ export async function inventoryPage(
   const { columns, head } = inventoryHeads[table];
   const spec = { keys: 2, head, limit: query.limit, room: envelopeRoom };
   const changing = sql.raw(columns.map((c) => `r.${c} as h_${c}`).join(', '));
-  const read = async (keys: RawBuilder<unknown>) =>
+  // Every page query selects the spec's layout: the keys, the changing fields, the document.
+  const render = (from: RawBuilder<unknown>, key: 'k' | 'r', rest: RawBuilder<unknown>) =>
     readRenderedPage(
       db,
       readPage,
-      sql`select k.first_seen_at as k_first_seen_at, k.id as k_id, ${changing}, r.document as document
-        from (${keys}) k join ${sql.table(table)} r on r.id = k.id
-        where r.team_id = ${teamId}
-        order by k.first_seen_at, k.id`.compile(db),
+      sql`select ${sql.ref(`${key}.first_seen_at`)} as k_first_seen_at, ${sql.ref(`${key}.id`)} as k_id, ${changing}, r.document as document from ${from} ${rest}`.compile(db),
       spec,
     );
+  const read = (keys: RawBuilder<unknown>) =>
+    render(sql`(${keys}) k join ${sql.table(table)} r on r.id = k.id`, 'k', sql`where r.team_id = ${teamId} order by k.first_seen_at, k.id`);
   // A page that is one range of the order index reads its rows along that range at once: no
   // keys first and then each row by primary key (one index descent per row saved).
-  const readRange = async (conditions: RawBuilder<unknown>) =>
-    readRenderedPage(
-      db,
-      readPage,
-      sql`select r.first_seen_at as k_first_seen_at, r.id as k_id, ${changing}, r.document as document
-        from ${sql.table(table)} r
-        where ${conditions}
-        order by r.first_seen_at, r.id
-        limit ${limit}`.compile(db),
-      spec,
-    );
+  const readRange = (conditions: RawBuilder<unknown>) =>
+    render(sql`${sql.table(table)} r`, 'r', sql`where ${conditions} order by r.first_seen_at, r.id limit ${limit}`);
   const page = await pageOf(db, table, query, limit, read, rowFilter, readRange);
   const next = page.next === undefined ? undefined : { firstSeenAt: Number(page.next[0]), id: Number(page.next[1]) };
   return { items: page.items, next };
