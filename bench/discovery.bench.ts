@@ -6,6 +6,7 @@ import { shippedWordList } from '../src/engine/discovery/candidate-names.ts';
 import { discoverSurface, type DiscoveryReport } from '../src/engine/discovery/surface-discovery.ts';
 import { createBulkResolver, type BulkResolver, type LookupResult } from '../src/engine/dns/bulk-resolver.ts';
 import { createDnsResolver } from '../src/engine/dns/resolver.ts';
+import { udpBatch } from '../src/engine/dns/udp-batch.ts';
 import { EgressGuard } from '../src/engine/net/egress-guard.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { canUsePort53, findProgram, printRows, startAuthoritative, writeDnsResult } from './dns-support.ts';
@@ -98,8 +99,8 @@ interface OursResult {
   cpuMicrosPerName: number;
 }
 
-async function runOurs(address: string, known: string[], window: number, names?: string[]): Promise<OursResult> {
-  const base = createBulkResolver({ servers: [address], concurrency: window * 2, timeoutMs: 1000, retries: 2, isRecursionDesired: false });
+async function runOurs(address: string, known: string[], window: number, names?: string[], udpSockets: 'batch' | 'dgram' = 'batch'): Promise<OursResult> {
+  const base = createBulkResolver({ servers: [address], concurrency: window * 2, timeoutMs: 1000, retries: 2, isRecursionDesired: false, udpSockets });
   const bulk = names === undefined ? base : recording(base, names);
   const memory = sampleMemory();
   const cpu = process.cpuUsage();
@@ -252,6 +253,8 @@ async function run(ctx: BenchContext): Promise<void> {
   const zonePath = join(dir, 'zone');
   const { known, wordHits } = writeZone(zonePath, words);
   const server = await startAuthoritative(ctx.scope, origin, readFileSync(zonePath, 'latin1'), 53);
+  const sockets = udpBatch();
+  ctx.log(sockets.binding === undefined ? `the batch UDP sockets are not in use (${sockets.reason}): "ours" runs on dgram sockets too` : 'ours: the native batch UDP sockets (sendmmsg/recvmmsg)');
   ctx.log(`${server.kind} serves ${origin}: ${zoneNames.toLocaleString('en')} names (${wordHits.toLocaleString('en')} of them words of the list); ${known.length.toLocaleString('en')} known names, ${words.length.toLocaleString('en')} words`);
 
   // An unmeasured run records the candidate list (every name the engine resolved) and warms the JIT.
@@ -262,6 +265,7 @@ async function run(ctx: BenchContext): Promise<void> {
   if (first.report.live < expectedLive - 1) throw new Error(`only ${first.report.live} live names of ${expectedLive}`);
 
   const ours: OursResult[] = [];
+  const oursDgram: OursResult[] = [];
   const adns: AdnsResult[] = [];
   const bare: Array<Awaited<ReturnType<typeof runBare>>> = [];
   const load: Array<{ round: number; window: number; loadAverage: number }> = [];
@@ -278,12 +282,15 @@ async function run(ctx: BenchContext): Promise<void> {
         const runAdnsNow = async () => void adns.push(await runAdnshost(adnshost, candidates, window));
         for (const step of round % 2 === 1 ? [runOursNow, runAdnsNow] : [runAdnsNow, runOursNow]) await step();
         bare.push(await runBare(server.address, candidates, window));
+        oursDgram.push(await runOurs(server.address, known, window, undefined, 'dgram'));
         const o = ours[ours.length - 1] as OursResult;
+        const d = oursDgram[oursDgram.length - 1] as OursResult;
         const a = adns[adns.length - 1] as AdnsResult;
         const b = bare[bare.length - 1] as Awaited<ReturnType<typeof runBare>>;
         ctx.log(
           `round ${round}, window ${window} (load average ${loadAverage.toFixed(2)}): ours ${((o.report.stats.candidates / o.report.stats.durationMs) * 1000).toFixed(0)} names/s (${cpu(o.cpuMicrosPerName)}), ` +
-            `adnshost ${a.namesPerSecond.toFixed(0)} names/s (${cpu(a.cpuMicrosPerName)}), bare bulk resolver ${b.namesPerSecond.toFixed(0)} names/s (${cpu(b.cpuMicrosPerName)})`,
+            `adnshost ${a.namesPerSecond.toFixed(0)} names/s (${cpu(a.cpuMicrosPerName)}), bare bulk resolver ${b.namesPerSecond.toFixed(0)} names/s (${cpu(b.cpuMicrosPerName)}), ` +
+            `ours on dgram sockets ${((d.report.stats.candidates / d.report.stats.durationMs) * 1000).toFixed(0)} names/s (${cpu(d.cpuMicrosPerName)})`,
         );
       }
     }
@@ -293,6 +300,8 @@ async function run(ctx: BenchContext): Promise<void> {
   const bestOurs = ours.reduce((a, b) => (b.report.stats.durationMs < a.report.stats.durationMs ? b : a));
   const bestAdns = adns.reduce((a, b) => (b.ms < a.ms ? b : a));
   const bestBare = bare.reduce((a, b) => (b.ms < a.ms ? b : a));
+  const bestDgram = oursDgram.reduce((a, b) => (b.report.stats.durationMs < a.report.stats.durationMs ? b : a));
+  const dgramRate = (bestDgram.report.stats.candidates / bestDgram.report.stats.durationMs) * 1000;
   const oursRate = (bestOurs.report.stats.candidates / bestOurs.report.stats.durationMs) * 1000;
   const s = bestOurs.report.stats;
   printRows(
@@ -301,6 +310,7 @@ async function run(ctx: BenchContext): Promise<void> {
     [
       ['adnshost, one process, stdin', bestAdns.namesPerSecond.toFixed(0), bestAdns.ms.toFixed(0), '1.00', `best of ${adns.length}: window ${bestAdns.window} names; ${(candidates.length * 2).toLocaleString('en')} queries (A and AAAA for every name); ${cpu(bestAdns.cpuMicrosPerName)}; rmem_default ${restore === undefined ? 'unchanged (not writable)' : `${receiveBuffer >> 20} MiB as ours`}; ${JSON.stringify(bestAdns.statuses)}`],
       ['perimeter discovery (whole run)', oursRate.toFixed(0), s.durationMs.toFixed(0), (oursRate / bestAdns.namesPerSecond).toFixed(2), `best of ${ours.length}: window ${bestOurs.window} names; ${bestOurs.report.live} live; brute force ${s.bruteForceCandidates}, permutations ${s.permutationCandidates}${s.isPermutationCapped ? ' (capped)' : ''}; ${s.queries} queries (AAAA only when A was not NXDOMAIN), ${s.retries} retries, ${s.timeouts} timeouts; resolving ${s.resolveMs.toFixed(0)} ms; CPU ${bestOurs.cpuMicrosPerName.toFixed(1)} µs/name`],
+      ['discovery on dgram sockets (reference)', dgramRate.toFixed(0), bestDgram.report.stats.durationMs.toFixed(0), (dgramRate / bestAdns.namesPerSecond).toFixed(2), `best of ${oursDgram.length}: window ${bestDgram.window} names; the same run with Node's dgram sockets (a datagram per call) instead of the batch sockets; CPU ${bestDgram.cpuMicrosPerName.toFixed(1)} µs/name`],
       ['bulk resolver alone (reference)', bestBare.namesPerSecond.toFixed(0), bestBare.ms.toFixed(0), (bestBare.namesPerSecond / bestAdns.namesPerSecond).toFixed(2), `best of ${bare.length}: window ${bestBare.window} names; resolveAll A+AAAA over the candidate list, answers dropped; CPU ${bestBare.cpuMicrosPerName.toFixed(1)} µs/name`],
     ],
   );
@@ -314,6 +324,8 @@ async function run(ctx: BenchContext): Promise<void> {
     loadAverage: load,
     adnshost: adns,
     bareBulkResolver: bare,
+    udpSockets: udpBatch().reason,
+    oursOnDgram: oursDgram.map((o) => ({ window: o.window, cpuMicrosPerName: o.cpuMicrosPerName, namesPerSecond: (o.report.stats.candidates / o.report.stats.durationMs) * 1000 })),
     ours: ours.map((o) => ({ window: o.window, ...o.report.stats, live: o.report.live, cpuMicrosPerName: o.cpuMicrosPerName, namesPerSecond: (o.report.stats.candidates / o.report.stats.durationMs) * 1000, memory: memorySummary(o.memory) })),
   });
   ctx.log(`results in ${path}`);

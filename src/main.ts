@@ -1,12 +1,11 @@
 import { isHelpRequest, parseArgs, UsageError } from './cli/args.ts';
-import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { ConfigError, configFlagNames, loadConfig, type Config } from './config/config.ts';
 import { createTeam, OperatorError } from './core/teams/team.service.ts';
 import type { Runtime } from './runtime.ts';
 
 // Each command imports what it needs when it runs (`import()` below): the HTTP app, the jobs
 // and the scan engine cost seconds to load under tsx, and an admin command needs none of them.
 
-const configFlags = ['config', 'port', 'host', 'data-dir', 'database-url', 'database-schema', 'secret-key', 'dns-resolvers', 'egress-allow', 'public-url', 'roles', 'log-level', 'verify-timeout-ms', 'page-cache-mb', 'store-cache-mb', 'scan-concurrency', 'scan-team-concurrency', 'scan-max-pages', 'scan-max-depth', 'scan-max-duration-ms', 'scan-request-timeout-ms', 'scan-canary-listen', 'scan-canary-url', 'endpoint-validation-timeout-ms', 'scheduler-interval-ms', 'monitoring-interval-ms', 'monitoring-concurrency'];
 
 const usage = `usage: perimeter <command>
   serve [--roles api,worker,scheduler] [--port N] [--data-dir DIR] [--database-url URL] …
@@ -15,7 +14,7 @@ const usage = `usage: perimeter <command>
 
 function configFrom(argv: string[]): Config {
   const args = parseArgs(argv, { switches: ['json', 'v3', 'signing'], repeatable: ['permission'] });
-  const flags = Object.fromEntries(Object.entries(args.flags).filter(([k]) => configFlags.includes(k)));
+  const flags = Object.fromEntries(Object.entries(args.flags).filter(([k]) => configFlagNames.includes(k)));
   return loadConfig({ flags });
 }
 

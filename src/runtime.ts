@@ -10,6 +10,7 @@ import { TechnologyInventoryService } from './core/surface/technology-inventory.
 import { createExposureEngines } from './engine/exposure.ts';
 import { OfflineIpEnricher } from './engine/ip-data/ip-enricher.ts';
 import { createBulkResolver } from './engine/dns/bulk-resolver.ts';
+import { udpBatch } from './engine/dns/udp-batch.ts';
 import { createNameResolver } from './engine/name-resolver.ts';
 import { createZoneEngine } from './engine/zone-engine.ts';
 import type { ZoneEngine } from './core/zones/zone-engine.ts';
@@ -55,8 +56,10 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
   const core = await openCoreRuntime(config, options);
   const { log, database, store, box, guard, resolver } = core;
   const markers = new MarkerCodec(box);
-  // Zone lookup jobs resolve in bulk over their own UDP sockets (opened on first use).
-  const bulk = createBulkResolver({ servers: config.dnsResolvers });
+  // Zone lookup jobs and discovery resolve in bulk over their own UDP sockets (opened on first use).
+  const bulk = createBulkResolver({ servers: config.dnsResolvers, udpSockets: config.dnsUdpSockets });
+  const sockets = udpBatch();
+  if (config.dnsUdpSockets === 'batch' && sockets.binding === undefined) log.warn({ reason: sockets.reason }, 'dns: batch UDP sockets unavailable, bulk lookups use dgram sockets');
   const jobs = await createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
   const scanEngine = createHttpScanEngine({ guard, resolver, canary: { listen: config.scanCanaryListen, url: config.scanCanaryUrl } });
   const ipInventory = new IpInventoryService(store, new OfflineIpEnricher());

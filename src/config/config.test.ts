@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, configFlagNames, defaultConfig, loadConfig } from './config.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -43,5 +43,22 @@ describe('configuration: the PostgreSQL pool', () => {
     assert.equal(loadConfig({ env: {}, flags: { 'store-pool-size': '6' } }).storePoolSize, 6);
     assert.match(problemsOf({ PERIMETER_STORE_POOL_SIZE: '0' }).join(), /PERIMETER_STORE_POOL_SIZE/);
     assert.match(problemsOf({ PERIMETER_STORE_POOL_SIZE: 'many' }).join(), /PERIMETER_STORE_POOL_SIZE/);
+  });
+});
+
+describe('configuration: the bulk resolver sockets', () => {
+  it('uses the batch sockets by default, takes dgram, refuses anything else', () => {
+    assert.equal(loadConfig({ env: {} }).dnsUdpSockets, 'batch');
+    assert.equal(loadConfig({ env: { PERIMETER_DNS_UDP_SOCKETS: 'dgram' } }).dnsUdpSockets, 'dgram');
+    assert.equal(loadConfig({ env: {}, flags: { 'dns-udp-sockets': 'dgram' } }).dnsUdpSockets, 'dgram');
+    assert.match(problemsOf({ PERIMETER_DNS_UDP_SOCKETS: 'fast' }).join(), /PERIMETER_DNS_UDP_SOCKETS must be batch or dgram/);
+  });
+});
+
+describe('configuration: command-line flags', () => {
+  it('lists a flag for every setting, so the CLI passes each on (it once dropped --store-readers and --store-pool-size)', () => {
+    for (const flag of ['config', 'port', 'dns-udp-sockets', 'store-readers', 'store-pool-size', 'monitoring-concurrency']) assert.ok(configFlagNames.includes(flag), flag);
+    assert.equal(new Set(configFlagNames).size, configFlagNames.length);
+    assert.equal(configFlagNames.length, Object.keys(defaultConfig).length + 1);
   });
 });

@@ -18,6 +18,7 @@ export interface Config {
   secretKey: string | undefined;
   /** DNS resolvers as `host[:port]`; the system's when empty. */
   dnsResolvers: string[];
+  dnsUdpSockets: 'batch' | 'dgram';
   /** CIDR ranges the egress guard allows although they are denied by default. */
   egressAllow: string[];
   /** Public base URL used to build absolute links (v3 pagination). */
@@ -126,6 +127,14 @@ const fields: Record<keyof Config, FieldSpec> = {
       return items;
     },
   },
+  dnsUdpSockets: {
+    env: 'PERIMETER_DNS_UDP_SOCKETS',
+    flag: 'dns-udp-sockets',
+    parse: (s) => {
+      if (s !== 'batch' && s !== 'dgram') throw new Error(`must be batch or dgram, not "${s}"`);
+      return s;
+    },
+  },
   egressAllow: {
     env: 'PERIMETER_EGRESS_ALLOW',
     flag: 'egress-allow',
@@ -201,6 +210,7 @@ export const defaultConfig: Config = {
   databaseSchema: undefined,
   secretKey: undefined,
   dnsResolvers: [],
+  dnsUdpSockets: 'batch',
   egressAllow: [],
   publicUrl: undefined,
   roles: ['api', 'worker', 'scheduler'],
@@ -223,6 +233,9 @@ export const defaultConfig: Config = {
   monitoringIntervalMs: 24 * 3_600_000,
   monitoringConcurrency: 2,
 };
+
+/** The command-line flags of the settings (`--config` and one per setting). */
+export const configFlagNames: readonly string[] = ['config', ...Object.values(fields).map((spec) => spec.flag)];
 
 /** Thrown when the configuration is invalid; lists every problem at once. */
 export class ConfigError extends Error {

@@ -6,6 +6,7 @@ import { canonicalName, lowerAscii, ownerForm } from './dns-name.ts';
 import { emptyOutcomes, NameLookup, type BulkStats, type LookupResult } from './lookup-result.ts';
 import { parseNameServer } from './name-server.ts';
 import { typeNumber } from './rr-types.ts';
+import { udpBatch } from './udp-batch.ts';
 import { queryNameWire } from './wire.ts';
 
 export type { BulkStats, LookupFailure, LookupOutcome, LookupResult } from './lookup-result.ts';
@@ -28,6 +29,11 @@ export interface BulkResolverOptions {
   ednsUdpSize?: number;
   /** RD bit (default true: the servers are recursive resolvers). */
   isRecursionDesired?: boolean;
+  /**
+   * UDP sockets: `batch` (the default where it was built) sends and reads datagrams in batches
+   * through the native module (udp-batch.ts); `dgram` uses Node's sockets, a datagram at a time.
+   */
+  udpSockets?: 'batch' | 'dgram';
 }
 
 /** Options of one resolveAll run. */
@@ -96,6 +102,7 @@ class BulkEngine implements BulkResolver {
         socketsPerServer: Math.max(1, this.options.socketsPerServer ?? 2),
         ednsUdpSize: this.options.ednsUdpSize ?? 1232,
         isRecursionDesired: this.options.isRecursionDesired ?? true,
+        udpBatch: this.options.udpSockets === 'dgram' ? undefined : udpBatch().binding,
       });
       await scheduler.open();
       return scheduler;

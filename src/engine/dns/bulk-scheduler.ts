@@ -1,7 +1,8 @@
-import { RandomIds, TcpChannel, UdpChannel, type WireQuery } from './bulk-transport.ts';
+import { BatchUdpChannel, RandomIds, TcpChannel, UdpChannel, type UdpTransport, type WireQuery } from './bulk-transport.ts';
 import type { LookupOutcome, NameLookup } from './lookup-result.ts';
 import { formatNameServer } from './name-server.ts';
 import { rcodeName, typeName } from './rr-types.ts';
+import type { UdpBatchBinding } from './udp-batch.ts';
 import { DnsWireError, QueryTemplate, readRecord, readRecordBody } from './wire.ts';
 import { WireReader } from './wire-reader.ts';
 import type { ZoneRecord } from './zone-record.ts';
@@ -15,6 +16,8 @@ export interface SchedulerOptions {
   socketsPerServer: number;
   ednsUdpSize: number;
   isRecursionDesired: boolean;
+  /** The native batch-UDP module, or undefined for Node's dgram sockets. */
+  udpBatch: UdpBatchBinding | undefined;
 }
 
 /** One query of one name and type, on its way. A retry is a new Query, so stale timers can tell. */
@@ -35,7 +38,7 @@ class Query implements WireQuery {
 
 interface Server {
   label: string;
-  udp: Array<UdpChannel<Query>>;
+  udp: Array<UdpTransport<Query>>;
   tcp: TcpChannel<Query>;
   next: number;
 }
@@ -69,7 +72,11 @@ export class QueryScheduler {
     const template = new QueryTemplate({ isRecursionDesired: options.isRecursionDesired, ednsUdpSize: options.ednsUdpSize });
     this.servers = addresses.map(({ address, port }) => ({
       label: formatNameServer({ host: address, port }),
-      udp: Array.from({ length: options.socketsPerServer }, () => new UdpChannel<Query>(address, port, this.ids, template, onAnswer)),
+      udp: Array.from({ length: options.socketsPerServer }, (): UdpTransport<Query> => {
+        const batch = options.udpBatch;
+        if (batch === undefined) return new UdpChannel<Query>(address, port, this.ids, template, onAnswer);
+        return new BatchUdpChannel<Query>(batch, address, port, this.ids, template, options.ednsUdpSize, onAnswer);
+      }),
       tcp: new TcpChannel<Query>(address, port, this.ids, template, options.timeoutMs, onAnswer, onFailure),
       next: 0,
     }));
@@ -128,6 +135,7 @@ export class QueryScheduler {
       }
       this.transmit(query, now);
     }
+    for (const server of this.servers) for (const channel of server.udp) channel.flush();
     if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
       this.queue.splice(0, this.queueHead);
       this.queueHead = 0;
@@ -142,7 +150,7 @@ export class QueryScheduler {
     const server = this.servers[query.server] as Server;
     query.deadline = now + this.options.timeoutMs;
     if (query.isTcp) server.tcp.send(query);
-    else (server.udp[server.next++ % server.udp.length] as UdpChannel<Query>).send(query);
+    else (server.udp[server.next++ % server.udp.length] as UdpTransport<Query>).send(query);
     this.inflight += 1;
     this.counters.queries += 1;
     this.sweepTimer ??= setInterval(() => this.sweep(), Math.min(100, Math.max(5, this.options.timeoutMs / 4)));
@@ -188,7 +196,7 @@ export class QueryScheduler {
     this.pump();
   }
 
-  private expire(channel: UdpChannel<Query> | TcpChannel<Query>, now: number): void {
+  private expire(channel: UdpTransport<Query> | TcpChannel<Query>, now: number): void {
     for (const query of channel.inFlight()) {
       if (query.isDone || query.deadline > now) continue;
       channel.forget(query);

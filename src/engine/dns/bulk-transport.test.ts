@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import type dgram from 'node:dgram';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { isAnswerTo, RandomIds, UdpChannel, type WireQuery } from './bulk-transport.ts';
+import { BatchUdpChannel, isAnswerTo, RandomIds, UdpChannel, type WireQuery } from './bulk-transport.ts';
 import { RR_TYPE } from './rr-types.ts';
+import type { UdpBatchBinding, UdpBatchHandle } from './udp-batch.ts';
 import { queryNameWire, QueryTemplate, readHeader } from './wire.ts';
 
 const template = new QueryTemplate({ isRecursionDesired: false, ednsUdpSize: 1232 });
@@ -101,5 +102,95 @@ describe('bulk transport: UDP channel', () => {
     udp.send(query('d.example.test', RR_TYPE.A));
     assert.notEqual(socket.sent[3], socket.sent[2], 'the queued message keeps its buffer');
     assert.equal((socket.sent[2] as Buffer).toString('hex'), socket.copies[2], 'and its bytes');
+  });
+});
+
+/** The native module's stand-in: records each send call's datagrams, takes at most `room` per call, hands batches in. */
+class FakeBatchBinding {
+  readonly calls: string[][] = [];
+  room = Infinity;
+  private deliver: ((count: number) => void) | undefined;
+  private inbox: Buffer = Buffer.alloc(0);
+  private slotSize = 0;
+  private lengths: Int32Array = new Int32Array(0);
+
+  open(): UdpBatchHandle {
+    return {} as UdpBatchHandle;
+  }
+
+  connect(): void {}
+
+  send(_handle: UdpBatchHandle, buffer: Buffer, ends: Uint32Array, count: number): number {
+    const taken = Math.min(count, this.room);
+    const datagrams: string[] = [];
+    for (let i = 0, start = 0; i < taken; start = ends[i] as number, i += 1) datagrams.push(buffer.toString('hex', start, ends[i]));
+    this.calls.push(datagrams);
+    return taken;
+  }
+
+  receive(_handle: UdpBatchHandle, buffer: Buffer, slotSize: number, lengths: Int32Array, onBatch: (count: number) => void): void {
+    this.inbox = buffer;
+    this.slotSize = slotSize;
+    this.lengths = lengths;
+    this.deliver = onBatch;
+  }
+
+  /** Delivers datagrams as one batch (undefined: one that did not fit its slot). */
+  answer(messages: Array<Buffer | undefined>): void {
+    messages.forEach((message, i) => {
+      this.lengths[i] = message === undefined ? -1 : message.copy(this.inbox, i * this.slotSize);
+    });
+    this.deliver?.(messages.length);
+  }
+
+  close(): void {}
+}
+
+describe('bulk transport: batch UDP channel', () => {
+  async function batchChannel(onAnswer: (q: WireQuery, message: Buffer) => void = () => undefined): Promise<{ udp: BatchUdpChannel<WireQuery>; binding: FakeBatchBinding }> {
+    const binding = new FakeBatchBinding();
+    const udp = new BatchUdpChannel<WireQuery>(binding as unknown as UdpBatchBinding, '127.0.0.1', 53, new RandomIds(), template, 1232, onAnswer);
+    await udp.open();
+    return { udp, binding };
+  }
+
+  it('holds queries until flush and sends them in one call, each its own message', async () => {
+    const { udp, binding } = await batchChannel();
+    const queries = ['a.example.test', 'bb.example.test', 'c.example.test'].map((name) => query(name, RR_TYPE.A));
+    for (const q of queries) udp.send(q);
+    assert.equal(binding.calls.length, 0);
+    udp.flush();
+    udp.flush();
+    assert.deepEqual(binding.calls, [queries.map((q) => template.encode(q.id, q.nameWire, q.type).toString('hex'))]);
+  });
+
+  it('sends a full batch at once, and keeps what the kernel did not take for the next flush, in order', async () => {
+    const { udp, binding } = await batchChannel();
+    const queries = Array.from({ length: 70 }, (_, i) => query(`h${i}.example.test`, RR_TYPE.A));
+    binding.room = 50;
+    for (const q of queries) udp.send(q);
+    // The 65th query found the batch full: 64 went to the kernel, which took 50.
+    assert.deepEqual(binding.calls.map((c) => c.length), [50]);
+    binding.room = Infinity;
+    udp.flush();
+    const sent = binding.calls.flat();
+    assert.deepEqual(sent, queries.map((q) => template.encode(q.id, q.nameWire, q.type).toString('hex')));
+  });
+
+  it('matches each answer of a batch to its query, dropping forged, cut and short datagrams', async () => {
+    const answered: Array<[WireQuery, string]> = [];
+    const { udp, binding } = await batchChannel((q, message) => answered.push([q, message.toString('hex')]));
+    const a = query('a.example.test', RR_TYPE.A);
+    const b = query('b.example.test', RR_TYPE.AAAA);
+    udp.send(a);
+    udp.send(b);
+    udp.flush();
+    const [aSent, bSent] = (binding.calls[0] as string[]).map((hex) => Buffer.from(hex, 'hex')) as [Buffer, Buffer];
+    const forged = responseTo(aSent, (r) => r.writeUInt16BE(b.id, 0));
+    binding.answer([forged, undefined, Buffer.alloc(5), responseTo(bSent)]);
+    assert.deepEqual(answered, [[b, responseTo(bSent).toString('hex')]]);
+    binding.answer([responseTo(aSent)]);
+    assert.deepEqual(answered.map(([q]) => q), [b, a]);
+    assert.deepEqual([...udp.inFlight()], []);
   });
 });
