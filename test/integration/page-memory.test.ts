@@ -59,6 +59,38 @@ describe('list pages from lent memory, over real connections', () => {
     assert.equal(await settled(), 0, 'no slot stays lent');
   });
 
+  it('answers many concurrent requests for the same pages (one build, one lent body shared) whole, with clients leaving among them, and gives every slot back', async () => {
+    const port = Number(new URL(base).port);
+    const leaving = Array.from({ length: 30 }, async (_, i) => {
+      const socket = connect(port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      socket.write(`GET /rest/v2/vulnerabilities/?pageSize=${i % 2 === 0 ? 25 : 7} HTTP/1.1\r\nHost: x\r\nX-Service-Key: ${keys['alpha']}\r\n\r\n`);
+      if (i % 3 === 0) socket.destroy();
+      else socket.once('data', () => socket.destroy());
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const team = i % 4 === 0 ? 'beta' : 'alpha';
+        const pageSize = i % 2 === 0 ? 25 : 7;
+        const res = await fetch(`${base}/rest/v2/vulnerabilities/?pageSize=${pageSize}`, { headers: { 'x-service-key': keys[team]! } });
+        return { team, pageSize, status: res.status, body: await res.text() };
+      }),
+    );
+    await Promise.all(leaving);
+    const bodies = new Map<string, string>();
+    for (const { team, pageSize, status, body } of answers) {
+      assert.equal(status, 200, body);
+      const page = JSON.parse(body) as { vulnerabilities: Array<{ title: string }> };
+      assert.equal(page.vulnerabilities.length, pageSize);
+      for (const v of page.vulnerabilities) assert.ok(v.title.startsWith(`${team} finding `), `${team} got ${v.title.slice(0, 20)}`);
+      const key = `${team} ${pageSize}`;
+      assert.equal(bodies.get(key) ?? body, body, 'every request of one page gets the same bytes');
+      bodies.set(key, body);
+    }
+    assert.equal(await settled(), 0, 'no slot stays lent');
+  });
+
   it('gives the slot back when the client leaves before its page is written', async () => {
     for (let i = 0; i < 20; i++) {
       const socket = connect(Number(new URL(base).port), '127.0.0.1');
