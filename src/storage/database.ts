@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql } from './kysely.ts';
 import { CoalescedRead } from './coalesced-read.ts';
 import { renderPage, renderPageLent, type PageSpec, type RenderedPage } from '../core/shared/page-render.mjs';
 import { PooledSqliteDialect } from './sqlite-driver.ts';
+import { PgReadPool } from './pg-read-pool.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
 import { namingPool, queryNamed, StatementNames } from './pg-named-statements.ts';
 import type { Schema } from './schema.ts';
@@ -44,7 +45,7 @@ export interface Database {
    * it: building a multi-row insert through the query builder costs more than the writes.
    */
   prepare?: (sql: string) => SQLite.Statement;
-  /** Slots of the readers' page memory lent to pages not yet written out (embedded store; see sqlite-read-pool.ts). */
+  /** Slots of the reader threads' page memory lent to pages not yet written out (see read-pool.ts). */
   pageSlotsLent?: () => number;
   /**
    * The schema is final for this process (migrations ran): PostgreSQL may keep the plans of
@@ -80,9 +81,11 @@ export interface OpenOptions {
   /** SQLite page cache, in MB (default 32). */
   cacheMb?: number;
   /**
-   * SQLite: read-only connections in worker threads that serve plain reads outside
-   * transactions (default: one per core, 2 to 4); 0 runs every query on the one connection.
-   * A `:memory:` store has none (its data is private to its connection).
+   * Reader threads (default: one per core, 2 to 4; 0 for none). SQLite: read-only connections
+   * that serve plain reads outside transactions; without them every query runs on the one
+   * connection; a `:memory:` store has none (its data is private to its connection).
+   * PostgreSQL: list pages outside transactions are read and rendered there, over connections
+   * of their own (the pool size split between them), once migrations ran.
    */
   readers?: number;
 }
@@ -114,7 +117,7 @@ function openSqlite(options: OpenOptions): Database {
   // of growing the process by the size of the write.
   sqlite.pragma(`cache_size = -${(options.cacheMb ?? 32) * 1024}`);
   sqlite.pragma('mmap_size = 4294967296');
-  const readers = file === ':memory:' ? 0 : (options.readers ?? Math.min(4, Math.max(2, availableParallelism())));
+  const readers = file === ':memory:' ? 0 : (options.readers ?? defaultReaders());
   const pool = readers > 0 ? new SqliteReadPool(path, readers, readerCacheKb) : undefined;
   const db = new Kysely<Schema>({ dialect: new PooledSqliteDialect(sqlite, statementCache(sqlite), pool) });
   // Prepared on first use: the tables exist only once migrations ran.
@@ -182,6 +185,11 @@ function statementCache(sqlite: SQLite.Database): (source: string) => SQLite.Sta
  * 76–90 with 8 and 39–54 with 4. A remote server with cores of its own may warrant more
  * (PERIMETER_STORE_POOL_SIZE).
  */
+/** Reader threads of either store when not configured: one per core, 2 to 4. */
+export function defaultReaders(): number {
+  return Math.min(4, Math.max(2, availableParallelism()));
+}
+
 export function defaultPoolSize(): number {
   return Math.max(4, 2 * availableParallelism());
 }
@@ -210,9 +218,12 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       await client.end();
     }
   }
+  const poolSize = options.poolSize ?? defaultPoolSize();
+  const readerCount = options.readers ?? defaultReaders();
+  let readers: PgReadPool | undefined;
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? defaultPoolSize(),
+    max: poolSize,
     types,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
@@ -232,10 +243,22 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     // A named statement, parsed once per connection; concurrent requests share reads that
     // started after they arrived (CoalescedRead), so a burst costs two round trips, not fifty.
     readVersion: (list, teamId) => versions.get(`${list}:${teamId}`),
-    // Rendered into this thread's page memory, lent to the response (page-render.mjs).
-    readPage: async (text, values, spec) => renderPageLent((await queryNamed(pool, names, text, [...values], 'array')).rows as unknown[][], spec),
-    settle: () => names.settle(),
+    // Read and rendered by a reader thread into its page memory once the schema is settled (see
+    // below), else here into this thread's; lent to the response either way (page-render.mjs).
+    readPage: async (text, values, spec) => {
+      if (readers !== undefined) return readers.page(text, values, spec);
+      return renderPageLent((await queryNamed(pool, names, text, [...values], 'array')).rows as unknown[][], spec);
+    },
+    pageSlotsLent: () => readers?.slotsLent() ?? 0,
+    settle: () => {
+      names.settle();
+      // The reader threads start once migrations ran: they name their statements from the start.
+      if (readers === undefined && readerCount > 0) readers = new PgReadPool({ url, connections: Math.max(1, Math.ceil(poolSize / readerCount)), searchPath: schema }, readerCount);
+    },
     description: `postgres ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` schema ${schema}` : ''}`,
-    close: () => db.destroy(),
+    close: async () => {
+      await readers?.close();
+      await db.destroy();
+    },
   };
 }

@@ -1,156 +1,25 @@
-import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { PageSlab, pageSlotSize, type PageSpec, type RenderedBytes, type RenderedPage } from '../core/shared/page-render.mjs';
+import { ReadPool } from './read-pool.ts';
 
-interface Pending {
-  resolve(rows: unknown): void;
-  reject(error: Error): void;
-}
-
-interface Reader {
-  worker: Worker;
-  /** Queries posted to this reader and not yet answered. */
-  pending: Map<number, Pending>;
-  /** The memory this reader writes pages into, lent one slot per page query (see SqliteReadPool). */
-  slab: PageSlab<SharedArrayBuffer>;
-}
-
-interface Answer {
-  id: number;
-  rows?: unknown[];
-  page?: RenderedBytes;
-  error?: { message: string; code?: string };
-}
-
-/** Slots per reader: pages in flight (read, or being written to a client) before pages fall back to buffers of their own. */
-export const pageSlots = 32;
-
-const workerUrl = new URL('./sqlite-read-worker.mjs', import.meta.url);
+export { pageSlots } from './read-pool.ts';
 
 /**
- * Read-only connections to the embedded store, one per worker thread. better-sqlite3 runs a
- * query synchronously, so on the main thread a page read of a cold working set holds every
- * other request; here it runs on another core while the event loop serves the rest. WAL lets
- * these readers run beside the one writer: each statement reads the last committed state at
- * the moment it starts, and a query is posted only once the caller's earlier writes returned,
- * so a read issued after a commit sees it.
- *
- * A query goes to the reader with the fewest queries in flight. A worker keeps the process
- * alive only while it has work (an idle pool never holds a command's exit).
- *
- * Pages come back in lent memory: each reader has a slab (a SharedArrayBuffer of pageSlots slots)
- * and a page query lends it a free slot, which the reader renders the page into; the main thread
- * reads it in place and writes the response from it, and the slot is free again once that
- * response is written or abandoned (page-render.mjs: leases). A new buffer per page instead,
- * moved from the reader, is memory outside V8's heap that V8 counts against its old-generation
- * limit until the next mark-compact: at a few thousand pages a second under concurrent load
- * that started a mark-compact every 100-150 ms, 10-20 % of the main thread. A page too big for a
- * slot, or read while every slot is lent, still comes in a buffer of its own.
+ * Read-only connections to the embedded store, one per worker thread (read-pool.ts).
+ * better-sqlite3 runs a query synchronously, so on the main thread a page read of a cold working
+ * set holds every other request; here it runs on another core while the event loop serves the
+ * rest. WAL lets these readers run beside the one writer: each statement reads the last
+ * committed state at the moment it starts, and a query is posted only once the caller's earlier
+ * writes returned, so a read issued after a commit sees it.
  */
-export class SqliteReadPool {
-  private readonly readers: Reader[] = [];
-  private nextId = 1;
-  private closed = false;
-
-  constructor(
-    private readonly path: string,
-    size: number,
-    private readonly cacheKb: number,
-  ) {
-    for (let i = 0; i < size; i++) this.readers.push(this.spawn());
-  }
-
-  /** Rows of a read-only statement: objects, or arrays when `raw`. */
-  query(sql: string, parameters: readonly unknown[], raw = false): Promise<unknown[]> {
-    return this.post({ sql, parameters, raw }) as Promise<unknown[]>;
-  }
-
-  /**
-   * A list page of a read-only statement, rendered in the reader (see page-render.mjs): its items
-   * in a slot lent to the reader (given back when the response carrying them is written, see
-   * withLease) or in a buffer moved here; with their room either way.
-   */
-  async page(sql: string, parameters: readonly unknown[], spec: PageSpec): Promise<RenderedPage> {
-    const reader = this.pick();
-    if (reader === undefined) throw new Error('the store is closed');
-    const slot = reader.slab.lend();
-    let answer: RenderedBytes;
-    try {
-      answer = (await this.post({ sql, parameters, page: spec, slot }, reader)) as RenderedBytes;
-    } catch (error) {
-      if (slot !== undefined) reader.slab.giveBack(slot);
-      throw error;
-    }
-    return reader.slab.received(slot, answer, spec.room ?? 0);
-  }
-
-  /** Slots lent to pages whose responses are not written yet (0 when every page went out). */
-  slotsLent(): number {
-    let lent = 0;
-    for (const reader of this.readers) lent += reader.slab.lent;
-    return lent;
-  }
-
-  /** The reader with the fewest queries in flight, of those the one with the most free slots (undefined once closed). */
-  private pick(): Reader | undefined {
-    if (this.closed) return undefined;
-    let reader = this.readers[0]!;
-    for (const candidate of this.readers) {
-      const fewer = candidate.pending.size - reader.pending.size;
-      if (fewer < 0 || (fewer === 0 && candidate.slab.lent < reader.slab.lent)) reader = candidate;
-    }
-    return reader;
-  }
-
-  private post(message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec; slot?: number | undefined }, reader = this.pick()): Promise<unknown> {
-    if (this.closed || reader === undefined) return Promise.reject(new Error('the store is closed'));
-    const id = this.nextId++;
-    return new Promise<unknown>((resolve, reject) => {
-      if (reader.pending.size === 0) reader.worker.ref();
-      reader.pending.set(id, { resolve, reject });
-      reader.worker.postMessage({ id, ...message });
-    });
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all(
-      this.readers.map(async (reader) => {
-        const exited = new Promise<void>((resolve) => reader.worker.once('exit', () => resolve()));
-        reader.worker.postMessage({ close: true });
-        reader.worker.ref();
-        await exited;
-      }),
+export class SqliteReadPool extends ReadPool {
+  constructor(path: string, size: number, cacheKb: number) {
+    super(
+      {
+        workerUrl: new URL('./sqlite-read-worker.mjs', import.meta.url),
+        workerData: (slab, slotSize) => ({ path, cacheKb, slab, slotSize }),
+        error: (failure) => new SQLite.SqliteError(failure.message, failure.code ?? 'SQLITE_ERROR'),
+      },
+      size,
     );
-  }
-
-  private spawn(): Reader {
-    // A replaced reader gets a new slab: pages still lent from the old one stay valid until written.
-    const slab = new PageSlab(new SharedArrayBuffer(pageSlotSize * pageSlots));
-    const worker = new Worker(workerUrl, { workerData: { path: this.path, cacheKb: this.cacheKb, slab: slab.buffer, slotSize: pageSlotSize } });
-    const reader: Reader = { worker, pending: new Map(), slab };
-    worker.unref();
-    worker.on('message', (answer: Answer) => {
-      const waiting = reader.pending.get(answer.id);
-      if (waiting === undefined) return;
-      reader.pending.delete(answer.id);
-      if (reader.pending.size === 0) worker.unref();
-      if (answer.error !== undefined) waiting.reject(new SQLite.SqliteError(answer.error.message, answer.error.code ?? 'SQLITE_ERROR'));
-      else waiting.resolve(answer.page ?? answer.rows ?? []);
-    });
-    const fail = (error: Error) => {
-      for (const waiting of reader.pending.values()) waiting.reject(error);
-      reader.pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => {
-      fail(new Error(`a store reader stopped (exit code ${code})`));
-      if (this.closed) return;
-      // A reader that died (out of memory, say) is replaced; its queries failed above.
-      const index = this.readers.indexOf(reader);
-      if (index >= 0) this.readers[index] = this.spawn();
-    });
-    return reader;
   }
 }

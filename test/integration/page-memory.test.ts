@@ -3,12 +3,12 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { finding, scan, scanTarget } from '../support/findings.ts';
-import { mainSlotsLent } from '../../src/core/shared/page-render.mjs';
+import { mainSlotsLent, takeRelease } from '../../src/core/shared/page-render.mjs';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 
 /**
- * Pages sent from lent memory (page-render.mjs leases: the embedded store's readers' slots, or
- * the main thread's for pages rendered there, as on PostgreSQL), over real connections: with the
+ * Pages sent from lent memory (page-render.mjs leases: the reader threads' slots on either store,
+ * or the main thread's for pages rendered there, in a transaction), over real connections: with the
  * page cache off every list page is written from a slot, which goes back only once the response
  * is written or its connection is gone. Many distinct pages of two teams at once must each arrive whole and only
  * with their own team's rows, and no slot may stay lent afterwards.
@@ -105,7 +105,13 @@ describe('list pages from lent memory, over real connections', () => {
     assert.equal(((await res.json()) as { vulnerabilities: unknown[] }).vulnerabilities.length, 3);
   });
 
-  it('lends slots on the embedded store only', () => {
-    assert.equal(h.runtime.database.pageSlotsLent !== undefined, testStore === 'sqlite');
+  it('renders pages in reader threads on both stores, into a slot lent until the page is given back', async () => {
+    const database = h.runtime.database;
+    assert.ok(database.pageSlotsLent !== undefined, `${testStore}: no reader threads`);
+    const page = await database.readPage(`select 1 as k, '{"x":1}' as document`, [], { keys: 1, head: [], limit: 10, room: 0 });
+    assert.equal(Buffer.from(page.items as Uint8Array).toString(), '{"x":1}');
+    assert.equal(database.pageSlotsLent(), 1, 'the page lies in a reader slot');
+    takeRelease(page.items as Uint8Array)!();
+    assert.equal(database.pageSlotsLent(), 0);
   });
 });

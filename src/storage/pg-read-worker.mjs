@@ -1,0 +1,51 @@
+// Connections to PostgreSQL in a worker thread, for list pages (see read-pool.ts and
+// database.ts): the query runs as a named statement once seen twice (pg-statements.mjs), the
+// driver parses its rows here and the page is rendered here, so the main thread receives the
+// page's bytes instead of parsing and rendering 101 rows per request. Plain JavaScript: a worker
+// does not inherit the tsx loader of the main thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import pg from 'pg';
+import { renderPageBytes } from '../core/shared/page-render.mjs';
+import { queryNamed, StatementNames } from './pg-statements.mjs';
+
+const { url, connections, searchPath, slab, slotSize } = workerData;
+const int8Oid = 20;
+const numericOid = 1700;
+// As the main thread's pool reads them (database.ts): bigint columns hold epoch milliseconds and ids.
+const types = {
+  getTypeParser: (oid, format) => {
+    if (oid === int8Oid || oid === numericOid) return (value) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+const pool = new pg.Pool({ connectionString: url, max: connections, types, ...(searchPath === undefined ? {} : { options: `-c search_path=${searchPath}` }) });
+// A connection that breaks is dropped from the pool; its query fails and the next one reconnects.
+pool.on('error', () => undefined);
+// Started once migrations ran (database.ts settle): the schema is final for this process.
+const names = new StatementNames();
+names.settle();
+
+parentPort.on('message', (message) => {
+  if (message.close) {
+    void pool.end().finally(() => parentPort.close());
+    return;
+  }
+  void answer(message);
+});
+
+async function answer({ id, sql, parameters, raw, page, slot }) {
+  try {
+    if (page === undefined) {
+      const result = await queryNamed(pool, names, sql, parameters, raw ? 'array' : undefined);
+      parentPort.postMessage({ id, rows: result.rows });
+      return;
+    }
+    const { rows } = await queryNamed(pool, names, sql, parameters, 'array');
+    const lent = slot === undefined ? undefined : { buffer: slab, offset: slot * slotSize, size: slotSize };
+    const rendered = renderPageBytes(rows, page, lent);
+    if (rendered.items === undefined) parentPort.postMessage({ id, page: rendered });
+    else parentPort.postMessage({ id, page: rendered }, [rendered.items.buffer]);
+  } catch (error) {
+    parentPort.postMessage({ id, error: { message: String(error?.message ?? error), code: error?.code } });
+  }
+}

@@ -1,0 +1,22 @@
+import type pg from 'pg';
+
+/** Which PostgreSQL reads run as named (prepared) statements (see pg-statements.mjs). */
+export class StatementNames {
+  constructor(capacity?: number);
+  /** From now on the schema does not change in this process (called after migrations). */
+  settle(): void;
+  /** The name to run a text under, or undefined to run it unnamed. */
+  nameOf(text: string): string | undefined;
+  /** A named text failed because its plan went stale: run it unnamed from now on. */
+  refuse(text: string): void;
+  readonly size: number;
+}
+
+/** Runs `text` under its name when it has one, else unnamed; after a stale plan once more, unnamed. */
+export function queryNamed<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  client: Pick<pg.ClientBase, 'query'>,
+  names: StatementNames,
+  text: string,
+  values: unknown[],
+  rowMode?: 'array',
+): Promise<pg.QueryResult<R>>;
