@@ -234,6 +234,19 @@ describe('v3 GET /ips', () => {
       const { items } = await all(`?limit=1000&first_seen_after=${iso(t(14))}&first_seen_before=${iso(t(16))}&disappeared_before=${iso(t(17))}`);
       assert.deepEqual(addresses(items), ['10.0.20.77', '10.0.20.78', '10.0.20.79']);
     });
+
+    it('pages the sparse filter again alike, and reads every row that matches once it matches densely', async () => {
+      const query = `?limit=2&disappeared_after=${iso(t(15))}`;
+      const again = await all(query);
+      assert.deepEqual(addresses(again.items), ['10.0.20.77', '10.0.20.78', '10.0.20.79']);
+      // 2,000 more disappear: the filter now matches densely along the order.
+      const seen = Array.from({ length: count }, (_, i) => ({ name: `s${i}.sparse.example`, address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }));
+      await record('sparse.example', t(18), seen.slice(2000, count - 3));
+      const dense = await all(`?limit=1000&disappeared_after=${iso(t(15))}`);
+      assert.equal(dense.items.length, 2000 + 3);
+      assert.deepEqual(addresses(dense.items).slice(0, 2), ['10.0.0.0', '10.0.0.1']);
+      assert.equal(new Set(addresses(dense.items)).size, dense.items.length);
+    });
   });
 
   describe('validation', () => {
