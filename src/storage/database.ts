@@ -9,6 +9,7 @@ import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { PgReadPool } from './pg-read-pool.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
 import { namingPool, queryNamed, StatementNames } from './pg-named-statements.ts';
+import { storeTypes } from './pg-statements.mjs';
 import type { Schema } from './schema.ts';
 
 /** Which SQL dialect a database speaks; only storage/ branches on it. */
@@ -194,19 +195,10 @@ export function defaultPoolSize(): number {
   return Math.max(4, 2 * availableParallelism());
 }
 
-const int8Oid = 20;
-const numericOid = 1700;
-
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
   // The driver is loaded only by processes on PostgreSQL: the embedded store never needs it.
   const { default: pg } = await import('pg');
-  // bigint columns hold epoch milliseconds and ids: far below 2^53, so numbers are exact.
-  const types = {
-    getTypeParser: (oid: number, format?: 'text' | 'binary') => {
-      if (oid === int8Oid || oid === numericOid) return (value: string) => Number(value);
-      return pg.types.getTypeParser(oid, format);
-    },
-  };
+  const types = storeTypes(pg);
   const schema = options.pgSchema;
   if (schema !== undefined) {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);

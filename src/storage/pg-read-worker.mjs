@@ -6,19 +6,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { renderPageBytes } from '../core/shared/page-render.mjs';
-import { queryNamed, StatementNames } from './pg-statements.mjs';
+import { queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
 
 const { url, connections, searchPath, slab, slotSize } = workerData;
-const int8Oid = 20;
-const numericOid = 1700;
-// As the main thread's pool reads them (database.ts): bigint columns hold epoch milliseconds and ids.
-const types = {
-  getTypeParser: (oid, format) => {
-    if (oid === int8Oid || oid === numericOid) return (value) => Number(value);
-    return pg.types.getTypeParser(oid, format);
-  },
-};
-const pool = new pg.Pool({ connectionString: url, max: connections, types, ...(searchPath === undefined ? {} : { options: `-c search_path=${searchPath}` }) });
+const pool = new pg.Pool({ connectionString: url, max: connections, types: storeTypes(pg), ...(searchPath === undefined ? {} : { options: `-c search_path=${searchPath}` }) });
 // A connection that breaks is dropped from the pool; its query fails and the next one reconnects.
 pool.on('error', () => undefined);
 // Started once migrations ran (database.ts settle): the schema is final for this process.

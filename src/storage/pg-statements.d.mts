@@ -20,3 +20,6 @@ export function queryNamed<R extends pg.QueryResultRow = pg.QueryResultRow>(
   values: unknown[],
   rowMode?: 'array',
 ): Promise<pg.QueryResult<R>>;
+
+/** The type parsers of every connection of the store: bigint and numeric as numbers, the rest as the driver reads them. */
+export function storeTypes(driver: typeof pg): pg.CustomTypesConfig;

@@ -84,3 +84,20 @@ export async function queryNamed(client, names, text, values, rowMode) {
     return client.query(config);
   }
 }
+
+const int8Oid = 20;
+const numericOid = 1700;
+
+/**
+ * The type parsers of every connection of the store (the main pool's and the reader threads'):
+ * bigint and numeric columns hold epoch milliseconds, ids and counts, far below 2^53, so they
+ * are read as numbers; every other type as the driver reads it (`pg` is the driver's module).
+ */
+export function storeTypes(pg) {
+  return {
+    getTypeParser: (oid, format) => {
+      if (oid === int8Oid || oid === numericOid) return (value) => Number(value);
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+}

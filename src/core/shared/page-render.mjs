@@ -104,7 +104,7 @@ export function renderPage(rows, spec) {
  * around them without copying the page (see withEnvelope).
  *
  * Given a `slot` (a part of a SharedArrayBuffer that the receiver lent for this page, see
- * sqlite-read-pool.ts) and a page that fits, the bytes are written there and the answer says
+ * read-pool.ts) and a page that fits, the bytes are written there and the answer says
  * where (`at`, `length`): nothing is allocated for the page on either side. Otherwise they go to
  * a buffer of their own (`items`), to be moved to the receiver.
  */
@@ -270,7 +270,7 @@ export function withEnvelope(before, items, after) {
 export const pageSlotSize = 256 * 1024;
 
 /**
- * Page memory: a buffer (a SharedArrayBuffer for a store reader, see sqlite-read-pool.ts; an
+ * Page memory: a buffer (a SharedArrayBuffer for a store reader, see read-pool.ts; an
  * ArrayBuffer for this thread's own pages) cut into slots of pageSlotSize, each lent to one page
  * at a time and given back through its lease.
  */
