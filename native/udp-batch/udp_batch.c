@@ -149,13 +149,7 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
   for (;;) {
-    for (unsigned i = 0; i < channel->slot_count; i += 1) {
-      channel->vectors[i].iov_base = channel->slots + (size_t)i * channel->slot_size;
-      channel->vectors[i].iov_len = channel->slot_size;
-      memset(&channel->messages[i].msg_hdr, 0, sizeof(struct msghdr));
-      channel->messages[i].msg_hdr.msg_iov = &channel->vectors[i];
-      channel->messages[i].msg_hdr.msg_iovlen = 1;
-    }
+    /* The headers were set up once (js_receive): the kernel writes only msg_len and msg_flags. */
     int count = recvmmsg(channel->fd, channel->messages, channel->slot_count, MSG_DONTWAIT, NULL);
     if (count < 0) {
       /* ICMP errors of a connected socket (port unreachable) surface here: the query times out. */
@@ -344,6 +338,12 @@ static napi_value js_receive(napi_env env, napi_callback_info info) {
   if (channel->messages == NULL || channel->vectors == NULL) {
     release_receive(channel);
     return throw_errno(env, "udp_batch", ENOMEM);
+  }
+  for (size_t i = 0; i < slots; i += 1) {
+    channel->vectors[i].iov_base = data + i * (size_t)slot_size;
+    channel->vectors[i].iov_len = (size_t)slot_size;
+    channel->messages[i].msg_hdr.msg_iov = &channel->vectors[i];
+    channel->messages[i].msg_hdr.msg_iovlen = 1;
   }
   CHECK(napi_create_reference(env, argv[1], 1, &channel->receive_buffer));
   CHECK(napi_create_reference(env, argv[3], 1, &channel->lengths_array));

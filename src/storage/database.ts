@@ -178,6 +178,11 @@ function statementCache(sqlite: SQLite.Database): (source: string) => SQLite.Sta
   };
 }
 
+/** Reader threads of either store when not configured: one per core, 2 to 4. */
+export function defaultReaders(): number {
+  return Math.min(4, Math.max(2, availableParallelism()));
+}
+
 /**
  * PostgreSQL connections of a process by default: two per core, at least 4. More queries in
  * flight than the process can turn into responses only add backends competing for the same
@@ -186,11 +191,6 @@ function statementCache(sqlite: SQLite.Database): (source: string) => SQLite.Sta
  * 76–90 with 8 and 39–54 with 4. A remote server with cores of its own may warrant more
  * (PERIMETER_STORE_POOL_SIZE).
  */
-/** Reader threads of either store when not configured: one per core, 2 to 4. */
-export function defaultReaders(): number {
-  return Math.min(4, Math.max(2, availableParallelism()));
-}
-
 export function defaultPoolSize(): number {
   return Math.max(4, 2 * availableParallelism());
 }

@@ -24,13 +24,8 @@ parentPort.on('message', (message) => {
   void answer(message);
 });
 
-async function answer({ id, sql, parameters, raw, page, slot }) {
+async function answer({ id, sql, parameters, page, slot }) {
   try {
-    if (page === undefined) {
-      const result = await queryNamed(pool, names, sql, parameters, raw ? 'array' : undefined);
-      parentPort.postMessage({ id, rows: result.rows });
-      return;
-    }
     const { rows } = await queryNamed(pool, names, sql, parameters, 'array');
     const lent = slot === undefined ? undefined : { buffer: slab, offset: slot * slotSize, size: slotSize };
     const rendered = renderPageBytes(rows, page, lent);

@@ -26,7 +26,7 @@ export const pageSlots = 32;
 
 /** What a reader thread is started with and how its errors come back (see ReadPool). */
 export interface ReaderKind {
-  /** The worker module: answers { id, sql, parameters, raw?, page?, slot? } messages, { close: true } ends it. */
+  /** The worker module: answers { id, sql, parameters, page, slot } messages (the SQLite reader also plain reads: { id, sql, parameters, raw }), { close: true } ends it. */
   workerUrl: URL;
   /** Its workerData, given the slab it renders pages into. */
   workerData(slab: SharedArrayBuffer, slotSize: number): Record<string, unknown>;
@@ -60,11 +60,6 @@ export class ReadPool {
   ) {
     for (let i = 0; i < size; i++) this.readers.push(this.spawn());
   }
-  /** Rows of a read-only statement: objects, or arrays when `raw`. */
-  query(sql: string, parameters: readonly unknown[], raw = false): Promise<unknown[]> {
-    return this.post({ sql, parameters, raw }) as Promise<unknown[]>;
-  }
-
   /**
    * A list page of a read-only statement, rendered in the reader (see page-render.mjs): its items
    * in a slot lent to the reader (given back when the response carrying them is written, see
@@ -102,7 +97,7 @@ export class ReadPool {
     return reader;
   }
 
-  private post(message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec; slot?: number | undefined }, reader = this.pick()): Promise<unknown> {
+  protected post(message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec; slot?: number | undefined }, reader = this.pick()): Promise<unknown> {
     if (this.closed || reader === undefined) return Promise.reject(new Error('the store is closed'));
     const id = this.nextId++;
     return new Promise<unknown>((resolve, reject) => {

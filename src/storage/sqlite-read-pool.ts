@@ -22,4 +22,9 @@ export class SqliteReadPool extends ReadPool {
       size,
     );
   }
+
+  /** Rows of a read-only statement: objects, or arrays when `raw`. */
+  query(sql: string, parameters: readonly unknown[], raw = false): Promise<unknown[]> {
+    return this.post({ sql, parameters, raw }) as Promise<unknown[]>;
+  }
 }
