@@ -34,9 +34,9 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),
     scans: new KyselyScanRepository(db, database.dialect),
-    ipAddresses: new KyselyIpInventoryRepository(db, isTransaction ? undefined : database),
-    ports: new KyselyPortInventoryRepository(db, isTransaction ? undefined : database),
-    technologies: new KyselyTechnologyInventoryRepository(db, isTransaction ? undefined : database),
+    ipAddresses: new KyselyIpInventoryRepository(db, database.dialect, isTransaction ? undefined : database),
+    ports: new KyselyPortInventoryRepository(db, database.dialect, isTransaction ? undefined : database),
+    technologies: new KyselyTechnologyInventoryRepository(db, database.dialect, isTransaction ? undefined : database),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
   };
 }

@@ -49,7 +49,7 @@ describe('migration 014: inventory rows stored before it get their list document
 
     await migrateToLatest(database);
 
-    const page = await new KyselyIpInventoryRepository(db, database).listPage({ teamId, filter: {}, after: undefined, limit: 2 });
+    const page = await new KyselyIpInventoryRepository(db, database.dialect, database).listPage({ teamId, filter: {}, after: undefined, limit: 2 });
     assert.deepEqual(JSON.parse(`[${Buffer.from(page.items).toString()}]`), [
       {
         id: '1', active: true, disappeared_at: null, ip_address: '10.0.0.0', ip_version: 'IPv4', domain_name: 'h0.example.com', asset_id: 'asset-token', team_id: 'team-token',
@@ -66,11 +66,11 @@ describe('migration 014: inventory rows stored before it get their list document
     const { rows } = await sql<{ n: number }>`select count(*) as n from ip_addresses where document = '{}'`.execute(db);
     assert.equal(Number(rows[0]!.n), 0, 'every row of every batch has its document');
 
-    const ports = await new KyselyPortInventoryRepository(db, database).listPage({ teamId, filter: {}, after: undefined, limit: 10 });
+    const ports = await new KyselyPortInventoryRepository(db, database.dialect, database).listPage({ teamId, filter: {}, after: undefined, limit: 10 });
     assert.deepEqual(JSON.parse(`[${Buffer.from(ports.items).toString()}]`), [
       { id: '1', status: 'CLOSED', disappeared_at: '2026-05-02T08:30:15Z', team_id: 'team-token', asset_id: 'asset-token', domain_name: 'www.example.com', ip_address: '10.0.0.1', port: 443, first_seen_at: '2026-04-01T12:00:00Z' },
     ]);
-    const technologies = await new KyselyTechnologyInventoryRepository(db, database).listPage({ teamId, filter: {}, after: undefined, limit: 10 });
+    const technologies = await new KyselyTechnologyInventoryRepository(db, database.dialect, database).listPage({ teamId, filter: {}, after: undefined, limit: 10 });
     assert.deepEqual(JSON.parse(`[${Buffer.from(technologies.items).toString()}]`), [
       {
         id: '1', active: true, disappeared_at: null, asset_id: 'asset-token', team_id: 'team-token', domain_name: 'www.example.com', service_protocol: 'https', port: 443,

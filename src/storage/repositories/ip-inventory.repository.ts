@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { InventoryPage, InventoryPageQuery } from '../../core/shared/inventory-list.ts';
 import { ipDocument } from '../../core/surface/inventory-documents.ts';
 import type { IpInventoryRepository, IpStateRow, NewIpAddress } from '../../core/surface/ip-inventory.types.ts';
-import type { Database } from '../database.ts';
+import type { Database, Dialect } from '../database.ts';
 import type { Schema } from '../schema.ts';
 import { documentTokens, rewriteDocuments, tokensOf } from './inventory-documents.ts';
 import { inventoryPage } from './inventory-page.ts';
@@ -11,6 +11,7 @@ import { inventoryPage } from './inventory-page.ts';
 export class KyselyIpInventoryRepository implements IpInventoryRepository {
   constructor(
     private readonly db: Kysely<Schema>,
+    private readonly dialect: Dialect,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
   ) {}
@@ -89,6 +90,6 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
   }
 
   listPage(query: InventoryPageQuery): Promise<InventoryPage> {
-    return inventoryPage(this.db, this.direct?.readPage, 'ip_addresses', query);
+    return inventoryPage(this.db, this.dialect, this.direct?.readPage, 'ip_addresses', query);
   }
 }

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { InventoryPage } from '../../core/shared/inventory-list.ts';
 import { portDocument } from '../../core/surface/inventory-documents.ts';
 import type { NewPort, PortInventoryRepository, PortPageQuery, PortService, PortStateRow } from '../../core/surface/port-inventory.types.ts';
-import type { Database } from '../database.ts';
+import type { Database, Dialect } from '../database.ts';
 import type { PortsTable, Schema } from '../schema.ts';
 import { documentTokens, rewriteDocuments, tokensOf } from './inventory-documents.ts';
 import { inventoryPage } from './inventory-page.ts';
@@ -20,6 +20,7 @@ function serviceColumns(service: PortService) {
 export class KyselyPortInventoryRepository implements PortInventoryRepository {
   constructor(
     private readonly db: Kysely<Schema>,
+    private readonly dialect: Dialect,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
   ) {}
@@ -89,6 +90,6 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
     const statuses = new Set(query.statuses ?? []);
     // OPEN exactly while disappeared_at is null (a check constraint): the status filter is a gone-or-not condition.
     const isGone = statuses.size === 1 ? statuses.has('CLOSED') : undefined;
-    return inventoryPage(this.db, this.direct?.readPage, 'ports', query, { isGone, ports: query.ports });
+    return inventoryPage(this.db, this.dialect, this.direct?.readPage, 'ports', query, { isGone, ports: query.ports });
   }
 }

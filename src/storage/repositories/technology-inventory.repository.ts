@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { InventoryPage, InventoryPageQuery } from '../../core/shared/inventory-list.ts';
 import { technologyDocument } from '../../core/surface/inventory-documents.ts';
 import type { NewTechnology, TechnologyInventoryRepository, TechnologyStateRow } from '../../core/surface/technology-inventory.types.ts';
-import type { Database } from '../database.ts';
+import type { Database, Dialect } from '../database.ts';
 import type { Schema } from '../schema.ts';
 import { documentTokens, rewriteDocuments, tokensOf } from './inventory-documents.ts';
 import { inventoryPage } from './inventory-page.ts';
@@ -17,6 +17,7 @@ function categoriesOf(text: string): string[] {
 export class KyselyTechnologyInventoryRepository implements TechnologyInventoryRepository {
   constructor(
     private readonly db: Kysely<Schema>,
+    private readonly dialect: Dialect,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
   ) {}
@@ -95,6 +96,6 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
   }
 
   listPage(query: InventoryPageQuery): Promise<InventoryPage> {
-    return inventoryPage(this.db, this.direct?.readPage, 'technologies', query);
+    return inventoryPage(this.db, this.dialect, this.direct?.readPage, 'technologies', query);
   }
 }
