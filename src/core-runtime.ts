@@ -56,7 +56,7 @@ function loadServerKey(config: Config): Buffer {
 /** Opens the store (migrating it), reads the server key and wires the ownership check. */
 export async function openCoreRuntime(config: Config, options: CoreRuntimeOptions = {}): Promise<CoreRuntime> {
   const log = options.log ?? pino({ level: config.logLevel });
-  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, cacheMb: config.storeCacheMb, ...(config.storeReaders === undefined ? {} : { readers: config.storeReaders }), ...(config.storePoolSize === undefined ? {} : { poolSize: config.storePoolSize }), ...(config.databaseSchema === undefined ? {} : { pgSchema: config.databaseSchema }) }));
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, cacheMb: config.storeCacheMb, ...(config.storeReaders === undefined ? {} : { readers: config.storeReaders }), ...(config.storePoolSize === undefined ? {} : { poolSize: config.storePoolSize }), ...(config.databaseSchema === undefined ? {} : { pgSchema: config.databaseSchema }), onBackgroundError: (message, err) => log.warn({ err }, message) }));
   await migrateToLatest(database);
   const box = new SecretBox(loadServerKey(config));
   const store = createStore(database, { nameTokens: new NameTokenCodec(box.blockCipher('discovered-name-token')) });

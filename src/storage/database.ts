@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from './kysely.ts';
 import { CoalescedRead } from './coalesced-read.ts';
 import { renderPage, renderPageLent, type PageSpec, type RenderedPage } from '../core/shared/page-render.mjs';
+import { TableStatistics, type GrowingTable } from './table-statistics.ts';
 import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { PgReadPool } from './pg-read-pool.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
@@ -53,6 +54,11 @@ export interface Database {
    * repeated reads from now on (pg-named-statements.ts).
    */
   settle?: () => void;
+  /**
+   * PostgreSQL: `rows` rows of a bulk-written table were written; the store analyzes the table
+   * once they add up to a fifth of it (table-statistics.ts). Absent on the embedded store.
+   */
+  tableChanged?: (table: GrowingTable, rows: number) => void;
   /** Human description for logs, never containing a password. */
   description: string;
   close(): Promise<void>;
@@ -89,6 +95,8 @@ export interface OpenOptions {
    * of their own (the pool size split between them), once migrations ran.
    */
   readers?: number;
+  /** Reports what went wrong in the background (a failed ANALYZE of table-statistics.ts). */
+  onBackgroundError?: (message: string, error: unknown) => void;
 }
 
 /** Page cache of each reader of the pool, in KB: the file is mapped, so this holds little. */
@@ -227,6 +235,14 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     const result = await pool.query({ name: `perimeter_version_${list}`, text: versionSql[list].replace('?', '$1'), values: [Number(teamId)], rowMode: 'array' });
     return Number((result.rows[0] as unknown[] | undefined)?.[0] ?? 0);
   });
+  const statistics = new TableStatistics(
+    async (table) => {
+      await pool.query(`analyze ${table}`);
+      const result = await pool.query({ text: 'select reltuples from pg_class where oid = to_regclass($1)', values: [table], rowMode: 'array' });
+      return Number((result.rows[0] as unknown[] | undefined)?.[0] ?? 0);
+    },
+    (table, error) => options.onBackgroundError?.(`could not analyze ${table} after bulk writes`, error),
+  );
   const parsed = new URL(url);
   return {
     db,
@@ -248,7 +264,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       if (readers === undefined && readerCount > 0) readers = new PgReadPool({ url, connections: Math.max(1, Math.ceil(poolSize / readerCount)), searchPath: schema }, readerCount);
     },
     description: `postgres ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` schema ${schema}` : ''}`,
+    tableChanged: (table, rows) => statistics.changed(table, rows),
     close: async () => {
+      await statistics.idle();
       await readers?.close();
       await db.destroy();
     },

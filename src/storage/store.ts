@@ -20,7 +20,7 @@ import { KyselyScanProfileRepository } from './repositories/scan-profile.reposit
 import { KyselyScanRepository } from './repositories/scan.repository.ts';
 import type { Schema } from './schema.ts';
 
-function repositories(db: Kysely<Schema>, database: Database, isTransaction: boolean, options: StoreOptions): Repositories {
+function repositories(db: Kysely<Schema>, database: Database, isTransaction: boolean, options: StoreOptions, tableChanged: Database['tableChanged']): Repositories {
   return {
     teams: new KyselyTeamRepository(db),
     keys: new KyselyApiKeyRepository(db),
@@ -29,14 +29,14 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     groups: new KyselyGroupRepository(db),
     groupMembers: new KyselyGroupMemberRepository(db),
     assetPatterns: new KyselyAssetPatternRepository(db),
-    vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database),
+    vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database, tableChanged),
     zones: new KyselyZoneRepository(db, database.dialect, options.nameTokens, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),
     scans: new KyselyScanRepository(db, database.dialect),
-    ipAddresses: new KyselyIpInventoryRepository(db, database.dialect, isTransaction ? undefined : database),
-    ports: new KyselyPortInventoryRepository(db, database.dialect, isTransaction ? undefined : database),
-    technologies: new KyselyTechnologyInventoryRepository(db, database.dialect, isTransaction ? undefined : database),
+    ipAddresses: new KyselyIpInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
+    ports: new KyselyPortInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
+    technologies: new KyselyTechnologyInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
   };
 }
@@ -50,8 +50,16 @@ export interface StoreOptions {
 /** The core's Store over an open database. */
 export function createStore(database: Database, options: StoreOptions): Store {
   return {
-    ...repositories(database.db, database, false, options),
-    transaction: (work) => database.db.transaction().execute((trx) => work(repositories(trx, database, true, options))),
+    ...repositories(database.db, database, false, options, database.tableChanged),
+    transaction: async (work) => {
+      // Bulk writes count toward their table's next ANALYZE once committed: one started before
+      // the commit would not see them (table-statistics.ts).
+      const changed: Array<Parameters<NonNullable<Database['tableChanged']>>> = [];
+      const collect = database.tableChanged === undefined ? undefined : (...change: (typeof changed)[number]) => void changed.push(change);
+      const result = await database.db.transaction().execute((trx) => work(repositories(trx, database, true, options, collect)));
+      for (const [table, rows] of changed) database.tableChanged?.(table, rows);
+      return result;
+    },
     isReady: async () => {
       try {
         return await isMigrated(database);

@@ -76,3 +76,32 @@ describe('document compression on PostgreSQL', { skip: testStore !== 'postgres' 
     }
   });
 });
+
+/**
+ * The store analyzes the tables it writes in bulk once this process's writes reach a fifth of
+ * them (table-statistics.ts): with autovacuum off, as on this machine's server, nothing else would,
+ * and the plans kept for named statements would stay those of an empty table.
+ */
+describe('planner statistics of bulk-written tables on PostgreSQL', { skip: testStore !== 'postgres' ? 'PostgreSQL only' : false }, () => {
+  it('analyzes vulnerabilities once 1,000 rows were written to it, not before', async () => {
+    const h = await createHarness();
+    try {
+      await h.team('alpha');
+      const target = await scanTarget(h, 'alpha', 'alpha.example');
+      const analyzed = async () =>
+        (await sql<{ n: number; rows: number }>`select coalesce(s.analyze_count, 0)::int as n, c.reltuples::int as rows from pg_class c left join pg_stat_user_tables s on s.relid = c.oid where c.oid = to_regclass('vulnerabilities')`.execute(h.runtime.database.db)).rows[0]!;
+      const findings = (from: number) => Array.from({ length: 600 }, (_, i) => finding(`check-${from + i}`, { host: 'alpha.example' }));
+      await scan(h, target, findings(0));
+      // Nothing in flight to wait for: 600 rows stay below the threshold.
+      assert.equal((await analyzed()).n, 0, 'not analyzed after 600 rows');
+      await scan(h, target, findings(600), { profile: 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' });
+      let state = await analyzed();
+      for (const deadline = Date.now() + 10_000; state.n === 0 && Date.now() < deadline; state = await analyzed()) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(state.n, 1, 'analyzed once after 1,200 rows');
+      // Started after the commit of the batch that crossed 1,000 (ingestion writes in batches).
+      assert.ok(state.rows >= 1000 && state.rows <= 1200, `the planner knows the committed rows (${state.rows})`);
+    } finally {
+      await h.close();
+    }
+  });
+});

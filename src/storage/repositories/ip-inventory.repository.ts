@@ -14,6 +14,8 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
     private readonly dialect: Dialect,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
+    /** Counts bulk writes toward the table's next ANALYZE on PostgreSQL (table-statistics.ts). */
+    private readonly tableChanged?: Database['tableChanged'],
   ) {}
 
   async listOfAsset(teamId: number, assetId: number): Promise<IpStateRow[]> {
@@ -28,6 +30,7 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
 
   async insertMany(rows: NewIpAddress[]): Promise<void> {
     if (rows.length === 0) return;
+    this.tableChanged?.('ip_addresses', rows.length);
     const tokens = await documentTokens(
       this.db,
       rows.map((r) => r.assetId),

@@ -23,6 +23,8 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
     private readonly dialect: Dialect,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
+    /** Counts bulk writes toward the table's next ANALYZE on PostgreSQL (table-statistics.ts). */
+    private readonly tableChanged?: Database['tableChanged'],
   ) {}
 
   async listOfAsset(teamId: number, assetId: number): Promise<PortStateRow[]> {
@@ -37,6 +39,7 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
 
   async insertMany(rows: NewPort[]): Promise<void> {
     if (rows.length === 0) return;
+    this.tableChanged?.('ports', rows.length);
     const tokens = await documentTokens(
       this.db,
       rows.map((r) => r.assetId),

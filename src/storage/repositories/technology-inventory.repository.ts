@@ -20,6 +20,8 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
     private readonly dialect: Dialect,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
+    /** Counts bulk writes toward the table's next ANALYZE on PostgreSQL (table-statistics.ts). */
+    private readonly tableChanged?: Database['tableChanged'],
   ) {}
 
   async listOfAsset(teamId: number, assetId: number): Promise<TechnologyStateRow[]> {
@@ -43,6 +45,7 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
 
   async insertMany(rows: NewTechnology[]): Promise<void> {
     if (rows.length === 0) return;
+    this.tableChanged?.('technologies', rows.length);
     const tokens = await documentTokens(
       this.db,
       rows.map((r) => r.assetId),
