@@ -219,7 +219,10 @@ export function claimBody(body) {
 /** A body that outlives its response (a cache entry): a copy of lent memory, which is given back at once; any other body as it is. */
 export function ownedBody(body) {
   if (!leases.has(body)) return body;
-  const copy = Buffer.from(body);
+  // Not Buffer.from: from a view of shared memory V8 copies element by element, at half the
+  // speed of set() (55 against 25 µs for a 191 KB page; 13 % of the main thread under load).
+  const copy = Buffer.allocUnsafeSlow(body.length);
+  copy.set(body);
   releaseNow(body);
   return copy;
 }
