@@ -12,7 +12,12 @@ interface Reader {
   pending: Map<number, Pending>;
   /** The memory this reader writes pages into, lent one slot per page query (see SqliteReadPool). */
   slab: PageSlab<SharedArrayBuffer>;
+  /** Set while the pool closes: called once the last query in flight is answered. */
+  drained?: (() => void) | undefined;
 }
+
+/** How long a closing pool waits for the queries in flight to be answered before it stops its readers anyway. */
+export const drainTimeoutMs = 10_000;
 
 interface Answer {
   id: number;
@@ -107,11 +112,24 @@ export class ReadPool {
     });
   }
 
+  /**
+   * Stops the readers: no query is taken from now on, and the queries in flight are answered
+   * first (a request still being served when the process stops gets its page), for at most
+   * drainTimeoutMs; whatever is still unanswered then fails.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await Promise.all(
       this.readers.map(async (reader) => {
+        if (reader.pending.size > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          await new Promise<void>((resolve) => {
+            reader.drained = resolve;
+            timer = setTimeout(resolve, drainTimeoutMs);
+          });
+          clearTimeout(timer);
+        }
         const exited = new Promise<void>((resolve) => reader.worker.once('exit', () => resolve()));
         reader.worker.postMessage({ close: true });
         reader.worker.ref();
@@ -130,13 +148,17 @@ export class ReadPool {
       const waiting = reader.pending.get(answer.id);
       if (waiting === undefined) return;
       reader.pending.delete(answer.id);
-      if (reader.pending.size === 0) worker.unref();
+      if (reader.pending.size === 0) {
+        worker.unref();
+        reader.drained?.();
+      }
       if (answer.error !== undefined) waiting.reject(this.kind.error(answer.error));
       else waiting.resolve(answer.page ?? answer.rows ?? []);
     });
     const fail = (error: Error) => {
       for (const waiting of reader.pending.values()) waiting.reject(error);
       reader.pending.clear();
+      reader.drained?.();
     };
     worker.on('error', fail);
     worker.on('exit', (code) => {

@@ -119,6 +119,24 @@ describe('embedded store: reads on a pool of worker threads', () => {
     await sql`delete from items`.execute(database.db);
   });
 
+  it('answers the reads in flight when it closes, and refuses reads once closed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perimeter-pool-'));
+    const closing = await openDatabase({ dataDir: dir, readers: 2 });
+    try {
+      // Kysely closes only a driver it has used (the runtime's migrations always have).
+      await sql`select 1`.execute(closing.db);
+      // A read that takes a while on a reader, then close while it runs.
+      const slow = closing.rawRows!('with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000000) select count(*) from c', []);
+      await new Promise((r) => setTimeout(r, 20));
+      const closed = closing.close();
+      assert.deepEqual(await slow, [[2000000]]);
+      await closed;
+      await assert.rejects(closing.rawRows!('select 1', []), /closed/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('runs the same on one connection when asked for no readers', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'perimeter-pool-'));
     const single = await openDatabase({ dataDir: dir, readers: 0 });
