@@ -164,7 +164,13 @@ function openSqlite(options: OpenOptions): Database {
       return Number(statement.get(teamId) ?? 0);
     },
     description: `sqlite ${path}`,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      // Kysely destroys only a driver it has used: a store read only through rawRows or
+      // readPage would keep its readers and its file open.
+      await pool?.close();
+      if (sqlite.open) sqlite.close();
+    },
   };
 }
 
