@@ -4,8 +4,8 @@ export type GrowingTable = 'vulnerabilities' | 'ip_addresses' | 'ports' | 'techn
 /**
  * PostgreSQL planner statistics of the tables that bulk writes grow, refreshed by the store
  * itself: once the rows this process wrote to a table since its last ANALYZE reach a fifth of the
- * rows the table then had (at least `minimum`), the table is analyzed, in the background, on a
- * connection of its own. Autovacuum does the same when it is on; when it is off (or lags), the
+ * rows the table then had (at least `minimum`), the table is analyzed in the background, on one
+ * of the pool's connections. Autovacuum does the same when it is on; when it is off (or lags), the
  * plans the server keeps for its named statements (pg-statements.mjs) were made for an empty
  * table and stay: a lookup by unique key that became a sequential scan made a seed of 1M
  * findings slow down from 1,465 to 634 rows/s by 92k rows (0.6 s per batch lookup). An ANALYZE
@@ -25,7 +25,7 @@ export class TableStatistics {
     private readonly fraction = 0.2,
   ) {}
 
-  /** `rows` rows of `table` were inserted, updated or deleted (committed or not: a rollback only brings the next ANALYZE forward). */
+  /** `rows` rows of `table` were inserted, updated or deleted and committed (the store reports a transaction's writes after its commit). */
   changed(table: GrowingTable, rows: number): void {
     let state = this.tables.get(table);
     if (state === undefined) {
@@ -35,7 +35,7 @@ export class TableStatistics {
     state.changed += rows;
     if (state.running !== undefined || state.changed < Math.max(this.minimum, this.fraction * state.rows)) return;
     const counted = state.changed;
-    const entry = state;
+    const entry = state; // the narrowed binding, for the callbacks
     entry.running = this.analyze(table).then(
       (estimate) => {
         entry.rows = Math.max(0, estimate);
