@@ -9,8 +9,8 @@ import { TableStatistics, type GrowingTable } from './table-statistics.ts';
 import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { PgReadPool } from './pg-read-pool.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
-import { namingPool, queryNamed, StatementNames } from './pg-named-statements.ts';
-import { storeTypes } from './pg-statements.mjs';
+import { namingPool } from './pg-named-statements.ts';
+import { queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
 import type { Schema } from './schema.ts';
 
 /** Which SQL dialect a database speaks; only storage/ branches on it. */

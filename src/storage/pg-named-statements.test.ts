@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { queryNamed, StatementNames } from './pg-named-statements.ts';
+import { queryNamed, StatementNames } from './pg-statements.mjs';
 
 const read = 'select "id", "name" from "assets" where "team_id" = $1 and "id" > $2 order by "id" limit $3';
 

@@ -2,8 +2,6 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { queryNamed, type StatementNames } from './pg-statements.mjs';
 
-export { queryNamed, StatementNames } from './pg-statements.mjs';
-
 /**
  * A pool for Kysely whose clients run plain parameterised reads as named statements. One
  * wrapper per pooled client (Kysely keys its connections by the client object).

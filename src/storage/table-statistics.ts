@@ -27,27 +27,27 @@ export class TableStatistics {
 
   /** `rows` rows of `table` were inserted, updated or deleted and committed (the store reports a transaction's writes after its commit). */
   changed(table: GrowingTable, rows: number): void {
-    let state = this.tables.get(table);
-    if (state === undefined) {
-      state = { changed: 0, rows: 0, running: undefined };
-      this.tables.set(table, state);
-    }
+    const state = this.stateOf(table);
     state.changed += rows;
     if (state.running !== undefined || state.changed < Math.max(this.minimum, this.fraction * state.rows)) return;
     const counted = state.changed;
-    const entry = state; // the narrowed binding, for the callbacks
-    entry.running = this.analyze(table).then(
-      (estimate) => {
-        entry.rows = Math.max(0, estimate);
-        entry.changed -= counted;
-      },
-      (error: unknown) => {
-        entry.changed -= counted;
-        this.onError(table, error);
-      },
-    ).finally(() => {
-      entry.running = undefined;
-    });
+    state.running = this.analyze(table)
+      .then(
+        (estimate) => {
+          state.rows = Math.max(0, estimate);
+        },
+        (error: unknown) => this.onError(table, error),
+      )
+      .finally(() => {
+        state.changed -= counted;
+        state.running = undefined;
+      });
+  }
+
+  private stateOf(table: GrowingTable): { changed: number; rows: number; running: Promise<void> | undefined } {
+    let state = this.tables.get(table);
+    if (state === undefined) this.tables.set(table, (state = { changed: 0, rows: 0, running: undefined }));
+    return state;
   }
 
   /** Resolves once no ANALYZE runs (before the connections close). */
