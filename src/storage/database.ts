@@ -10,7 +10,7 @@ import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { PgReadPool } from './pg-read-pool.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
 import { namingPool } from './pg-named-statements.ts';
-import { queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
+import { connectionSettings, queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
 import type { Schema } from './schema.ts';
 
 /** Which SQL dialect a database speaks; only storage/ branches on it. */
@@ -228,10 +228,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const readerCount = options.readers ?? defaultReaders();
   let readers: PgReadPool | undefined;
   const pool = new pg.Pool({
-    connectionString: url,
+    ...connectionSettings(url, schema),
     max: poolSize,
     types,
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
   const names = new StatementNames();
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: namingPool(pool, names) }) });

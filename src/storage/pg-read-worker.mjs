@@ -6,10 +6,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { renderPageBytes } from '../core/shared/page-render.mjs';
-import { queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
+import { connectionSettings, queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
 
 const { url, connections, searchPath, slab, slotSize } = workerData;
-const pool = new pg.Pool({ connectionString: url, max: connections, types: storeTypes(pg), ...(searchPath === undefined ? {} : { options: `-c search_path=${searchPath}` }) });
+const pool = new pg.Pool({ ...connectionSettings(url, searchPath), max: connections, types: storeTypes(pg) });
 // A connection that breaks is dropped from the pool; its query fails and the next one reconnects.
 pool.on('error', () => undefined);
 // Started once migrations ran (database.ts settle): the schema is final for this process.

@@ -23,3 +23,6 @@ export function queryNamed<R extends pg.QueryResultRow = pg.QueryResultRow>(
 
 /** The type parsers of every connection of the store: bigint and numeric as numbers, the rest as the driver reads them. */
 export function storeTypes(driver: typeof pg): pg.CustomTypesConfig;
+
+/** The URL and session `options` of every connection of the store: the URL's own options, then no parallel query and the schema. */
+export function connectionSettings(url: string, searchPath: string | undefined): { connectionString: string; options: string };

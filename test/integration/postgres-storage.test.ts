@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../src/storage/kysely.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
-import type { Database } from '../../src/storage/database.ts';
+import { openDatabase, type Database } from '../../src/storage/database.ts';
 import { finding, scan, scanTarget } from '../support/findings.ts';
-import { createHarness, openTestDatabase, testSchemaName, testStore } from '../support/harness.ts';
+import { createHarness, openTestDatabase, postgresTestUrl, testSchemaName, testStore } from '../support/harness.ts';
 
 /**
  * PostgreSQL runs repeated plain reads as named statements once the schema is settled
@@ -102,6 +102,35 @@ describe('planner statistics of bulk-written tables on PostgreSQL', { skip: test
       assert.ok(state.rows >= 1000 && state.rows <= 1200, `the planner knows the committed rows (${state.rows})`);
     } finally {
       await h.close();
+    }
+  });
+});
+
+/**
+ * Every connection of the store runs without parallel query (pg-statements.mjs:
+ * connectionSettings): a parallel plan's worker start-up cost a count three times its serial
+ * time on the 2-core machine. Session options in the URL are kept beside the store's own.
+ */
+describe('session settings of the store on PostgreSQL', { skip: testStore !== 'postgres' ? 'PostgreSQL only' : false }, () => {
+  it('turns parallel query off, keeps the URL\'s own options and the schema', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-session-'));
+    const url = new URL(postgresTestUrl);
+    url.searchParams.set('options', '-c statement_timeout=12345');
+    const schema = testSchemaName('session');
+    const database = await openDatabase({ databaseUrl: url.toString(), dataDir, pgSchema: schema, poolSize: 2 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        // Every connection of the pool: three reads at once take more than one.
+        const rows = await Promise.all(
+          [0, 1, 2].map(() =>
+            sql<{ parallel: string; timeout: string; path: string }>`select current_setting('max_parallel_workers_per_gather') as parallel, current_setting('statement_timeout') as timeout, current_setting('search_path') as path`.execute(database.db),
+          ),
+        );
+        for (const { rows: [row] } of rows) assert.deepEqual(row, { parallel: '0', timeout: '12345ms', path: schema });
+      }
+    } finally {
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

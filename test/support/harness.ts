@@ -15,7 +15,8 @@ import { openDatabase, type Database } from '../../src/storage/database.ts';
 
 /** Which store the integration suite runs on: PERIMETER_TEST_STORE=postgres, else SQLite. */
 export const testStore: 'sqlite' | 'postgres' = process.env['PERIMETER_TEST_STORE'] === 'postgres' ? 'postgres' : 'sqlite';
-const postgresUrl = process.env['PERIMETER_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The PostgreSQL server of the tests (its database; each test store has a schema of its own). */
+export const postgresTestUrl = process.env['PERIMETER_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** The test runner's tag of this run (PostgreSQL): it drops the run's schemas at the end. */
 const testRun = process.env['PERIMETER_TEST_RUN'];
@@ -27,7 +28,7 @@ export function testSchemaName(kind: string): string {
 
 /** Opens the test store of a data folder (SQLite) or a schema (PostgreSQL), as any process of a test would. */
 export function openTestDatabase(dataDir: string, schema: string): Promise<Database> {
-  return testStore === 'postgres' ? openDatabase({ databaseUrl: postgresUrl, dataDir, pgSchema: schema, poolSize: 4 }) : openDatabase({ dataDir });
+  return testStore === 'postgres' ? openDatabase({ databaseUrl: postgresTestUrl, dataDir, pgSchema: schema, poolSize: 4 }) : openDatabase({ dataDir });
 }
 
 /** Options of a request sent through inject(). */
@@ -124,7 +125,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
       // Under the test runner, the run's schemas are dropped once every file has finished: a
       // DROP SCHEMA while another file's migrator reads the catalogue makes that one fail.
       if (testStore === 'postgres' && testRun === undefined) {
-        const client = new pg.Client({ connectionString: postgresUrl });
+        const client = new pg.Client({ connectionString: postgresTestUrl });
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await client.query(`DROP SCHEMA IF EXISTS ${bossSchemaOf(database)} CASCADE`);
