@@ -99,5 +99,6 @@ describe('connectionSettings', () => {
     assert.equal(url.searchParams.get('options'), null);
     assert.equal(url.searchParams.get('sslmode'), 'require');
     assert.equal(url.password, 'p');
+    assert.equal(connectionSettings('postgres://db/app?options=-c%20a%3D1&options=-c%20b%3D2', undefined).options, '-c a=1 -c b=2 -c max_parallel_workers_per_gather=0');
   });
 });

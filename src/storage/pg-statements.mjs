@@ -114,17 +114,17 @@ export function storeTypes(pg) {
  */
 export function connectionSettings(url, searchPath) {
   let connectionString = url;
-  let fromUrl;
+  let fromUrl = [];
   try {
     const parsed = new URL(url);
-    fromUrl = parsed.searchParams.get('options') ?? undefined;
-    if (fromUrl !== undefined) {
+    fromUrl = parsed.searchParams.getAll('options');
+    if (fromUrl.length > 0) {
       parsed.searchParams.delete('options');
       connectionString = parsed.toString();
     }
   } catch {
-    fromUrl = undefined;
+    // Not a URL the WHATWG parser reads: the driver reads it as it is, with our options beside.
   }
   const own = ['-c max_parallel_workers_per_gather=0', ...(searchPath === undefined ? [] : [`-c search_path=${searchPath}`])];
-  return { connectionString, options: [...(fromUrl === undefined ? [] : [fromUrl]), ...own].join(' ') };
+  return { connectionString, options: [...fromUrl, ...own].join(' ') };
 }
