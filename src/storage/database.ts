@@ -230,6 +230,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const pool = new pg.Pool({
     ...connectionSettings(url, schema),
     max: poolSize,
+    // A connection once opened is kept (the driver closes idle ones after 10 s by default): a
+    // burst after a quiet spell would otherwise start backends, warm their caches and prepare
+    // its statements again while it is being served (/ips at 50 connections right after 20 s of
+    // one: p99 35–46 ms closing idle connections, 22–40 ms keeping them, six rounds each).
+    min: poolSize,
     types,
   });
   const names = new StatementNames();

@@ -9,7 +9,8 @@ import { renderPageBytes } from '../core/shared/page-render.mjs';
 import { connectionSettings, queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
 
 const { url, connections, searchPath, slab, slotSize } = workerData;
-const pool = new pg.Pool({ ...connectionSettings(url, searchPath), max: connections, types: storeTypes(pg) });
+// Connections once opened are kept, as the main pool keeps its own (database.ts).
+const pool = new pg.Pool({ ...connectionSettings(url, searchPath), max: connections, min: connections, types: storeTypes(pg) });
 // A connection that breaks is dropped from the pool; its query fails and the next one reconnects.
 pool.on('error', () => undefined);
 // Started once migrations ran (database.ts settle): the schema is final for this process.

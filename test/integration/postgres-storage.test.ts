@@ -133,4 +133,23 @@ describe('session settings of the store on PostgreSQL', { skip: testStore !== 'p
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('keeps the connections it opened across an idle spell longer than the driver\'s 10 s', { timeout: 30_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-kept-'));
+    const database = await openDatabase({ databaseUrl: postgresTestUrl, dataDir, pgSchema: testSchemaName('kept'), poolSize: 2 });
+    // Two reads at once hold both connections; each answers the process id of its backend.
+    const backends = async () => {
+      const rows = await Promise.all([0, 1].map(() => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(database.db)));
+      return rows.map((r) => r.rows[0]!.pid).sort((a, b) => a - b);
+    };
+    try {
+      const before = await backends();
+      assert.equal(new Set(before).size, 2, 'two connections');
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      assert.deepEqual(await backends(), before, 'the same two backends after 11 s idle');
+    } finally {
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
