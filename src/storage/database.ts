@@ -10,7 +10,7 @@ import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { PgReadPool } from './pg-read-pool.ts';
 import { SqliteReadPool } from './sqlite-read-pool.ts';
 import { namingPool } from './pg-named-statements.ts';
-import { connectionSettings, queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
+import { poolSettings, queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
 import type { Schema } from './schema.ts';
 
 /** Which SQL dialect a database speaks; only storage/ branches on it. */
@@ -228,13 +228,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const readerCount = options.readers ?? defaultReaders();
   let readers: PgReadPool | undefined;
   const pool = new pg.Pool({
-    ...connectionSettings(url, schema),
-    max: poolSize,
-    // A connection once opened is kept (the driver closes idle ones after 10 s by default): a
-    // burst after a quiet spell would otherwise start backends, warm their caches and prepare
-    // its statements again while it is being served (/ips at 50 connections right after 20 s of
-    // one: p99 35–46 ms closing idle connections, 22–40 ms keeping them, six rounds each).
-    min: poolSize,
+    ...poolSettings(url, schema, poolSize),
     types,
   });
   const names = new StatementNames();

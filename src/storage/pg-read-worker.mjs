@@ -6,16 +6,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { renderPageBytes } from '../core/shared/page-render.mjs';
-import { connectionSettings, queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
+import { poolSettings, queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
 
 const { url, connections, searchPath, slab, slotSize } = workerData;
-// Connections once opened are kept, as the main pool keeps its own (database.ts).
-const pool = new pg.Pool({ ...connectionSettings(url, searchPath), max: connections, min: connections, types: storeTypes(pg) });
+const pool = new pg.Pool({ ...poolSettings(url, searchPath, connections), types: storeTypes(pg) });
 // A connection that breaks is dropped from the pool; its query fails and the next one reconnects.
 pool.on('error', () => undefined);
 // Every connection is opened now, while the process starts, not by the first pages it serves (a
-// backend to start and authenticate). One that fails to open here is opened
-// again by the first query that needs it, which then reports the failure.
+// backend to start and authenticate); the pool keeps them. One that fails to open here is
+// opened again by the first query that needs it, which then reports the failure.
 for (let i = 0; i < connections; i++) void pool.connect().then((client) => client.release(), () => undefined);
 // Started once migrations ran (database.ts settle): the schema is final for this process.
 const names = new StatementNames();

@@ -128,3 +128,15 @@ export function connectionSettings(url, searchPath) {
   const own = ['-c max_parallel_workers_per_gather=0', ...(searchPath === undefined ? [] : [`-c search_path=${searchPath}`])];
   return { connectionString, options: [...fromUrl, ...own].join(' ') };
 }
+
+/**
+ * The settings of every pool of the store (the main pool and each reader thread's): the
+ * connection settings above and `size` connections, each kept once opened (the driver closes
+ * idle ones after 10 s by default): a burst after a quiet spell would otherwise start backends,
+ * warm their caches and prepare its statements again while it is being served (/ips at 50
+ * connections right after 20 s of one: p99 35–46 ms closing idle connections, 22–40 ms keeping
+ * them, six rounds each).
+ */
+export function poolSettings(url, searchPath, size) {
+  return { ...connectionSettings(url, searchPath), max: size, min: size };
+}
