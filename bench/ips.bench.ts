@@ -1,7 +1,7 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { ipDocument } from '../src/core/surface/inventory-documents.ts';
-import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan, type InventoryTeam } from './support/inventory-store.ts';
+import { createInventoryTeam, day, iso, measureInventoryMixes, rangePages, seededInventory, seedEnd, seedSpan, type InventoryTeam } from './support/inventory-store.ts';
 import { insertInBatches } from './support/seed.ts';
 
 const count = Number(process.env['BENCH_IPS'] ?? 1_000_000);
@@ -84,6 +84,7 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
     pagesPerMix,
     latencyDuration,
     parameters: { store, count, otherTeamCount },
+    floor: { mix: mixes[0]!.name, pages: (url) => rangePages(url, 'ip_addresses', 'r.active, r.disappeared_at', seedEnd - 30 * day, pagesPerMix) },
   });
 }
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import pino from 'pino';
 import { defaultConfig } from '../../src/config/config.ts';
 import { newToken, newUuid } from '../../src/core/shared/ids.ts';
@@ -11,6 +12,7 @@ import { createTeam } from '../../src/core/teams/team.service.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import type { BenchContext } from './benchmark.ts';
 import { printTable, writeResult, type TableRow } from './report.ts';
+import { startPgFloor, type FloorPage } from './pg-floor.ts';
 import { startPerimeter } from './server.ts';
 import { benchDatabaseUrl, recreateBenchDatabase } from './vulnerability-store.ts';
 import { runWrk, urlCycleScript, type WrkResult } from './wrk.ts';
@@ -135,6 +137,34 @@ async function collect(url: string, key: string, first: string, pages: number): 
   return paths;
 }
 
+/**
+ * The floor's pages of a `first_seen_after` mix (pg-floor.ts): the statement our store runs for
+ * such a page (one range of the order index, the changing columns and the document, one row
+ * more than the page), at the positions where our pages of 100 start. The main team is seeded
+ * first: the table's lowest team id.
+ */
+export async function rangePages(databaseUrl: string, table: string, changing: string, after: number, pages: number): Promise<FloorPage[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const team = Number((await client.query<{ id: number }>(`select min(team_id) as id from ${table}`)).rows[0]!.id);
+    const starts = await client.query<{ first_seen_at: string; id: string }>(
+      `select first_seen_at, id from (select first_seen_at, id, row_number() over (order by first_seen_at, id) as n from ${table} where team_id = $1 and first_seen_at >= $2 order by first_seen_at, id limit $3) s where n % 100 = 0`,
+      [team, after, pages * 100],
+    );
+    const columns = `r.first_seen_at, r.id, ${changing}, r.document`;
+    const first: FloorPage = { name: 'first', text: `select ${columns} from ${table} r where r.team_id = $1 and r.first_seen_at >= $2 order by r.first_seen_at, r.id limit 101`, values: [team, after] };
+    const next = starts.rows.slice(0, pages - 1).map((s): FloorPage => ({
+      name: 'next',
+      text: `select ${columns} from ${table} r where r.team_id = $1 and r.first_seen_at >= $2 and (r.first_seen_at > $2 or r.id > $3) order by r.first_seen_at, r.id limit 101`,
+      values: [team, s.first_seen_at, s.id],
+    }));
+    return [first, ...next];
+  } finally {
+    await client.end();
+  }
+}
+
 /** How one store's lists are measured. */
 export interface MeasureSpec {
   /** Result file name and table title. */
@@ -145,6 +175,12 @@ export interface MeasureSpec {
   /** wrk duration of the 1-connection runs. */
   latencyDuration: string;
   parameters: Record<string, unknown>;
+  /**
+   * PostgreSQL only: the floor of one mix (pg-floor.ts), its pages as statements that read the
+   * same rows through the same index range, measured at 50 connections before and after our cold
+   * 50-connection runs.
+   */
+  floor?: { mix: string; pages: (databaseUrl: string) => Promise<FloorPage[]> } | undefined;
 }
 
 /**
@@ -162,6 +198,18 @@ export async function measureInventoryMixes(ctx: BenchContext, seeded: SeededInv
     results[label] = result;
   };
   const collected: Array<{ mix: PageMix; paths: string[] }> = [];
+  const databaseUrl = seeded.env['DATABASE_URL'];
+  const floor = spec.floor === undefined || databaseUrl === undefined ? undefined : { mix: spec.floor.mix, pages: await spec.floor.pages(databaseUrl) };
+  const measureFloor = async (when: string) => {
+    if (floor === undefined) return;
+    const server = await startPgFloor(ctx.scope, { databaseUrl: databaseUrl!, pages: floor.pages, limit: 100 });
+    try {
+      await runWrk(ctx.scope, { url: server.url, connections: 50, threads: 2, duration: '2s', script: urlCycleScript(server.paths, headers) });
+      await measure(server.url, `floor 50 conn (${when}): ${floor.mix}`, server.paths, 50);
+    } finally {
+      await server.close();
+    }
+  };
   for (const cacheMb of [0, 64]) {
     const phase = cacheMb === 0 ? 'cold' : 'cached';
     const server = await startPerimeter(ctx.scope, { dataDir: seeded.dataDir, env: { ...seeded.env, PERIMETER_ROLES: 'api', PERIMETER_DNS_RESOLVERS: '127.0.0.1:1', PERIMETER_PAGE_CACHE_MB: String(cacheMb) } });
@@ -172,7 +220,9 @@ export async function measureInventoryMixes(ctx: BenchContext, seeded: SeededInv
       await runWrk(ctx.scope, { url: server.url, connections: 1, threads: 1, duration: '2s', script: urlCycleScript(allPaths, headers) });
       if (ctx.warmup !== undefined) await runWrk(ctx.scope, { url: server.url, connections: 50, threads: 2, duration: ctx.warmup, script: urlCycleScript(allPaths, headers) });
       for (const { mix, paths } of collected) await measure(server.url, `${phase} 1 conn: ${mix.name}`, paths, 1);
+      if (phase === 'cold') await measureFloor('before');
       for (const { mix, paths } of collected) await measure(server.url, `${phase} 50 conn: ${mix.name}`, paths, 50);
+      if (phase === 'cold') await measureFloor('after');
     } finally {
       await server.stop();
     }
@@ -181,6 +231,14 @@ export async function measureInventoryMixes(ctx: BenchContext, seeded: SeededInv
   for (const phase of ['cold 1 conn', 'cold 50 conn', 'cached 50 conn']) {
     const worst = Math.max(...Object.entries(results).filter(([label]) => label.startsWith(phase) && !label.endsWith('no filter')).map(([, r]) => r.latencyUs.p99)) / 1000;
     console.log(`worst filtered p99, ${phase}: ${worst.toFixed(1)} ms (target ≤ 25 ms: ${worst <= 25 ? 'met' : 'NOT met'})`);
+  }
+  if (floor !== undefined) {
+    const ours = results[`cold 50 conn: ${floor.mix}`]!;
+    const floors = Object.entries(results).filter(([label]) => label.startsWith('floor 50 conn')).map(([, r]) => r);
+    const best = Math.min(...floors.map((r) => r.latencyUs.p99)) / 1000;
+    console.log(
+      `PostgreSQL floor (node:http + pg, 2 processes, same index range, documents joined), ${floor.mix}: p99 ${floors.map((r) => (r.latencyUs.p99 / 1000).toFixed(1)).join(' / ')} ms at ${floors.map((r) => r.requestsPerSecond.toFixed(0)).join(' / ')} req/s; ours cold p99 ${(ours.latencyUs.p99 / 1000).toFixed(1)} ms at ${ours.requestsPerSecond.toFixed(0)} req/s; the floor ${best <= 25 ? 'meets' : 'misses'} 25 ms`,
+    );
   }
   writeResult(ctx.outDir, spec.resultName, { parameters: { ...spec.parameters, pagesPerMix: spec.pagesPerMix, duration: ctx.duration, latencyDuration: spec.latencyDuration, mixes: spec.mixes }, results });
   return results;
