@@ -1,6 +1,8 @@
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
+import pg from 'pg';
 import { startBareServer } from './support/bare-server.ts';
 import { BareSeries, measured } from './support/interleave.ts';
+import { startPgFloor, type FloorPage } from './support/pg-floor.ts';
 import { printTable, writeResult, type TableRow } from './support/report.ts';
 import { startPerimeter, type ServerProcess } from './support/server.ts';
 import { seededVulnerabilities } from './support/vulnerability-store.ts';
@@ -131,10 +133,30 @@ function percentile(values: number[], p: number): number {
 
 const ms = (us: number) => us / 1000;
 
+/**
+ * The floor's pages of the unfiltered list (pg-floor.ts): the statement our store runs for such
+ * a page (one range of the primary key within the team, the list columns and the document, one
+ * row more than the page), at the ids where our pages of 100 start.
+ */
+async function unfilteredPages(databaseUrl: string, pages: number): Promise<FloorPage[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const team = Number((await client.query<{ id: number }>(`select id from teams where name = 'bench'`)).rows[0]!.id);
+    const starts = await client.query<{ id: string }>('select id from (select id, row_number() over (order by id) as n from vulnerabilities where team_id = $1 order by id limit $2) s where n % 100 = 0', [team, pages * 100]);
+    const columns = 'v.id, v.status, v.modified_at, v.tags_json, v.document';
+    const first: FloorPage = { name: 'first', text: `select ${columns} from vulnerabilities v where v.team_id = $1 order by v.id limit 101`, values: [team] };
+    const next = starts.rows.slice(0, pages - 1).map((s): FloorPage => ({ name: 'next', text: `select ${columns} from vulnerabilities v where v.team_id = $1 and v.id > $2 order by v.id limit 101`, values: [team, s.id] }));
+    return [first, ...next];
+  } finally {
+    await client.end();
+  }
+}
+
 async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promise<void> {
   const seeded = await seededVulnerabilities(store, count, ctx.log);
-  const start = (): Promise<ServerProcess> =>
-    startPerimeter(ctx.scope, { dataDir: seeded.dataDir, env: { ...seeded.env, PERIMETER_ROLES: 'api', PERIMETER_DNS_RESOLVERS: '127.0.0.1:1', PERIMETER_PAGE_CACHE_MB: String(pageCacheMb) } });
+  const start = (cacheMb = pageCacheMb): Promise<ServerProcess> =>
+    startPerimeter(ctx.scope, { dataDir: seeded.dataDir, env: { ...seeded.env, PERIMETER_ROLES: 'api', PERIMETER_DNS_RESOLVERS: '127.0.0.1:1', PERIMETER_PAGE_CACHE_MB: String(cacheMb) } });
   const headers = { 'X-Service-Key': seeded.key };
   const load = { connections: 50, threads: 2 };
   const single = { connections: 1, threads: 1 };
@@ -194,15 +216,16 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
   const bare = await startBareServer(ctx.scope, first, { 'content-type': 'application/json; charset=utf-8' });
   const bareSeries = new BareSeries(ctx, { url: bare.url, ...load, script: urlCycleScript(workingSet, headers) });
   const ratios: Record<string, { ratio: number; bareRps: number }> = {};
-  const ours = async (label: string, paths: string[], during?: () => { stop(): Promise<unknown> }) => {
+  /** One run at 50 connections against `url` (with `during` running beside it), then a bare run. */
+  const againstBare = async (label: string, url: string, paths: string[], during?: () => { stop(): Promise<unknown> }) => {
     const background = during?.();
-    const result = await measured(ctx, label, { url: server.url, ...load, script: urlCycleScript(paths, headers) });
-    const extra = await background?.stop();
+    const result = await measured(ctx, label, { url, ...load, script: urlCycleScript(paths, headers) });
+    await background?.stop();
     record(label, result);
     record(`bare node:http after "${label}"`, await bareSeries.measure());
     ratios[label] = bareSeries.ratio(result);
-    return extra;
   };
+  const ours = (label: string, paths: string[], during?: () => { stop(): Promise<unknown> }) => againstBare(label, server.url, paths, during);
   record('bare node:http (first)', await bareSeries.measure());
   await ours(`50 conn: ${workingSet.length} distinct pages`, workingSet);
   let writes: { writes: number; seconds: number; latenciesMs: number[]; skipped: number } | undefined;
@@ -211,8 +234,21 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
     return { stop: async () => (writes = await steady.stop()) };
   });
   await ours(`50 conn: ${hotSet.length} hot pages (cached)`, hotSet);
-  await bare.close();
   await server.stop();
+  // PostgreSQL: the unfiltered mix's pages alone, read from the store on every request (a server
+  // with its page cache off: the 125 pages would fit in it), then the floor's (a plain node:http
+  // and pg server reading the same rows, no count), each between bare runs.
+  const databaseUrl = seeded.env['DATABASE_URL'];
+  if (store === 'postgres' && databaseUrl !== undefined) {
+    const unfiltered = collected[0]!.paths;
+    const floor = await startPgFloor(ctx.scope, { databaseUrl, pages: await unfilteredPages(databaseUrl, unfiltered.length), limit: 100 });
+    const uncached = await start(0);
+    await againstBare(`50 conn: ${unfiltered.length} distinct pages, no filter, page cache off`, uncached.url, unfiltered);
+    await uncached.stop();
+    await againstBare(`floor (node:http + pg, 2 processes), 50 conn: the same ${floor.paths.length} pages`, floor.url, floor.paths);
+    await floor.close();
+  }
+  await bare.close();
 
   printTable(`vulnerabilities on ${store}: ${count.toLocaleString('en')} rows, pages of 100 (${first.length} B first page), working set ${workingSetMb.toFixed(0)} MB, page cache ${pageCacheMb} MB`, rows);
   for (const [label, { ratio, bareRps }] of Object.entries(ratios)) console.log(`${label}: ${ratio.toFixed(3)} × bare (bare around it: ${bareRps.toFixed(0)} req/s)`);
