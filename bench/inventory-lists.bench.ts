@@ -1,7 +1,7 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { portDocument, technologyDocument } from '../src/core/surface/inventory-documents.ts';
-import { createInventoryTeam, day, iso, measureInventoryMixes, rangePages, seededInventory, seedEnd, seedSpan, type InventoryTeam, type PageMix } from './support/inventory-store.ts';
+import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan, type InventoryTeam, type PageMix } from './support/inventory-store.ts';
 import { insertInBatches } from './support/seed.ts';
 
 const count = Number(process.env['BENCH_INVENTORY_ROWS'] ?? 1_000_000);
@@ -155,7 +155,7 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
     pagesPerMix,
     latencyDuration,
     parameters: { store, count, otherTeamCount },
-    floor: { mix: technologyMixes[0]!.name, pages: (url) => rangePages(url, 'technologies', 'r.active, r.disappeared_at', seedEnd - 30 * day, pagesPerMix) },
+    floor: { mix: technologyMixes[0]!.name, list: { table: 'technologies', columns: 'r.first_seen_at, r.id, r.active, r.disappeared_at, r.document', order: 'first_seen_at', from: seedEnd - 30 * day, pages: pagesPerMix } },
   });
 }
 

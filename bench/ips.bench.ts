@@ -1,7 +1,7 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { ipDocument } from '../src/core/surface/inventory-documents.ts';
-import { createInventoryTeam, day, iso, measureInventoryMixes, rangePages, seededInventory, seedEnd, seedSpan, type InventoryTeam } from './support/inventory-store.ts';
+import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan, type InventoryTeam } from './support/inventory-store.ts';
 import { insertInBatches } from './support/seed.ts';
 
 const count = Number(process.env['BENCH_IPS'] ?? 1_000_000);
@@ -84,7 +84,7 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
     pagesPerMix,
     latencyDuration,
     parameters: { store, count, otherTeamCount },
-    floor: { mix: mixes[0]!.name, pages: (url) => rangePages(url, 'ip_addresses', 'r.active, r.disappeared_at', seedEnd - 30 * day, pagesPerMix) },
+    floor: { mix: mixes[0]!.name, list: { table: 'ip_addresses', columns: 'r.first_seen_at, r.id, r.active, r.disappeared_at, r.document', order: 'first_seen_at', from: seedEnd - 30 * day, pages: pagesPerMix } },
   });
 }
 

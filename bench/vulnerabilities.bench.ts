@@ -1,8 +1,7 @@
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
-import pg from 'pg';
 import { startBareServer } from './support/bare-server.ts';
 import { BareSeries, measured } from './support/interleave.ts';
-import { startPgFloor, type FloorPage } from './support/pg-floor.ts';
+import { keysetPages, startPgFloor } from './support/pg-floor.ts';
 import { printTable, writeResult, type TableRow } from './support/report.ts';
 import { startPerimeter, type ServerProcess } from './support/server.ts';
 import { seededVulnerabilities } from './support/vulnerability-store.ts';
@@ -133,26 +132,6 @@ function percentile(values: number[], p: number): number {
 
 const ms = (us: number) => us / 1000;
 
-/**
- * The floor's pages of the unfiltered list (pg-floor.ts): the statement our store runs for such
- * a page (one range of the primary key within the team, the list columns and the document, one
- * row more than the page), at the ids where our pages of 100 start.
- */
-async function unfilteredPages(databaseUrl: string, pages: number): Promise<FloorPage[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const team = Number((await client.query<{ id: number }>(`select id from teams where name = 'bench'`)).rows[0]!.id);
-    const starts = await client.query<{ id: string }>('select id from (select id, row_number() over (order by id) as n from vulnerabilities where team_id = $1 order by id limit $2) s where n % 100 = 0', [team, pages * 100]);
-    const columns = 'v.id, v.status, v.modified_at, v.tags_json, v.document';
-    const first: FloorPage = { name: 'first', text: `select ${columns} from vulnerabilities v where v.team_id = $1 order by v.id limit 101`, values: [team] };
-    const next = starts.rows.slice(0, pages - 1).map((s): FloorPage => ({ name: 'next', text: `select ${columns} from vulnerabilities v where v.team_id = $1 and v.id > $2 order by v.id limit 101`, values: [team, s.id] }));
-    return [first, ...next];
-  } finally {
-    await client.end();
-  }
-}
-
 async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promise<void> {
   const seeded = await seededVulnerabilities(store, count, ctx.log);
   const start = (cacheMb = pageCacheMb): Promise<ServerProcess> =>
@@ -241,7 +220,7 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
   const databaseUrl = seeded.env['DATABASE_URL'];
   if (store === 'postgres' && databaseUrl !== undefined) {
     const unfiltered = collected[0]!.paths;
-    const floor = await startPgFloor(ctx.scope, { databaseUrl, pages: await unfilteredPages(databaseUrl, unfiltered.length), limit: 100 });
+    const floor = await startPgFloor(ctx.scope, { databaseUrl, pages: await keysetPages(databaseUrl, { table: 'vulnerabilities', columns: 'r.id, r.status, r.modified_at, r.tags_json, r.document', order: 'id', pages: unfiltered.length }), limit: 100 });
     const uncached = await start(0);
     await againstBare(`50 conn: ${unfiltered.length} distinct pages, no filter, page cache off`, uncached.url, unfiltered);
     await uncached.stop();

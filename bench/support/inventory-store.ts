@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import pino from 'pino';
 import { defaultConfig } from '../../src/config/config.ts';
 import { newToken, newUuid } from '../../src/core/shared/ids.ts';
@@ -12,7 +11,7 @@ import { createTeam } from '../../src/core/teams/team.service.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import type { BenchContext } from './benchmark.ts';
 import { printTable, writeResult, type TableRow } from './report.ts';
-import { startPgFloor, type FloorPage } from './pg-floor.ts';
+import { keysetPages, startPgFloor, type KeysetList } from './pg-floor.ts';
 import { startPerimeter } from './server.ts';
 import { benchDatabaseUrl, recreateBenchDatabase } from './vulnerability-store.ts';
 import { runWrk, urlCycleScript, type WrkResult } from './wrk.ts';
@@ -137,34 +136,6 @@ async function collect(url: string, key: string, first: string, pages: number): 
   return paths;
 }
 
-/**
- * The floor's pages of a `first_seen_after` mix (pg-floor.ts): the statement our store runs for
- * such a page (one range of the order index, the changing columns and the document, one row
- * more than the page), at the positions where our pages of 100 start. The main team is seeded
- * first: the table's lowest team id.
- */
-export async function rangePages(databaseUrl: string, table: string, changing: string, after: number, pages: number): Promise<FloorPage[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const team = Number((await client.query<{ id: number }>(`select min(team_id) as id from ${table}`)).rows[0]!.id);
-    const starts = await client.query<{ first_seen_at: string; id: string }>(
-      `select first_seen_at, id from (select first_seen_at, id, row_number() over (order by first_seen_at, id) as n from ${table} where team_id = $1 and first_seen_at >= $2 order by first_seen_at, id limit $3) s where n % 100 = 0`,
-      [team, after, pages * 100],
-    );
-    const columns = `r.first_seen_at, r.id, ${changing}, r.document`;
-    const first: FloorPage = { name: 'first', text: `select ${columns} from ${table} r where r.team_id = $1 and r.first_seen_at >= $2 order by r.first_seen_at, r.id limit 101`, values: [team, after] };
-    const next = starts.rows.slice(0, pages - 1).map((s): FloorPage => ({
-      name: 'next',
-      text: `select ${columns} from ${table} r where r.team_id = $1 and r.first_seen_at >= $2 and (r.first_seen_at > $2 or r.id > $3) order by r.first_seen_at, r.id limit 101`,
-      values: [team, s.first_seen_at, s.id],
-    }));
-    return [first, ...next];
-  } finally {
-    await client.end();
-  }
-}
-
 /** How one store's lists are measured. */
 export interface MeasureSpec {
   /** Result file name and table title. */
@@ -176,11 +147,10 @@ export interface MeasureSpec {
   latencyDuration: string;
   parameters: Record<string, unknown>;
   /**
-   * PostgreSQL only: the floor of one mix (pg-floor.ts), its pages as statements that read the
-   * same rows through the same index range, measured at 50 connections before and after our cold
-   * 50-connection runs.
+   * PostgreSQL only: the floor of one mix (pg-floor.ts), the same rows read through the same
+   * index range, measured at 50 connections before and after our cold 50-connection runs.
    */
-  floor?: { mix: string; pages: (databaseUrl: string) => Promise<FloorPage[]> } | undefined;
+  floor?: { mix: string; list: KeysetList } | undefined;
 }
 
 /**
@@ -199,10 +169,10 @@ export async function measureInventoryMixes(ctx: BenchContext, seeded: SeededInv
   };
   const collected: Array<{ mix: PageMix; paths: string[] }> = [];
   const databaseUrl = seeded.env['DATABASE_URL'];
-  const floor = spec.floor === undefined || databaseUrl === undefined ? undefined : { mix: spec.floor.mix, pages: await spec.floor.pages(databaseUrl) };
+  const floor = spec.floor === undefined || databaseUrl === undefined ? undefined : { mix: spec.floor.mix, databaseUrl, pages: await keysetPages(databaseUrl, spec.floor.list) };
   const measureFloor = async (when: string) => {
     if (floor === undefined) return;
-    const server = await startPgFloor(ctx.scope, { databaseUrl: databaseUrl!, pages: floor.pages, limit: 100 });
+    const server = await startPgFloor(ctx.scope, { databaseUrl: floor.databaseUrl, pages: floor.pages, limit: 100 });
     try {
       await runWrk(ctx.scope, { url: server.url, connections: 50, threads: 2, duration: '2s', script: urlCycleScript(server.paths, headers) });
       await measure(server.url, `floor 50 conn (${when}): ${floor.mix}`, server.paths, 50);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { freePort } from './server.ts';
 import type { Scope } from './scope.ts';
 
@@ -12,6 +13,48 @@ export interface FloorPage {
   name: string;
   text: string;
   values: unknown[];
+}
+
+/** A list read in keyset order within the bench team (seeded as `bench`), as our store reads it. */
+export interface KeysetList {
+  table: string;
+  /** Columns of the page: the keys, the changing fields and `document`, as our statement selects them. */
+  columns: string;
+  /** `first_seen_at`: (first_seen_at, id) order from `from` on (the v3 inventory lists); `id`: id order (the v2 vulnerability list). */
+  order: 'first_seen_at' | 'id';
+  from?: number | undefined;
+  pages: number;
+}
+
+/**
+ * The floor's pages of a list: the statement our store runs for such a page (one range of the
+ * order index, one row more than the page of 100), at the positions where our pages start.
+ */
+export async function keysetPages(databaseUrl: string, list: KeysetList): Promise<FloorPage[]> {
+  const { table, columns } = list;
+  const byTime = list.order === 'first_seen_at';
+  const keys = byTime ? 'r.first_seen_at, r.id' : 'r.id';
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const team = Number((await client.query<{ id: number }>(`select id from teams where name = 'bench'`)).rows[0]!.id);
+    const range = byTime ? 'r.team_id = $1 and r.first_seen_at >= $2' : 'r.team_id = $1';
+    const rangeValues = byTime ? [team, list.from ?? 0] : [team];
+    const starts = await client.query<{ first_seen_at?: string; id: string }>(
+      `select * from (select ${keys}, row_number() over (order by ${keys}) as n from ${table} r where ${range} order by ${keys} limit ${list.pages * 100}) s where n % 100 = 0`,
+      rangeValues,
+    );
+    const first: FloorPage = { name: 'first', text: `select ${columns} from ${table} r where ${range} order by ${keys} limit 101`, values: rangeValues };
+    const next = starts.rows.slice(0, list.pages - 1).map(
+      (s): FloorPage =>
+        byTime
+          ? { name: 'next', text: `select ${columns} from ${table} r where ${range} and (r.first_seen_at > $2 or r.id > $3) order by ${keys} limit 101`, values: [team, s.first_seen_at, s.id] }
+          : { name: 'next', text: `select ${columns} from ${table} r where ${range} and r.id > $2 order by ${keys} limit 101`, values: [team, s.id] },
+    );
+    return [first, ...next];
+  } finally {
+    await client.end();
+  }
 }
 
 export interface PgFloorOptions {
