@@ -15,9 +15,13 @@ import { runWrk, urlCycleScript, type WrkOptions, type WrkResult } from './suppo
 
 /** (a) the site one scan crawls, end to end, three times against the plain loop. */
 const smallSitePages = 200;
-const rounds = 7;
-/** Unmeasured pairs first (unless BENCH_WARMUP=0): the server's scan code is cold for its first scans. */
-const warmupPairs = 3;
+const rounds = countFromEnv('BENCH_SCAN_ROUNDS', 7, 1);
+/**
+ * Unmeasured pairs first (unless BENCH_WARMUP=0): the server's scan code and the loop are cold
+ * for their first runs. Both keep getting faster for about twenty pairs (JIT tiers), so a steady
+ * state needs `BENCH_SCAN_WARMUP_PAIRS=20`; the default keeps `npm run bench` short.
+ */
+const warmupPairs = countFromEnv('BENCH_SCAN_WARMUP_PAIRS', 3, 0);
 /** (b) four larger sites, big enough that unlimited scans are still crawling when wrk ends. */
 const bigSitePages = 20_000;
 const concurrentScans = 4;
@@ -27,6 +31,15 @@ const pollIntervalMs = 10;
 const waitPollMs = 50;
 const load = { connections: 10, threads: 2 } as const;
 /** What the scanner sends besides host and connection (scan-session.ts), so both sides send alike. */
+/** A whole number from the environment, at least `min`, else `fallback`; anything else stops the run. */
+function countFromEnv(name: string, fallback: number, min: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min}, not ${JSON.stringify(text)}`);
+  return value;
+}
+
 const scanHeaders = { 'user-agent': 'perimeter-scanner/0.1 (+application scan)', accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
 
 /** Scan overhead against a plain undici loop, and scan-status latency while four scans run. */
@@ -380,7 +393,7 @@ async function run(ctx: BenchContext): Promise<void> {
     parameters: {
       smallSitePages,
       rounds,
-      warmupPair: ctx.warmup !== undefined,
+      warmupPairs: ctx.warmup === undefined ? 0 : warmupPairs,
       pollIntervalMs,
       crawlConcurrency,
       bigSitePages,
