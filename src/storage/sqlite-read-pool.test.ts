@@ -88,6 +88,11 @@ describe('embedded store: reads on a pool of worker threads', () => {
     await sql`delete from items`.execute(database.db);
   });
 
+  it('reads pages with read(2) on every reader, not through a mapping of the file (each commit made the next mapped read slow)', async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => database.rawRows!('pragma mmap_size', [])));
+    assert.deepEqual(answers, Array.from({ length: 8 }, () => [[0]]));
+  });
+
   it('renders pages into slots lent to the readers, given back with the response; too big or none free: a buffer of its own', async () => {
     await sql`delete from items`.execute(database.db);
     await sql`insert into items (value) values ('{"a":1}'), ('{"a":2}')`.execute(database.db);
