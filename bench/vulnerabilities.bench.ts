@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { startBareServer } from './support/bare-server.ts';
 import { BareSeries, measured } from './support/interleave.ts';
-import { keysetPages, startPgFloor } from './support/pg-floor.ts';
+import { floorName, keysetPages, startFloor, type FloorStore } from './support/floor.ts';
 import { printTable, writeResult, type TableRow } from './support/report.ts';
 import { startPerimeter, type ServerProcess } from './support/server.ts';
 import { seededVulnerabilities } from './support/vulnerability-store.ts';
@@ -214,19 +215,18 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
   });
   await ours(`50 conn: ${hotSet.length} hot pages (cached)`, hotSet);
   await server.stop();
-  // PostgreSQL: the unfiltered mix's pages alone, read from the store on every request (a server
-  // with its page cache off: the 125 pages would fit in it), then the floor's (a plain node:http
-  // and pg server reading the same rows, no count), each between bare runs.
+  // The unfiltered mix's pages alone, read from the store on every request (a server with its
+  // page cache off: the 125 pages would fit in it), then the floor's (a plain node:http server
+  // reading the same rows from the same store, no count), each between bare runs.
   const databaseUrl = seeded.env['DATABASE_URL'];
-  if (store === 'postgres' && databaseUrl !== undefined) {
-    const unfiltered = collected[0]!.paths;
-    const floor = await startPgFloor(ctx.scope, { databaseUrl, pages: await keysetPages(databaseUrl, { table: 'vulnerabilities', columns: 'r.id, r.status, r.modified_at, r.tags_json, r.document', order: 'id', pages: unfiltered.length }), limit: 100 });
-    const uncached = await start(0);
-    await againstBare(`50 conn: ${unfiltered.length} distinct pages, no filter, page cache off`, uncached.url, unfiltered);
-    await uncached.stop();
-    await againstBare(`floor (node:http + pg, 2 processes), 50 conn: the same ${floor.paths.length} pages`, floor.url, floor.paths);
-    await floor.close();
-  }
+  const floorStore: FloorStore = databaseUrl === undefined ? { kind: 'sqlite', path: join(seeded.dataDir, 'perimeter.db') } : { kind: 'postgres', databaseUrl };
+  const unfiltered = collected[0]!.paths;
+  const floor = await startFloor(ctx.scope, { store: floorStore, pages: await keysetPages(floorStore, { table: 'vulnerabilities', columns: 'r.id, r.status, r.modified_at, r.tags_json, r.document', order: 'id', pages: unfiltered.length }), limit: 100 });
+  const uncached = await start(0);
+  await againstBare(`50 conn: ${unfiltered.length} distinct pages, no filter, page cache off`, uncached.url, unfiltered);
+  await uncached.stop();
+  await againstBare(`${floorName(floorStore)}, 50 conn: the same ${floor.paths.length} pages`, floor.url, floor.paths);
+  await floor.close();
   await bare.close();
 
   printTable(`vulnerabilities on ${store}: ${count.toLocaleString('en')} rows, pages of 100 (${first.length} B first page), working set ${workingSetMb.toFixed(0)} MB, page cache ${pageCacheMb} MB`, rows);

@@ -1,15 +1,53 @@
-// The floor of a PostgreSQL-backed list page in Node, run as its own processes by pg-floor.ts:
-// node:http in a cluster of worker processes, each with a pg pool, answering GET /<i> with page i
-// of a fixed list of statements: the rows' stored `document` column joined into a JSON array. No
-// routing, auth, cursor, validation or rendering of changing fields; the same statement text
-// (named, so prepared once per connection) and the same pool settings as the service's store;
-// concurrent requests for one page share its read.
+// The floor of a list page in Node, run as its own processes by floor.ts: node:http in a cluster
+// of worker processes, each with its own connections to the store (a pg pool, or one read-only
+// better-sqlite3 connection), answering GET /<i> with page i of a fixed list of statements: the
+// rows' stored `document` column joined into a JSON array. No routing, auth, cursor, validation
+// or rendering of changing fields; the same statement text and the same connection settings as
+// the service's store (PostgreSQL: named, so prepared once per connection).
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 
-const spec = JSON.parse(readFileSync(process.env.PG_FLOOR_SPEC, 'utf8'));
+const spec = JSON.parse(readFileSync(process.env.FLOOR_SPEC, 'utf8'));
+const tail = '],"pagination":{"next":null}}';
+const bodyOf = (rows) => Buffer.from(`{"items":[${rows.slice(0, spec.limit).map((row) => row.document).join(',')}${tail}`);
+
+/** A page reader over PostgreSQL: concurrent requests for one page share its read, as the service's single-flight does. */
+async function postgresReader(store) {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: store.databaseUrl, max: store.poolSize, min: store.poolSize, options: '-c max_parallel_workers_per_gather=0' });
+  // Open every connection before the first request, as the store's pools do.
+  await Promise.all(Array.from({ length: store.poolSize }, () => pool.connect().then((c) => c.release())));
+  const inFlight = new Map();
+  return (i) => {
+    let body = inFlight.get(i);
+    if (body === undefined) {
+      const page = spec.pages[i];
+      body = pool
+        .query({ name: page.name, text: page.text, values: page.values })
+        .then((result) => bodyOf(result.rows))
+        .finally(() => inFlight.delete(i));
+      inFlight.set(i, body);
+    }
+    return body;
+  };
+}
+
+/** A page reader over the embedded store: one read-only connection per process, set as the store's reader threads set theirs; a read runs to completion. */
+async function sqliteReader(store) {
+  const { default: SQLite } = await import('better-sqlite3');
+  const db = new SQLite(store.path, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  db.pragma(`cache_size = -${store.cacheKb}`);
+  db.pragma('mmap_size = 0');
+  const statements = new Map();
+  return async (i) => {
+    const page = spec.pages[i];
+    let statement = statements.get(page.text);
+    if (statement === undefined) statements.set(page.text, (statement = db.prepare(page.text)));
+    return bodyOf(statement.all(page.values));
+  };
+}
 
 if (cluster.isPrimary) {
   for (let i = 0; i < spec.processes; i++) cluster.fork();
@@ -25,25 +63,7 @@ if (cluster.isPrimary) {
     process.exit(0);
   });
 } else {
-  const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolSize, min: spec.poolSize, options: '-c max_parallel_workers_per_gather=0' });
-  // Open every connection before the first request, as the store's pools do.
-  await Promise.all(Array.from({ length: spec.poolSize }, () => pool.connect().then((c) => c.release())));
-  const tail = '],"pagination":{"next":null}}';
-  // Concurrent requests for one page share its read, as the service's single-flight does (the
-  // floor shares any read in flight; the service only one that started after the request came).
-  const inFlight = new Map();
-  const read = (i) => {
-    let body = inFlight.get(i);
-    if (body === undefined) {
-      const page = spec.pages[i];
-      body = pool
-        .query({ name: page.name, text: page.text, values: page.values })
-        .then((result) => Buffer.from(`{"items":[${result.rows.slice(0, spec.limit).map((row) => row.document).join(',')}${tail}`))
-        .finally(() => inFlight.delete(i));
-      inFlight.set(i, body);
-    }
-    return body;
-  };
+  const read = spec.store.kind === 'postgres' ? await postgresReader(spec.store) : await sqliteReader(spec.store);
   const server = createServer((request, response) => {
     request.resume();
     read(Number(request.url.slice(1)) % spec.pages.length).then(

@@ -11,7 +11,7 @@ import { createTeam } from '../../src/core/teams/team.service.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import type { BenchContext } from './benchmark.ts';
 import { printTable, writeResult, type TableRow } from './report.ts';
-import { keysetPages, startPgFloor, type KeysetList } from './pg-floor.ts';
+import { floorName, keysetPages, startFloor, type FloorStore, type KeysetList } from './floor.ts';
 import { startPerimeter } from './server.ts';
 import { benchDatabaseUrl, recreateBenchDatabase } from './vulnerability-store.ts';
 import { runWrk, urlCycleScript, type WrkResult } from './wrk.ts';
@@ -147,8 +147,8 @@ export interface MeasureSpec {
   latencyDuration: string;
   parameters: Record<string, unknown>;
   /**
-   * PostgreSQL only: the floor of one mix (pg-floor.ts), the same rows read through the same
-   * index range, measured at 50 connections before and after our cold 50-connection runs.
+   * The floor of one mix (floor.ts), the same rows read through the same index range of the
+   * same store, measured at 50 connections before and after our cold 50-connection runs.
    */
   floor?: { mix: string; list: KeysetList } | undefined;
 }
@@ -169,10 +169,11 @@ export async function measureInventoryMixes(ctx: BenchContext, seeded: SeededInv
   };
   const collected: Array<{ mix: PageMix; paths: string[] }> = [];
   const databaseUrl = seeded.env['DATABASE_URL'];
-  const floor = spec.floor === undefined || databaseUrl === undefined ? undefined : { mix: spec.floor.mix, databaseUrl, pages: await keysetPages(databaseUrl, spec.floor.list) };
+  const store: FloorStore = databaseUrl === undefined ? { kind: 'sqlite', path: join(seeded.dataDir, 'perimeter.db') } : { kind: 'postgres', databaseUrl };
+  const floor = spec.floor === undefined ? undefined : { mix: spec.floor.mix, pages: await keysetPages(store, spec.floor.list) };
   const measureFloor = async (when: string) => {
     if (floor === undefined) return;
-    const server = await startPgFloor(ctx.scope, { databaseUrl: floor.databaseUrl, pages: floor.pages, limit: 100 });
+    const server = await startFloor(ctx.scope, { store, pages: floor.pages, limit: 100 });
     try {
       await runWrk(ctx.scope, { url: server.url, connections: 50, threads: 2, duration: '2s', script: urlCycleScript(server.paths, headers) });
       await measure(server.url, `floor 50 conn (${when}): ${floor.mix}`, server.paths, 50);
@@ -207,7 +208,7 @@ export async function measureInventoryMixes(ctx: BenchContext, seeded: SeededInv
     const floors = Object.entries(results).filter(([label]) => label.startsWith('floor 50 conn')).map(([, r]) => r);
     const best = Math.min(...floors.map((r) => r.latencyUs.p99)) / 1000;
     console.log(
-      `PostgreSQL floor (node:http + pg, 2 processes, same index range, documents joined), ${floor.mix}: p99 ${floors.map((r) => (r.latencyUs.p99 / 1000).toFixed(1)).join(' / ')} ms at ${floors.map((r) => r.requestsPerSecond.toFixed(0)).join(' / ')} req/s; ours cold p99 ${(ours.latencyUs.p99 / 1000).toFixed(1)} ms at ${ours.requestsPerSecond.toFixed(0)} req/s; the floor ${best <= 25 ? 'meets' : 'misses'} 25 ms`,
+      `${floorName(store)}, same index range, documents joined, ${floor.mix}: p99 ${floors.map((r) => (r.latencyUs.p99 / 1000).toFixed(1)).join(' / ')} ms at ${floors.map((r) => r.requestsPerSecond.toFixed(0)).join(' / ')} req/s; ours cold p99 ${(ours.latencyUs.p99 / 1000).toFixed(1)} ms at ${ours.requestsPerSecond.toFixed(0)} req/s; the floor ${best <= 25 ? 'meets' : 'misses'} 25 ms`,
     );
   }
   writeResult(ctx.outDir, spec.resultName, { parameters: { ...spec.parameters, pagesPerMix: spec.pagesPerMix, duration: ctx.duration, latencyDuration: spec.latencyDuration, mixes: spec.mixes }, results });

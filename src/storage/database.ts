@@ -100,7 +100,7 @@ export interface OpenOptions {
 }
 
 /** Page cache of each reader of the pool, in KB: the file is mapped, so this holds little. */
-const readerCacheKb = 8 * 1024;
+export const readerCacheKb = 8 * 1024;
 
 /** Opens PostgreSQL when a URL is given, else the embedded SQLite file in dataDir (WAL mode). */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
