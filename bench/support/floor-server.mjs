@@ -36,10 +36,9 @@ async function postgresReader(store) {
 /** A page reader over the embedded store: one read-only connection per process, set as the store's reader threads set theirs; a read runs to completion. */
 async function sqliteReader(store) {
   const { default: SQLite } = await import('better-sqlite3');
+  const { configureReader } = await import('../../src/storage/sqlite-reader-settings.mjs');
   const db = new SQLite(store.path, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
-  db.pragma(`cache_size = -${store.cacheKb}`);
-  db.pragma('mmap_size = 0');
+  configureReader(db, store.cacheKb);
   const statements = new Map();
   return async (i) => {
     const page = spec.pages[i];

@@ -1,20 +1,14 @@
 // One read-only connection to the embedded store, in a worker thread (see sqlite-read-pool.ts).
 // Plain JavaScript: a worker does not inherit the tsx loader of the main thread, and this file
-// needs nothing but better-sqlite3.
+// needs nothing but better-sqlite3 and plain modules beside it.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { renderPageBytes } from '../core/shared/page-render.mjs';
+import { configureReader } from './sqlite-reader-settings.mjs';
 
 const { path, cacheKb, slab, slotSize } = workerData;
 const db = new SQLite(path, { readonly: true, fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-db.pragma(`cache_size = -${cacheKb}`);
-// Pages are read with read(2) into this connection's own cache, not through a mapping of the
-// file: every commit of the writer (in WAL mode) makes a reader drop its cache at its next
-// statement, and the first statement after that was much slower through the mapping (a count
-// over 168,000 index entries 14–16 ms against 6 ms with read(2), a page of 101 rows 0.80
-// against 0.57 ms; the same once warm). The kernel's page cache holds the file either way.
-db.pragma('mmap_size = 0');
+configureReader(db, cacheKb);
 
 const statements = new Map();
 
