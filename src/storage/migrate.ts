@@ -1,4 +1,4 @@
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
 import { Migrator, sql } from './kysely.ts';
 import type { Database, Dialect } from './database.ts';
 import * as m001 from './migrations/001-foundation.ts';
@@ -91,8 +91,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     database.settle?.();
     return [];
   }
-  const migrator = migratorOf(database);
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await withCatalogueRetry(() => migratorOf(database).migrateToLatest());
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
   // The schema is final for this process: repeated reads may keep their plans.
   database.settle?.();
@@ -101,8 +100,25 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
 
 /** Applies the migrations up to and including `name` (tests of a migration start a store before it). */
 export async function migrateTo(database: Database, name: string): Promise<void> {
-  const { error } = await migratorOf(database).migrateTo(name);
+  const { error } = await withCatalogueRetry(() => migratorOf(database).migrateTo(name));
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * Runs the migrator again (up to three times) when it failed with PostgreSQL's undefined_table
+ * (42P01): Kysely's table checks read the catalogue of every schema, and a table another
+ * connection drops while that read runs (another process's migration, another test file's
+ * schema) fails it, before any migration of ours ran. Migrations run in a transaction, so a run
+ * that failed later left nothing behind either; a real missing table fails every attempt and is
+ * reported.
+ */
+export async function withCatalogueRetry(run: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await run();
+    const code = (outcome.error as { code?: unknown } | undefined)?.code;
+    if (code !== '42P01' || attempt === 3) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  }
 }
 
 /** True when every known migration has been applied (used by /readyz). */
