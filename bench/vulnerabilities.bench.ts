@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { startBareServer } from './support/bare-server.ts';
 import { BareSeries, measured } from './support/interleave.ts';
-import { floorName, keysetPages, startFloor, type FloorStore } from './support/floor.ts';
+import { floorName, floorStoreOf, keysetPages, startFloor } from './support/floor.ts';
 import { printTable, writeResult, type TableRow } from './support/report.ts';
 import { startPerimeter, type ServerProcess } from './support/server.ts';
 import { seededVulnerabilities } from './support/vulnerability-store.ts';
@@ -218,8 +217,7 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
   // The unfiltered mix's pages alone, read from the store on every request (a server with its
   // page cache off: the 125 pages would fit in it), then the floor's (a plain node:http server
   // reading the same rows from the same store, no count), each between bare runs.
-  const databaseUrl = seeded.env['DATABASE_URL'];
-  const floorStore: FloorStore = databaseUrl === undefined ? { kind: 'sqlite', path: join(seeded.dataDir, 'perimeter.db') } : { kind: 'postgres', databaseUrl };
+  const floorStore = floorStoreOf(seeded.dataDir, seeded.env);
   const unfiltered = collected[0]!.paths;
   const floor = await startFloor(ctx.scope, { store: floorStore, pages: await keysetPages(floorStore, { table: 'vulnerabilities', columns: 'r.id, r.status, r.modified_at, r.tags_json, r.document', order: 'id', pages: unfiltered.length }), limit: 100 });
   const uncached = await start(0);

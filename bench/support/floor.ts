@@ -5,12 +5,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { readerCacheKb } from '../../src/storage/database.ts';
+import { defaultSqliteFile, readerCacheKb } from '../../src/storage/database.ts';
 import { freePort } from './server.ts';
 import type { Scope } from './scope.ts';
 
 /** The store a floor reads: a PostgreSQL database, or the embedded store's file. */
 export type FloorStore = { kind: 'postgres'; databaseUrl: string } | { kind: 'sqlite'; path: string };
+
+/** The store a bench server opens with `env` in `dataDir`: PostgreSQL when env names a DATABASE_URL, else the embedded file. */
+export function floorStoreOf(dataDir: string, env: Record<string, string>): FloorStore {
+  const databaseUrl = env['DATABASE_URL'];
+  return databaseUrl === undefined ? { kind: 'sqlite', path: join(dataDir, defaultSqliteFile) } : { kind: 'postgres', databaseUrl };
+}
 
 /** One page the floor serves: a statement whose rows carry a `document` column. */
 export interface FloorPage {

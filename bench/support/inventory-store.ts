@@ -11,7 +11,7 @@ import { createTeam } from '../../src/core/teams/team.service.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import type { BenchContext } from './benchmark.ts';
 import { printTable, writeResult, type TableRow } from './report.ts';
-import { floorName, keysetPages, startFloor, type FloorStore, type KeysetList } from './floor.ts';
+import { floorName, floorStoreOf, keysetPages, startFloor, type KeysetList } from './floor.ts';
 import { startPerimeter } from './server.ts';
 import { benchDatabaseUrl, recreateBenchDatabase } from './vulnerability-store.ts';
 import { runWrk, urlCycleScript, type WrkResult } from './wrk.ts';
@@ -168,8 +168,7 @@ export async function measureInventoryMixes(ctx: BenchContext, seeded: SeededInv
     results[label] = result;
   };
   const collected: Array<{ mix: PageMix; paths: string[] }> = [];
-  const databaseUrl = seeded.env['DATABASE_URL'];
-  const store: FloorStore = databaseUrl === undefined ? { kind: 'sqlite', path: join(seeded.dataDir, 'perimeter.db') } : { kind: 'postgres', databaseUrl };
+  const store = floorStoreOf(seeded.dataDir, seeded.env);
   const floor = spec.floor === undefined ? undefined : { mix: spec.floor.mix, pages: await keysetPages(store, spec.floor.list) };
   const measureFloor = async (when: string) => {
     if (floor === undefined) return;

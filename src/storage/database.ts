@@ -102,6 +102,9 @@ export interface OpenOptions {
 /** Page cache of each reader of the pool, in KB: the file is mapped, so this holds little. */
 export const readerCacheKb = 8 * 1024;
 
+/** The embedded store's file in dataDir when none is named. */
+export const defaultSqliteFile = 'perimeter.db';
+
 /** Opens PostgreSQL when a URL is given, else the embedded SQLite file in dataDir (WAL mode). */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options);
@@ -109,7 +112,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 }
 
 function openSqlite(options: OpenOptions): Database {
-  const file = options.sqliteFile ?? 'perimeter.db';
+  const file = options.sqliteFile ?? defaultSqliteFile;
   let path = file;
   if (file !== ':memory:') {
     mkdirSync(options.dataDir, { recursive: true });
