@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runAdmin } from '../src/cli/admin.commands.ts';
 import { addAsset } from '../src/core/assets/asset.service.ts';
+import { extractPageLinks } from '../src/engine/http-scan/html-links.ts';
 import { crawlConcurrency } from '../src/engine/http-scan/site-crawler.ts';
 import { startGeneratedSite, type TargetServer } from '../test/support/target-site.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
@@ -257,6 +258,8 @@ async function run(ctx: BenchContext): Promise<void> {
   // (a) scan vs plain loop, interleaved; unmeasured pairs first unless BENCH_WARMUP=0.
   const scans: ScanRun[] = [];
   const loops: LoopRun[] = [];
+  /** The crawl floor: the plain loop that also parses each HTML page with the scan's link extractor. */
+  const parseLoops: LoopRun[] = [];
   const cpu: PairCpu[] = [];
   let nonGet = 0;
   let urlCount = 0;
@@ -286,16 +289,21 @@ async function run(ctx: BenchContext): Promise<void> {
     const received = (await small.requestsFrom(logged)).length;
     logged += received;
     if (received !== urls.length) throw new Error(`the plain loop sent ${urls.length} requests but the target received ${received}`);
+    const parseLoop = await plainLoop(urls, crawlConcurrency, scanHeaders, (html) => void extractPageLinks(html));
+    const parsedReceived = (await small.requestsFrom(logged)).length;
+    logged += parsedReceived;
+    if (parsedReceived !== urls.length) throw new Error(`the parsing loop sent ${urls.length} requests but the target received ${parsedReceived}`);
     const tag = isWarmup ? 'warm-up' : `round ${round - (pairs - rounds) + 1}/${rounds}`;
     ctx.log(
       `${tag}: scan ${scan.durationMs.toFixed(0)} ms, ${scan.requestsReceived} requests received (${scan.requestsSent} sent per progress), ${scan.requestsPerSecond.toFixed(0)} req/s ` +
         `[start→first ${scan.startToFirstRequestMs.toFixed(0)} ms, crawl ${scan.crawlMs.toFixed(0)} ms, last→completed ${scan.lastRequestToCompletedMs.toFixed(0)} ms]; ` +
-        `plain loop ${loop.durationMs.toFixed(0)} ms, ${loop.requestsPerSecond.toFixed(0)} req/s; ` +
+        `plain loop ${loop.durationMs.toFixed(0)} ms, ${loop.requestsPerSecond.toFixed(0)} req/s; loop + link parse ${parseLoop.durationMs.toFixed(0)} ms; ` +
         `CPU: server ${pairCpu.serverDuringScanMs.toFixed(0)} ms during the scan, bench ${pairCpu.benchDuringLoopMs.toFixed(0)} ms during the loop`,
     );
     if (isWarmup) continue;
     scans.push(scan);
     loops.push(loop);
+    parseLoops.push(parseLoop);
     cpu.push(pairCpu);
   }
   const mismatched = scans.filter((s) => s.requestsSent !== s.requestsReceived);
@@ -304,6 +312,9 @@ async function run(ctx: BenchContext): Promise<void> {
   const loopRate = stats(loops.map((l) => l.requestsPerSecond));
   const ratio = scanRate.median / loopRate.median;
   const pairRatios = stats(scans.map((s, i) => s.requestsPerSecond / loops[i]!.requestsPerSecond));
+  const parseLoopRate = stats(parseLoops.map((l) => l.requestsPerSecond));
+  const parseRatio = parseLoopRate.median / loopRate.median;
+  const parsePairRatios = stats(parseLoops.map((l, i) => l.requestsPerSecond / loops[i]!.requestsPerSecond));
 
   // (b) status latency while four scans run, then with none.
   for (const profile of bigProfiles) await startScan(api, profile);
@@ -360,6 +371,10 @@ async function run(ctx: BenchContext): Promise<void> {
   console.error(`plain loop req/s min/median/max:  ${f0(loopRate.min)} / ${f0(loopRate.median)} / ${f0(loopRate.max)}`);
   console.error(`crawl-only req/s min/median/max:  ${f0(crawlRate.min)} / ${f0(crawlRate.median)} / ${f0(crawlRate.max)} (first → last request at the target)`);
   console.error(`ratio ours/plain (medians): ${ratio.toFixed(3)}; per pair min/median/max ${pairRatios.min.toFixed(3)} / ${pairRatios.median.toFixed(3)} / ${pairRatios.max.toFixed(3)} (target ≥ 0.8)`);
+  console.error(
+    `crawl floor, the loop + the scan's link parse of each HTML page (no checks, no API, no store): ${f0(parseLoopRate.median)} req/s by median, ` +
+      `${parseRatio.toFixed(3)}× the plain loop (per pair ${parsePairRatios.min.toFixed(3)} / ${parsePairRatios.median.toFixed(3)} / ${parsePairRatios.max.toFixed(3)})`,
+  );
   if (nonGet > 0) console.error(`note: the scan also sent ${nonGet} non-GET request(s), left out of the plain loop`);
   const perRequestUs = (ms: number[], count: (i: number) => number) => stats(ms.map((m, i) => (m * 1000) / count(i)));
   const cpuPerRequest = {
@@ -408,6 +423,10 @@ async function run(ctx: BenchContext): Promise<void> {
       nonGetRequests: nonGet,
       scans,
       loops,
+      parseLoops,
+      parseLoopRequestsPerSecond: parseLoopRate,
+      parseLoopRatio: parseRatio,
+      parseLoopPairRatios: parsePairRatios,
       scanRequestsPerSecond: scanRate,
       loopRequestsPerSecond: loopRate,
       crawlOnlyRequestsPerSecond: crawlRate,

@@ -11,8 +11,10 @@ export interface LoopRun {
 /**
  * GET every URL once, `concurrency` in flight over one keep-alive undici agent, each body read
  * fully: the floor of "Node fetching these pages" for a crawler with that concurrency.
+ * With `parse`, each HTML body is read as text and handed to it (the crawl floor: a crawler
+ * must at least parse a page to find the next URLs); without, bodies are read as bytes.
  */
-export async function plainLoop(urls: string[], concurrency: number, headers: Record<string, string>): Promise<LoopRun> {
+export async function plainLoop(urls: string[], concurrency: number, headers: Record<string, string>, parse?: (html: string) => void): Promise<LoopRun> {
   const agent = new Agent({ keepAliveTimeout: 2000 });
   let next = 0;
   let bytes = 0;
@@ -21,7 +23,14 @@ export async function plainLoop(urls: string[], concurrency: number, headers: Re
     while (next < urls.length) {
       const url = urls[next++]!;
       const response = await request(url, { dispatcher: agent, method: 'GET', headers });
-      bytes += (await response.body.arrayBuffer()).byteLength;
+      const type = response.headers['content-type'];
+      if (parse !== undefined && typeof type === 'string' && type.toLowerCase().includes('text/html')) {
+        const html = await response.body.text();
+        bytes += html.length;
+        parse(html);
+      } else {
+        bytes += (await response.body.arrayBuffer()).byteLength;
+      }
     }
   };
   try {
