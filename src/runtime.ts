@@ -20,6 +20,7 @@ import type { ScanEngine } from './core/scans/scan-engine.ts';
 import type { ScanRunnerDeps } from './core/scans/scan-runner.service.ts';
 import type { ScanQueue } from './core/scans/scan.service.ts';
 import { createHttpScanEngine } from './engine/http-scan/http-scan-engine.ts';
+import { createThreadedScanEngine } from './engine/http-scan/threaded-scan-engine.ts';
 import { scanQueueOf } from './jobs/scan.job.ts';
 import { surfaceQueueOf } from './jobs/surface-run.job.ts';
 import { monitoringControl, type MonitoringControl, type SurfaceQueue } from './core/surface/monitoring.service.ts';
@@ -61,7 +62,11 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
   const sockets = udpBatch();
   if (config.dnsUdpSockets === 'batch' && sockets.binding === undefined) log.warn({ reason: sockets.reason }, 'dns: batch UDP sockets unavailable, bulk lookups use dgram sockets');
   const jobs = await createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
-  const scanEngine = createHttpScanEngine({ guard, resolver, canary: { listen: config.scanCanaryListen, url: config.scanCanaryUrl } });
+  const canary = { listen: config.scanCanaryListen, url: config.scanCanaryUrl };
+  const inProcessScans = createHttpScanEngine({ guard, resolver, canary });
+  // Scans run on threads of their own (crawling and page work off the event loop) unless scanThreads is 0.
+  const threaded = config.scanThreads === 0 ? undefined : createThreadedScanEngine(inProcessScans, { threads: config.scanThreads, config: { egressAllow: config.egressAllow, dnsResolvers: config.dnsResolvers, canary } });
+  const scanEngine: ScanEngine = threaded ?? inProcessScans;
   const ipInventory = new IpInventoryService(store, new OfflineIpEnricher());
   const surfaceQueue = surfaceQueueOf(jobs);
   return {
@@ -98,6 +103,7 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();
+      await threaded?.close();
       bulk.close();
       await core.close();
     },

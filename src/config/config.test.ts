@@ -46,6 +46,19 @@ describe('configuration: the PostgreSQL pool', () => {
   });
 });
 
+describe('configuration: scan threads', () => {
+  it('runs scans on one thread by default, takes 0 (the event loop) to 64, and refuses two threads on one fixed canary port', () => {
+    assert.equal(loadConfig({ env: {} }).scanThreads, 1);
+    assert.equal(loadConfig({ env: { PERIMETER_SCAN_THREADS: '0' } }).scanThreads, 0);
+    assert.equal(loadConfig({ env: {}, flags: { 'scan-threads': '4' } }).scanThreads, 4);
+    assert.match(problemsOf({ PERIMETER_SCAN_THREADS: '-1' }).join(), /PERIMETER_SCAN_THREADS/);
+    assert.match(problemsOf({ PERIMETER_SCAN_THREADS: '65' }).join(), /PERIMETER_SCAN_THREADS/);
+    assert.match(problemsOf({ PERIMETER_SCAN_THREADS: '2', PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099' }).join(), /needs an ephemeral canary port/);
+    assert.deepEqual(problemsOf({ PERIMETER_SCAN_THREADS: '1', PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099' }), []);
+    assert.deepEqual(problemsOf({ PERIMETER_SCAN_THREADS: '2' }), []);
+  });
+});
+
 describe('configuration: the bulk resolver sockets', () => {
   it('uses the batch sockets by default, takes dgram, refuses anything else', () => {
     assert.equal(loadConfig({ env: {} }).dnsUdpSockets, 'batch');
@@ -57,7 +70,7 @@ describe('configuration: the bulk resolver sockets', () => {
 
 describe('configuration: command-line flags', () => {
   it('lists a flag for every setting, so the CLI passes each on (it once dropped --store-readers and --store-pool-size)', () => {
-    for (const flag of ['config', 'port', 'dns-udp-sockets', 'store-readers', 'store-pool-size', 'monitoring-concurrency']) assert.ok(configFlagNames.includes(flag), flag);
+    for (const flag of ['config', 'port', 'dns-udp-sockets', 'store-readers', 'store-pool-size', 'monitoring-concurrency', 'scan-threads']) assert.ok(configFlagNames.includes(flag), flag);
     assert.equal(new Set(configFlagNames).size, configFlagNames.length);
     assert.equal(configFlagNames.length, Object.keys(defaultConfig).length + 1);
   });

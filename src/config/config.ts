@@ -41,6 +41,8 @@ export interface Config {
   scanConcurrency: number;
   /** Scans of one team running at once, over all workers. */
   scanTeamConcurrency: number;
+  /** Threads that run a worker's scans off its event loop (0: scans run on the event loop). */
+  scanThreads: number;
   /** Pages one scan crawls at most. */
   scanMaxPages: number;
   /** Link depth one scan follows at most. */
@@ -179,6 +181,7 @@ const fields: Record<keyof Config, FieldSpec> = {
   storePoolSize: { env: 'PERIMETER_STORE_POOL_SIZE', flag: 'store-pool-size', parse: integer(1, 500) },
   scanConcurrency: { env: 'PERIMETER_SCAN_CONCURRENCY', flag: 'scan-concurrency', parse: integer(1, 64) },
   scanTeamConcurrency: { env: 'PERIMETER_SCAN_TEAM_CONCURRENCY', flag: 'scan-team-concurrency', parse: integer(1, 1000) },
+  scanThreads: { env: 'PERIMETER_SCAN_THREADS', flag: 'scan-threads', parse: integer(0, 64) },
   scanMaxPages: { env: 'PERIMETER_SCAN_MAX_PAGES', flag: 'scan-max-pages', parse: integer(1, 1_000_000) },
   scanMaxDepth: { env: 'PERIMETER_SCAN_MAX_DEPTH', flag: 'scan-max-depth', parse: integer(1, 100) },
   scanMaxDurationMs: { env: 'PERIMETER_SCAN_MAX_DURATION_MS', flag: 'scan-max-duration-ms', parse: integer(1000, 7 * 24 * 3600 * 1000) },
@@ -222,6 +225,7 @@ export const defaultConfig: Config = {
   storePoolSize: undefined,
   scanConcurrency: 2,
   scanTeamConcurrency: 2,
+  scanThreads: 1,
   scanMaxPages: 2000,
   scanMaxDepth: 10,
   scanMaxDurationMs: 2 * 3600 * 1000,
@@ -297,5 +301,7 @@ function canaryProblems(config: Config): string[] {
   if (listen === undefined) return [];
   if (config.scanCanaryUrl !== undefined && listen.port === 0) return ['PERIMETER_SCAN_CANARY_URL needs a fixed port in PERIMETER_SCAN_CANARY_LISTEN (an ephemeral port changes with every start)'];
   if (config.scanCanaryUrl === undefined && isWildcardHost(listen.host)) return [`PERIMETER_SCAN_CANARY_URL is required when the canary listens on ${listen.host} (every interface): say which address targets must use`];
+  // Each scan thread has a canary of its own: one fixed port cannot be bound by two of them.
+  if (listen.port !== 0 && config.scanThreads > 1) return [`PERIMETER_SCAN_THREADS ${config.scanThreads} needs an ephemeral canary port (each thread binds its own canary): use one thread, or port 0 in PERIMETER_SCAN_CANARY_LISTEN`];
   return [];
 }

@@ -1,0 +1,143 @@
+import { Worker } from 'node:worker_threads';
+import type { ScanEngine, ScanOutcome, ScanSink } from '../../core/scans/scan-engine.ts';
+import type { ScanThreadConfig, ScanThreadMessage, ScanThreadRequest } from './scan-thread.ts';
+
+const workerUrl = new URL('./scan-thread-worker.mjs', import.meta.url);
+
+/** One scan a thread runs: where its observations go and how it ends. */
+interface RunningScan {
+  sink: ScanSink;
+  signal: AbortSignal;
+  finish: (outcome: ScanOutcome) => void;
+}
+
+/** A scan thread and the scans it runs. */
+interface ScanThread {
+  worker: Worker;
+  scans: Map<number, RunningScan>;
+  isGone: boolean;
+}
+
+/** The application-scan engine with scan() run on threads of its own; close() ends them. */
+export interface ThreadedScanEngine extends ScanEngine {
+  /** Scan threads started and still alive (started on demand, at most `threads`). */
+  readonly liveThreads: number;
+  /**
+   * Terminates every thread as a thread's death would: their scans end `unable_to_complete`
+   * (`aborted` when their signal was), and the next scan starts a new thread.
+   */
+  terminateThreads(): Promise<void>;
+  /** Terminates every thread and refuses further scans (callers stop running scans first). */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs application scans on up to `threads` worker threads, each with an http-scan engine of
+ * its own built from `config`, so that crawling and the checks' page work leave the process's
+ * event loop (the API, the store, the jobs) free and use another core. A scan goes to the thread
+ * running the fewest; its sink calls come back as messages and a finding waits until the sink
+ * has taken it, as in process. The signal aborts the scan in its thread. A thread that dies
+ * (an uncaught error, out of memory) ends its scans `unable_to_complete` with the reason, never
+ * the process; the next scan starts a new thread. Endpoint probes and surface monitoring's
+ * stateless tests stay on `inner` in process: they are short and few.
+ */
+export function createThreadedScanEngine(inner: ScanEngine, options: { threads: number; config: ScanThreadConfig }): ThreadedScanEngine {
+  if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error(`scan threads must be a whole number ≥ 1, not ${options.threads}`);
+  const threads: ScanThread[] = [];
+  let nextId = 1;
+  let isClosed = false;
+
+  const endAll = (thread: ScanThread, reason: string): void => {
+    if (thread.isGone) return;
+    thread.isGone = true;
+    const index = threads.indexOf(thread);
+    if (index >= 0) threads.splice(index, 1);
+    for (const scan of thread.scans.values()) {
+      scan.finish(scan.signal.aborted ? { status: 'aborted' } : { status: 'unable_to_complete', error: `the scan thread stopped: ${reason}` });
+    }
+    thread.scans.clear();
+  };
+
+  const startThread = (): ScanThread => {
+    const thread: ScanThread = { worker: new Worker(workerUrl, { workerData: options.config }), scans: new Map(), isGone: false };
+    const send = (request: ScanThreadRequest): void => thread.worker.postMessage(request);
+    thread.worker.on('message', (message: ScanThreadMessage) => {
+      const scan = thread.scans.get(message.id);
+      if (scan === undefined) return;
+      switch (message.kind) {
+        case 'finding':
+          scan.sink.finding(message.finding).then(
+            () => send({ kind: 'finding-settled', id: message.id, seq: message.seq }),
+            (err: unknown) => send({ kind: 'finding-settled', id: message.id, seq: message.seq, error: err instanceof Error ? err.message : String(err) }),
+          );
+          break;
+        case 'progress':
+          scan.sink.progress(message.counters);
+          break;
+        case 'warning':
+          scan.sink.warning(message.message);
+          break;
+        case 'done':
+          thread.scans.delete(message.id);
+          if (thread.scans.size === 0) thread.worker.unref();
+          scan.finish(message.outcome);
+          break;
+      }
+    });
+    thread.worker.on('error', (err) => endAll(thread, err.message));
+    thread.worker.on('exit', (code) => endAll(thread, `it exited with code ${code}`));
+    thread.worker.unref();
+    threads.push(thread);
+    return thread;
+  };
+
+  const terminate = async (reason: string): Promise<void> => {
+    const all = [...threads];
+    for (const thread of all) endAll(thread, reason);
+    await Promise.all(all.map((thread) => thread.worker.terminate()));
+  };
+
+  /** The thread with the fewest scans; a new one while fewer than `threads` run and all are busy. */
+  const pickThread = (): ScanThread => {
+    let best: ScanThread | undefined;
+    for (const thread of threads) if (best === undefined || thread.scans.size < best.scans.size) best = thread;
+    if (best === undefined || (best.scans.size > 0 && threads.length < options.threads)) return startThread();
+    return best;
+  };
+
+  return {
+    probe: (endpoint, scopeName, signal, timeoutMs) => inner.probe(endpoint, scopeName, signal, timeoutMs),
+    statelessTests: (origins, statelessOptions, sink, signal) => inner.statelessTests(origins, statelessOptions, sink, signal),
+    scan: (target, settings, limits, sink, signal) => {
+      if (signal.aborted) return Promise.resolve({ status: 'aborted' });
+      if (isClosed) return Promise.resolve({ status: 'unable_to_complete', error: 'the scan engine is closed' });
+      const thread = pickThread();
+      const id = nextId++;
+      return new Promise<ScanOutcome>((resolve) => {
+        const onAbort = (): void => {
+          if (!thread.isGone) thread.worker.postMessage({ kind: 'abort', id } satisfies ScanThreadRequest);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        thread.scans.set(id, {
+          sink,
+          signal,
+          finish: (outcome) => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(outcome);
+          },
+        });
+        // Referenced while it runs a scan: a process waiting for a scan's end stays alive.
+        thread.worker.ref();
+        thread.worker.postMessage({ kind: 'scan', id, target, settings, limits } satisfies ScanThreadRequest);
+      });
+    },
+    get liveThreads() {
+      return threads.length;
+    },
+    terminateThreads: () => terminate('it was terminated'),
+    close: () => {
+      isClosed = true;
+      return terminate('the scan engine closed');
+    },
+  };
+}
