@@ -243,6 +243,8 @@ async function run(ctx: BenchContext): Promise<void> {
     PERIMETER_SCAN_TEAM_CONCURRENCY: String(concurrentScans),
     PERIMETER_SCAN_MAX_PAGES: String(bigSitePages),
     PERIMETER_SCAN_MAX_DEPTH: '100',
+    // BENCH_SCAN_THREADS=0 runs the scans on the server's event loop, as before scan threads.
+    ...(process.env['BENCH_SCAN_THREADS'] === undefined ? {} : { PERIMETER_SCAN_THREADS: String(countFromEnv('BENCH_SCAN_THREADS', 1, 0)) }),
   };
   const server = await startPerimeter(ctx.scope, { dataDir, cpuProfileDir, env: serverEnv });
   ctx.log(`perimeter ready at ${server.url} (pid ${server.pid}), all roles, ${Object.entries(serverEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
