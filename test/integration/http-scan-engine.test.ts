@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { ScanCounters, ScanLimits, ScanSink, ScanTarget } from '../../src/core/scans/scan-engine.ts';
 import { defaultScanProfileSettings, type ScanProfileSettings } from '../../src/core/scans/scan-profile-settings.ts';
@@ -183,6 +185,34 @@ describe('http scan engine: settings and limits', () => {
     const result = await scan(sites.vulnerable, { whitelisted_ports: [sites.safe.port] });
     assert.ok(sites.safe.requests.length - before > 5);
     assert.ok(!result.findings.some((f) => f.location.includes(`:${sites.safe.port}`)));
+  });
+
+  it('asks for a parent directory the crawl fetches itself only once, and still judges it', async () => {
+    // "/" is an auto-index answered late: its children robots.txt and sitemap.xml are inspected
+    // while it is pending, and the directory-listing check must not request "/" again (the crawl
+    // does). Other checks' requests of "/" follow its answer.
+    const listing = '<html><head><title>Index of /</title></head><body><h1>Index of /</h1><a href="notes.txt">notes.txt</a></body></html>';
+    let rootGetsBeforeAnswer = 0;
+    let isAnswered = false;
+    const server = createServer((req, res) => {
+      if (req.url !== '/') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      if (req.method === 'GET' && !isAnswered) rootGetsBeforeAnswer += 1;
+      setTimeout(() => {
+        isAnswered = true;
+        res.writeHead(200, { 'content-type': 'text/html' }).end(listing);
+      }, 300);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const sink = recordingSink();
+      const outcome = await engine.scan({ scheme: 'http', host: '127.0.0.1', port, scopeName: '127.0.0.1' }, settingsWith(), limits, sink, never());
+      assert.equal(outcome.status, 'completed', outcome.error);
+      assert.equal(rootGetsBeforeAnswer, 1, 'only the crawl asked for "/" while it was pending');
+      assert.deepEqual(summary(sink.findings.filter((f) => f.checkId === 'directory-listing')), ['directory-listing http://127.0.0.1:PORT/']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('stops at maxPages with a warning and still completes', async () => {

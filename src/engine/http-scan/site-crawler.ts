@@ -172,6 +172,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     session,
     signal,
     report: (finding: FindingInput) => sink.finding(finding),
+    willCrawl: (url: URL) => seen.has(dedupKey(normaliseUrl(url))),
   };
 
   /**

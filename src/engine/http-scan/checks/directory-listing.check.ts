@@ -45,8 +45,8 @@ function parentDirectoryPath(pathname: string): string | undefined {
 
 /**
  * Directory listing: a crawled page whose body is an auto-generated index, or the parent
- * directory of a crawled file (requested once per directory) answering one. One finding per
- * directory URL (the location).
+ * directory of a crawled file (requested once per directory, unless the crawl fetches it
+ * itself) answering one. One finding per directory URL (the location).
  */
 export function createDirectoryListingCheck(): PageCheck {
   const examined = new Set<string>();
@@ -72,8 +72,10 @@ export function createDirectoryListingCheck(): PageCheck {
       if (parentPath === undefined) return;
       const key = `${page.originText}${parentPath}`;
       if (examined.has(key)) return;
-      examined.add(key);
       const parent = new URL(parentPath, page.url);
+      // The crawl fetches it itself (a page inspected before its parent's answer came): judged above when it arrives.
+      if (context.willCrawl?.(parent) === true) return;
+      examined.add(key);
       if (!context.session.scope.isUrlAllowed(parent)) return;
       try {
         const exchange = await context.session.send('GET', parent, context.signal);

@@ -21,6 +21,11 @@ export interface CheckContext {
   session: ScanSession;
   signal: AbortSignal;
   report(finding: FindingInput): Promise<void>;
+  /**
+   * True when the crawl has fetched, or will fetch, a GET of this URL: its page then reaches
+   * every check, and a check need not request it again. Absent where nothing is crawled.
+   */
+  willCrawl?(url: URL): boolean;
 }
 
 /** One check: a stable id and an inspection run on each crawled page (state lives per scan). */
