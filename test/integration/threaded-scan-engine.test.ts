@@ -111,6 +111,22 @@ describe('application scans on threads of their own', () => {
     assert.ok(onThread.sink.findings.some((f) => f.checkId === 'reflected-xss'), 'other findings still arrive');
   });
 
+  it('a sink that throws, even synchronously, fails only what it was told: the scan completes and the process lives', async () => {
+    const throwing: ScanSink = {
+      finding: () => {
+        throw new Error('no store');
+      },
+      progress: () => {
+        throw new Error('no counters');
+      },
+      warning: () => {
+        throw new Error('no warnings');
+      },
+    };
+    const outcome = await threaded.scan(targetOf(sites.vulnerable), { ...defaultScanProfileSettings }, limits, throwing, new AbortController().signal);
+    assert.equal(outcome.status, 'completed', outcome.error);
+  });
+
   it('aborts a scan in its thread within 5 s', async () => {
     const controller = new AbortController();
     const sink = recorder();

@@ -11,6 +11,15 @@ interface RunningScan {
   finish: (outcome: ScanOutcome) => void;
 }
 
+/** Runs a sink call whose failure has nowhere to go (progress and warnings are best effort). */
+function ignoreThrow(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // Dropped: a counter or warning the sink could not take.
+  }
+}
+
 /** A scan thread and the scans it runs. */
 interface ScanThread {
   worker: Worker;
@@ -64,18 +73,21 @@ export function createThreadedScanEngine(inner: ScanEngine, options: { threads: 
     thread.worker.on('message', (message: ScanThreadMessage) => {
       const scan = thread.scans.get(message.id);
       if (scan === undefined) return;
+      // A sink that throws fails what it was told, as in process; it never throws out of this handler (the process would end).
       switch (message.kind) {
         case 'finding':
-          scan.sink.finding(message.finding).then(
-            () => send({ kind: 'finding-settled', id: message.id, seq: message.seq }),
-            (err: unknown) => send({ kind: 'finding-settled', id: message.id, seq: message.seq, error: err instanceof Error ? err.message : String(err) }),
-          );
+          Promise.resolve()
+            .then(() => scan.sink.finding(message.finding))
+            .then(
+              () => send({ kind: 'finding-settled', id: message.id, seq: message.seq }),
+              (err: unknown) => send({ kind: 'finding-settled', id: message.id, seq: message.seq, error: err instanceof Error ? err.message : String(err) }),
+            );
           break;
         case 'progress':
-          scan.sink.progress(message.counters);
+          ignoreThrow(() => scan.sink.progress(message.counters));
           break;
         case 'warning':
-          scan.sink.warning(message.message);
+          ignoreThrow(() => scan.sink.warning(message.message));
           break;
         case 'done':
           thread.scans.delete(message.id);
