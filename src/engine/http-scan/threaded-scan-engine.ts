@@ -69,7 +69,10 @@ export function createThreadedScanEngine(inner: ScanEngine, options: { threads: 
 
   const startThread = (): ScanThread => {
     const thread: ScanThread = { worker: new Worker(workerUrl, { workerData: options.config }), scans: new Map(), isGone: false };
-    const send = (request: ScanThreadRequest): void => thread.worker.postMessage(request);
+    // A finding settled after its thread died has no one to tell.
+    const send = (request: ScanThreadRequest): void => {
+      if (!thread.isGone) thread.worker.postMessage(request);
+    };
     thread.worker.on('message', (message: ScanThreadMessage) => {
       const scan = thread.scans.get(message.id);
       if (scan === undefined) return;
