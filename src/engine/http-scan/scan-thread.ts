@@ -52,7 +52,13 @@ export function serveScanThread(): void {
         new Promise<void>((resolve, reject) => {
           const seq = nextSeq++;
           pending.set(`${id}:${seq}`, { resolve, reject });
-          post({ kind: 'finding', id, seq, finding });
+          try {
+            post({ kind: 'finding', id, seq, finding });
+          } catch (err) {
+            // A finding that cannot be copied to the host (a DataCloneError) fails as a refused one.
+            pending.delete(`${id}:${seq}`);
+            throw err;
+          }
         }),
       progress: (counters) => post({ kind: 'progress', id, counters }),
       warning: (message) => post({ kind: 'warning', id, message }),
