@@ -23,6 +23,8 @@ const rounds = countFromEnv('BENCH_SCAN_ROUNDS', 7, 1);
  * state needs `BENCH_SCAN_WARMUP_PAIRS=20`; the default keeps `npm run bench` short.
  */
 const warmupPairs = countFromEnv('BENCH_SCAN_WARMUP_PAIRS', 3, 0);
+/** The server's scan threads when set (0: scans on its event loop, as before scan threads); else the server's default. */
+const scanThreads = process.env['BENCH_SCAN_THREADS'] === undefined ? undefined : countFromEnv('BENCH_SCAN_THREADS', 1, 0);
 /** (b) four larger sites, big enough that unlimited scans are still crawling when wrk ends. */
 const bigSitePages = 20_000;
 const concurrentScans = 4;
@@ -243,8 +245,7 @@ async function run(ctx: BenchContext): Promise<void> {
     PERIMETER_SCAN_TEAM_CONCURRENCY: String(concurrentScans),
     PERIMETER_SCAN_MAX_PAGES: String(bigSitePages),
     PERIMETER_SCAN_MAX_DEPTH: '100',
-    // BENCH_SCAN_THREADS=0 runs the scans on the server's event loop, as before scan threads.
-    ...(process.env['BENCH_SCAN_THREADS'] === undefined ? {} : { PERIMETER_SCAN_THREADS: String(countFromEnv('BENCH_SCAN_THREADS', 1, 0)) }),
+    ...(scanThreads === undefined ? {} : { PERIMETER_SCAN_THREADS: String(scanThreads) }),
   };
   const server = await startPerimeter(ctx.scope, { dataDir, cpuProfileDir, env: serverEnv });
   ctx.log(`perimeter ready at ${server.url} (pid ${server.pid}), all roles, ${Object.entries(serverEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);

@@ -99,7 +99,7 @@ export interface OpenOptions {
   onBackgroundError?: (message: string, error: unknown) => void;
 }
 
-/** Page cache of each reader of the pool, in KB: the file is mapped, so this holds little. */
+/** Page cache of each reader of the pool, in KB: pages are read into it with read(2) (sqlite-reader-settings.mjs). */
 export const readerCacheKb = 8 * 1024;
 
 /** The embedded store's file in dataDir when none is named. */

@@ -8,6 +8,7 @@ import { defaultCanaryConfig } from '../../src/engine/http-scan/canary-listener.
 import { createHttpScanEngine } from '../../src/engine/http-scan/http-scan-engine.ts';
 import { createThreadedScanEngine, type ThreadedScanEngine } from '../../src/engine/http-scan/threaded-scan-engine.ts';
 import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
+import { summary } from '../support/fixture-scan.ts';
 import { createHarness } from '../support/harness.ts';
 import { startGeneratedSite, startTargetSite, type TargetServer, type TargetSites } from '../support/target-site.ts';
 
@@ -38,7 +39,8 @@ function recorder(onFinding: (finding: FindingInput) => Promise<void> = async ()
   return sink;
 }
 
-const summary = (findings: FindingInput[]): string[] => findings.map((f) => `${f.checkId} ${f.location.replace(/:\d+/, ':PORT')}`).sort();
+/** `check-id /path` of each finding, sorted: two scans compared regardless of the order of their findings. */
+const sorted = (findings: FindingInput[]): string[] => summary(findings).sort();
 
 async function scan(engine: ScanEngine, server: TargetServer, sink = recorder(), signal = new AbortController().signal) {
   const outcome = await engine.scan(targetOf(server), { ...defaultScanProfileSettings }, limits, sink, signal);
@@ -74,7 +76,7 @@ describe('application scans on threads of their own', () => {
       const [onThread, here] = await Promise.all([scan(threaded, site), scan(inProcess, site)]);
       assert.equal(onThread.outcome.status, 'completed', onThread.outcome.error);
       assert.equal(here.outcome.status, 'completed', here.outcome.error);
-      assert.deepEqual(summary(onThread.sink.findings), summary(here.sink.findings));
+      assert.deepEqual(sorted(onThread.sink.findings), sorted(here.sink.findings));
       assert.equal(onThread.sink.counters.at(-1)?.pagesCrawled, here.sink.counters.at(-1)?.pagesCrawled);
     }
     const vulnerable = await scan(threaded, sites.vulnerable);
@@ -104,7 +106,7 @@ describe('application scans on threads of their own', () => {
       });
     const [onThread, here] = await Promise.all([scan(threaded, sites.vulnerable, refusing()), scan(inProcess, sites.vulnerable, refusing())]);
     assert.equal(onThread.outcome.status, 'completed');
-    assert.deepEqual(summary(onThread.sink.findings), summary(here.sink.findings));
+    assert.deepEqual(sorted(onThread.sink.findings), sorted(here.sink.findings));
     const portless = (warnings: string[]): string[] => warnings.map((w) => w.replace(/:\d+/g, ':PORT')).sort();
     assert.deepEqual(portless(onThread.sink.warnings), portless(here.sink.warnings));
     assert.ok(!onThread.sink.findings.some((f) => f.checkId === 'exposed-git'), 'the refused finding is not taken');

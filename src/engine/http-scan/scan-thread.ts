@@ -18,7 +18,7 @@ export interface ScanThreadConfig {
 export type ScanThreadRequest =
   | { kind: 'scan'; id: number; target: ScanTarget; settings: ScanProfileSettings; limits: ScanLimits }
   | { kind: 'abort'; id: number }
-  | { kind: 'finding-settled'; id: number; seq: number; error?: string };
+  | { kind: 'finding-settled'; seq: number; error?: string };
 
 /** Messages from a scan thread about the scan `id`: what its sink was told, and its outcome. */
 export type ScanThreadMessage =
@@ -39,7 +39,8 @@ export function serveScanThread(): void {
   const config = workerData as ScanThreadConfig;
   const engine = createHttpScanEngine({ guard: new EgressGuard(config.egressAllow), resolver: createDnsResolver(config.dnsResolvers), canary: config.canary });
   const running = new Map<number, AbortController>();
-  const pending = new Map<string, { resolve: () => void; reject: (err: Error) => void }>();
+  /** Findings posted and not yet settled by the host, by their sequence number (unique in the thread). */
+  const pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   let nextSeq = 1;
   const post = (message: ScanThreadMessage): void => port.postMessage(message);
 
@@ -51,12 +52,12 @@ export function serveScanThread(): void {
       finding: (finding) =>
         new Promise<void>((resolve, reject) => {
           const seq = nextSeq++;
-          pending.set(`${id}:${seq}`, { resolve, reject });
+          pending.set(seq, { resolve, reject });
           try {
             post({ kind: 'finding', id, seq, finding });
           } catch (err) {
             // A finding that cannot be copied to the host (a DataCloneError) fails as a refused one.
-            pending.delete(`${id}:${seq}`);
+            pending.delete(seq);
             throw err;
           }
         }),
@@ -78,9 +79,8 @@ export function serveScanThread(): void {
     if (request.kind === 'scan') void run(request);
     else if (request.kind === 'abort') running.get(request.id)?.abort(new Error('scan aborted'));
     else {
-      const key = `${request.id}:${request.seq}`;
-      const waiter = pending.get(key);
-      pending.delete(key);
+      const waiter = pending.get(request.seq);
+      pending.delete(request.seq);
       if (request.error === undefined) waiter?.resolve();
       else waiter?.reject(new Error(request.error));
     }

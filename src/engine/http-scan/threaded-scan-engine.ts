@@ -82,8 +82,8 @@ export function createThreadedScanEngine(inner: ScanEngine, options: { threads: 
           Promise.resolve()
             .then(() => scan.sink.finding(message.finding))
             .then(
-              () => send({ kind: 'finding-settled', id: message.id, seq: message.seq }),
-              (err: unknown) => send({ kind: 'finding-settled', id: message.id, seq: message.seq, error: err instanceof Error ? err.message : String(err) }),
+              () => send({ kind: 'finding-settled', seq: message.seq }),
+              (err: unknown) => send({ kind: 'finding-settled', seq: message.seq, error: err instanceof Error ? err.message : String(err) }),
             );
           break;
         case 'progress':
