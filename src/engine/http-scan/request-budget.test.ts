@@ -16,8 +16,14 @@ describe('RequestBudget', () => {
       }),
     );
     assert.ok(performance.now() - started >= 5 * 50 - 2, `took ${performance.now() - started} ms`);
+    // The i-th grant comes no sooner than i intervals after the first call. Measured from the
+    // start, not between neighbours: a caller sees its grant a little late (a GC pause, a busy
+    // loop), which shrinks the gap to the next caller's without any burst by the budget.
     times.sort((a, b) => a - b);
-    for (let i = 1; i < times.length; i += 1) assert.ok((times[i] ?? 0) - (times[i - 1] ?? 0) >= 48);
+    for (let i = 1; i < times.length; i += 1) {
+      const since = (times[i] ?? 0) - started;
+      assert.ok(since >= i * 50 - 0.01, `grant ${i} came ${since.toFixed(1)} ms after the start`);
+    }
   });
 
   it('bounds the requests in flight and lets none through unlimited-rate waits', async () => {
