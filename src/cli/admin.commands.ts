@@ -261,5 +261,6 @@ function runResult(s: SurfaceRunSummary): string {
   if (s.tlsEndpoints !== null) parts.push(`${s.tlsEndpoints} TLS`);
   if (s.technologies !== null) parts.push(`${s.technologies.seen} technologies`);
   parts.push(`${s.findings.created} new findings`);
+  if (s.breaches !== null) parts.push(`${s.breaches.breached} policy breaches (${s.breaches.opened} new)`);
   return parts.join(', ');
 }

@@ -11,11 +11,12 @@ import { profileRoutes } from './v2/profiles.routes.ts';
 import { scanRoutes } from './v2/scans.routes.ts';
 import { vulnerabilityRoutes } from './v2/vulnerabilities.routes.ts';
 import { zoneRoutes } from './v2/zones.routes.ts';
+import { breachRoutes } from './v3/breaches.routes.ts';
 import { ipRoutes } from './v3/ips.routes.ts';
 import { portRoutes } from './v3/ports.routes.ts';
 import { technologyRoutes } from './v3/technologies.routes.ts';
 
 /** Every operation of both surfaces, in documentation order. */
 export function allRoutes(): RouteDef[] {
-  return [...assetRoutes, ...monitoringRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes, ...legacyDomainRoutes, ...legacyReportRoutes, ...ipRoutes, ...technologyRoutes, ...portRoutes];
+  return [...assetRoutes, ...monitoringRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes, ...legacyDomainRoutes, ...legacyReportRoutes, ...ipRoutes, ...technologyRoutes, ...portRoutes, ...breachRoutes];
 }

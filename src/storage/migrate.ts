@@ -17,6 +17,7 @@ import * as m013 from './migrations/013-port-technology-inventory.ts';
 import * as m014 from './migrations/014-inventory-documents.ts';
 import * as m015 from './migrations/015-document-compression.ts';
 import * as m016 from './migrations/016-gone-order-indexes.ts';
+import * as m017 from './migrations/017-policy-breaches.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -40,6 +41,7 @@ const migrations: Record<string, MigrationModule> = {
   '014-inventory-documents': m014,
   '015-document-compression': m015,
   '016-gone-order-indexes': m016,
+  '017-policy-breaches': m017,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -385,6 +385,25 @@ export interface InventoryVersionsTable {
   version: number;
 }
 
+/** Policy breaches (migration 017): one row per (root asset, policy, host name). */
+export interface BreachesTable {
+  id: Generated<number>;
+  team_id: number;
+  asset_id: number;
+  policy_id: string;
+  policy_name: string;
+  asset_name: string;
+  severity: string;
+  evidence: string;
+  /** NEW exactly while active = 1 and disappeared_at is null (a check constraint ties them). */
+  status: 'NEW' | 'RESOLVED';
+  active: number;
+  first_seen_at: number;
+  last_seen_at: number;
+  status_updated_at: number;
+  disappeared_at: number | null;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Schema {
   teams: TeamsTable;
@@ -414,4 +433,5 @@ export interface Schema {
   ports: PortsTable;
   technologies: TechnologiesTable;
   inventory_versions: InventoryVersionsTable;
+  breaches: BreachesTable;
 }

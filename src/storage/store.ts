@@ -18,6 +18,7 @@ import { KyselyLookupJobRepository } from './repositories/zone-lookup.repository
 import { KyselyZoneRepository } from './repositories/zone.repository.ts';
 import { KyselyScanProfileRepository } from './repositories/scan-profile.repository.ts';
 import { KyselyScanRepository } from './repositories/scan.repository.ts';
+import { KyselyBreachRepository } from './repositories/breach.repository.ts';
 import type { Schema } from './schema.ts';
 
 function repositories(db: Kysely<Schema>, database: Database, isTransaction: boolean, options: StoreOptions, tableChanged: Database['tableChanged']): Repositories {
@@ -38,6 +39,7 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     ports: new KyselyPortInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
     technologies: new KyselyTechnologyInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
+    breaches: new KyselyBreachRepository(db),
   };
 }
 

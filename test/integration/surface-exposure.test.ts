@@ -152,6 +152,7 @@ describe('surface runs: ports, TLS and technologies', () => {
   };
   const ports = async () => ((await h.send('GET', '/rest/v3/ports?limit=1000', { key: v3Key })).json() as { items: PortItem[] }).items;
   const technologies = async () => ((await h.send('GET', '/rest/v3/technologies?limit=1000', { key: v3Key })).json() as { items: TechnologyItem[] }).items;
+  const breaches = async () => ((await h.send('GET', '/rest/v3/breaches?limit=1000', { key: v3Key })).json() as { items: Array<{ policy_id: string; asset_name: string; status: string; active: boolean; disappeared_at: string | null }> }).items;
 
   before(async () => {
     bind = await startBind([{ name: 'exp.test', text: ZONE }]);
@@ -214,6 +215,12 @@ describe('surface runs: ports, TLS and technologies', () => {
     assert.equal(status.last_run.summary.ports.open, 3);
     assert.equal(status.last_run.progress.phase, 'done');
     assert.ok(status.last_run.summary.technologies.seen >= 4);
+
+    // The policies over what the run recorded: SSH (identified by its banner on an odd port), HTTP
+    // without TLS, and the server versions fingerprinting read, on each name.
+    const expectedBreaches = ['cleartext-web-service exp.test NEW', 'ssh-exposed exp.test NEW', ...liveNames.map((name) => `software-version-disclosed ${name} NEW`)].sort();
+    assert.deepEqual((await breaches()).map((b) => `${b.policy_id} ${b.asset_name} ${b.status}`).sort(), expectedBreaches);
+    assert.deepEqual(first.summary?.breaches, { breached: expectedBreaches.length, opened: expectedBreaches.length, reopened: 0, resolved: 0 });
   });
 
   it('the next run closes a port that stopped answering and replaces a changed version', async () => {
@@ -234,6 +241,11 @@ describe('surface runs: ports, TLS and technologies', () => {
     const onWeb = (version: string) => techs.filter((t) => t.name === 'Nginx' && t.port === web.port && t.version === version);
     assert.ok(onWeb('1.18.0').every((t) => !t.active && t.disappeared_at !== null) && onWeb('1.18.0').length === liveNames.length, JSON.stringify(techs));
     assert.ok(onWeb('1.20.0').every((t) => t.active) && onWeb('1.20.0').length === liveNames.length, JSON.stringify(techs));
+
+    // SSH no longer answers: its breach is resolved; the others stand.
+    const ssh = (await breaches()).find((b) => b.policy_id === 'ssh-exposed')!;
+    assert.deepEqual([ssh.status, ssh.active, ssh.disappeared_at === null], ['RESOLVED', false, false]);
+    assert.equal(second.summary?.breaches?.resolved, 1);
   });
 
   it('without include_discovered_ports_in_surface_monitoring, services on other ports are not fingerprinted', async () => {

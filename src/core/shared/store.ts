@@ -9,6 +9,7 @@ import type { IpInventoryRepository } from '../surface/ip-inventory.types.ts';
 import type { PortInventoryRepository } from '../surface/port-inventory.types.ts';
 import type { TechnologyInventoryRepository } from '../surface/technology-inventory.types.ts';
 import type { SurfaceRunRepository } from '../surface/surface-run.types.ts';
+import type { BreachRepository } from '../policies/breach.types.ts';
 import type { ApiKeyRepository, TeamRepository } from '../teams/team.types.ts';
 
 /** Every repository of the core, bound to one connection or transaction. */
@@ -32,6 +33,8 @@ export interface Repositories {
   /** The technology inventory (one row per root asset, host, port, technology and version). */
   technologies: TechnologyInventoryRepository;
   surfaceRuns: SurfaceRunRepository;
+  /** Policy breaches (one per root asset, policy and host). */
+  breaches: BreachRepository;
 }
 
 /**

@@ -40,6 +40,8 @@ export interface SurfaceRunSummary {
   /** What the technology inventory recorded; null when fingerprinting was off. */
   technologies: { seen: number; added: number; returned: number; disappeared: number } | null;
   findings: { created: number; updated: number; regressions: number; patched: number };
+  /** What the policy evaluation over the recorded inventory changed (core/policies); null in summaries written before policies existed. */
+  breaches: { breached: number; opened: number; reopened: number; resolved: number } | null;
 }
 
 /** One run of one monitored root domain. */

@@ -6,6 +6,7 @@ import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
+import { evaluateBreaches } from '../policies/breach.service.ts';
 import { indexRecords } from '../zones/zone-index.service.ts';
 import type { DnsRecordInput, SurfaceSource, ZoneSource } from '../zones/zone.types.ts';
 import { defaultWebOrigins, isExposureOff, observeExposure, type ExposureDeps, type ExposureObservations, type PortInventoryPort, type TechnologyInventoryPort } from './exposure-phase.ts';
@@ -201,6 +202,7 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
   const at = Date.now();
   const ips = await deps.ipInventory.recordRun({ teamId, assetId: asset.id, seen, at });
   const recorded = await recordExposure(deps, teamId, asset.id, at, exposure);
+  const breaches = await evaluateBreaches(store, { teamId, assetId: asset.id, at });
 
   progress.phase = 'findings';
   const ingestion = new ScanIngestion(store, { teamId, asset: { id: asset.id, token: asset.token, name: asset.name }, scanSource: 'surface-monitoring', scanProfileToken: null, scannedAt: new Date() }, deps.ingestion);
@@ -217,6 +219,7 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
     ...recorded,
     tlsEndpoints: settings.enable_tls_discovery ? exposure.tlsEndpoints : null,
     findings: result,
+    breaches,
   };
 }
 
@@ -229,7 +232,7 @@ async function recordExposure(deps: SurfaceRunnerDeps, teamId: number, assetId: 
 
 /** The summary of a run that did nothing. */
 function emptySummary(): SurfaceRunSummary {
-  return { names: 0, newNames: 0, goneNames: 0, addresses: 0, isWildcard: false, takeovers: 0, ports: null, tlsEndpoints: null, technologies: null, findings: { created: 0, updated: 0, regressions: 0, patched: 0 } };
+  return { names: 0, newNames: 0, goneNames: 0, addresses: 0, isWildcard: false, takeovers: 0, ports: null, tlsEndpoints: null, technologies: null, findings: { created: 0, updated: 0, regressions: 0, patched: 0 }, breaches: null };
 }
 
 /** Ends a run that failed on every delivery. */

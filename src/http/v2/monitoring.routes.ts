@@ -41,6 +41,9 @@ const Run = Type.Object({
         description: 'The technology inventory after the run; null when fingerprinting was off',
       }),
       findings: Type.Object({ created: Type.Integer(), updated: Type.Integer(), regressions: Type.Integer(), patched: Type.Integer() }),
+      breaches: Type.Union([Type.Object({ breached: Type.Integer(), opened: Type.Integer(), reopened: Type.Integer(), resolved: Type.Integer() }), Type.Null()], {
+        description: 'The policy breaches after the run (v3 /breaches): (policy, host) pairs in breach, newly breached, breached again, resolved by this run; null for runs before policies existed',
+      }),
     }),
     Type.Null(),
   ]),
@@ -85,6 +88,7 @@ function presentRun(run: SurfaceRun) {
             tls_endpoints: s.tlsEndpoints,
             technologies: s.technologies,
             findings: s.findings,
+            breaches: s.breaches,
           },
     error: run.error,
     warnings: run.warnings,

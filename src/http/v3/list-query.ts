@@ -91,6 +91,19 @@ export function readEnumList<T extends string>(ctx: Pick<RouteContext, 'query'>,
 }
 
 /**
+ * Reads a time filter of the list's own (beside the four every list has), as those are read: an
+ * ISO 8601 date-time, a malformed one a 400 problem naming it. Undefined when absent or blank;
+ * a value is added to the request's list filters for `next`.
+ */
+export function readListTime(ctx: Pick<RouteContext, 'query'>, request: V3ListRequest, name: string): Date | undefined {
+  const raw = queryValue(ctx.query, name);
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = parseTimeParameter(name, raw);
+  request.listFilters.push([name, formatFilterTime(value)]);
+  return value;
+}
+
+/**
  * Reads a list filter of port numbers (integers 0 to 65535, comma-separated, repeated or both).
  * Undefined when absent or blank; anything else is a 400 problem naming the parameter. The
  * distinct ports are added to the request's list filters for `next`.

@@ -30,7 +30,7 @@ function toRun(row: Selectable<SurfaceRunsTable>): SurfaceRun {
     warnings: JSON.parse(row.warnings) as string[],
     // Runs saved before the exposure engines lack their counters: they read as 0 / null.
     progress: { ...queuedProgress, ...(JSON.parse(row.progress) as Partial<SurfaceRunProgress>) },
-    summary: row.summary === null ? null : { ports: null, tlsEndpoints: null, technologies: null, ...(JSON.parse(row.summary) as Omit<SurfaceRunSummary, 'ports' | 'tlsEndpoints' | 'technologies'>) },
+    summary: row.summary === null ? null : { ports: null, tlsEndpoints: null, technologies: null, breaches: null, ...(JSON.parse(row.summary) as Omit<SurfaceRunSummary, 'ports' | 'tlsEndpoints' | 'technologies' | 'breaches'>) },
     jobId: row.job_id,
     runner: row.runner,
     created: new Date(Number(row.created)),

@@ -1,0 +1,67 @@
+import { evaluatePolicies, policyById, type PolicyBreachObservation, type PolicyInput } from '../../engine/policies/policy-catalogue.ts';
+import { chunksOf } from '../shared/chunks.ts';
+import type { InventoryPosition } from '../shared/inventory-list.ts';
+import type { Repositories, Store } from '../shared/store.ts';
+import { diffInventory } from '../surface/inventory-diff.ts';
+import type { Breach, BreachListFilter, BreachPage, NewBreach } from './breach.types.ts';
+
+/** What one evaluation changed. */
+export interface BreachEvaluationSummary {
+  /** (policy, host) pairs in breach for the first time. */
+  opened: number;
+  /** RESOLVED breaches found breached again (NEW again). */
+  reopened: number;
+  /** NEW breaches no longer breached (RESOLVED). */
+  resolved: number;
+  /** (policy, host) pairs in breach now. */
+  breached: number;
+}
+
+/** The identity of a breach within its root asset. */
+function breachKey(policyId: string, assetName: string): string {
+  return `${policyId} ${assetName}`;
+}
+
+/** The inventory of one root asset as the policies read it: open ports and active technologies. */
+async function policyInput(tx: Repositories, teamId: number, assetId: number): Promise<PolicyInput> {
+  const [ports, technologies] = await Promise.all([tx.ports.listOfAsset(teamId, assetId), tx.technologies.listOfAsset(teamId, assetId)]);
+  return {
+    ports: ports
+      .filter((p) => p.status === 'OPEN')
+      .map((p) => ({ ipAddress: p.ipAddress, port: p.port, domainName: p.domainName, service: p.service.name, isTls: p.service.isTls, isHttp: p.service.isHttp })),
+    technologies: technologies.filter((t) => t.active).map((t) => ({ domainName: t.domainName, port: t.port, name: t.name, version: t.version, categories: t.categories })),
+  };
+}
+
+/**
+ * Evaluates the policies over a root asset's inventory as it stands (after a completed
+ * monitoring run recorded its ports and technologies) and brings its breaches in line, in one
+ * transaction: a (policy, host) in breach for the first time is inserted NEW (first seen and
+ * status updated now); a RESOLVED one breached again is NEW again (first_seen_at kept,
+ * disappeared_at cleared); a NEW one no longer breached becomes RESOLVED and inactive, with
+ * disappeared_at and status_updated_at now. Running it twice over the same inventory changes
+ * nothing but last_seen_at.
+ */
+export async function evaluateBreaches(store: Store, input: { teamId: number; assetId: number; at: number }): Promise<BreachEvaluationSummary> {
+  const at = new Date(input.at);
+  return store.transaction(async (tx) => {
+    const observed = evaluatePolicies(await policyInput(tx, input.teamId, input.assetId));
+    const seen = new Map<string, PolicyBreachObservation>(observed.map((o) => [breachKey(o.policyId, o.assetName), o]));
+    const existing = await tx.breaches.listOfAsset(input.teamId, input.assetId);
+    const diff = diffInventory(existing, seen, (row: Breach) => breachKey(row.policyId, row.assetName), (row) => row.active);
+    const fresh: NewBreach[] = diff.fresh.map(({ seen: o }) => {
+      const policy = policyById.get(o.policyId)!;
+      return { teamId: input.teamId, assetId: input.assetId, policyId: policy.id, policyName: policy.name, assetName: o.assetName, severity: policy.severity, evidence: o.evidence, at };
+    });
+    for (const part of chunksOf(fresh)) await tx.breaches.insertMany(part);
+    const again = diff.again.map(({ row, seen: o }) => ({ id: row.id, evidence: o.evidence, isReturning: !row.active }));
+    for (const part of chunksOf(again)) await tx.breaches.markSeen(input.teamId, part, at);
+    for (const part of chunksOf(diff.gone.map((row) => row.id))) await tx.breaches.markResolved(input.teamId, part, at);
+    return { opened: fresh.length, reopened: diff.returned, resolved: diff.gone.length, breached: seen.size };
+  });
+}
+
+/** One page of the team's breaches in (first_seen_at, id) order, after the given position. */
+export function listBreaches(store: Store, teamId: number, filter: BreachListFilter, after: InventoryPosition | undefined, limit: number): Promise<BreachPage> {
+  return store.breaches.listPage({ teamId, filter, after, limit });
+}

@@ -1,0 +1,74 @@
+import type { PolicySeverity } from '../../engine/policies/policy-catalogue.ts';
+import type { InventoryPosition, InventoryTimeFilter } from '../shared/inventory-list.ts';
+
+/**
+ * Breach status as v3 writes it: `NEW` while the policy is breached (from the run that first
+ * found it, and again from a run that finds it back), `RESOLVED` once a run no longer does. The
+ * spec names NEW and leaves the rest to the service.
+ */
+export type BreachStatus = 'NEW' | 'RESOLVED';
+
+/** Every breach status, in the order the API documents them. */
+export const breachStatuses: readonly BreachStatus[] = ['NEW', 'RESOLVED'];
+
+/** A stored breach, as the core and the list read it. */
+export interface Breach {
+  id: number;
+  teamId: number;
+  /** The root asset whose inventory breaches the policy. */
+  assetId: number;
+  policyId: string;
+  policyName: string;
+  /** The host name in breach. */
+  assetName: string;
+  severity: PolicySeverity;
+  /** What breached it in the latest run that found it (a port or a technology). */
+  evidence: string;
+  status: BreachStatus;
+  /** True exactly while status is NEW. */
+  active: boolean;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  statusUpdatedAt: Date;
+  disappearedAt: Date | null;
+}
+
+/** A breach to insert: NEW, first seen and status updated at `at`. */
+export interface NewBreach {
+  teamId: number;
+  assetId: number;
+  policyId: string;
+  policyName: string;
+  assetName: string;
+  severity: PolicySeverity;
+  evidence: string;
+  at: Date;
+}
+
+/** The list filters of /breaches: the inventory time filters and the status-update bounds (exclusive). */
+export interface BreachListFilter extends InventoryTimeFilter {
+  statusUpdatedBefore?: Date;
+  statusUpdatedAfter?: Date;
+}
+
+/** One page of the list: the breaches and, when more follow, the position of the last one. */
+export interface BreachPage {
+  items: Breach[];
+  /** Asset and team tokens of the page's breaches, by asset id. */
+  tokens: Map<number, { assetToken: string; teamToken: string }>;
+  next: InventoryPosition | undefined;
+}
+
+/** Persistence of breaches. Every method is scoped to a team. */
+export interface BreachRepository {
+  /** Every breach of one root asset, open or resolved. */
+  listOfAsset(teamId: number, assetId: number): Promise<Breach[]>;
+  /** Inserts new NEW breaches; a (asset, policy, host) the asset already has is left alone. */
+  insertMany(rows: NewBreach[]): Promise<void>;
+  /** A run found these breaches (still) breached at `at`: last seen, evidence; resolved ones become NEW again (status updated, disappeared_at cleared). */
+  markSeen(teamId: number, seen: Array<{ id: number; evidence: string; isReturning: boolean }>, at: Date): Promise<void>;
+  /** A run no longer found these breached: RESOLVED, inactive, disappeared and status updated at `at`. */
+  markResolved(teamId: number, ids: number[], at: Date): Promise<void>;
+  /** One page of the team's breaches in (first_seen_at, id) order after `after`, `limit` at most. */
+  listPage(query: { teamId: number; filter: BreachListFilter; after: InventoryPosition | undefined; limit: number }): Promise<BreachPage>;
+}
