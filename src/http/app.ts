@@ -8,7 +8,7 @@ import { TtlCache } from '../core/shared/ttl-cache.ts';
 import { loadTeam } from '../core/teams/team.service.ts';
 import type { ApiKey, Team } from '../core/teams/team.types.ts';
 import type { AppDeps } from './deps.ts';
-import { sendAppError, sendProblem, surfaceOf, translateFrameworkError } from './errors.ts';
+import { NotFoundProblem, sendAppError, sendProblem, surfaceOf, translateFrameworkError } from './errors.ts';
 import { createMetrics } from './metrics.ts';
 import { closeAfterAnswer, createClientErrorHandler, createFrameworkErrorHandler, maxParamLength } from './protocol-errors.ts';
 import { registerOpsRoutes } from './ops.routes.ts';
@@ -70,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    if (error instanceof NotFoundProblem) return sendProblem(request, reply, 404, error.message);
     if (!isAppError(error) && isClientGone(request, error)) {
       // The client hung up mid-request: nothing to answer, nothing failed here.
       request.log.info({ reason: error.message }, 'client closed the connection before the answer');

@@ -64,6 +64,18 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, status
   return reply.code(status).type('application/problem+json').send(JSON.stringify(problemBody(status, detail, path)));
 }
 
+/**
+ * A v3 resource that does not exist: answered as the router's 404 problem (`/problems/not-found`).
+ * The spec has no v2 code for a missing v3 resource; a malformed id, an unknown one and another
+ * team's all raise it with the same detail, so nothing tells them apart.
+ */
+export class NotFoundProblem extends Error {
+  constructor(detail: string) {
+    super(detail);
+    this.name = 'NotFoundProblem';
+  }
+}
+
 /** Maps a framework error (body too large, bad URL …) to the catalogue; undefined when it is a real failure. */
 export function translateFrameworkError(error: { code?: string; statusCode?: number; message: string }): AppError | undefined {
   switch (error.code) {

@@ -44,12 +44,14 @@ function v2ErrorResponses(def: RouteDef): Record<string, unknown> {
   return out;
 }
 
-function v3ErrorResponses(): Record<string, unknown> {
+function v3ErrorResponses(def: RouteDef): Record<string, unknown> {
   const problem = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
   return {
     '400': { description: 'Invalid parameter', content: problem },
     '401': { description: 'Missing, malformed or invalid key (or a v2 key)', content: problem },
     '403': { description: 'The key cannot access this endpoint', content: problem },
+    // An operation on one resource of the path answers 404 for an unknown, malformed or foreign id.
+    ...(def.path.includes('{') ? { '404': { description: 'No such resource among the key\'s teams (type /problems/not-found)', content: problem } } : {}),
     '500': { description: 'Technical issue', content: problem },
   };
 }
@@ -72,8 +74,9 @@ function operation(def: RouteDef): Record<string, unknown> {
     op['requestBody'] = { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string' } } } };
   }
   op['responses'] = {
-    [String(def.successStatus)]: { description: 'Success', content: { 'application/json': { schema: plain(def.response) } } },
-    ...(def.surface === 'v2' ? v2ErrorResponses(def) : v3ErrorResponses()),
+    // 204 has no body (RFC 9110): no content to describe.
+    [String(def.successStatus)]: def.successStatus === 204 ? { description: 'Success, no body' } : { description: 'Success', content: { 'application/json': { schema: plain(def.response) } } },
+    ...(def.surface === 'v2' ? v2ErrorResponses(def) : v3ErrorResponses(def)),
   };
   return op;
 }

@@ -12,11 +12,12 @@ import { scanRoutes } from './v2/scans.routes.ts';
 import { vulnerabilityRoutes } from './v2/vulnerabilities.routes.ts';
 import { zoneRoutes } from './v2/zones.routes.ts';
 import { breachRoutes } from './v3/breaches.routes.ts';
+import { connectorRoutes } from './v3/connectors.routes.ts';
 import { ipRoutes } from './v3/ips.routes.ts';
 import { portRoutes } from './v3/ports.routes.ts';
 import { technologyRoutes } from './v3/technologies.routes.ts';
 
 /** Every operation of both surfaces, in documentation order. */
 export function allRoutes(): RouteDef[] {
-  return [...assetRoutes, ...monitoringRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes, ...legacyDomainRoutes, ...legacyReportRoutes, ...ipRoutes, ...technologyRoutes, ...portRoutes, ...breachRoutes];
+  return [...assetRoutes, ...monitoringRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes, ...legacyDomainRoutes, ...legacyReportRoutes, ...ipRoutes, ...technologyRoutes, ...portRoutes, ...breachRoutes, ...connectorRoutes];
 }

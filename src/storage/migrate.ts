@@ -18,6 +18,7 @@ import * as m014 from './migrations/014-inventory-documents.ts';
 import * as m015 from './migrations/015-document-compression.ts';
 import * as m016 from './migrations/016-gone-order-indexes.ts';
 import * as m017 from './migrations/017-policy-breaches.ts';
+import * as m018 from './migrations/018-connectors.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -42,6 +43,7 @@ const migrations: Record<string, MigrationModule> = {
   '015-document-compression': m015,
   '016-gone-order-indexes': m016,
   '017-policy-breaches': m017,
+  '018-connectors': m018,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -5,6 +5,7 @@ import type { Database } from './database.ts';
 import { isMigrated } from './migrate.ts';
 import { KyselyAssetPatternRepository } from './repositories/asset-pattern.repository.ts';
 import { KyselyAssetRepository } from './repositories/asset.repository.ts';
+import { KyselyConnectorRepository } from './repositories/connector.repository.ts';
 import { KyselyGroupMemberRepository } from './repositories/group-member.repository.ts';
 import { KyselyGroupRepository } from './repositories/group.repository.ts';
 import { KyselyIpInventoryRepository } from './repositories/ip-inventory.repository.ts';
@@ -40,6 +41,7 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     technologies: new KyselyTechnologyInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
     breaches: new KyselyBreachRepository(db),
+    connectors: new KyselyConnectorRepository(db),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AssetRepository } from '../assets/asset.types.ts';
+import type { ConnectorRepository } from '../connectors/connector.types.ts';
 import type { AssetPatternRepository, GroupMemberRepository, GroupRepository } from '../groups/group.types.ts';
 import type { MemberRepository } from '../members/member.types.ts';
 import type { VulnerabilityRepository } from '../vulnerabilities/vulnerability.repository.ts';
@@ -35,6 +36,8 @@ export interface Repositories {
   surfaceRuns: SurfaceRunRepository;
   /** Policy breaches (one per root asset, policy and host). */
   breaches: BreachRepository;
+  /** The v3 connectors and each team's external ID. */
+  connectors: ConnectorRepository;
 }
 
 /**

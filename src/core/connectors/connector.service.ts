@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { appError, type AppError } from '../errors/app-error.ts';
+import { isUuid, newUuid } from '../shared/ids.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
+import type { Store } from '../shared/store.ts';
+import { hasNul } from '../shared/text.ts';
+import type { Caller } from '../teams/api-key.service.ts';
+import { plans, type EndpointGroup } from '../teams/plans.ts';
+import type { Team } from '../teams/team.types.ts';
+import { connectorProviders, type Connector, type ConnectorPosition, type ConnectorProvider } from './connector.types.ts';
+
+/** A connector name has at most this many characters (after trimming). */
+export const connectorNameLimit = 255;
+
+/**
+ * Limits of `options`: the spec does not show its fields per provider, so any field name is
+ * accepted, but every value is a non-empty string (credentials, ARNs, project ids are text).
+ */
+export const connectorOptionLimits = { fields: 32, valueLength: 4096 } as const;
+
+/** The option fields a provider cannot work without; the spec shows only the credential-based sample. */
+export const requiredConnectorOptions: Readonly<Partial<Record<ConnectorProvider, readonly string[]>>> = {
+  CLOUD_A_CRED_BASED: ['access_key', 'secret_key'],
+  CLOUD_A_ROLE_BASED: ['role_arn'],
+};
+
+const optionNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/** The validated input of a new connector; options still in clear (sealed before they are stored). */
+export interface ConnectorInput {
+  name: string;
+  provider: ConnectorProvider;
+  options: Record<string, string>;
+}
+
+/** A page of connectors, and the position of its last item when more follow. */
+export interface ConnectorPage {
+  items: Connector[];
+  next: ConnectorPosition | undefined;
+}
+
+/** Where a team_id came from: a field of the JSON body (1051) or a query parameter (4150). */
+type InputPlace = 'body' | 'query';
+
+function invalid(place: InputPlace, field: string, what: string): AppError {
+  return place === 'body' ? appError(1051, `Request body malformed: ${field} ${what}`, [field]) : appError(4150, `${field} ${what}`, [field]);
+}
+
+function isConnectorTeam(team: Team): boolean {
+  return (plans[team.plan].groups as readonly EndpointGroup[]).includes('connectors');
+}
+
+/**
+ * The teams of the key whose plan has connectors. The request's first team was checked at the
+ * edge (1009); a key tied to several teams sees only the connectors of those whose plan has them.
+ */
+export async function connectorTeamsOf(store: Store, caller: Caller): Promise<Team[]> {
+  const teams = await Promise.all(caller.teamIds.map((id) => store.teams.findById(id)));
+  return teams.filter((t): t is Team => t !== undefined && isConnectorTeam(t));
+}
+
+/**
+ * The team a connector operation acts for. Absent (or blank in a query), it is the key's only
+ * team; a key tied to several teams must name one. A named team must be the token of one of the
+ * key's teams: a token of another team answers exactly as one that does not exist.
+ */
+export async function resolveConnectorTeam(store: Store, caller: Caller, raw: unknown, place: InputPlace): Promise<Team> {
+  const isAbsent = raw === undefined || raw === null || (place === 'query' && typeof raw === 'string' && raw.trim() === '');
+  if (isAbsent) {
+    if (caller.teamIds.length !== 1) throw invalid(place, 'team_id', 'is required: this API key is tied to several teams');
+    const [team] = await connectorTeamsOf(store, caller);
+    if (team === undefined) throw appError(1009, 'This API key cannot access the connectors endpoints');
+    return team;
+  }
+  if (typeof raw !== 'string') throw invalid(place, 'team_id', 'must be a string: the token of a team of this API key');
+  const token = raw.trim();
+  const teams = await Promise.all(caller.teamIds.map((id) => store.teams.findById(id)));
+  const team = teams.find((t) => t !== undefined && t.token === token);
+  if (team === undefined) throw invalid(place, 'team_id', 'is not a team of this API key');
+  if (!isConnectorTeam(team)) throw appError(1009, 'This API key cannot access the connectors endpoints of that team');
+  return team;
+}
+
+function parseName(raw: unknown): string {
+  if (raw === undefined || raw === null) throw invalid('body', 'name', 'is required');
+  if (typeof raw !== 'string') throw invalid('body', 'name', 'must be a string');
+  const name = raw.trim();
+  if (name === '') throw invalid('body', 'name', 'must not be empty');
+  if ([...name].length > connectorNameLimit) throw invalid('body', 'name', `must be at most ${connectorNameLimit} characters`);
+  if (hasNul(name)) throw invalid('body', 'name', 'must not contain a NUL character (U+0000)');
+  return name;
+}
+
+function parseProvider(raw: unknown): ConnectorProvider {
+  if (raw === undefined || raw === null) throw invalid('body', 'provider', `is required: one of ${connectorProviders.join(', ')}`);
+  if (typeof raw !== 'string' || !(connectorProviders as readonly string[]).includes(raw)) {
+    throw invalid('body', 'provider', `must be one of ${connectorProviders.join(', ')}`);
+  }
+  return raw as ConnectorProvider;
+}
+
+function parseOptions(raw: unknown, provider: ConnectorProvider): Record<string, string> {
+  if (raw === undefined || raw === null) throw invalid('body', 'options', 'is required: a JSON object of string fields');
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('body', 'options', 'must be a JSON object of string fields');
+  const entries = Object.entries(raw as Record<string, unknown>);
+  if (entries.length > connectorOptionLimits.fields) throw invalid('body', 'options', `must have at most ${connectorOptionLimits.fields} fields`);
+  const options: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    // A bad field name is not echoed: it could be anything, even a pasted secret.
+    if (!optionNamePattern.test(name)) throw invalid('body', 'options', 'field names must be 1 to 64 letters, digits or underscores, starting with a letter');
+    const field = `options.${name}`;
+    // Values are never echoed either: they are credentials.
+    if (typeof value !== 'string') throw invalid('body', field, 'must be a string');
+    if (value.trim() === '') throw invalid('body', field, 'must not be empty');
+    if ([...value].length > connectorOptionLimits.valueLength) throw invalid('body', field, `must be at most ${connectorOptionLimits.valueLength} characters`);
+    if (hasNul(value)) throw invalid('body', field, 'must not contain a NUL character (U+0000)');
+    options[name] = value;
+  }
+  for (const name of requiredConnectorOptions[provider] ?? []) {
+    if (options[name] === undefined) throw invalid('body', `options.${name}`, `is required for provider ${provider}`);
+  }
+  return options;
+}
+
+/** Validates the fields of a create body (name, provider, options), each failure a 1051 naming the field. */
+export function parseConnectorInput(body: Record<string, unknown>): ConnectorInput {
+  const name = parseName(body['name']);
+  const provider = parseProvider(body['provider']);
+  return { name, provider, options: parseOptions(body['options'], provider) };
+}
+
+/** Creates a connector; its options are stored only sealed with the server key, as one JSON string. */
+export async function createConnector(store: Store, box: SecretBox, caller: Caller, body: Record<string, unknown>, now = new Date()): Promise<Connector> {
+  const input = parseConnectorInput(body);
+  const team = await resolveConnectorTeam(store, caller, body['team_id'], 'body');
+  return store.connectors.insert({
+    publicId: newUuid(),
+    teamId: team.id,
+    name: input.name,
+    provider: input.provider,
+    optionsSealed: box.encrypt(JSON.stringify(input.options)),
+    created: now,
+    updated: now,
+  });
+}
+
+/** One page of the connectors of the key's teams, in creation order (then by id). */
+export async function listConnectors(store: Store, caller: Caller, after: ConnectorPosition | undefined, limit: number): Promise<ConnectorPage> {
+  const teamIds = (await connectorTeamsOf(store, caller)).map((t) => t.id);
+  if (teamIds.length === 0) return { items: [], next: undefined };
+  const rows = await store.connectors.list(teamIds, after, limit + 1);
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > limit && last !== undefined ? { created: last.created.getTime(), id: last.id } : undefined };
+}
+
+/** A connector of the key's teams; undefined when the id is malformed, unknown or another team's. */
+export async function findConnector(store: Store, caller: Caller, id: string): Promise<Connector | undefined> {
+  if (!isUuid(id)) return undefined;
+  const teamIds = (await connectorTeamsOf(store, caller)).map((t) => t.id);
+  return teamIds.length === 0 ? undefined : store.connectors.findByPublicId(teamIds, id.toLowerCase());
+}
+
+/** Deletes a connector of the key's teams; false when the id is malformed, unknown or another team's. */
+export async function deleteConnector(store: Store, caller: Caller, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const teamIds = (await connectorTeamsOf(store, caller)).map((t) => t.id);
+  return teamIds.length === 0 ? false : store.connectors.delete(teamIds, id.toLowerCase());
+}
+
+/**
+ * The external ID of a team (named by `team_id` as for create): 32 random hex characters made on
+ * the first request and stable afterwards; concurrent first requests answer the same value.
+ */
+export async function connectorExternalId(store: Store, caller: Caller, rawTeam: unknown, now = new Date()): Promise<{ team: Team; externalId: string }> {
+  const team = await resolveConnectorTeam(store, caller, rawTeam, 'query');
+  const externalId = await store.connectors.externalId(team.id, randomBytes(16).toString('hex'), now);
+  return { team, externalId };
+}
