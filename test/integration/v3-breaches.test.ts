@@ -89,6 +89,17 @@ describe('v3 GET /breaches', () => {
       ]);
       assert.deepEqual(summary, { opened: 0, reopened: 0, resolved: 0, breached: 3 });
       assert.deepEqual((await page('?limit=1000')).items, before);
+      const rows = await h.runtime.store.breaches.listOfAsset(teamId, assets['life.example']!.id);
+      assert.deepEqual(rows.map((r) => r.lastSeenAt.getTime()), [t(2), t(2), t(2)]);
+    });
+
+    it('keeps the breach when another port breaches it, with that port as evidence', async () => {
+      await run('life.example', t(2, 18), [on(5432, 'db.life.example', { ...mysql, name: 'postgresql' }), on(443, 'www.life.example', https), on(22, 'www.life.example', ssh)], [
+        { domainName: 'www.life.example', port: 443, serviceProtocol: 'https', name: 'Nginx', version: '1.25.3', categories: ['Web servers'] },
+      ]);
+      const rows = await h.runtime.store.breaches.listOfAsset(teamId, assets['life.example']!.id);
+      const database = rows.find((r) => r.policyId === 'database-exposed')!;
+      assert.deepEqual([database.status, database.evidence, database.statusUpdatedAt.getTime()], ['NEW', '192.0.2.10 port 5432 (postgresql)', t(1)]);
     });
 
     it('resolves the breaches a run no longer finds, with disappeared_at and status_updated_at', async () => {

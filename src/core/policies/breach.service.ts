@@ -24,7 +24,9 @@ function breachKey(policyId: string, assetName: string): string {
 
 /** The inventory of one root asset as the policies read it: open ports and active technologies. */
 async function policyInput(tx: Repositories, teamId: number, assetId: number): Promise<PolicyInput> {
-  const [ports, technologies] = await Promise.all([tx.ports.listOfAsset(teamId, assetId), tx.technologies.listOfAsset(teamId, assetId)]);
+  // One after the other: a transaction holds one connection.
+  const ports = await tx.ports.listOfAsset(teamId, assetId);
+  const technologies = await tx.technologies.listOfAsset(teamId, assetId);
   return {
     ports: ports
       .filter((p) => p.status === 'OPEN')
@@ -54,8 +56,9 @@ export async function evaluateBreaches(store: Store, input: { teamId: number; as
       return { teamId: input.teamId, assetId: input.assetId, policyId: policy.id, policyName: policy.name, assetName: o.assetName, severity: policy.severity, evidence: o.evidence, at };
     });
     for (const part of chunksOf(fresh)) await tx.breaches.insertMany(part);
-    const again = diff.again.map(({ row, seen: o }) => ({ id: row.id, evidence: o.evidence, isReturning: !row.active }));
-    for (const part of chunksOf(again)) await tx.breaches.markSeen(input.teamId, part, at);
+    for (const { row, seen: o } of diff.again) if (row.evidence !== o.evidence) await tx.breaches.setEvidence(input.teamId, row.id, o.evidence);
+    for (const part of chunksOf(diff.again.map(({ row }) => row.id))) await tx.breaches.markSeen(input.teamId, part, at);
+    for (const part of chunksOf(diff.again.filter(({ row }) => !row.active).map(({ row }) => row.id))) await tx.breaches.markReturned(input.teamId, part, at);
     for (const part of chunksOf(diff.gone.map((row) => row.id))) await tx.breaches.markResolved(input.teamId, part, at);
     return { opened: fresh.length, reopened: diff.returned, resolved: diff.gone.length, breached: seen.size };
   });

@@ -65,8 +65,12 @@ export interface BreachRepository {
   listOfAsset(teamId: number, assetId: number): Promise<Breach[]>;
   /** Inserts new NEW breaches; a (asset, policy, host) the asset already has is left alone. */
   insertMany(rows: NewBreach[]): Promise<void>;
-  /** A run found these breaches (still) breached at `at`: last seen, evidence; resolved ones become NEW again (status updated, disappeared_at cleared). */
-  markSeen(teamId: number, seen: Array<{ id: number; evidence: string; isReturning: boolean }>, at: Date): Promise<void>;
+  /** A run found these breaches (still) breached: last_seen_at = at. */
+  markSeen(teamId: number, ids: number[], at: Date): Promise<void>;
+  /** Resolved breaches a run found breached again: NEW, active, status updated at `at`, disappeared_at cleared. */
+  markReturned(teamId: number, ids: number[], at: Date): Promise<void>;
+  /** Replaces what breaches one breach (the latest run's port or technology). */
+  setEvidence(teamId: number, id: number, evidence: string): Promise<void>;
   /** A run no longer found these breached: RESOLVED, inactive, disappeared and status updated at `at`. */
   markResolved(teamId: number, ids: number[], at: Date): Promise<void>;
   /** One page of the team's breaches in (first_seen_at, id) order after `after`, `limit` at most. */

@@ -58,17 +58,24 @@ export class KyselyBreachRepository implements BreachRepository {
       .execute();
   }
 
-  async markSeen(teamId: number, seen: Array<{ id: number; evidence: string; isReturning: boolean }>, at: Date): Promise<void> {
+  async markSeen(teamId: number, ids: number[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('breaches').set({ last_seen_at: at.getTime() }).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+  }
+
+  async markReturned(teamId: number, ids: number[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
     const time = at.getTime();
-    for (const row of seen) {
-      const returning = row.isReturning ? { status: 'NEW' as const, active: 1, disappeared_at: null, status_updated_at: time } : {};
-      await this.db
-        .updateTable('breaches')
-        .set({ last_seen_at: time, evidence: row.evidence, ...returning })
-        .where('team_id', '=', teamId)
-        .where('id', '=', row.id)
-        .execute();
-    }
+    await this.db
+      .updateTable('breaches')
+      .set({ status: 'NEW', active: 1, disappeared_at: null, status_updated_at: time })
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute();
+  }
+
+  async setEvidence(teamId: number, id: number, evidence: string): Promise<void> {
+    await this.db.updateTable('breaches').set({ evidence }).where('team_id', '=', teamId).where('id', '=', id).execute();
   }
 
   async markResolved(teamId: number, ids: number[], at: Date): Promise<void> {
