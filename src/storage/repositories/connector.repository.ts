@@ -8,19 +8,19 @@ function toConnector(row: ConnectorRow): Connector {
   // A stored provider outside the list would be a bug of an older writer: fail loudly rather than answer it.
   if (!(connectorProviders as readonly string[]).includes(row.provider)) throw new Error(`connector ${row.id} has an unknown provider`);
   return {
-    id: row.id,
+    id: Number(row.id),
     publicId: row.public_id,
-    teamId: row.team_id,
+    teamId: Number(row.team_id),
     teamToken: row.team_token,
     name: row.name,
     provider: row.provider as ConnectorProvider,
     optionsSealed: row.options_sealed,
-    created: new Date(row.created_at),
-    updated: new Date(row.updated_at),
+    created: new Date(Number(row.created_at)),
+    updated: new Date(Number(row.updated_at)),
     lastRun:
       row.last_run_status === null || row.last_run_completed_at === null
         ? null
-        : { status: row.last_run_status, error: row.last_run_error ?? '', completedAt: new Date(row.last_run_completed_at) },
+        : { status: row.last_run_status, error: row.last_run_error ?? '', completedAt: new Date(Number(row.last_run_completed_at)) },
   };
 }
 
