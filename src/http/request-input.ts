@@ -28,6 +28,19 @@ export function readJsonObject(ctx: Pick<RouteContext, 'rawBody'>): Record<strin
 }
 
 /**
+ * The streamed body of an upload, refusing one of no bytes at all with 1050 once it has ended
+ * (the consumer's transaction then keeps nothing). A body of blank lines or comments is a body.
+ */
+export async function* requiredUpload(body: AsyncIterable<Buffer>, what: string): AsyncGenerator<Buffer> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    yield chunk;
+  }
+  if (bytes === 0) throw appError(1050, `Request body missing: send ${what} as the request body`);
+}
+
+/**
  * Values of an array query parameter, in every form the contract accepts: `name[]=a&name[]=b`,
  * `name=a&name=b` and `name=a,b`. Empty items are dropped.
  */

@@ -103,6 +103,18 @@ describe('DNS zones', () => {
       assert.deepEqual(absolute.json(), { indexed: 1 });
     });
 
+    it('answers 1050 to an upload of no bytes, and indexes a file of comments alone as an empty zone', async () => {
+      const before = (await subdomains()).length;
+      const empty = await h.send('POST', '/rest/v2/zone/file/?origin=empty.example.test', { key: owner.key, headers: { 'content-type': 'application/json' } });
+      assert.equal(empty.statusCode, 400);
+      assert.deepEqual(empty.json(), v2Error(1050, 'Request body missing: send the zone file as the request body'));
+      const lookup = await h.send('POST', '/rest/v2/zone/lookup/file/', { key: owner.key });
+      assert.deepEqual([lookup.statusCode, lookup.json()], [400, v2Error(1050, 'Request body missing: send the names, one per line, as the request body')]);
+      assert.equal((await subdomains()).length, before, 'nothing indexed, no apex added');
+      const comments = await h.send('POST', '/rest/v2/zone/file/?origin=example.test', { key: owner.key, body: '; nothing here\n' });
+      assert.deepEqual(comments.json(), { indexed: 0 });
+    });
+
     it('answers 1052 past 5 MB', async () => {
       const res = await h.send('POST', '/rest/v2/zone/file/?origin=example.test', { key: owner.key, body: `;${'x'.repeat(5 * 1024 * 1024)}\n` });
       assert.equal(res.statusCode, 413);

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { createLookupJob, getLookupJob } from '../../core/zones/zone-lookup.service.ts';
 import { transferAndIndex, uploadZoneFile, zoneFileLimit, zoneLookupLimit, type ZoneIndexResult } from '../../core/zones/zone-upload.service.ts';
 import { enqueueZoneLookup } from '../../jobs/zone-lookup.job.ts';
-import { queryValue, readJson } from '../request-input.ts';
+import { queryValue, readJson, requiredUpload } from '../request-input.ts';
 import { defineRoute, type RouteContext, type RouteDef, type RouteResult } from '../route.ts';
 
 const indexedDescription =
@@ -38,10 +38,10 @@ export const zoneRoutes: RouteDef[] = [
     rawBody: { contentType: 'text/plain', description: 'The zone file' },
     response: Indexed,
     successStatus: 200,
-    errors: [1052, 2012, 2411, 2421],
+    errors: [1050, 1052, 2012, 2411, 2421],
     bodyLimit: zoneFileLimit,
     isStreamingBody: true,
-    handler: async (ctx) => answerIndexed(ctx, await uploadZoneFile(ctx.deps.store, ctx.deps.zoneEngine, ctx, queryValue(ctx.query, 'origin'), ctx.bodyStream)),
+    handler: async (ctx) => answerIndexed(ctx, await uploadZoneFile(ctx.deps.store, ctx.deps.zoneEngine, ctx, queryValue(ctx.query, 'origin'), requiredUpload(ctx.bodyStream, 'the zone file'))),
   }),
   defineRoute({
     surface: 'v2',
@@ -58,11 +58,11 @@ export const zoneRoutes: RouteDef[] = [
     rawBody: { contentType: 'text/plain', description: 'Domain names, one per line' },
     response: Type.Object({ lookup_job_uuid: Type.String({ format: 'uuid' }) }),
     successStatus: 202,
-    errors: [1051, 1052],
+    errors: [1050, 1051, 1052],
     bodyLimit: zoneLookupLimit,
     isStreamingBody: true,
     handler: async (ctx) => {
-      const job = await createLookupJob(ctx.deps.store, ctx.team, ctx.bodyStream);
+      const job = await createLookupJob(ctx.deps.store, ctx.team, requiredUpload(ctx.bodyStream, 'the names, one per line,'));
       await enqueueZoneLookup(ctx.deps.jobs, job.uuid);
       return { status: 202, body: { lookup_job_uuid: job.uuid } };
     },
