@@ -98,7 +98,7 @@ describe('v2 asset patterns', () => {
     for (const method of ['PUT', 'DELETE'] as const) {
       let res = await h.send(method, `${base(group)}nope/`, { key, body: { pattern: 'a.example' } });
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(9011, 'Asset pattern token malformed: a token is 32 hexadecimal characters', ['assetPatternToken']));
+      assert.deepEqual(res.json(), v2Error(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', ['assetPatternToken']));
       for (const [g, t] of [[group, unknownToken], [sibling, p!.token], [group, theirPattern.token]] as const) {
         res = await h.send(method, `${base(g)}${t}/`, { key, body: { pattern: 'a.example' } });
         assert.equal(res.statusCode, 404);
@@ -112,7 +112,7 @@ describe('v2 asset patterns', () => {
     const ops = (g: string) => [['GET', base(g)], ['POST', base(g)], ['PUT', `${base(g)}${unknownToken}/`], ['DELETE', `${base(g)}${unknownToken}/`]] as const;
     for (const [method, path] of ops('not-a-token')) {
       const res = await h.send(method, path, { key, body: { pattern: 'a.example' } });
-      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 hexadecimal characters', ['groupToken']), path);
+      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']), path);
     }
     for (const g of [unknownToken, theirGroup]) {
       for (const [method, path] of ops(g)) {

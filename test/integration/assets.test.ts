@@ -178,7 +178,7 @@ describe('v2 assets', () => {
       }
       const res = await h.send('DELETE', '/rest/v2/assets/not-a-token/', { key });
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(2011, 'Domain token malformed: a token is 32 hexadecimal characters', ['token']));
+      assert.deepEqual(res.json(), v2Error(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']));
     });
 
     it('deletes an asset with its subdomains, accepting an empty JSON body', async () => {

@@ -53,7 +53,7 @@ describe('authentication and access, on every route', () => {
         it('answers 1002 for a malformed key', async () => {
           const res = await h.send(def.method, url, { key: 'not-a-key' });
           assert.equal(res.statusCode, 401);
-          assert.deepEqual(res.json(), v2Error(1002, 'API key malformed: a key is 32 hexadecimal characters'));
+          assert.deepEqual(res.json(), v2Error(1002, 'API key malformed: a key is 32 lowercase hexadecimal characters'));
         });
         it('answers 1003 for an unknown key, a revoked key and a v3 key alike', async () => {
           for (const key of [unknownKey, revoked.key, v3.key]) {

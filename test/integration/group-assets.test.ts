@@ -128,7 +128,7 @@ describe('v2 assets of groups (experimental)', () => {
     for (const body of [['nope'], [groupOf['example.com'], 42]]) {
       const res = await assetsOf(body);
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 hexadecimal characters', ['groupTokens']));
+      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupTokens']));
     }
     for (const t of [unknownToken, theirGroup]) {
       const res = await assetsOf([groupOf['example.com'], t]);

@@ -75,7 +75,7 @@ describe('v2 group members', () => {
     for (const body of [{}, { userToken: 'nope' }, { userToken: 42 }, { userToken: unknownToken.toUpperCase() }]) {
       const res = await add(body);
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(9022, 'User token of the group member malformed: a token is 32 hexadecimal characters', ['userToken']));
+      assert.deepEqual(res.json(), v2Error(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', ['userToken']));
     }
     for (const userToken of [unknownToken, users['zoe@other.example']]) {
       const res = await add({ userToken });
@@ -88,7 +88,7 @@ describe('v2 group members', () => {
     const paths = (g: string) => [['GET', `/rest/v2/groups/${g}/members/`], ['POST', `/rest/v2/groups/${g}/members/`], ['DELETE', `/rest/v2/groups/${g}/members/${unknownToken}/`]] as const;
     for (const [method, path] of paths('not-a-token')) {
       const res = await h.send(method, path, { key, body: { userToken: users['ann@acme.example'] } });
-      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 hexadecimal characters', ['groupToken']), path);
+      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']), path);
     }
     for (const g of [unknownToken, theirGroup]) {
       for (const [method, path] of paths(g)) {
@@ -111,7 +111,7 @@ describe('v2 group members', () => {
     const theirMember = (await add({ userToken: users['zoe@other.example'] }, theirGroup, otherKey)).json() as WireGroupMember;
     let res = await h.send('DELETE', `/rest/v2/groups/${group}/members/not-a-token/`, { key });
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), v2Error(9021, 'Group member token malformed: a token is 32 hexadecimal characters', ['groupMemberToken']));
+    assert.deepEqual(res.json(), v2Error(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', ['groupMemberToken']));
     for (const [g, t] of [[group, unknownToken], [otherGroup, ann!.token], [group, theirMember.token], [theirGroup, theirMember.token]] as const) {
       res = await h.send('DELETE', `/rest/v2/groups/${g}/members/${t}/`, { key });
       assert.equal(res.statusCode, 404);

@@ -112,7 +112,7 @@ describe('v2 groups', () => {
       for (const method of ['PUT', 'DELETE'] as const) {
         let res = await h.send(method, '/rest/v2/groups/not-a-token/', { key, body: { name: 'x' } });
         assert.equal(res.statusCode, 400);
-        assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 hexadecimal characters', ['groupToken']));
+        assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']));
         for (const t of [unknownToken, theirGroup.token]) {
           res = await h.send(method, `/rest/v2/groups/${t}/`, { key, body: { name: 'x' } });
           assert.equal(res.statusCode, 404);

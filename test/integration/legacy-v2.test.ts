@@ -228,9 +228,9 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       const t = profiles.vulnerable;
       const report = decode(ClientReport, await get(`/rest/v2/reports/${t}/latest/`)).token;
       const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
-      await error('/rest/v2/fullreports/nope/latest/', 400, v2Error(2601, 'Scan profile token malformed: a token is 32 hexadecimal characters', ['scanProfileToken']));
+      await error('/rest/v2/fullreports/nope/latest/', 400, v2Error(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', ['scanProfileToken']));
       await error(`/rest/v2/reports/${'0'.repeat(32)}/`, 404, v2Error(2604, 'Scan profile does not exist', ['scanProfileToken']));
-      await error(`/rest/v2/findings/${t}/not-a-report/${uuid}/`, 400, v2Error(2601, 'Report token malformed: a token is 32 hexadecimal characters', ['reportToken']));
+      await error(`/rest/v2/findings/${t}/not-a-report/${uuid}/`, 400, v2Error(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']));
       await error(`/rest/v2/findings/${t}/${'0'.repeat(32)}/${uuid}/`, 404, v2Error(2604, 'Report does not exist for this scan profile', ['reportToken']));
       await error(`/rest/v2/findings/${profiles.safe}/${report}/${uuid}/`, 404, v2Error(2604, 'Report does not exist for this scan profile', ['reportToken']));
       await error(`/rest/v2/findings/${t}/${report}/not-a-uuid/`, 400, v2Error(4111, 'Vulnerability UUID malformed: expected a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e', ['uuid']));
@@ -275,7 +275,7 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       const subs = decodeArray(ClientSubdomain, await get(`/rest/v2/domains/${example.token}/subdomains/`));
       assert.deepEqual(subs.map((s) => [s.name, s.token]), [['app.example.com', sub.token]]);
       assert.deepEqual(decodeArray(ClientSubdomain, await get(`/rest/v2/domains/${sub.token}/subdomains/`)), []);
-      await error('/rest/v2/domains/xyz/subdomains/', 400, v2Error(2011, 'Domain token malformed: a token is 32 hexadecimal characters', ['token']));
+      await error('/rest/v2/domains/xyz/subdomains/', 400, v2Error(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']));
       await error(`/rest/v2/domains/${'0'.repeat(32)}/subdomains/`, 404, v2Error(2014, 'Asset does not exist', ['token']));
     });
   });

@@ -178,12 +178,12 @@ describe(`requests no operation can read answer through the catalogue (${testSto
     it('answers an over-long path parameter with the parameter\'s own malformed code, after authentication', async () => {
       const long = 'a'.repeat(300);
       const cases: Array<[string, string, Record<string, unknown>]> = [
-        ['GET', `/rest/v2/assets/${long}/subdomains/`, v2Error(2011, 'Domain token malformed: a token is 32 hexadecimal characters', ['token'])],
-        ['GET', `/rest/v2/domains/${long}/settings/`, v2Error(2011, 'Domain token malformed: a token is 32 hexadecimal characters', ['token'])],
-        ['GET', `/rest/v2/scans/${long}/`, v2Error(2601, 'Scan profile token malformed: a token is 32 hexadecimal characters', ['scanProfileToken'])],
+        ['GET', `/rest/v2/assets/${long}/subdomains/`, v2Error(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token'])],
+        ['GET', `/rest/v2/domains/${long}/settings/`, v2Error(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token'])],
+        ['GET', `/rest/v2/scans/${long}/`, v2Error(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', ['scanProfileToken'])],
         ['GET', `/rest/v2/zone/lookup/${long}/`, v2Error(6001, 'Lookup job UUID malformed: expected a UUID', ['lookupJobUUID'])],
         ['GET', `/rest/v2/vulnerabilities/uuid/${long}/`, v2Error(4111, 'Vulnerability UUID malformed: expected a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e', ['uuid'])],
-        ['DELETE', `/rest/v2/groups/${long}/`, v2Error(9001, 'Group token malformed: a token is 32 hexadecimal characters', ['groupToken'])],
+        ['DELETE', `/rest/v2/groups/${long}/`, v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken'])],
       ];
       for (const [method, url, body] of cases) {
         const res = await h.send(method, url, { key });

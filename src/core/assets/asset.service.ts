@@ -39,7 +39,7 @@ export interface AssetListInput {
 
 /** Validates the shape of an asset token path parameter (2011). */
 export function assertAssetToken(token: string): void {
-  if (!isToken(token)) throw appError(2011, 'Domain token malformed: a token is 32 hexadecimal characters', ['token']);
+  if (!isToken(token)) throw appError(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']);
 }
 
 /** What a token names: an asset, or a name discovered by DNS that has no asset row. */

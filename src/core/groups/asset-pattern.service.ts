@@ -7,7 +7,7 @@ import { requireGroup, requireGroups } from './group.service.ts';
 import type { AssetPattern, Group } from './group.types.ts';
 
 async function requirePattern(store: Store, team: Team, group: Group, token: string): Promise<AssetPattern> {
-  if (!isToken(token)) throw appError(9011, 'Asset pattern token malformed: a token is 32 hexadecimal characters', ['assetPatternToken']);
+  if (!isToken(token)) throw appError(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', ['assetPatternToken']);
   const pattern = await store.assetPatterns.findByToken(team.id, group.id, token);
   if (pattern === undefined) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
   return pattern;

@@ -19,7 +19,7 @@ export async function listGroupMembers(store: Store, team: Team, groupToken: str
 export async function addGroupMember(store: Store, team: Team, groupToken: string, userToken: unknown): Promise<GroupMember> {
   const group = await requireGroup(store, team, groupToken);
   if (typeof userToken !== 'string' || !isToken(userToken)) {
-    throw appError(9022, 'User token of the group member malformed: a token is 32 hexadecimal characters', ['userToken']);
+    throw appError(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', ['userToken']);
   }
   const member = await store.members.findByUserToken(team.id, userToken);
   if (member === undefined) throw appError(9024, 'User does not belong to the team', ['userToken']);
@@ -35,7 +35,7 @@ export async function addGroupMember(store: Store, team: Team, groupToken: strin
 /** Removes a member from a group: 9021 for a malformed token, 9023 when not a member of this group. */
 export async function removeGroupMember(store: Store, team: Team, groupToken: string, groupMemberToken: string): Promise<void> {
   const group = await requireGroup(store, team, groupToken);
-  if (!isToken(groupMemberToken)) throw appError(9021, 'Group member token malformed: a token is 32 hexadecimal characters', ['groupMemberToken']);
+  if (!isToken(groupMemberToken)) throw appError(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', ['groupMemberToken']);
   const member = await store.groupMembers.findByToken(team.id, group.id, groupMemberToken);
   if (member === undefined || !(await store.groupMembers.delete(team.id, member.id))) {
     throw appError(9023, 'Group member does not exist', ['groupMemberToken']);

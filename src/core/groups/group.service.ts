@@ -13,7 +13,7 @@ const groupNamePattern = /^[A-Za-z0-9_\- ]+$/;
 /** Validates the shape of a group token (9001). */
 export function assertGroupToken(token: unknown, parameter = 'groupToken'): asserts token is string {
   if (typeof token !== 'string' || !isToken(token)) {
-    throw appError(9001, 'Group token malformed: a token is 32 hexadecimal characters', [parameter]);
+    throw appError(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', [parameter]);
   }
 }
 

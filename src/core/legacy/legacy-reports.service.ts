@@ -46,7 +46,7 @@ export async function listReports(
 /** One report of a profile: 2601 when the report token is malformed, 2604 when the profile has no such (finished) report. */
 export async function requireReport(store: Store, team: Team, profileToken: string, reportToken: string): Promise<Report> {
   const profile = await requireProfile(store, team, profileToken);
-  if (!isToken(reportToken)) throw appError(2601, 'Report token malformed: a token is 32 hexadecimal characters', ['reportToken']);
+  if (!isToken(reportToken)) throw appError(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']);
   const scan = await store.scans.findByToken(team.id, reportToken);
   if (scan === undefined || scan.profileId !== profile.id || isLive(scan.status)) throw appError(2604, 'Report does not exist for this scan profile', ['reportToken']);
   return { profile, scan };

@@ -28,7 +28,7 @@ export interface ProfileView {
 
 /** 2601 when the token is malformed, 2604 when the team has no such profile. */
 export async function requireProfile(store: Pick<Store, 'scanProfiles'>, team: Team, token: string): Promise<ScanProfile> {
-  if (!isToken(token)) throw appError(2601, 'Scan profile token malformed: a token is 32 hexadecimal characters', ['scanProfileToken']);
+  if (!isToken(token)) throw appError(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', ['scanProfileToken']);
   const profile = await store.scanProfiles.findByToken(team.id, token);
   if (profile === undefined) throw appError(2604, 'Scan profile does not exist', ['scanProfileToken']);
   return profile;
@@ -55,7 +55,7 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
   const tokenField = body['asset_token'] !== undefined ? 'asset_token' : 'domain_token';
   const assetToken = body[tokenField];
   if (assetToken === undefined) throw appError(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', ['asset_token']);
-  if (typeof assetToken !== 'string' || !isToken(assetToken)) throw appError(2011, `Domain token malformed: ${tokenField} is 32 hexadecimal characters`, [tokenField]);
+  if (typeof assetToken !== 'string' || !isToken(assetToken)) throw appError(2011, `Domain token malformed: ${tokenField} is 32 lowercase hexadecimal characters`, [tokenField]);
   for (const flag of ['unique', 'valid'] as const) {
     if (body[flag] !== undefined && typeof body[flag] !== 'boolean') throw appError(1051, `Request body malformed: ${flag} must be true or false`, [flag]);
   }

@@ -87,7 +87,7 @@ export async function revokeApiKey(store: Store, idOrKey: string, now = new Date
     // The key is a credential: never repeated back.
     if (record === undefined) throw new OperatorError('no such key');
   } else {
-    throw new OperatorError('give a key id (key_ and 10 characters, see key list) or a key (32 hexadecimal characters)');
+    throw new OperatorError('give a key id (key_ and 10 characters, see key list) or a key (32 lowercase hexadecimal characters)');
   }
   const wasRevoked = !(await store.keys.revoke(record.id, now));
   const teams = (await Promise.all(record.teamIds.map((id) => store.teams.findById(id)))).filter((t): t is Team => t !== undefined);
@@ -159,7 +159,7 @@ export async function beginAuthentication(
   now = Date.now(),
   cache?: TtlCache<ApiKey>,
 ): Promise<{ caller: Caller; body: BodyVerifier }> {
-  if (!isWellFormedKey(credentials.key)) throw appError(1002, 'API key malformed: a key is 32 hexadecimal characters');
+  if (!isWellFormedKey(credentials.key)) throw appError(1002, 'API key malformed: a key is 32 lowercase hexadecimal characters');
   const lookup = () => store.keys.findByHash(hashKey(credentials.key));
   // The cache is keyed by the key itself (it lives only in this process's memory), sparing a hash per request.
   const record = cache === undefined ? await lookup() : await cache.get(credentials.key, lookup, now);
