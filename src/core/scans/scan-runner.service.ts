@@ -79,11 +79,31 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
     ingestionScanId(scan),
     (tx, written) => tx.scans.linkFindings(scan.id, written),
   );
-  // Writes are chained: findings, flushes and progress saves never overlap.
-  let writes: Promise<void> = Promise.resolve();
-  const enqueue = (work: () => Promise<void>): Promise<void> => (writes = writes.then(work));
   const stop = new AbortController();
   let isStopRequested = false;
+  /** The scan's row is gone (its profile was deleted): the engine stops and nothing more is written. */
+  let isGone = false;
+  const isDeleted = async (): Promise<boolean> => {
+    if (!isGone && (await store.scans.findById(scan.id)) === undefined) {
+      isGone = true;
+      isStopRequested = true;
+      stop.abort(new Error('the scan was deleted'));
+    }
+    return isGone;
+  };
+  // Writes are chained: findings, flushes and progress saves never overlap. A write that fails
+  // because the scan was deleted meanwhile (its findings' links, a warning) ends the chain
+  // quietly; any other failure fails the run.
+  let writes: Promise<void> = Promise.resolve();
+  const enqueue = (work: () => Promise<void>): Promise<void> =>
+    (writes = writes.then(async () => {
+      if (isGone) return;
+      try {
+        await work();
+      } catch (err) {
+        if (!(await isDeleted())) throw err;
+      }
+    }));
   const warned = new Set(scan.warnings);
   const sink: ScanSink = {
     finding: (finding: FindingInput) => enqueue(() => ingestion.add(finding)),
@@ -99,6 +119,7 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
     await ingestion.flush();
     progress.findings = ingestion.count;
     const status = await store.scans.saveProgress(scan.id, progress, new Date());
+    if (status === undefined) await isDeleted();
     if (status === undefined || status === 'stopping' || status === 'stopped') {
       isStopRequested = true;
       stop.abort(new Error('stop requested'));
@@ -115,7 +136,12 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
     clearInterval(timer);
   }
   await writes;
-  const lastStatus = await tick();
+  let lastStatus: ScanStatus | undefined;
+  await enqueue(async () => void (lastStatus = await tick()));
+  if (isGone) {
+    deps.log.info({ scan: scan.token }, 'scan ended: its profile was deleted while it ran');
+    return { kind: 'done' };
+  }
   progress.findings = ingestion.count;
 
   if (ctx.signal.aborted && !isStopRequested) throw new ScanInterruptedError('The worker stopped during the scan; it resumes on the next run');
