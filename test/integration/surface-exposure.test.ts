@@ -248,6 +248,15 @@ describe('surface runs: ports, TLS and technologies', () => {
     assert.equal(second.summary?.breaches?.resolved, 1);
   });
 
+  it('keeps the name a port shows while that name still resolves to its address, not the first name of the run', async () => {
+    // Every name resolves to 127.0.0.1; the rows show exp.test, the first in sort order. Make
+    // them show www.exp.test: a run must keep it (it still resolves there).
+    await h.runtime.database.db.updateTable('ports').set({ domain_name: 'www.exp.test' }).where('team_id', '=', teamId).where('status', '=', 'OPEN').execute();
+    await run(exposureSettings());
+    const open = (await h.runtime.store.ports.listOfAsset(teamId, assetId)).filter((p) => p.status === 'OPEN');
+    assert.ok(open.length === 2 && open.every((p) => p.domainName === 'www.exp.test'), JSON.stringify(open.map((p) => [p.port, p.domainName])));
+  });
+
   it('without include_discovered_ports_in_surface_monitoring, services on other ports are not fingerprinted', async () => {
     const third = await run({ ...exposureSettings(), include_discovered_ports_in_surface_monitoring: false, enable_tls_discovery: false });
     assert.equal(third.summary?.tlsEndpoints, null);

@@ -48,6 +48,10 @@ export interface ExposureDeps {
  * did not run (its setting is off): the inventory it feeds keeps what earlier runs recorded.
  */
 export interface ExposureObservations {
+  /**
+   * One entry per (open port, name resolving to its address): the port inventory keeps the name it
+   * shows while that name still resolves there, so it must see every name, not only the first.
+   */
   openPorts: ObservedPort[] | undefined;
   technologies: ObservedTechnology[] | undefined;
   /** TLS findings and version advisories, for the ingestion service. */
@@ -149,7 +153,7 @@ export async function observeExposure(
       onProgress: (p) => Object.assign(progress, { portsProbed: p.probed, openPorts: p.open }),
     });
     signal.throwIfAborted();
-    observations.openPorts = scan.open.map((o) => ({ ...o, domainName: byAddress.get(o.address)?.[0] ?? scopeName }));
+    observations.openPorts = scan.open.flatMap((o) => (byAddress.get(o.address) ?? [scopeName]).map((domainName) => ({ ...o, domainName })));
     observations.warnings.push(...scan.warnings);
     progress.openPorts = scan.open.length;
   } else if (settings.enable_port_scanning) {
@@ -196,7 +200,13 @@ export async function observeExposure(
 /** The TLS endpoints: the ports the scan found speaking TLS, else the HTTPS port of every address. */
 function tlsTargets(openPorts: ObservedPort[] | undefined, byAddress: Map<string, string[]>, httpsPort: number): TlsTarget[] {
   if (openPorts === undefined) return [...byAddress].map(([address, names]) => ({ address, port: httpsPort, names, isHttp: true }));
-  return openPorts.filter((o) => o.service.isTls).map((o) => ({ address: o.address, port: o.port, names: byAddress.get(o.address) ?? [o.domainName], isHttp: o.service.isHttp }));
+  // openPorts holds a port once per name: one target per (address, port), with every name.
+  const targets = new Map<string, TlsTarget>();
+  for (const o of openPorts) {
+    const key = `${o.address} ${o.port}`;
+    if (o.service.isTls && !targets.has(key)) targets.set(key, { address: o.address, port: o.port, names: byAddress.get(o.address) ?? [o.domainName], isHttp: o.service.isHttp });
+  }
+  return [...targets.values()];
 }
 
 /** HTTP(S) services on ports other than the default web ports, once per (name, port). */
