@@ -112,6 +112,29 @@ describe('names discovered by DNS, listed as subdomains', () => {
     assert.equal((await h.send('GET', `/rest/v2/assets/${b.token}/settings/`, { key: owner.key })).json().monitoring, true);
   });
 
+  it('refuses 2012 to change the settings of a wildcard or service owner of the zone data: neither can be an asset', async () => {
+    const root = (await h.send('POST', '/rest/v2/assets/', { key: owner.key, body: { name: 'wild.test' } })).json().token as string;
+    const upload = await h.send('POST', '/rest/v2/zone/file/?origin=wild.test', { key: owner.key, body: '$TTL 300\n*.dev IN A 192.0.2.1\n_sip._tcp IN SRV 0 5 5060 sip.wild.test.\nok IN A 192.0.2.2\n' });
+    assert.deepEqual(upload.json(), { indexed: 3 });
+    const names = (await pages(`/rest/v2/assets/${root}/subdomains/`)).flat();
+    for (const name of ['*.dev.wild.test', '_sip._tcp.wild.test']) {
+      const found = names.find((a) => a.name === name);
+      assert.ok(found !== undefined, `${name} is listed: ${JSON.stringify(names.map((a) => a.name))}`);
+      const current = (await h.send('GET', `/rest/v2/assets/${found.token}/settings/`, { key: owner.key })).json();
+      const res = await h.send('PUT', `/rest/v2/assets/${found.token}/settings/`, { key: owner.key, body: { ...current, stateless_tests: false } });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().code, 2012);
+      assert.deepEqual(res.json().parameters, ['domainToken']);
+      assert.match(res.json().message, new RegExp(`^${name.replace(/[*.]/g, '\\$&')} is a name of the zone data that cannot be an asset`));
+    }
+    const ok = names.find((a) => a.name === 'ok.wild.test')!;
+    const current = (await h.send('GET', `/rest/v2/assets/${ok.token}/settings/`, { key: owner.key })).json();
+    assert.equal((await h.send('PUT', `/rest/v2/assets/${ok.token}/settings/`, { key: owner.key, body: { ...current, stateless_tests: false } })).statusCode, 200);
+    const after = (await pages(`/rest/v2/assets/${root}/subdomains/`)).flat();
+    assert.deepEqual(after.filter((a) => a.added_by.length > 0 && a.name !== 'ok.wild.test').map((a) => a.name).sort(), ['*.dev.wild.test', '_sip._tcp.wild.test']);
+    assert.equal((await h.send('DELETE', `/rest/v2/assets/${root}/`, { key: owner.key })).statusCode, 200);
+  });
+
   it('hides discovered names from other teams: their tokens behave like unknown ones', async () => {
     const a = (await pages(`/rest/v2/assets/${rootToken}/subdomains/`)).flat().find((x) => x.name === 'a.names.test')!;
     for (const [method, path] of [['GET', `/rest/v2/assets/${a.token}/settings/`], ['GET', `/rest/v2/assets/${a.token}/subdomains/`], ['DELETE', `/rest/v2/assets/${a.token}/`]] as const) {

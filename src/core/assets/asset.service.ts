@@ -1,4 +1,4 @@
-import { appError } from '../errors/app-error.ts';
+import { appError, isAppError } from '../errors/app-error.ts';
 import { isToken, newToken, newUuid } from '../shared/ids.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
 import type { Repositories, Store } from '../shared/store.ts';
@@ -197,6 +197,16 @@ export async function getAssetSettings(store: Store, team: Team, token: string):
   return asset?.settings ?? { ...defaultAssetSettings };
 }
 
+/** 2012 for a discovered name that the add path would refuse as an asset (it keeps its default settings). */
+function assertCanBeAsset(name: string): void {
+  try {
+    parseAssetName(name);
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    throw appError(2012, `${name} is a name of the zone data that cannot be an asset (${err.message}); its settings cannot change`, ['domainToken']);
+  }
+}
+
 /**
  * A discovered name becomes an asset row of its own (same token and UUID, its sources in
  * added_by) when it is acted upon; listings then show the asset in its place.
@@ -236,6 +246,9 @@ export async function updateAssetSettings(store: Store, team: Team, token: strin
   const target = await requireTokenTarget(store, team, token);
   const asset = target.asset ?? { kind: 'domain' as const, status: target.discovered.status, name: target.discovered.name };
   const update = parseAssetSettings(body);
+  // Changing a discovered name's settings makes it an asset: only a name the add path accepts
+  // may become one (zone data also holds wildcard and service owners: *.dev, _sip._tcp).
+  if (target.asset === undefined) assertCanBeAsset(target.discovered.name);
   if (update.monitoring && asset.kind === 'ip') {
     throw appError(2423, 'Surface monitoring is not available for IP addresses', ['monitoring']);
   }
