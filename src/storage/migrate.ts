@@ -19,6 +19,7 @@ import * as m015 from './migrations/015-document-compression.ts';
 import * as m016 from './migrations/016-gone-order-indexes.ts';
 import * as m017 from './migrations/017-policy-breaches.ts';
 import * as m018 from './migrations/018-connectors.ts';
+import * as m019 from './migrations/019-vulnerability-locations.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -44,6 +45,7 @@ const migrations: Record<string, MigrationModule> = {
   '016-gone-order-indexes': m016,
   '017-policy-breaches': m017,
   '018-connectors': m018,
+  '019-vulnerability-locations': m019,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

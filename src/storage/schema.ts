@@ -124,6 +124,8 @@ export interface VulnerabilitiesTable {
   details_full: string | null;
   last_scan_id: string;
   revision: number;
+  /** The finding's location (migration 019); null on rows stored before. */
+  location: string | null;
 }
 
 /** Vulnerabilities per team, asset, status, severity and scan source; kept by triggers (migration 011). */

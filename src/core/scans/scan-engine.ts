@@ -45,6 +45,14 @@ export interface ScanOutcome {
   status: 'completed' | 'unable_to_resolve' | 'unable_to_complete' | 'aborted';
   /** Why it could not complete (for people). */
   error?: string;
+  /**
+   * What a completed scan reached: `answered` holds `origin/path` (origin as `scheme://host:port`,
+   * the path as requested, no query) of every request that got an answer the checks could read
+   * (a status below 500, not 429); `unanswered` counts the requests that got none (a time-out, a
+   * refused or broken connection, a server error). A completed scan patches only the findings at
+   * locations it reached (core/scans/scan-coverage.ts).
+   */
+  coverage?: { answered: string[]; unanswered: number };
 }
 
 /** Limits of one scan, from configuration. */

@@ -4,6 +4,7 @@ import type { Store } from '../shared/store.ts';
 import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { parseEndpoint } from './endpoint.ts';
+import { scanCoverage } from './scan-coverage.ts';
 import type { ScanCounters, ScanEngine, ScanLimits, ScanOutcome, ScanSink } from './scan-engine.ts';
 import type { Scan, ScanEnd, ScanProfile, ScanProgress, ScanStatus } from './scan.types.ts';
 
@@ -150,7 +151,12 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
   if (current === undefined) return { kind: 'done' };
   const status = isStopRequested || current.status === 'stopping' || outcome.status === 'aborted' ? 'stopped' : outcome.status;
   const end: ScanEnd = { status, error: status === 'stopped' || status === 'completed' ? null : (outcome.error ?? null), progress, ended: new Date() };
-  const result = await ingestion.finish(end.status === 'completed');
+  // A completed scan patches only the findings at locations it reached (scan-coverage.ts).
+  const coverage = outcome.coverage;
+  if (end.status === 'completed' && coverage !== undefined && coverage.unanswered > 0) {
+    await store.scans.addWarning(scan.id, `${coverage.unanswered} requests got no answer (a time-out, a refused or broken connection, a server error): findings at the paths they were to reach are not patched by this scan`);
+  }
+  const result = await ingestion.finish(end.status === 'completed', coverage === undefined ? undefined : scanCoverage(coverage.answered));
   await store.scans.tallyFindings(scan.id);
   await store.scans.finish(scan.id, end);
   deps.log.info({ scan: scan.token, status: end.status, ...progress, ...result }, 'scan ended');

@@ -3,7 +3,7 @@ import type { Repositories, Store } from '../shared/store.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import { buildDocuments } from './vulnerability-document.ts';
 import type { ExistingVulnerability } from './vulnerability.repository.ts';
-import { effectiveStatus, type DetectionState, type FindingInput, type ScanReport, type Severity, type VulnerabilityWrite } from './vulnerability.types.ts';
+import { effectiveStatus, type DetectionState, type FindingInput, type ScanCoverage, type ScanReport, type Severity, type VulnerabilityWrite } from './vulnerability.types.ts';
 
 /** Findings written per transaction. */
 export const ingestionBatchSize = 500;
@@ -96,12 +96,15 @@ export class ScanIngestion {
     });
   }
 
-  /** Writes the rest; when the scan completed, what it covered and did not see becomes patched. */
-  async finish(isComplete: boolean): Promise<IngestionResult> {
+  /**
+   * Writes the rest; when the scan completed, what it covered and did not see becomes patched.
+   * `covers` narrows what it covered to the locations it reached (application scans).
+   */
+  async finish(isComplete: boolean, covers?: ScanCoverage): Promise<IngestionResult> {
     await this.flush();
     if (isComplete) {
       this.result.patched = await this.store.transaction(async (tx) => {
-        const patched = await tx.vulnerabilities.patchUnseen({ ...this.report, isComplete }, this.scanId, new Date());
+        const patched = await tx.vulnerabilities.patchUnseen({ ...this.report, isComplete }, this.scanId, new Date(), covers);
         if (patched > 0) await tx.vulnerabilities.bumpVersion(this.report.teamId);
         return patched;
       });
@@ -159,6 +162,7 @@ export class ScanIngestion {
       title: finding.title,
       lastScanId: this.scanId,
       revision,
+      location: finding.location,
     };
   }
 }

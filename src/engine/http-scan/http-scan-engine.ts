@@ -137,7 +137,7 @@ async function runScan(
     const start = new URL(`${originText({ scheme: target.scheme, host: target.host, port: target.port })}/`);
     if (!scope.isPortAllowed(target.port)) {
       sink.warning(`the target port ${target.port} is in blacklisted_ports: nothing was requested`);
-      return { status: 'completed' };
+      return { status: 'completed', coverage: { answered: [], unanswered: 0 } };
     }
     let addresses: string[];
     try {
@@ -159,7 +159,7 @@ async function runScan(
     if (result.startFailure !== undefined && progress.counters.pagesCrawled === 0) {
       return { status: 'unable_to_complete', error: `${start.href}: ${result.startFailure}` };
     }
-    return { status: 'completed' };
+    return { status: 'completed', coverage: { answered: [...session.answered], unanswered: session.unanswered } };
   } catch (err) {
     if (signal.aborted) return { status: 'aborted' };
     return { status: 'unable_to_complete', error: err instanceof Error ? err.message : String(err) };

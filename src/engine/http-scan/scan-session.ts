@@ -4,7 +4,7 @@ import type { ScanProfileSettings } from '../../core/scans/scan-profile-settings
 import type { HttpHeader } from '../../core/vulnerabilities/vulnerability.types.ts';
 import type { GuardedHttpClient, HttpExchange } from './guarded-http-client.ts';
 import type { RequestBudget } from './request-budget.ts';
-import type { ScanScope } from './scan-scope.ts';
+import { originOf, originText, type ScanScope } from './scan-scope.ts';
 
 /** The User-Agent of scan requests unless the profile's custom_headers set one. */
 export const scannerUserAgent = 'perimeter-scanner/0.1 (+application scan)';
@@ -96,6 +96,20 @@ export class ScanSession {
   private hasSiteCookies = false;
 
   /**
+   * `origin/path` of every request that got an answer the checks could read (below 500, not
+   * 429), and the count of those that got none: what a completed scan reached (ScanOutcome.coverage).
+   */
+  readonly answered = new Set<string>();
+  unanswered = 0;
+
+  /** Counts a request's answer, or its lack of one, toward the scan's coverage. */
+  private cover(url: URL, status: number | undefined): void {
+    const origin = originOf(url);
+    if (status !== undefined && status < 500 && status !== 429 && origin !== undefined) this.answered.add(`${originText(origin)}${url.pathname}`);
+    else this.unanswered += 1;
+  }
+
+  /**
    * Sends one request through the budget (no redirect following), with an optional body and
    * optional extra headers (an Origin, a marker; each replaces a same-named session header);
    * throws HttpRequestError.
@@ -115,7 +129,14 @@ export class ScanSession {
       }
       this.progress.counters.requestsSent += 1;
       this.progress.touch();
-      const exchange = await this.client.send(body === undefined ? { method, url, headers } : { method, url, headers, body: body.text }, signal);
+      let exchange: HttpExchange;
+      try {
+        exchange = await this.client.send(body === undefined ? { method, url, headers } : { method, url, headers, body: body.text }, signal);
+      } catch (err) {
+        if (!signal.aborted) this.cover(url, undefined);
+        throw err;
+      }
+      this.cover(url, exchange.status);
       for (const header of exchange.headers) {
         if (header.name !== 'set-cookie' || options.storeCookies === false || !this.keepsSiteCookies) continue;
         this.jar.setCookieSync(header.value, url.href, { ignoreError: true });
