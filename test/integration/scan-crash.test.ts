@@ -126,6 +126,12 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
       assert.equal(resumed.length, 1, JSON.stringify(done.warnings));
       assert.match(resumed[0], /after the worker running it stopped \(run 2\)/);
       assert.equal(after.progress.pagesCrawled, 302, 'the resumed run crawled the whole site (300 pages, robots.txt and sitemap.xml)');
+      // requests_sent counts both runs: what the first had saved, and every request of the second.
+      const secondRun = site.requests.length - requestsAtKill;
+      assert.ok(
+        after.progress.requestsSent >= before.progress.requestsSent + secondRun && after.progress.requestsSent <= site.requests.length,
+        `requests_sent ${after.progress.requestsSent}: first run saved ${before.progress.requestsSent}, second sent ${secondRun}, the site saw ${site.requests.length}`,
+      );
       const vulns = await vulnerabilities();
       assertNoTwins(vulns);
       // The generated site sends no security headers: one finding per missing header, recorded

@@ -67,6 +67,9 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
 
   const { profile, asset } = await setup;
   const progress: ScanProgress = { ...scan.progress };
+  // A resumed scan crawls again from the start: pages and checks count this run, but every
+  // request its runs sent reached the target, so requests_sent adds to what earlier runs sent.
+  const requestsBefore = scan.runs > 1 ? scan.progress.requestsSent : 0;
   if (profile === undefined || asset === undefined || asset.status !== 'verified') {
     const error = profile === undefined ? 'The scan profile was deleted' : 'The asset is not verified any more: only verified assets can be scanned';
     await store.scans.finish(scan.id, { status: 'unable_to_complete', error, progress, ended: new Date() });
@@ -108,7 +111,7 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
   const warned = new Set(scan.warnings);
   const sink: ScanSink = {
     finding: (finding: FindingInput) => enqueue(() => ingestion.add(finding)),
-    progress: (counters: ScanCounters) => Object.assign(progress, counters),
+    progress: (counters: ScanCounters) => Object.assign(progress, counters, { requestsSent: requestsBefore + counters.requestsSent }),
     warning: (message: string) => {
       if (warned.has(message)) return;
       warned.add(message);
