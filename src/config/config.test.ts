@@ -75,3 +75,13 @@ describe('configuration: command-line flags', () => {
     assert.equal(configFlagNames.length, Object.keys(defaultConfig).length + 1);
   });
 });
+
+describe('configuration: the data directory', () => {
+  it('is read from DATA_DIR or PERIMETER_DATA_DIR; DATA_DIR wins when both are set, the flag over both', () => {
+    assert.equal(loadConfig({ env: {} }).dataDir, defaultConfig.dataDir);
+    assert.equal(loadConfig({ env: { PERIMETER_DATA_DIR: '/tmp/a' } }).dataDir, '/tmp/a');
+    assert.equal(loadConfig({ env: { DATA_DIR: '/tmp/b' } }).dataDir, '/tmp/b');
+    assert.equal(loadConfig({ env: { PERIMETER_DATA_DIR: '/tmp/a', DATA_DIR: '/tmp/b' } }).dataDir, '/tmp/b');
+    assert.equal(loadConfig({ env: { PERIMETER_DATA_DIR: '/tmp/a' }, flags: { 'data-dir': '/tmp/c' } }).dataDir, '/tmp/c');
+  });
+});

@@ -69,6 +69,8 @@ type Source = Record<string, string | undefined>;
 
 interface FieldSpec {
   env: string;
+  /** Other names of the variable, read before `env` (which wins when both are set). */
+  envAliases?: string[];
   flag: string;
   parse: (raw: string) => unknown;
 }
@@ -91,7 +93,8 @@ function integer(min: number, max: number) {
 const fields: Record<keyof Config, FieldSpec> = {
   port: { env: 'PORT', flag: 'port', parse: integer(0, 65535) },
   host: { env: 'PERIMETER_HOST', flag: 'host', parse: (s) => s },
-  dataDir: { env: 'DATA_DIR', flag: 'data-dir', parse: (s) => s },
+  // PERIMETER_DATA_DIR too: every other setting but PORT and DATABASE_URL has the prefix.
+  dataDir: { env: 'DATA_DIR', envAliases: ['PERIMETER_DATA_DIR'], flag: 'data-dir', parse: (s) => s },
   databaseUrl: {
     env: 'DATABASE_URL',
     flag: 'database-url',
@@ -281,7 +284,8 @@ export function loadConfig(options: { env?: Source; flags?: Source; overrides?: 
   }
 
   for (const [key, spec] of Object.entries(fields)) {
-    for (const [layer, raw] of [[spec.env, env[spec.env]], [`--${spec.flag}`, flags[spec.flag]]] as const) {
+    const layers: Array<[string, string | undefined]> = [...(spec.envAliases ?? []).map((name): [string, string | undefined] => [name, env[name]]), [spec.env, env[spec.env]], [`--${spec.flag}`, flags[spec.flag]]];
+    for (const [layer, raw] of layers) {
       if (raw === undefined || raw === '') continue;
       try {
         target[key] = spec.parse(raw);
