@@ -60,6 +60,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
+  // Closing: a request in flight still gets its answer, then its connection closes. A keep-alive
+  // client would otherwise hold the process open for the keep-alive time-out after the answer
+  // (the server closes only connections idle when close() starts).
+  let isClosing = false;
+  app.addHook('preClose', async () => {
+    isClosing = true;
+    const timer = setInterval(() => app.server.closeIdleConnections(), 100);
+    timer.unref();
+    app.server.once('close', () => clearInterval(timer));
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (isClosing) reply.header('connection', 'close');
+    return payload;
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const status = String(reply.statusCode);
