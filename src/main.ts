@@ -18,6 +18,44 @@ function configFrom(argv: string[]): Config {
   return loadConfig({ flags });
 }
 
+/** The configuration of `serve` or `migrate`, which take configuration flags and nothing else. */
+function serverConfigFrom(command: string, argv: string[]): Config {
+  const args = parseArgs(argv);
+  const unknown = Object.keys(args.flags).find((flag) => !configFlagNames.includes(flag));
+  if (unknown !== undefined) throw new UsageError(`perimeter ${command}: unknown option --${unknown}\n${usage}`);
+  if (args.positionals.length > 0) throw new UsageError(`perimeter ${command}: unexpected ${JSON.stringify(args.positionals[0])}\n${usage}`);
+  return loadConfig({ flags: args.flags });
+}
+
+/** Where the store is, for a message: the data directory, or the database URL without its password. */
+function storeLabel(config: Config): string {
+  if (config.databaseUrl === undefined) return `the embedded store in ${config.dataDir}`;
+  try {
+    const url = new URL(config.databaseUrl);
+    if (url.password !== '') url.password = '***';
+    return `the database ${url.href}`;
+  } catch {
+    return 'the database of DATABASE_URL';
+  }
+}
+
+/**
+ * What the store or the network refused at start (a missing directory, a database that does not
+ * answer, a port in use): one line for the operator, exit 1, no stack trace. Anything else is a bug
+ * and keeps its trace.
+ */
+async function starting<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '' && !(err instanceof ConfigError) && !(err instanceof OperatorError)) {
+      throw new OperatorError(`cannot ${what}: ${(err as Error).message || code}`);
+    }
+    throw err;
+  }
+}
+
 /** On the first start of an empty store: a demo team with a v2 and a v3 key, printed once. */
 async function seedDemo(runtime: Runtime): Promise<void> {
   if ((await runtime.store.teams.count()) > 0) return;
@@ -42,10 +80,17 @@ async function serve(config: Config): Promise<void> {
     import('./jobs/scheduler.ts'),
     import('./core/scans/scan.service.ts'),
   ]);
-  const runtime = await openRuntime(config);
-  await seedDemo(runtime);
+  const runtime = await starting(`open ${storeLabel(config)}`, () => openRuntime(config));
   const app = await buildApp({ ...runtime, logger: runtime.log });
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await starting(`listen on ${config.host}:${config.port}`, () => app.listen({ port: config.port, host: config.host }));
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    await runtime.close();
+    throw err;
+  }
+  await seedDemo(runtime);
   console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')})`);
   if (config.roles.includes('worker')) {
     await runtime.jobs.work(jobHandlers(runtime));
@@ -77,7 +122,7 @@ async function serve(config: Config): Promise<void> {
 /** `perimeter migrate`: applies pending migrations (opening the store does) and says so. */
 async function migrate(config: Config): Promise<void> {
   const { openCoreRuntime } = await import('./core-runtime.ts');
-  const runtime = await openCoreRuntime(config);
+  const runtime = await starting(`open ${storeLabel(config)}`, () => openCoreRuntime(config));
   console.log(`migrated ${runtime.database.description}`);
   await runtime.close();
 }
@@ -88,7 +133,8 @@ async function admin(argv: string[]): Promise<void> {
   const help = checkAdminCommandLine(argv);
   if (help !== undefined) return console.log(help);
   const [{ openCoreRuntime }, { default: pino }] = await Promise.all([import('./core-runtime.ts'), import('pino')]);
-  const runtime = await openCoreRuntime(configFrom(argv), { log: pino({ level: 'warn' }) });
+  const config = configFrom(argv);
+  const runtime = await starting(`open ${storeLabel(config)}`, () => openCoreRuntime(config, { log: pino({ level: 'warn' }) }));
   try {
     await runAdmin(runtime, argv, { out: (text) => console.log(text) });
   } finally {
@@ -104,7 +150,7 @@ export async function main(argv: string[]): Promise<void> {
       case 'serve':
       case 'migrate':
         if (isHelpRequest(rest)) return console.log(usage);
-        return await (command === 'serve' ? serve : migrate)(configFrom(rest));
+        return await (command === 'serve' ? serve : migrate)(serverConfigFrom(command, rest));
       case 'admin':
         return await admin(rest);
       case 'help':

@@ -7,7 +7,8 @@ import { createTeam, OperatorError, requireTeam } from '../core/teams/team.servi
 import { isAppError } from '../core/errors/app-error.ts';
 import type { ApiKey, Team } from '../core/teams/team.types.ts';
 import type { CoreRuntime } from '../core-runtime.ts';
-import { isHelpRequest, parseArgs, UsageError } from './args.ts';
+import { isHelpRequest, parseArgs, UsageError, type ParsedArgs } from './args.ts';
+import { configFlagNames } from '../config/config.ts';
 import { formatTable, formatTime } from './table.ts';
 
 /** Where CLI output goes (tests capture it). */
@@ -115,13 +116,49 @@ const argOptions = { switches: ['json', 'v3', 'signing'], repeatable: ['permissi
  * UsageError when it names no command (or a flag lacks its value), undefined when it may run.
  */
 export function checkAdminCommandLine(argv: string[]): string | undefined {
-  if (argv.length === 0 || isHelpRequest(argv)) return adminUsage(argv.find((a) => !a.startsWith('-') && a !== 'help'));
-  const [area, action] = parseArgs(argv, argOptions).positionals;
+  if (argv.length === 0) throw new UsageError(`perimeter admin: which command?\n${adminUsage()}`);
+  if (isHelpRequest(argv)) return adminUsage(argv.find((a) => !a.startsWith('-') && a !== 'help'));
+  const args = parseArgs(argv, argOptions);
+  const [area, action] = args.positionals;
   const command = [area, action].filter((w) => w !== undefined).join(' ');
-  if (commands.has(command)) return undefined;
+  if (commands.has(command)) {
+    assertKnownArguments(args, area!, command === area ? undefined : action);
+    return undefined;
+  }
   const isKnownArea = usageLines.some((l) => l.startsWith(`  perimeter admin ${area} `));
   const problem = command === '' ? 'perimeter admin: which command?' : action === undefined && isKnownArea ? `perimeter admin ${area}: which action?` : `unknown command: perimeter admin ${command}`;
   throw new UsageError(`${problem}\n${adminUsage(isKnownArea ? area : undefined)}`);
+}
+
+/** The flags and the number of words a command takes after its name, read off its usage line. */
+function commandShape(area: string, action: string | undefined): { flags: Set<string>; words: number } {
+  const line = usageLines.find((l) => {
+    const words = l.trim().split(/\s+/);
+    return words[2] === area && (action === undefined || (words[3]?.split('|') ?? []).includes(action));
+  });
+  const flags = new Set<string>();
+  let words = 0;
+  const tokens = (line ?? '').trim().split(/\s+/).slice(action === undefined ? 3 : 4);
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!.replace(/^\[/, '');
+    if (token.startsWith('--')) {
+      flags.add(token.replace(/\]$/, '').slice(2));
+      // `--team NAME`, `[--plan a|b]`: the next token is the flag's value; `[--json]` takes none.
+      if (!token.endsWith(']')) i++;
+    } else if (!token.startsWith('...')) words++;
+  }
+  return { flags, words };
+}
+
+/** A UsageError for a flag the command does not take (or a configuration flag), or a word too many. */
+function assertKnownArguments(args: ParsedArgs, area: string, action: string | undefined): void {
+  const shape = commandShape(area, action);
+  const name = `perimeter admin ${[area, action].filter((w) => w !== undefined).join(' ')}`;
+  const given = [...Object.keys(args.flags), ...Object.keys(args.lists), ...args.switches];
+  const unknown = given.find((flag) => !shape.flags.has(flag) && !configFlagNames.includes(flag));
+  if (unknown !== undefined) throw new UsageError(`${name}: unknown option --${unknown}\n${adminUsage(area)}`);
+  const extra = args.positionals.slice(action === undefined ? 1 : 2);
+  if (extra.length > shape.words) throw new UsageError(`${name}: unexpected ${JSON.stringify(extra[shape.words])}\n${adminUsage(area)}`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -165,7 +166,7 @@ describe('perimeter admin', () => {
     assert.match(all, /^usage:\n {2}perimeter admin team create NAME/);
     assert.match(all, /perimeter admin key revoke ID\|KEY/);
     assert.equal(await h.admin('help'), all);
-    assert.equal(await h.admin(), all);
+    await assert.rejects(h.admin(), (e: unknown) => e instanceof UsageError && e.message === `perimeter admin: which command?\n${all}`);
     const keyHelp = await h.admin('key', '--help');
     assert.deepEqual(keyHelp.split('\n').slice(1).map((l) => l.split(' ').slice(0, 6).join(' ')), ['  perimeter admin key create', '  perimeter admin key list', '  perimeter admin key revoke']);
     await assert.rejects(h.admin('key'), (e: unknown) => e instanceof UsageError && e.message.startsWith(`perimeter admin key: which action?\n${keyHelp}`));
@@ -192,6 +193,56 @@ describe('perimeter admin', () => {
       assert.deepEqual([unknown.code, unknown.stderr], [1, 'no key with id key_0000000000\n']);
       for (const run of [top, admin, area, missing, unknown]) assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an option or a word a command does not take, and a command line naming no command (exit 2, nothing done)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-cli-'));
+    try {
+      const [none, typo, extra, serveTypo, serveExtra, migrateTypo] = await Promise.all([
+        perimeter(dataDir, 'admin'),
+        perimeter(dataDir, 'admin', 'team', 'create', 'acme', '--plna', 'starter'),
+        perimeter(dataDir, 'admin', 'team', 'create', 'acme', 'extra'),
+        perimeter(dataDir, 'serve', '--prot', '18399'),
+        perimeter(dataDir, 'serve', 'extra'),
+        perimeter(dataDir, 'migrate', '--bogus', '1'),
+      ]);
+      assert.deepEqual([none.code, none.stdout], [2, '']);
+      assert.match(none.stderr, /^perimeter admin: which command\?\nusage:/);
+      assert.equal(typo.code, 2);
+      assert.match(typo.stderr, /^perimeter admin team create: unknown option --plna\nusage:\n {2}perimeter admin team create NAME/);
+      assert.equal(extra.code, 2);
+      assert.match(extra.stderr, /^perimeter admin team create: unexpected "extra"\n/);
+      assert.deepEqual([serveTypo.code, serveTypo.stderr.split('\n')[0]], [2, 'perimeter serve: unknown option --prot']);
+      assert.deepEqual([serveExtra.code, serveExtra.stderr.split('\n')[0]], [2, 'perimeter serve: unexpected "extra"']);
+      assert.deepEqual([migrateTypo.code, migrateTypo.stderr.split('\n')[0]], [2, 'perimeter migrate: unknown option --bogus']);
+      // Options of the configuration stay accepted by every command.
+      const listed = await perimeter(dataDir, 'admin', 'team', 'create', 'acme', '--plan', 'starter', '--log-level', 'warn', '--json');
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(JSON.parse(listed.stdout).plan, 'starter');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('says in one line, without a stack trace, why the store cannot be opened or the port cannot be bound (exit 1)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-cli-'));
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const [store, listen] = await Promise.all([
+        perimeter('/dev/null/perimeter', 'admin', 'key', 'list', '--team', 'x'),
+        perimeter(dataDir, 'serve', '--port', String(port), '--host', '127.0.0.1', '--roles', 'api'),
+      ]);
+      assert.equal(store.code, 1);
+      assert.match(store.stderr, /^cannot open the embedded store in \/dev\/null\/perimeter: .*\n$/);
+      assert.equal(listen.code, 1, listen.stderr);
+      assert.match(listen.stderr, new RegExp(`^cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\\n$`));
+      for (const run of [store, listen]) assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
