@@ -85,3 +85,10 @@ describe('configuration: the data directory', () => {
     assert.equal(loadConfig({ env: { PERIMETER_DATA_DIR: '/tmp/a' }, flags: { 'data-dir': '/tmp/c' } }).dataDir, '/tmp/c');
   });
 });
+
+describe('configuration: the public URL', () => {
+  it('takes an http or https URL and refuses any other scheme', () => {
+    assert.equal(loadConfig({ env: { PERIMETER_PUBLIC_URL: 'https://perimeter.example.com/' } }).publicUrl, 'https://perimeter.example.com');
+    assert.deepEqual(problemsOf({ PERIMETER_PUBLIC_URL: 'javascript:alert(1)' }), ['PERIMETER_PUBLIC_URL must be an http or https URL, got "javascript:alert(1)"']);
+  });
+});

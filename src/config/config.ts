@@ -154,6 +154,8 @@ const fields: Record<keyof Config, FieldSpec> = {
     flag: 'public-url',
     parse: (s) => {
       const url = new URL(s);
+      // Links in findings and `next` URLs are built on it: only a web address makes sense.
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`must be an http or https URL, got ${JSON.stringify(s)}`);
       return url.toString().replace(/\/$/, '');
     },
   },
