@@ -34,6 +34,15 @@ function pathPattern(surface: 'v2' | 'v3', path: string): RegExp {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routes = allRoutes();
   const metrics = createMetrics();
+  /** Counts and logs one answered request (the router's own errors included, which skip the hooks). */
+  const observeResponse = (request: FastifyRequest, reply: FastifyReply): void => {
+    const route = request.routeOptions?.url ?? 'unmatched';
+    const status = String(reply.statusCode);
+    metrics.requests.inc({ method: request.method, route, status });
+    if (reply.statusCode >= 500) metrics.faults.inc({ method: request.method, route, status });
+    metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+  };
   const clientErrors = createClientErrorHandler(metrics);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: { level: deps.config.logLevel } }),
@@ -47,7 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     return503OnClosing: true,
     // Errors raised before any route runs answer through the catalogue too.
-    frameworkErrors: createFrameworkErrorHandler(routes),
+    frameworkErrors: createFrameworkErrorHandler(routes, (request, reply) => observeResponse(request, reply)),
     clientErrorHandler: clientErrors.handle,
   });
   clientErrors.track(app.server);
@@ -75,14 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (isClosing) reply.header('connection', 'close');
     return payload;
   });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const status = String(reply.statusCode);
-    metrics.requests.inc({ method: request.method, route, status });
-    if (reply.statusCode >= 500) metrics.faults.inc({ method: request.method, route, status });
-    metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
-  });
+  app.addHook('onResponse', async (request, reply) => observeResponse(request, reply));
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof NotFoundProblem) return sendProblem(request, reply, 404, error.message);

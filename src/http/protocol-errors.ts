@@ -68,10 +68,12 @@ function overlongParameterError(patterns: RoutePattern[], path: string): AppErro
  * with malformed percent-encoding (1900, the path not echoed), a parameter over the router's
  * length limit (the parameter's "malformed" code).
  */
-export function createFrameworkErrorHandler(routes: RouteDef[]) {
+export function createFrameworkErrorHandler(routes: RouteDef[], observe?: (request: FastifyRequest, reply: FastifyReply) => void) {
   const patterns = routePatterns(routes);
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     reply.header('x-request-id', request.id);
+    // These answers skip the request hooks: counted and logged here, once sent.
+    if (observe !== undefined) reply.raw.once('finish', () => observe(request, reply));
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
     const surface = surfaceOf(path);
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {

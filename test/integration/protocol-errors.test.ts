@@ -168,6 +168,16 @@ describe(`requests no operation can read answer through the catalogue (${testSto
       }
     });
 
+    it('counts those answers in /metrics as unmatched routes', async () => {
+      const count = async () => {
+        const body = (await h.send('GET', '/metrics')).body;
+        return Number(/perimeter_http_requests_total\{method="GET",route="unmatched",status="404"\} (\d+)/.exec(body)?.[1] ?? 0);
+      };
+      const before = await count();
+      for (let i = 0; i < 3; i++) await h.send('GET', '/rest/v2/%ZZ/', { key });
+      assert.equal(await count(), before + 3);
+    });
+
     it('answers a v3 problem for malformed percent-encoding under /rest/v3, the instance not echoing it', async () => {
       const res = await h.send('GET', '/rest/v3/%ZZ');
       assert.equal(res.statusCode, 404);
