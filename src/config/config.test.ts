@@ -92,3 +92,14 @@ describe('configuration: the public URL', () => {
     assert.deepEqual(problemsOf({ PERIMETER_PUBLIC_URL: 'javascript:alert(1)' }), ['PERIMETER_PUBLIC_URL must be an http or https URL, got "javascript:alert(1)"']);
   });
 });
+
+describe('configuration: the server key', () => {
+  it('takes exactly 32 bytes in base64 and refuses anything around them', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    assert.equal(loadConfig({ env: { PERIMETER_SECRET_KEY: key } }).secretKey, key);
+    assert.equal(loadConfig({ env: { PERIMETER_SECRET_KEY: key.replace(/=$/, '') } }).secretKey, key.replace(/=$/, ''));
+    for (const bad of [`${key}!!!!`, key.slice(0, 40), `${key}AAAA`, 'not a key']) {
+      assert.deepEqual(problemsOf({ PERIMETER_SECRET_KEY: bad }), ['PERIMETER_SECRET_KEY must be the base64 form of 32 bytes (44 characters, as `openssl rand -base64 32` prints)'], bad);
+    }
+  });
+});

@@ -115,8 +115,10 @@ const fields: Record<keyof Config, FieldSpec> = {
     env: 'PERIMETER_SECRET_KEY',
     flag: 'secret-key',
     parse: (s) => {
-      if (Buffer.from(s, 'base64').length !== 32) throw new Error('must be the base64 form of 32 bytes');
-      return s;
+      // Exactly 32 bytes in base64 (43 characters and the padding): Node's decoder skips what is
+      // not base64, so anything else could pass for a key and be a different one.
+      if (!/^[A-Za-z0-9+/]{43}=?$/.test(s.trim()) || Buffer.from(s.trim(), 'base64').length !== 32) throw new Error('must be the base64 form of 32 bytes (44 characters, as `openssl rand -base64 32` prints)');
+      return s.trim();
     },
   },
   dnsResolvers: {
