@@ -33,6 +33,7 @@ function storeLabel(config: Config): string {
   try {
     const url = new URL(config.databaseUrl);
     if (url.password !== '') url.password = '***';
+    if (url.searchParams.has('password')) url.searchParams.set('password', '***');
     return `the database ${url.href}`;
   } catch {
     return 'the database of DATABASE_URL';

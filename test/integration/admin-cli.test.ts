@@ -232,15 +232,19 @@ describe('perimeter admin', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as AddressInfo;
     try {
-      const [store, listen] = await Promise.all([
+      const [store, listen, database] = await Promise.all([
         perimeter('/dev/null/perimeter', 'admin', 'key', 'list', '--team', 'x'),
         perimeter(dataDir, 'serve', '--port', String(port), '--host', '127.0.0.1', '--roles', 'api'),
+        perimeter(dataDir, 'migrate', '--database-url', 'postgres://u:s3cretpw@127.0.0.1:1/x?password=s3cretpw'),
       ]);
+      assert.equal(database.code, 1);
+      assert.match(database.stderr, /^cannot open the database postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/x\?password=\*\*\*: .+\n$/);
+      assert.doesNotMatch(database.stdout + database.stderr, /s3cretpw/);
       assert.equal(store.code, 1);
       assert.match(store.stderr, /^cannot open the embedded store in \/dev\/null\/perimeter: .*\n$/);
       assert.equal(listen.code, 1, listen.stderr);
       assert.match(listen.stderr, new RegExp(`^cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\\n$`));
-      for (const run of [store, listen]) assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+      for (const run of [store, listen, database]) assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
       rmSync(dataDir, { recursive: true, force: true });
