@@ -34,16 +34,7 @@ export interface Breach {
 }
 
 /** A breach to insert: NEW, first seen and status updated at `at`. */
-export interface NewBreach {
-  teamId: number;
-  assetId: number;
-  policyId: string;
-  policyName: string;
-  assetName: string;
-  severity: PolicySeverity;
-  evidence: string;
-  at: Date;
-}
+export type NewBreach = Pick<Breach, 'teamId' | 'assetId' | 'policyId' | 'policyName' | 'assetName' | 'severity' | 'evidence'> & { at: Date };
 
 /** The list filters of /breaches: the inventory time filters and the status-update bounds (exclusive). */
 export interface BreachListFilter extends InventoryTimeFilter {

@@ -51,12 +51,22 @@ export const defaultInventoryPageSize = 100;
  * rows whose shown second is later than T, "before T" rows whose shown second is earlier, and
  * a client that passes back a time it read excludes exactly that row.
  */
-export function storeBounds(filter: InventoryTimeFilter): { firstSeen: { low?: number; high?: number }; disappeared: { low?: number; high?: number } } {
-  const after = (d: Date | undefined) => (d === undefined ? undefined : (Math.floor(d.getTime() / 1000) + 1) * 1000);
-  const before = (d: Date | undefined) => (d === undefined ? undefined : Math.ceil(d.getTime() / 1000) * 1000);
-  const range = (low: number | undefined, high: number | undefined) => ({ ...(low === undefined ? {} : { low }), ...(high === undefined ? {} : { high }) });
+export function storeBounds(filter: InventoryTimeFilter): { firstSeen: StoreRange; disappeared: StoreRange } {
   return {
-    firstSeen: range(after(filter.firstSeenAfter), before(filter.firstSeenBefore)),
-    disappeared: range(after(filter.disappearedAfter), before(filter.disappearedBefore)),
+    firstSeen: storeRange(filter.firstSeenAfter, filter.firstSeenBefore),
+    disappeared: storeRange(filter.disappearedAfter, filter.disappearedBefore),
   };
+}
+
+/** A range of epoch ms: `low` inclusive, `high` exclusive, each absent when unbounded. */
+export interface StoreRange {
+  low?: number;
+  high?: number;
+}
+
+/** The store range of one pair of exclusive wire bounds, compared at whole seconds as storeBounds says. */
+export function storeRange(after: Date | undefined, before: Date | undefined): StoreRange {
+  const low = after === undefined ? undefined : (Math.floor(after.getTime() / 1000) + 1) * 1000;
+  const high = before === undefined ? undefined : Math.ceil(before.getTime() / 1000) * 1000;
+  return { ...(low === undefined ? {} : { low }), ...(high === undefined ? {} : { high }) };
 }

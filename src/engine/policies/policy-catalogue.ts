@@ -64,20 +64,26 @@ export interface PolicyBreachObservation {
   evidence: string;
 }
 
-/** A port rule: the services it names and the ports they usually listen on. */
-function portRule(services: readonly string[], ports: readonly number[], accept: (port: PolicyPort) => boolean = () => true): Policy['evaluate'] {
-  const named = new Set(services);
-  const usual = new Set(ports);
+/** The hosts with an open port that `matches`, each with the first such port as evidence. */
+function portsMatching(matches: (port: PolicyPort) => boolean): Policy['evaluate'] {
   return (input) => {
     const found = new Map<string, string>();
     for (const port of input.ports) {
-      const isUnnamed = port.service === 'unknown' || port.service === 'tls' || port.service === '';
-      const matches = named.has(port.service) || (isUnnamed && usual.has(port.port));
-      if (!matches || !accept(port) || found.has(port.domainName)) continue;
+      if (found.has(port.domainName) || !matches(port)) continue;
       found.set(port.domainName, `${port.ipAddress} port ${port.port} (${port.service})`);
     }
     return found;
   };
+}
+
+/** A port rule: the services it names and the ports they usually listen on. */
+function portRule(services: readonly string[], ports: readonly number[], accept: (port: PolicyPort) => boolean = () => true): Policy['evaluate'] {
+  const named = new Set(services);
+  const usual = new Set(ports);
+  return portsMatching((port) => {
+    const isUnnamed = port.service === 'unknown' || port.service === 'tls' || port.service === '';
+    return (named.has(port.service) || (isUnnamed && usual.has(port.port))) && accept(port);
+  });
 }
 
 /** A technology rule: technologies of any of these categories, optionally only with a version. */
@@ -166,13 +172,7 @@ export const policies: readonly Policy[] = [
     name: 'Web service without TLS',
     severity: 'INFO',
     description: 'A port answers HTTP without TLS on a host (a redirect to HTTPS still counts: the first request travels in clear text).',
-    evaluate: (input) => {
-      const found = new Map<string, string>();
-      for (const port of input.ports) {
-        if (port.isHttp && !port.isTls && !found.has(port.domainName)) found.set(port.domainName, `${port.ipAddress} port ${port.port} (http)`);
-      }
-      return found;
-    },
+    evaluate: portsMatching((port) => port.isHttp && !port.isTls),
   },
 ];
 

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { PolicySeverity } from '../../engine/policies/policy-catalogue.ts';
 import type { Breach, BreachListFilter, BreachPage, BreachRepository, NewBreach } from '../../core/policies/breach.types.ts';
-import { storeBounds, type InventoryPosition } from '../../core/shared/inventory-list.ts';
+import { storeBounds, storeRange, type InventoryPosition } from '../../core/shared/inventory-list.ts';
 import { sql } from '../kysely.ts';
 import type { BreachesTable, Schema } from '../schema.ts';
 
@@ -97,7 +97,7 @@ export class KyselyBreachRepository implements BreachRepository {
   async listPage(query: { teamId: number; filter: BreachListFilter; after: InventoryPosition | undefined; limit: number }): Promise<BreachPage> {
     const { teamId, filter, after, limit } = query;
     const bounds = storeBounds(filter);
-    const updated = storeBounds({ firstSeenAfter: filter.statusUpdatedAfter, firstSeenBefore: filter.statusUpdatedBefore }).firstSeen;
+    const updated = storeRange(filter.statusUpdatedAfter, filter.statusUpdatedBefore);
     let q = this.db
       .selectFrom('breaches as b')
       .innerJoin('assets as a', 'a.id', 'b.asset_id')
