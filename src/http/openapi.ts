@@ -84,7 +84,7 @@ function operation(def: RouteDef): Record<string, unknown> {
 const descriptions = {
   v2: 'Version 2 of the perimeter API: asset inventory, scan profiles, scans, DNS zones, vulnerabilities, members and groups. ' +
     'Authenticate with `X-Service-Key`, HTTP Basic (key as user name) or URL user-info; keys with a signing secret also send ' +
-    '`X-Service-Signature` and `X-Service-Timestamp`. Paths are canonical with a trailing slash; both forms are routed. ' +
+    '`X-Service-Signature` and `X-Service-Timestamp` (the signature covers the relative URL with its query, see docs/operations.md). Paths are canonical with a trailing slash; both forms are routed. ' +
     'Errors answer `{code, message, parameters?}` mirrored under `error`; the code catalogue is on the docs page (/docs). ' +
     'A request no operation can read answers the same body with `Connection: close`: malformed percent-encoding in the path or an unknown ' +
     'method 1900, broken framing or a malformed header 1051, a body over the operation\'s limit or headers over 16 KiB 1052.',

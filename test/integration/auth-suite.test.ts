@@ -136,7 +136,11 @@ describe('the ways of giving a v2 key', () => {
     let res = await h.send('POST', '/rest/v2/assets/', { key: signed.key, secret: signed.secret!, body: { name: 'signed.example' } });
     assert.equal(res.statusCode, 200);
     res = await h.send('POST', '/rest/v2/assets/?x=1', { key: signed.key, secret: signed.secret!, body: { name: 'signed2.example' } });
-    assert.equal(res.statusCode, 200, 'the query string is not signed');
+    assert.equal(res.statusCode, 200, 'signed over path and query');
+    res = await h.send('POST', '/rest/v2/assets/?x=1', { key: signed.key, secret: signed.secret!, body: { name: 'signed3.example' }, signedPath: '/v2/assets/' });
+    assert.deepEqual(res.json(), v2Error(1003, 'Request signature invalid'), 'the query string is signed');
+    res = await h.send('POST', '/rest/v2/assets/', { key: signed.key, secret: signed.secret!, body: { name: 'signed4.example' }, signedPath: '/v2/assets/' });
+    assert.equal(res.statusCode, 200, 'a request without a query is signed over its path');
   });
 });
 

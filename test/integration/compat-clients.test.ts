@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { olderSettingsBody } from '../support/asset-settings-bodies.ts';
-import { computeSignature } from '../../src/core/teams/api-key.service.ts';
 import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { createHarness, testStore, v2Error, type Harness, type SendOptions, type TestKey } from '../support/harness.ts';
 import { ClientDomain, ClientError, ClientFinding, ClientFindingPage, ClientFullReport, ClientReport, ClientScanStatus, ClientSubdomain, ClientUuid, decode, decodeArray } from '../support/legacy-client.ts';
@@ -126,19 +125,58 @@ describe(`compatibility with existing clients (${testStore})`, () => {
   });
 
   it('checks the signature over the path exactly as sent', async () => {
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const headers = (path: string) => ({
-      'x-service-key': signed.key,
-      'x-service-timestamp': timestamp,
-      'x-service-signature': computeSignature(signed.secret!, { method: 'GET', path, key: signed.key, timestamp, body: Buffer.alloc(0) }),
-    });
-    const good = await h.app.inject({ method: 'GET', url: '/rest/v2/domains?x=1', headers: headers('/v2/domains') });
-    assert.equal(good.statusCode, 200, good.body);
-    const slashSigned = await h.app.inject({ method: 'GET', url: '/rest/v2/domains', headers: headers('/v2/domains/') });
+    const slashSigned = await h.send('GET', '/rest/v2/domains', { key: signed.key, secret: signed.secret!, signedPath: '/v2/domains/' });
     assert.equal(slashSigned.statusCode, 401);
     assert.deepEqual(decode(ClientError, slashSigned.body), v2Error(1003, 'Request signature invalid'));
     const unsigned = await h.send('GET', '/rest/v2/reports/' + profile + '/', { key: signed.key });
     assert.equal(decode(ClientError, unsigned.body).code, 1003);
+  });
+
+  it('accepts the relative URL of the Python 3 example and the bugcrowd integration: /v2/… after /rest', async () => {
+    // detectify-python3.py and the bugcrowd integration sign `/v2/domains/`, `/v2/scans/{t}/` and post JSON text.
+    const body = JSON.stringify({ name: 'python3-form.example' });
+    const added = await h.send('POST', '/rest/v2/domains/', { key: signed.key, secret: signed.secret!, body, signedPath: '/v2/domains/' });
+    assert.equal(added.statusCode, 200, added.body);
+    const status = await h.send('GET', `/rest/v2/scans/${profile}/`, { key: signed.key, secret: signed.secret!, signedPath: `/v2/scans/${profile}/` });
+    assert.equal(status.statusCode, 200, status.body);
+  });
+
+  it('accepts the relative URL of the Node and Python 2 examples: the path after /rest/v2', async () => {
+    // detectify.js, detectify.py and detectify-2.7.py call ENDPOINT = …/rest/v2 and sign `/scans/{t}/`.
+    const status = await h.send('GET', `/rest/v2/scans/${profile}/`, { key: signed.key, secret: signed.secret!, signedPath: `/scans/${profile}/` });
+    assert.equal(status.statusCode, 200, status.body);
+    const body = JSON.stringify({ name: 'node-form.example' });
+    const added = await h.send('POST', '/rest/v2/domains/', { key: signed.key, secret: signed.secret!, body, signedPath: '/domains/' });
+    assert.equal(added.statusCode, 200, added.body);
+    const otherPath = await h.send('GET', `/rest/v2/scans/${profile}/`, { key: signed.key, secret: signed.secret!, signedPath: '/domains/' });
+    assert.deepEqual(decode(ClientError, otherPath.body), v2Error(1003, 'Request signature invalid'));
+  });
+
+  it('covers the query: a signature over the path alone is refused once a query is added', async () => {
+    const withQuery = await h.send('GET', '/rest/v2/assets/?pageSize=1', { key: signed.key, secret: signed.secret! });
+    assert.equal(withQuery.statusCode, 200, withQuery.body);
+    const underBase = await h.send('GET', '/rest/v2/assets/?pageSize=1', { key: signed.key, secret: signed.secret!, signedPath: '/assets/?pageSize=1' });
+    assert.equal(underBase.statusCode, 200, underBase.body);
+    for (const signedPath of ['/v2/assets/', '/assets/', '/v2/assets/?pageSize=2', '/v2/assets/?pagesize=1']) {
+      const res = await h.send('GET', '/rest/v2/assets/?pageSize=1', { key: signed.key, secret: signed.secret!, signedPath });
+      assert.equal(res.statusCode, 401, signedPath);
+      assert.deepEqual(decode(ClientError, res.body), v2Error(1003, 'Request signature invalid'));
+    }
+  });
+
+  it('refuses a captured zone write whose query is changed to another origin or name server', async () => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const body = '$TTL 3600\nwww IN A 192.0.2.9\n';
+    const captured = { key: signed.key, secret: signed.secret!, timestamp, body, signedPath: '/v2/zone/file/?origin=captured.example' };
+    const sent = await h.send('POST', '/rest/v2/zone/file/?origin=captured.example', captured);
+    assert.equal(sent.statusCode, 200, sent.body);
+    const replayed = await h.send('POST', '/rest/v2/zone/file/?origin=other.example', captured);
+    assert.equal(replayed.statusCode, 401);
+    assert.deepEqual(decode(ClientError, replayed.body), v2Error(1003, 'Request signature invalid'));
+    const transfer = { key: signed.key, secret: signed.secret!, timestamp, signedPath: '/v2/zone/transfer/?nameServer=127.0.0.1&zone=captured.example' };
+    const redirected = await h.send('POST', '/rest/v2/zone/transfer/?nameServer=127.0.0.2&zone=captured.example', transfer);
+    assert.equal(redirected.statusCode, 401);
+    assert.deepEqual(decode(ClientError, redirected.body), v2Error(1003, 'Request signature invalid'));
   });
 
   it('reads zone text labelled JSON and lists its names through the older subdomains read', async () => {

@@ -41,6 +41,8 @@ export interface SendOptions {
   /** Signs the request with this secret (v2). */
   secret?: string;
   timestamp?: number;
+  /** The relative URL the signature covers; by default the URL as sent, minus `/rest`. */
+  signedPath?: string;
 }
 
 /** A created key. */
@@ -99,7 +101,8 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
       }
       if (options.secret !== undefined && options.key !== undefined) {
         const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-        const path = url.split('?')[0]!.replace(/^\/rest/, '');
+        // inject() drops an empty query (`…/domains?` arrives as `…/domains`): sign what arrives.
+        const path = options.signedPath ?? url.replace(/^\/rest/, '').replace(/\?$/, '');
         const body = payload === undefined ? Buffer.alloc(0) : Buffer.from(payload);
         headers['x-service-timestamp'] = timestamp;
         headers['x-service-signature'] = computeSignature(options.secret, { method, path, key: options.key, timestamp, body });

@@ -102,7 +102,7 @@ export async function listApiKeys(store: Store, teamName: string): Promise<ApiKe
 
 /**
  * The signature of a v2 request: base64(HMAC-SHA-256(base64decode(secret),
- * `METHOD;PATH;KEY;TIMESTAMP;BODY`)), PATH without `/rest` and without the query string.
+ * `METHOD;PATH;KEY;TIMESTAMP;BODY`)), PATH the relative URL (path and query as sent, without `/rest`).
  */
 export function computeSignature(secret: string, parts: { method: string; path: string; key: string; timestamp: string; body: Buffer }): string {
   return signingHmac(secret, parts).update(parts.body).digest('base64');
@@ -120,7 +120,8 @@ export interface Credentials {
   signature?: string | undefined;
   timestamp?: string | undefined;
   method: string;
-  path: string;
+  /** The relative URLs the signature may cover (see signedPathsOf); any one that matches proves it. */
+  paths: readonly string[];
 }
 
 /** The authenticated caller of a request. */
@@ -192,15 +193,20 @@ function signatureVerifier(secret: string, credentials: Credentials, now: number
   if (age > signatureWindow.beforeSeconds || age < -signatureWindow.afterSeconds) {
     throw appError(1003, 'Request timestamp outside the accepted window (10 s before to 5 s after the server time)');
   }
-  const hmac = signingHmac(secret, { ...credentials, timestamp });
+  const hmacs = credentials.paths.map((path) => signingHmac(secret, { method: credentials.method, path, key: credentials.key, timestamp }));
   return {
     update: (chunk) => {
-      hmac.update(chunk);
+      for (const hmac of hmacs) hmac.update(chunk);
     },
     verify: () => {
-      const expected = Buffer.from(hmac.digest('base64'));
       const given = Buffer.from(signature);
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw appError(1003, 'Request signature invalid');
+      // Every candidate is compared (no early exit), each in constant time.
+      let matched = false;
+      for (const hmac of hmacs) {
+        const expected = Buffer.from(hmac.digest('base64'));
+        if (expected.length === given.length && timingSafeEqual(expected, given)) matched = true;
+      }
+      if (!matched) throw appError(1003, 'Request signature invalid');
       onVerified();
     },
   };

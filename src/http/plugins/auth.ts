@@ -42,10 +42,26 @@ export function v3KeyOf(request: FastifyRequest): string {
   return authorization.replace(/^Bearer\s+/i, '');
 }
 
-/** Path a signature covers: as sent, minus the `/rest` prefix and the query string. */
-export function signedPathOf(request: FastifyRequest): string {
-  const path = request.raw.url?.split('?')[0] ?? '';
-  return path.startsWith('/rest/') ? path.slice('/rest'.length) : path;
+/**
+ * The relative URLs a signature may cover: the request target exactly as sent (path and query),
+ * minus the `/rest` prefix (`/v2/assets/?marker=x`), or the same relative to the API version's
+ * base (`/assets/?marker=x`), the form of the original service's Node and Python examples, which
+ * sign the path after `…/rest/v2`. Either way the query is covered, byte for byte: a request
+ * with no query (or an empty one) is signed over its path alone, one with a query only over path
+ * and query.
+ */
+export function signedPathsOf(request: FastifyRequest): string[] {
+  const target = request.raw.url ?? '';
+  const relative = target.startsWith('/rest/') ? target.slice('/rest'.length) : target;
+  // An empty query (`/v2/domains/?`) carries nothing: the path alone covers it too.
+  const forms = relative.endsWith('?') && relative.indexOf('?') === relative.length - 1 ? [relative, relative.slice(0, -1)] : [relative];
+  const paths: string[] = [];
+  for (const form of forms) {
+    paths.push(form);
+    const underVersion = /^\/v[23](\/.*)$/s.exec(form)?.[1];
+    if (underVersion !== undefined) paths.push(underVersion);
+  }
+  return paths;
 }
 
 /** Authenticates a request of the given surface from its headers; the verifier finishes a signature over the body. */
@@ -55,7 +71,7 @@ export async function authenticateRequest(
   surface: 'v2' | 'v3',
   cache?: TtlCache<ApiKey>,
 ): Promise<{ caller: Caller; body: BodyVerifier }> {
-  const common = { method: request.method, path: signedPathOf(request) };
+  const common = { method: request.method, paths: signedPathsOf(request) };
   if (surface === 'v3') return beginAuthentication(deps.store, deps.box, { kind: 'v3', key: v3KeyOf(request), ...common }, Date.now(), cache);
   return beginAuthentication(
     deps.store,
