@@ -8,9 +8,9 @@ import { TtlCache } from '../core/shared/ttl-cache.ts';
 import { loadTeam } from '../core/teams/team.service.ts';
 import type { ApiKey, Team } from '../core/teams/team.types.ts';
 import type { AppDeps } from './deps.ts';
-import { NotFoundProblem, sendAppError, sendProblem, surfaceOf, translateFrameworkError } from './errors.ts';
+import { NotFoundProblem, sendAppError, sendProblem, surfaceOf } from './errors.ts';
 import { createMetrics } from './metrics.ts';
-import { closeAfterAnswer, createClientErrorHandler, createFrameworkErrorHandler, maxParamLength } from './protocol-errors.ts';
+import { closeAfterAnswer, createClientErrorHandler, createFrameworkErrorHandler, frameworkErrorOf, maxParamLength, parserErrorOf } from './protocol-errors.ts';
 import { registerOpsRoutes } from './ops.routes.ts';
 import { authenticateRequest } from './plugins/auth.ts';
 import type { Method, RouteDef } from './route.ts';
@@ -58,8 +58,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Errors raised before any route runs answer through the catalogue too.
     frameworkErrors: createFrameworkErrorHandler(routes, (request, reply) => observeResponse(request, reply)),
     clientErrorHandler: clientErrors.handle,
+    // An HTTP/1.1 request without Host is refused below, through the catalogue (Node answers a bare 400).
+    http: { requireHostHeader: false },
   });
-  clientErrors.track(app.server);
+  clientErrors.track(app.server, app.log);
 
   // Every body is read as raw bytes: signatures cover the exact bytes, zone uploads are text
   // whatever their Content-Type, and JSON is parsed by the operation (1050/1051 are ours).
@@ -68,6 +70,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      reply.header('connection', 'close');
+      throw parserErrorOf('HOST')!;
+    }
   });
 
   // Closing: a request in flight still gets its answer, then its connection closes. A keep-alive
@@ -86,14 +92,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', async (request, reply) => observeResponse(request, reply));
 
-  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+  const handleError = (error: Error & { code?: string; statusCode?: number }, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
     if (error instanceof NotFoundProblem) return sendProblem(request, reply, 404, error.message);
+    // QUERY without a Content-Type on a path no QUERY operation serves: any other method's answer there.
+    if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE' && request.is404) return answerNoOperation(request, reply).catch((err: Error) => handleError(err, request, reply));
     if (!isAppError(error) && isClientGone(request, error)) {
       // The client hung up mid-request: nothing to answer, nothing failed here.
       request.log.info({ reason: error.message }, 'client closed the connection before the answer');
       return sendAppError(request, reply, new AppError(1051, 'Request body incomplete: the client closed the connection'));
     }
-    const known = isAppError(error) ? error : translateFrameworkError(error);
+    const known = isAppError(error) ? error : frameworkErrorOf(error);
     if (known === undefined) {
       request.log.error({ err: error }, 'unexpected failure');
       return sendAppError(request, reply, new AppError(1910, `Technical issue while processing the request (request id ${request.id})`));
@@ -102,12 +110,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A refused body may still be arriving: answer, then close without a reset.
     if (known.code === 1052 || reply.getHeader('connection') === 'close') closeAfterAnswer(request, reply);
     return sendAppError(request, reply, known);
-  });
+  };
+  app.setErrorHandler(handleError);
 
   // Key and team records are reused for 2 s: a revoked key or a plan change takes effect within that.
   const caches: RequestCaches = { keys: new TtlCache<ApiKey>(authCacheTtlMs), teams: new TtlCache<Team>(authCacheTtlMs) };
   const v3Patterns = routes.filter((r) => r.surface === 'v3').map((r) => ({ pattern: pathPattern('v3', r.path), def: r }));
-  app.setNotFoundHandler(async (request, reply) => {
+  /** The answer to a path no operation serves, or a method none takes there. */
+  const answerNoOperation = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const path = request.url.split('?')[0] ?? '';
     if (/^\/rest\/v1(\/|$)/.test(path)) return sendAppError(request, reply, new AppError(1999, 'Endpoint discontinued: version 1 of the API has been retired; use /rest/v2 or /rest/v3'));
     if (surfaceOf(path) === 'v3') {
@@ -121,7 +131,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         : sendProblem(request, reply, 404, `No operation at ${path}`);
     }
     return sendAppError(request, reply, new AppError(1900, `Endpoint unavailable: no operation ${request.method} ${path}`));
-  });
+  };
+  app.setNotFoundHandler(answerNoOperation);
 
   registerOpsRoutes(app, deps, metrics, routes);
   for (const def of routes) registerRoute(app, deps, def, caches);

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../core/errors/app-error.ts';
+import type { AppError } from '../core/errors/app-error.ts';
 import type { ErrorCode } from '../core/errors/error-catalogue.ts';
 import { httpStatusOf } from './error-status.ts';
 
@@ -73,24 +73,5 @@ export class NotFoundProblem extends Error {
   constructor(detail: string) {
     super(detail);
     this.name = 'NotFoundProblem';
-  }
-}
-
-/** Maps a framework error (body too large, bad URL …) to the catalogue; undefined when it is a real failure. */
-export function translateFrameworkError(error: { code?: string; statusCode?: number; message: string }): AppError | undefined {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(1052, 'Request body too large for this operation');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError(1051, `Request body malformed: ${error.message}`);
-    case 'FST_ERR_BAD_URL':
-    case 'FST_ERR_ASYNC_CONSTRAINT':
-      return new AppError(1900, 'Endpoint unavailable: malformed URL');
-    default:
-      if (error.statusCode === 413) return new AppError(1052, 'Request body too large');
-      if (error.statusCode === 400 && /aborted|closed/i.test(error.message)) return new AppError(1051, 'Request body incomplete');
-      return undefined;
   }
 }
