@@ -20,6 +20,7 @@ import * as m016 from './migrations/016-gone-order-indexes.ts';
 import * as m017 from './migrations/017-policy-breaches.ts';
 import * as m018 from './migrations/018-connectors.ts';
 import * as m019 from './migrations/019-vulnerability-locations.ts';
+import * as m020 from './migrations/020-vulnerability-cvss-3-0.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -46,6 +47,7 @@ const migrations: Record<string, MigrationModule> = {
   '017-policy-breaches': m017,
   '018-connectors': m018,
   '019-vulnerability-locations': m019,
+  '020-vulnerability-cvss-3-0': m020,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

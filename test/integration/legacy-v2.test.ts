@@ -295,7 +295,10 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       assert.match(xss.signature, /^[0-9a-f]{40}$/);
       assert.equal(xss.scan_profile_token, 'a'.repeat(32));
       assert.deepEqual(xss.owasp, [{ year: '2021', classification: 'A03' }]);
-      assert.deepEqual(xss.score, [{ version: '3.1', score: 6.1, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N', severity: 'medium', from: 4, to: 6.9 }]);
+      assert.deepEqual(xss.score, [
+        { version: '3.0', score: 6.1, vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N', severity: 'medium', from: 4, to: 6.9 },
+        { version: '3.1', score: 6.1, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N', severity: 'medium', from: 4, to: 6.9 },
+      ]);
       assert.deepEqual(xss.details.map((d) => [d.type, d.name, d.value]), [['cwe', 'CWE', 'CWE-79'], ['text', 'Evidence', 'evidence of xss'], ['markdown', 'Remediation', '**Encode** output']]);
       assert.equal(new Set(xss.details.map((d) => d.uuid)).size, 3);
       assert.deepEqual(xss.definition.references.map((r) => [r.link, r.name, r.source]), [['https://owasp.org/Top10/A03_2021-Injection/', 'OWASP A03', 'owasp']]);

@@ -3,7 +3,16 @@ import type { Repositories, Store } from '../shared/store.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import { buildDocuments } from './vulnerability-document.ts';
 import type { ExistingVulnerability } from './vulnerability.repository.ts';
-import { effectiveStatus, type DetectionState, type FindingInput, type ScanCoverage, type ScanReport, type Severity, type VulnerabilityWrite } from './vulnerability.types.ts';
+import {
+  effectiveStatus,
+  type DetectionState,
+  type FindingInput,
+  type ScanCoverage,
+  type ScanReport,
+  type Severity,
+  type VulnerabilityEvent,
+  type VulnerabilityWrite,
+} from './vulnerability.types.ts';
 
 /** Findings written per transaction. */
 export const ingestionBatchSize = 500;
@@ -39,9 +48,11 @@ function nextDetection(previous: DetectionState): DetectionState {
 /**
  * One scan's findings on their way into the store, the one entry point of every scanner. Each
  * finding's fingerprint finds the vulnerability an earlier scan recorded, so a rescan updates it
- * (new → active, patched → regression) instead of creating a twin; manual marks and tags stay.
- * Writes go in batches, one transaction each with one bulk read and one bulk upsert. A scan
- * resumed under the same scan id finds what it wrote before and leaves it as it was.
+ * (new → active, patched → regression) instead of creating a twin; manual marks and tags stay,
+ * but a fixed mark is lifted by the detection that proves it wrong: the vulnerability becomes a
+ * regression and an event naming the scan records it. Writes go in batches, one transaction each
+ * with one bulk read, one bulk upsert and (when a fixed mark was lifted) one bulk event insert. A
+ * scan resumed under the same scan id finds what it wrote before and leaves it as it was.
  */
 export class ScanIngestion {
   readonly result: IngestionResult = { created: 0, updated: 0, regressions: 0, patched: 0 };
@@ -80,8 +91,11 @@ export class ScanIngestion {
     await this.store.transaction(async (tx) => {
       const fingerprints = [...current.keys()];
       const existing = new Map((await tx.vulnerabilities.findByFingerprints(teamId, fingerprints)).map((e) => [e.fingerprint, e]));
-      const rows = [...current].map(([fingerprint, finding]) => this.toWrite(fingerprint, finding, existing.get(fingerprint)));
+      const events: VulnerabilityEvent[] = [];
+      const at = new Date();
+      const rows = [...current].map(([fingerprint, finding]) => this.toWrite(fingerprint, finding, existing.get(fingerprint), at, events));
       await tx.vulnerabilities.upsert(rows);
+      await tx.vulnerabilities.insertEvents(events);
       await tx.vulnerabilities.bumpVersion(teamId);
       if (this.afterBatch !== undefined) {
         // Rows that existed keep their ids; only the new ones are read back.
@@ -112,24 +126,42 @@ export class ScanIngestion {
     return this.result;
   }
 
-  private toWrite(fingerprint: string, finding: FindingInput, existing: ExistingVulnerability | undefined): VulnerabilityWrite {
+  /**
+   * Who the events of this scan name: `scan:<scan token>` for a scan of the scans API (its
+   * ingestion id), else the profile of an application scan or the scan source.
+   */
+  get actor(): string {
+    return this.scanId.startsWith('scan:') ? this.scanId : `scan:${this.report.scanProfileToken ?? this.report.scanSource}`;
+  }
+
+  /**
+   * The row to write for one finding. A detection of a vulnerability marked fixed (by a scan other
+   * than the one that last saw it) lifts the mark, makes it a regression and adds an event to
+   * `events`; accepted risk and false positive stay.
+   */
+  private toWrite(fingerprint: string, finding: FindingInput, existing: ExistingVulnerability | undefined, at: Date, events: VulnerabilityEvent[]): VulnerabilityWrite {
     const { report, result } = this;
     const isSeenByThisScan = existing !== undefined && existing.lastScanId === this.scanId;
     let detection: DetectionState;
+    let mark = existing?.mark ?? null;
     if (existing === undefined) {
       detection = 'new';
       result.created++;
     } else if (isSeenByThisScan) {
       detection = existing.detectionState;
     } else {
-      detection = nextDetection(existing.detectionState);
+      const isFixedRefuted = existing.mark === 'fixed';
+      detection = isFixedRefuted ? 'regression' : nextDetection(existing.detectionState);
       result.updated++;
       if (detection === 'regression') result.regressions++;
+      if (isFixedRefuted) {
+        mark = null;
+        events.push({ teamId: report.teamId, vulnerabilityId: existing.id, actor: this.actor, action: 'unset_fixed', from: effectiveStatus(existing.detectionState, 'fixed'), to: 'regression', at });
+      }
     }
     const uuid = existing?.uuid ?? newUuid();
     const createdAt = existing?.createdAt ?? report.scannedAt;
     const revision = isSeenByThisScan ? existing.revision : (existing?.revision ?? 0) + 1;
-    const mark = existing?.mark ?? null;
     const { document, detailsFull } = buildDocuments(finding, {
       uuid,
       asset: { name: report.asset.name, token: report.asset.token },
@@ -150,7 +182,7 @@ export class ScanIngestion {
       status: effectiveStatus(detection, mark),
       createdAt,
       updatedAt: report.scannedAt,
-      modifiedAt: new Date(),
+      modifiedAt: at,
       tags: existing === undefined ? [] : (JSON.parse(existing.tagsJson) as Array<{ name: string; uuid: string }>),
       document,
       detailsFull,

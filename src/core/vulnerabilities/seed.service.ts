@@ -4,10 +4,11 @@ import { isAppError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
 import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
+import { cvss31 } from './cvss.ts';
 import { recordScan, type IngestionOptions } from './ingestion.service.ts';
 import { seedChecks, type SeedCheck } from './seed-catalogue.ts';
 import { changeMark, tagVulnerability } from './vulnerability-status.service.ts';
-import type { FindingInput, ScanSource } from './vulnerability.types.ts';
+import type { FindingInput, ScanSource, Severity } from './vulnerability.types.ts';
 
 /** A small deterministic random source (mulberry32), so a seed is reproducible. */
 export function randomSource(seed: number): () => number {
@@ -20,6 +21,15 @@ export function randomSource(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A 3.1 base vector per severity whose score rates it so (0, 3.1, 5.4, 7.5, 9.8). */
+const seedVectors: Record<Severity, string> = {
+  information: 'AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N',
+  low: 'AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N',
+  medium: 'AV:N/AC:L/PR:N/UI:R/S:U/C:L/I:L/A:N',
+  high: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+  critical: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+};
 
 const words = 'request response parameter header payload session token server client origin redirect cookie script policy certificate cipher version library endpoint query'.split(' ');
 
@@ -41,7 +51,7 @@ export function makeFinding(rand: () => number, check: SeedCheck, host: string, 
     severity: check.severity,
     severityV3: check.severity,
     cwe: check.cwe,
-    cvss: { cvss_3_1: { score: { information: 0, low: 3.1, medium: 5.4, high: 7.5, critical: 9.8 }[check.severity], severity: check.severity, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' } },
+    cvss: { cvss_3_1: cvss31(seedVectors[check.severity]) },
     definition: { title: check.title, description: check.description, risk: `${check.title} may let an attacker act against ${host}.`, module_version: '1.4.2', module_release: new Date(Date.UTC(2026, 5, 1)), is_crowdsourced: rand() < 0.2 },
     owasp: [{ classification: check.owasp, year: 2021 }],
     references: [{ link: `https://cwe.mitre.org/data/definitions/${check.cwe}.html`, name: `CWE-${check.cwe}`, source: 'cwe' }],

@@ -21,7 +21,7 @@ const markOperations: Array<{ path: string; mark: Mark; isSet: boolean; summary:
 ];
 
 const markDescription =
-  'Manual marks sit on top of the detection state (new, active, patched, regression) and survive rescans. Setting a mark replaces another; ' +
+  'Manual marks sit on top of the detection state (new, active, patched, regression) and survive rescans, except a fixed mark, which a later detection lifts (the status reads regression). Setting a mark replaces another; ' +
   'unsetting returns the status to the detection state (unsetting a mark the vulnerability does not carry changes nothing). ' +
   'Every change bumps modified_at and is recorded in the events of the vulnerability (GET …/events/). An unknown or foreign UUID answers 1900 (404).';
 
@@ -96,7 +96,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
     group: 'vulnerabilities',
     operationId: 'listVulnerabilityEvents',
     summary: 'Status events of a vulnerability (extension)',
-    description: 'Every manual status change: the key that made it, the action, the status before and after, and when.',
+    description: 'Every status change by a mark: the key that made it (or `scan:<token>` when a scan detected a fixed vulnerability again and lifted the mark), the action, the status before and after, and when.',
     tags: ['vulnerabilities'],
     isExtension: true,
     params: UuidParam,

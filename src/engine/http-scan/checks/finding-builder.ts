@@ -1,5 +1,5 @@
 import type { FindingInput, Highlight, Severity } from '../../../core/vulnerabilities/vulnerability.types.ts';
-import { cvss31 } from '../cvss.ts';
+import { cvss2, cvss31 } from '../../../core/vulnerabilities/cvss.ts';
 import type { HttpExchange } from '../guarded-http-client.ts';
 
 /** Recorded response bodies are cut to this many characters. */
@@ -14,8 +14,13 @@ export interface FindingKind {
   checkId: string;
   title: string;
   cwe: number;
-  /** CVSS 3.1 base vector without the prefix. */
+  /** CVSS 3.1 base vector without the prefix (the stored document derives cvss_3_0 from it). */
   cvssVector: string;
+  /**
+   * CVSS 2.0 base vector, only where the kind of finding fixes one (2.0 has no user interaction
+   * or scope metric, and its Partial/Complete impacts do not follow from 3.1's Low/High).
+   */
+  cvss2Vector?: string;
   /** The v2.0-style severity the API lists in `severity`. */
   severity: Severity;
   owasp: string;
@@ -75,7 +80,7 @@ export function buildFinding(kind: FindingKind, facts: FindingFacts): FindingInp
     severity: kind.severity,
     severityV3: cvss.severity,
     cwe: kind.cwe,
-    cvss: { cvss_3_1: cvss },
+    cvss: { ...(kind.cvss2Vector === undefined ? {} : { cvss_2_0: cvss2(kind.cvss2Vector) }), cvss_3_1: cvss },
     definition: { title: kind.title, description: kind.description, risk: kind.risk, module_version: moduleVersion, module_release: moduleRelease, is_crowdsourced: false },
     owasp: [{ classification: kind.owasp, year: 2021 }],
     references: [

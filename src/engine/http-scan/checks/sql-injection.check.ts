@@ -8,11 +8,15 @@ import { confirmDelay, delaySeconds, describeDelay, timedSend } from './time-del
 /** Stable id of the SQL injection check. */
 export const sqlInjectionCheckId = 'sql-injection';
 
-const KIND: FindingKind = {
+/** The kind of finding the check reports (exported for the catalogue's tests). */
+export const sqlInjectionKind: FindingKind = {
   checkId: sqlInjectionCheckId,
   title: 'SQL injection',
   cwe: 89,
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+  // NVD's vector for an unauthenticated remote SQL injection: partial impacts (the data the
+  // application's database account reaches, not the whole host), 7.5.
+  cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
   severity: 'high',
   owasp: 'A03:2021-Injection',
   description: 'A request parameter is placed into an SQL statement without being bound as a parameter: a quote changes the statement.',
@@ -77,7 +81,7 @@ async function testErrorBased(point: InjectionPoint, page: CrawledPage, context:
     const exchange = await send(injectPayload(point, payload, 'append'));
     const error = findSqlError(exchange.body, page.exchange.body);
     if (error === undefined) continue;
-    await reportAtPoint(KIND, point, page, context, { exchange, evidence: { value: error.value, offset: error.offset }, confirmation: `error-based: appending ${JSON.stringify(payload)} to ${describePoint(point)} makes the page show a ${error.engine} error ("${error.value}") that the original request does not` });
+    await reportAtPoint(sqlInjectionKind, point, page, context, { exchange, evidence: { value: error.value, offset: error.offset }, confirmation: `error-based: appending ${JSON.stringify(payload)} to ${describePoint(point)} makes the page show a ${error.engine} error ("${error.value}") that the original request does not` });
     return true;
   }
   return false;
@@ -95,7 +99,7 @@ async function testBooleanBased(point: InjectionPoint, page: CrawledPage, contex
     // Confirmed twice: the true condition answers like the original again.
     const again = await send(injectPayload(point, pair.isTrue, 'append'));
     if (!sameAnswer(again, baseline, [pair.isTrue])) continue;
-    await reportAtPoint(KIND, point, page, context, { exchange: isFalse, confirmation: `boolean-based (${pair.context} context): ${describePoint(point)} with ${JSON.stringify(pair.isTrue)} appended answers like the original request (twice), with ${JSON.stringify(pair.isFalse)} appended it answers differently (status ${isFalse.status}, ${isFalse.body.length} bytes against ${baseline.status}, ${baseline.body.length})` });
+    await reportAtPoint(sqlInjectionKind, point, page, context, { exchange: isFalse, confirmation: `boolean-based (${pair.context} context): ${describePoint(point)} with ${JSON.stringify(pair.isTrue)} appended answers like the original request (twice), with ${JSON.stringify(pair.isFalse)} appended it answers differently (status ${isFalse.status}, ${isFalse.body.length} bytes against ${baseline.status}, ${baseline.body.length})` });
     return true;
   }
   return false;
@@ -108,7 +112,7 @@ async function testTimeBased(point: InjectionPoint, page: CrawledPage, context: 
     const control = payload(0);
     const proof = await confirmDelay(send, baseline, injectPayload(point, delayed, 'append'), injectPayload(point, control, 'append'));
     if (proof === undefined) continue;
-    await reportAtPoint(KIND, point, page, context, { exchange: proof.second.exchange, confirmation: `time-based (${engine}, ${sqlContext} context) ${describeDelay(delayed, control, proof, baseline)}` });
+    await reportAtPoint(sqlInjectionKind, point, page, context, { exchange: proof.second.exchange, confirmation: `time-based (${engine}, ${sqlContext} context) ${describeDelay(delayed, control, proof, baseline)}` });
     return;
   }
 }
