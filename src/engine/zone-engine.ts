@@ -4,7 +4,7 @@ import type { NameResolver } from '../core/zones/zone-lookup.types.ts';
 import type { DnsRecordInput } from '../core/zones/zone.types.ts';
 import { transferZoneBatches, ZoneTransferError } from './dns/axfr.ts';
 import type { DnsResolver } from './dns/resolver.ts';
-import { parseZoneBatches, ZoneSyntaxError } from './dns/zone-parser.ts';
+import { parseZoneBatches, scanZoneOrigin, ZoneSyntaxError } from './dns/zone-parser.ts';
 import type { EgressGuard } from './net/egress-guard.ts';
 
 /** What the zone engine is built from. */
@@ -25,6 +25,7 @@ export function createZoneEngine(deps: ZoneEngineDeps): ZoneEngine {
         throw err;
       }
     },
+    findZoneOrigin: (input: AsyncIterable<Buffer>) => scanZoneOrigin(input),
     async *transferZone(server: NameServer, zone: string, signal: AbortSignal): AsyncIterable<DnsRecordInput[]> {
       try {
         yield* transferZoneBatches({ server, zone, guard: deps.guard, resolver: deps.resolver, signal });

@@ -104,11 +104,63 @@ describe('a zone file or transfer adds its apex', () => {
       assert.deepEqual(subs, ['sub.parent.test', ...namesBelow('sub.parent.test')].sort());
     });
 
-    it('adds no asset without an origin (the root zone): names outside the team\'s assets are still dropped', async () => {
+    it('adds no asset without an origin when the file names no zone (no $ORIGIN, no SOA): read from the root, names outside the team\'s assets dropped', async () => {
       const { key } = await h.team('upload-rootless');
       const res = await h.send('POST', '/rest/v2/zone/file/', { key, body: 'www.rootless.test. 300 IN A 192.0.2.9\n' });
       assert.deepEqual(res.json(), { indexed: 0 });
       assert.deepEqual(await roots(key), []);
+      // A root apex names no zone either: `$ORIGIN .` and an SOA at the root.
+      const rooted = await h.send('POST', '/rest/v2/zone/file/?origin=', { key, body: '$ORIGIN .\n$TTL 300\n@ SOA ns1.rootless.test. hm.rootless.test. 1 2 3 4 5\nwww.rootless.test. A 192.0.2.9\n' });
+      assert.deepEqual(rooted.json(), { indexed: 0 });
+      assert.deepEqual(await roots(key), []);
+      // A team with a root asset: indexed under it, as before.
+      await h.send('POST', '/rest/v2/assets/', { key, body: { name: 'rootless.test' } });
+      assert.deepEqual((await h.send('POST', '/rest/v2/zone/file/', { key, body: 'www.rootless.test. 300 IN A 192.0.2.9\nelsewhere.test. 300 IN A 192.0.2.9\n' })).json(), { indexed: 1 });
+      assert.deepEqual((await roots(key)).map((a) => [a.name, a.added_by]), [['rootless.test', ['manual']]]);
+    });
+
+    it('without an origin, takes the file\'s first $ORIGIN as the zone: adds it and indexes the zone under it', async () => {
+      const { key } = await h.team('upload-names-origin');
+      const res = await h.send('POST', '/rest/v2/zone/file/', { key, body: zoneOf('origin-named.test'), headers: { 'content-type': 'text/plain' } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { indexed: 4 });
+      await assertApexAdded(key, 'origin-named.test', 'zone-file');
+    });
+
+    it('without an origin, takes the owner of the file\'s SOA record when no $ORIGIN comes before it (a dig AXFR or BIND dump)', async () => {
+      const { key } = await h.team('upload-names-soa');
+      const dig = [
+        'soa-named.test.\t300\tIN\tSOA\tns1.soa-named.test. hostmaster.soa-named.test. 2026010101 7200 3600 1209600 300',
+        'soa-named.test.\t300\tIN\tNS\tns1.soa-named.test.',
+        'soa-named.test.\t300\tIN\tA\t192.0.2.1',
+        'api.soa-named.test.\t300\tIN\tCNAME\twww.soa-named.test.',
+        'ns1.soa-named.test.\t300\tIN\tA\t192.0.2.53',
+        'www.soa-named.test.\t300\tIN\tA\t192.0.2.10',
+        'soa-named.test.\t300\tIN\tSOA\tns1.soa-named.test. hostmaster.soa-named.test. 2026010101 7200 3600 1209600 300',
+      ].join('\n');
+      assert.deepEqual((await h.send('POST', '/rest/v2/zone/file/', { key, body: `${dig}\n` })).json(), { indexed: 4 });
+      await assertApexAdded(key, 'soa-named.test', 'zone-file');
+      // BIND's relative dump starts with `$ORIGIN .` (the root names no zone), then the SOA.
+      const other = await h.team('upload-names-dump');
+      const dump = '$ORIGIN .\n$TTL 300\ndump-named.test\tIN SOA\tns1.dump-named.test. hm.dump-named.test. 1 2 3 4 5\n\t\t\tNS\tns1.dump-named.test.\n\t\t\tA\t192.0.2.1\n$ORIGIN dump-named.test.\napi\t\t\tCNAME\twww\nns1\t\t\tA\t192.0.2.53\nwww\t\t\tA\t192.0.2.10\n';
+      assert.deepEqual((await h.send('POST', '/rest/v2/zone/file/', { key: other.key, body: dump })).json(), { indexed: 4 });
+      await assertApexAdded(other.key, 'dump-named.test', 'zone-file');
+    });
+
+    it('treats a zone the file names like a given origin: its apex once, the asset errors, and none for a name the origin parameter refuses', async () => {
+      const { key } = await h.team('upload-names-rules');
+      assert.deepEqual((await h.send('POST', '/rest/v2/zone/file/', { key, body: zoneOf('named-twice.test') })).json(), { indexed: 4 });
+      assert.deepEqual((await upload(key, 'named-twice.test', zoneOf('named-twice.test'))).json(), { indexed: 4 });
+      assert.deepEqual((await roots(key)).map((a) => a.name), ['named-twice.test']);
+      const suffix = await h.send('POST', '/rest/v2/zone/file/', { key, body: '$ORIGIN co.uk.\n$TTL 300\nexample IN A 192.0.2.1\n' });
+      assert.deepEqual(
+        suffix.json(),
+        v2Error(2012, 'Domain name malformed: "co.uk" is a public suffix, not a domain (expected a second-level domain, a subdomain or an IP address, with an optional port)', ['origin']),
+      );
+      // RFC 2317 classless reverse zone: `/` is no character of a zone name here (2411 as a parameter), so the file names none.
+      const classless = await h.send('POST', '/rest/v2/zone/file/', { key, body: '$ORIGIN 0/26.2.0.192.in-addr.arpa.\n$TTL 300\n@ SOA ns1.named-twice.test. hm.named-twice.test. 1 2 3 4 5\n1 PTR www.named-twice.test.\n' });
+      assert.deepEqual(classless.json(), { indexed: 0 });
+      assert.deepEqual((await roots(key)).map((a) => a.name), ['named-twice.test']);
     });
 
     it('keeps no asset when the zone file fails to parse (2421)', async () => {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { parseZone, type ZoneRecord } from '../../src/engine/dns/zone-parser.ts';
 import { jobHandlers } from '../../src/jobs/handlers.ts';
-import { startBind, type BindServer } from '../support/bind-server.ts';
+import { runBindTool, startBind, type BindServer } from '../support/bind-server.ts';
 import { createHarness, v2Error, type Harness, type TestKey } from '../support/harness.ts';
 import { waitUntil } from '../support/test-jobs.ts';
 
@@ -113,6 +117,51 @@ describe('DNS zones', () => {
       assert.equal((await subdomains()).length, before, 'nothing indexed, no apex added');
       const comments = await h.send('POST', '/rest/v2/zone/file/?origin=example.test', { key: owner.key, body: '; nothing here\n' });
       assert.deepEqual(comments.json(), { indexed: 0 });
+    });
+
+    it('expands $GENERATE as BIND does: the names and records indexed are named-compilezone\'s', async () => {
+      const zone = 'gen.example.test';
+      const text = [
+        '$TTL 300',
+        '@ SOA ns1 hostmaster 1 7200 3600 1209600 300',
+        '@ NS ns1',
+        'ns1 A 192.0.2.53',
+        '$GENERATE 1-20 host$ A 192.0.2.$',
+        '$GENERATE 1-9/4 mx${0,2} 60 IN MX "10 host$"',
+        '$GENERATE 250-251 ${0,3,n}.v6 IN 120 PTR host${-249}.gen.example.test.',
+        '$GENERATE 1-2 txt$ TXT "\\"v ${0,3,x}\\" \\$"',
+        '',
+      ].join('\n');
+      const res = await h.send('POST', `/rest/v2/zone/file/?origin=${zone}`, { key: owner.key, body: text });
+      assert.equal(res.statusCode, 200, res.body);
+      // BIND's expansion, read back by the parser into canonical text.
+      const dir = mkdtempSync(join(tmpdir(), 'perimeter-generate-'));
+      const file = join(dir, 'gen.zone');
+      writeFileSync(file, text);
+      const compiled = runBindTool('named-compilezone', ['-k', 'ignore', '-i', 'none', '-q', '-o', '-', zone, file]);
+      rmSync(dir, { recursive: true });
+      assert.equal(compiled.status, 0, compiled.stderr);
+      const bind: ZoneRecord[] = [];
+      for await (const record of parseZone([compiled.stdout], { origin: zone })) bind.push(record);
+      const expected = new Map<string, string[]>();
+      for (const r of bind) expected.set(r.name, [...(expected.get(r.name) ?? []), JSON.stringify([r.type, r.ttl, r.data])]);
+      assert.equal(expected.size, 29, [...expected.keys()].join(' '));
+      assert.deepEqual(res.json(), { indexed: expected.size });
+      const rows = await h.runtime.database.db.selectFrom('dns_names').select(['rname', 'records_zone_file']).execute();
+      const stored = new Map<string, string[]>();
+      for (const row of rows) {
+        const name = row.rname.split('.').reverse().join('.');
+        if (name === zone || name.endsWith(`.${zone}`)) stored.set(name, (JSON.parse(row.records_zone_file ?? '[]') as unknown[]).map((r) => JSON.stringify(r)).sort());
+      }
+      assert.deepEqual(new Map([...stored].sort()), new Map([...expected].map(([name, records]) => [name, records.sort()] as const).sort()));
+    });
+
+    it('counts $GENERATE records toward the record limit of a zone file: a range past it is 2421 naming the line, and nothing is indexed', async () => {
+      const text = '$TTL 300\nover1 A 192.0.2.1\nover2 A 192.0.2.2\n$GENERATE 1-999999 over-$ A 192.0.2.3\n';
+      const res = await h.send('POST', '/rest/v2/zone/file/?origin=example.test', { key: owner.key, body: text });
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(res.json(), v2Error(2421, 'Zone file malformed: line 4: the zone file holds more than 1000000 records, the most one zone file may hold (this $GENERATE adds 999999)'));
+      assert.equal((await subdomains()).some((s) => s.name.startsWith('over')), false);
     });
 
     it('answers 1052 past 5 MB', async () => {

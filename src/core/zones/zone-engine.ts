@@ -15,6 +15,11 @@ export interface NameServer {
  */
 export interface ZoneEngine {
   parseZone(input: AsyncIterable<Buffer>, origin: string): AsyncIterable<DnsRecordInput[]>;
+  /**
+   * The zone a zone file names (its first `$ORIGIN`, or its SOA's owner, whichever comes first;
+   * not the root), read with the root as the starting origin, and the file to parse again.
+   */
+  findZoneOrigin(input: AsyncIterable<Buffer>): Promise<{ origin: string | undefined; input: AsyncIterable<Buffer> }>;
   transferZone(server: NameServer, zone: string, signal: AbortSignal): AsyncIterable<DnsRecordInput[]>;
   resolver: NameResolver;
 }

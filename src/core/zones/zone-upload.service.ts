@@ -48,13 +48,26 @@ export interface ZoneUploader {
  * Indexes an uploaded zone file (RFC 1035 master format) under the team's root domain assets,
  * streaming from parser to store inside one transaction: a syntax error anywhere (2421 naming
  * the line) indexes nothing. An origin the team does not have becomes a root asset first, in
- * the same transaction (see indexZone).
+ * the same transaction (see indexZone). Without an origin the file is read from the root, as
+ * before, and the zone it names itself (its first `$ORIGIN` or SOA owner, see
+ * ZoneEngine.findZoneOrigin) is its apex, as a given origin would be; a name the origin
+ * parameter would refuse (2411) is not taken from a file, which is then read as one that names
+ * no zone: indexed under the team's roots alone.
  */
 export async function uploadZoneFile(store: Store, engine: ZoneEngine, uploader: ZoneUploader, origin: string | undefined, body: AsyncIterable<Buffer>): Promise<ZoneIndexResult> {
-  const zone = origin === undefined || origin === '' ? '.' : parseZoneName(origin);
+  const isGiven = origin !== undefined && origin !== '';
+  const zone = isGiven ? parseZoneName(origin) : '.';
   if (zone === undefined) throw appError(2411, `Zone origin malformed: "${origin}" is not a domain name`, ['origin']);
-  const apex = zone === '.' ? undefined : { name: zone, parameter: 'origin' };
-  return indexZone(store, uploader, apex, engine.parseZone(body, zone), 'zone-file');
+  let apexName = zone === '.' ? undefined : zone;
+  let input = body;
+  if (!isGiven) {
+    const found = await engine.findZoneOrigin(body);
+    input = found.input;
+    const named = found.origin === undefined ? undefined : parseZoneName(found.origin);
+    if (named !== undefined && named !== '.') apexName = named;
+  }
+  const apex = apexName === undefined ? undefined : { name: apexName, parameter: 'origin' };
+  return indexZone(store, uploader, apex, engine.parseZone(input, zone), 'zone-file');
 }
 
 /**

@@ -29,7 +29,8 @@ function onlyArgument(entry: ZoneEntry, directive: string, what: string): string
 
 /**
  * Applies `$ORIGIN` and `$TTL`; refuses `$INCLUDE` (a zone file sent to the service must stand
- * alone: the server never opens a path a user names) and `$GENERATE` (a BIND extension).
+ * alone: the server never opens a path a user names). `$GENERATE` (a BIND extension) makes
+ * records, so the parser expands it itself (zone-parser.ts, zone-generate.ts).
  */
 export function applyDirective(entry: ZoneEntry, state: ZoneState): void {
   const directive = (entry.tokens[0] ?? '').toUpperCase();
@@ -42,9 +43,7 @@ export function applyDirective(entry: ZoneEntry, state: ZoneState): void {
       return;
     case '$INCLUDE':
       throw new PresentationError('$INCLUDE is not allowed: the zone file must be self-contained, the server never reads files named in it');
-    case '$GENERATE':
-      throw new PresentationError('$GENERATE is not supported: it is a BIND extension, not part of RFC 1035; expand the records first');
     default:
-      throw new PresentationError(`unknown directive "${entry.tokens[0] ?? ''}" (RFC 1035 knows $ORIGIN, $TTL and $INCLUDE)`);
+      throw new PresentationError(`unknown directive "${entry.tokens[0] ?? ''}" (RFC 1035 knows $ORIGIN, $TTL and $INCLUDE; BIND adds $GENERATE)`);
   }
 }

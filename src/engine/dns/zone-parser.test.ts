@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseZone, parseZoneBatches, ZoneSyntaxError, type ParseZoneOptions, type ZoneRecord } from './zone-parser.ts';
+import { parseZone, parseZoneBatches, scanZoneOrigin, zoneRecordLimit, ZoneSyntaxError, type ParseZoneOptions, type ZoneRecord } from './zone-parser.ts';
 
 const HEAD = '$TTL 3600\n@ SOA ns1 hostmaster 1 7200 3600 1209600 300\n';
 
@@ -15,8 +15,8 @@ async function lines(text: string, options: Partial<ParseZoneOptions> = {}): Pro
   return (await parse(text, options)).filter((r) => r.type !== 'SOA' || !text.startsWith(HEAD)).map((r) => `${r.name} ${r.ttl} ${r.type} ${r.data}`);
 }
 
-async function assertError(text: string, line: number, message: RegExp): Promise<void> {
-  await assert.rejects(parse(text), (err: unknown) => {
+async function assertError(text: string, line: number, message: RegExp, options: Partial<ParseZoneOptions> = {}): Promise<void> {
+  await assert.rejects(parse(text, options), (err: unknown) => {
     assert.ok(err instanceof ZoneSyntaxError, String(err));
     assert.equal(err.line, line, err.message);
     assert.match(err.message, message);
@@ -63,8 +63,7 @@ describe('zone parser: names and directives', () => {
     await assertError(`${HEAD}$INCLUDE /etc/passwd\n`, 3, /\$INCLUDE is not allowed: the zone file must be self-contained/);
   });
 
-  it('refuses $GENERATE and unknown directives', async () => {
-    await assertError(`${HEAD}$GENERATE 1-10 host$ A 10.0.0.$\n`, 3, /\$GENERATE is not supported/);
+  it('refuses unknown directives', async () => {
     await assertError(`${HEAD}$FOO bar\n`, 3, /unknown directive "\$FOO"/);
     await assertError(`$TTL\n`, 1, /\$TTL needs a TTL/);
     await assertError(`$ORIGIN a. b.\n`, 1, /\$ORIGIN takes only a domain name/);
@@ -217,6 +216,113 @@ describe('zone parser: record types in canonical form', () => {
       await assertError(`${HEAD}${line}\n`, 3, message);
     });
   }
+});
+
+describe('zone parser: $GENERATE (checked against named-compilezone in zone-conformance.test.ts)', () => {
+  it('expands a range, with a step, into records of the current origin', async () => {
+    assert.deepEqual(await lines(`${HEAD}$GENERATE 1-3 host$ A 192.0.2.$\n$GENERATE 0-10/5 $.rev PTR h-$\n`), [
+      'host1.example.com 3600 A 192.0.2.1',
+      'host2.example.com 3600 A 192.0.2.2',
+      'host3.example.com 3600 A 192.0.2.3',
+      '0.rev.example.com 3600 PTR h-0.example.com.',
+      '5.rev.example.com 3600 PTR h-5.example.com.',
+      '10.rev.example.com 3600 PTR h-10.example.com.',
+    ]);
+  });
+
+  it('applies ${offset,width,base} in every base, nibbles included, as BIND prints them', async () => {
+    assert.deepEqual(await lines(`${HEAD}$GENERATE 250-250 a\${-1}-\${0,4}-\${0,0,o}-\${1,3,x}-\${2,3,X} TXT "\${0,5,n} \${0,0,N} \${-251,0,x}"\n`), [
+      'a249-0250-372-0fb-0fc.example.com 3600 TXT "a.f.0" "A.F" "ffffffff"',
+    ]);
+  });
+
+  it('keeps BIND\'s quirks: an offset carries to the next plain $, a modifier reuses the fields a later one omits, text after the range is ignored', async () => {
+    assert.deepEqual(await lines(`${HEAD}$GENERATE 1-2x h\${10}-$ A 192.0.2.$\n$GENERATE 1-1 m\${1,2,x}-\${3,4,q} A 192.0.2.1\n`), [
+      'h11-11.example.com 3600 A 192.0.2.1',
+      'h12-12.example.com 3600 A 192.0.2.2',
+      'm02-0004.example.com 3600 A 192.0.2.1',
+    ]);
+  });
+
+  it('keeps escaped and doubled dollars literal, reads quoted data again as record data, and takes TTL and class in either order', async () => {
+    assert.deepEqual(await lines(`${HEAD}$GENERATE 1-1 d\\$-$$-$ 60 IN MX "10 mx$ ; comment"\n$GENERATE 2-2 t$ IN 120 TXT "\\$ $$ \\"q$\\""\n`), [
+      'd\\$-\\$-1.example.com 60 MX 10 mx1.example.com.',
+      't2.example.com 120 TXT "$" "$" "q2"',
+    ]);
+  });
+
+  it('leaves the owner a blank owner repeats, and takes the last explicit TTL without $TTL', async () => {
+    const text = '@ 600 SOA ns1 hm 1 2 3 4 5\nwww A 192.0.2.80\n$GENERATE 1-1 g$ A 192.0.2.$\n  AAAA ::1\n$GENERATE 1-1 e$ 60 A 192.0.2.$\nlast A 192.0.2.9\n';
+    assert.deepEqual((await parse(text)).map((r) => `${r.name} ${r.ttl} ${r.type}`), [
+      'example.com 600 SOA',
+      'www.example.com 600 A',
+      'g1.example.com 600 A',
+      'www.example.com 600 AAAA',
+      'e1.example.com 60 A',
+      'last.example.com 60 A',
+    ]);
+  });
+
+  it('refuses malformed $GENERATE lines with the zone-file error naming the line', async () => {
+    await assertError(`${HEAD}$GENERATE 5-1 h$ A 192.0.2.1\n`, 3, /\$GENERATE: invalid range "5-1"/);
+    await assertError(`${HEAD}$GENERATE 1-5/0 h$ A 192.0.2.1\n`, 3, /\$GENERATE: invalid range "1-5\/0"/);
+    await assertError(`${HEAD}$GENERATE h$ A 192.0.2.1\n`, 3, /\$GENERATE: invalid range "h\$"/);
+    await assertError(`${HEAD}\n$GENERATE 1-2 h\${x} A 192.0.2.1\n`, 4, /\$GENERATE: malformed modifier "\$\{x\}"/);
+    await assertError(`${HEAD}$GENERATE 1-2 h\${0,200} A 192.0.2.1\n`, 3, /\$GENERATE: the number does not fit/);
+    await assertError(`${HEAD}$GENERATE 1-2 h$ MX 10 mx$\n`, 3, /\$GENERATE: unexpected "mx\$" after the record data/);
+    await assertError(`${HEAD}$GENERATE 1-2 h$ A\n`, 3, /\$GENERATE: missing the record data/);
+    await assertError(`${HEAD}$GENERATE 1-2\n`, 3, /\$GENERATE needs a range, an owner, a type and the record data/);
+    await assertError(`${HEAD}$GENERATE 1-2 "h$" A 192.0.2.1\n`, 3, /the owner \(lhs\) must not be quoted/);
+    await assertError(`${HEAD}$GENERATE 1-2 h$ CH A 192.0.2.1\n`, 3, /class CH does not match the zone class IN/);
+    await assertError(`${HEAD}$GENERATE 1-2 h$ ANY x\n`, 3, /type ANY cannot appear in a zone file/);
+    await assertError(`${HEAD}$GENERATE 254-256 h$ A 192.0.2.$\n`, 3, /bad IPv4 address "192.0.2.256"/);
+    await assertError(`$GENERATE 1-2 h$ A 192.0.2.$\n`, 1, /no TTL: give the \$GENERATE line a TTL/);
+  });
+
+  it('counts generated records toward the record limit, refusing a range that would pass it before expanding it', async () => {
+    const three = `${HEAD}a A 192.0.2.1\nb A 192.0.2.2\n`;
+    assert.equal((await parse(`${three}$GENERATE 1-2 g$ A 192.0.2.$\n`, { maxRecords: 5 })).length, 5);
+    await assertError(`${three}$GENERATE 1-3 g$ A 192.0.2.$\n`, 5, /the zone file holds more than 5 records, the most one zone file may hold \(this \$GENERATE adds 3\)/, { maxRecords: 5 });
+    await assertError(`${three}$GENERATE 1-2 g$ A 192.0.2.$\nc A 192.0.2.3\n`, 6, /the zone file holds more than 5 records/, { maxRecords: 5 });
+    // The default limit: refused at once, nothing of the 10 million records expanded.
+    const started = Date.now();
+    await assertError(`${HEAD}$GENERATE 1-${zoneRecordLimit} g$ A 192.0.2.1\n`, 3, new RegExp(`more than ${zoneRecordLimit} records`));
+    assert.ok(Date.now() - started < 2000);
+  });
+
+  it('streams a long range in batches of at most 1000 records', async () => {
+    const sizes: number[] = [];
+    for await (const batch of parseZoneBatches([`${HEAD}$GENERATE 1-2500 g$ A 192.0.2.1\n`], { origin: 'example.com' })) sizes.push(batch.length);
+    assert.deepEqual(sizes, [1000, 1000, 501]);
+  });
+});
+
+describe('zone parser: the zone a file names', () => {
+  const scan = async (chunks: string[]) => {
+    const found = await scanZoneOrigin((async function* () {
+      for (const chunk of chunks) yield Buffer.from(chunk);
+    })());
+    const replayed: string[] = [];
+    for await (const chunk of found.input) replayed.push(chunk.toString());
+    return { origin: found.origin, replayed: replayed.join('') };
+  };
+
+  it('is the first $ORIGIN, or the first SOA owner, whichever comes first, not the root', async () => {
+    assert.equal((await scan(['$TTL 300\n$ORIGIN Example.NET.\n@ SOA ns1 hm 1 2 3 4 5\n$ORIGIN sub.example.net.\n'])).origin, 'example.net');
+    assert.equal((await scan(['$TTL 300\nexample.net SOA ns1 hm 1 2 3 4 5\n$ORIGIN sub.example.net.\n'])).origin, 'example.net');
+    assert.equal((await scan(['$ORIGIN .\n$TTL 300\nexample.org IN SOA ns1 hm 1 2 3 4 5\n\tNS ns1\n$ORIGIN example.org.\n'])).origin, 'example.org');
+    assert.equal((await scan(['$TTL 300\na.example.com. A 192.0.2.1\n', '$ORIGIN example', '.com.\n'])).origin, 'example.com');
+    assert.equal((await scan(['$TTL 300\n@ SOA ns1 hm 1 2 3 4 5\nwww.example.com. A 192.0.2.1\n'])).origin, undefined);
+    assert.equal((await scan(['$TTL 300\nwww.example.com. A 192.0.2.1\n'])).origin, undefined);
+  });
+
+  it('gives the whole input back, whether it stopped early, read to the end, or met a syntax error', async () => {
+    for (const chunks of [['$ORIGIN example.net.\n', 'www 300 A 192.0.2.1\n', 'mail 300 A 192.0.2.2\n'], ['a.b. 300 A 192.0.2.1\n', 'c.d. 300 A 192.0.2.2'], ['x 300 A 999.0.0.1\n', '$ORIGIN example.net.\n']]) {
+      const found = await scan(chunks);
+      assert.equal(found.replayed, chunks.join(''));
+    }
+    assert.equal((await scan(['x 300 A 999.0.0.1\n$ORIGIN example.net.\n'])).origin, undefined, 'the parse reports the error; nothing is named');
+  });
 });
 
 describe('zone parser: streaming and errors', () => {

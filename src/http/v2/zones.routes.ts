@@ -32,9 +32,18 @@ export const zoneRoutes: RouteDef[] = [
     group: 'zones',
     operationId: 'uploadZoneFile',
     summary: 'Upload zone file',
-    description: `RFC 1035 master file, at most 5 MB, read as raw text whatever the Content-Type and parsed as it streams. $INCLUDE is refused. A syntax error answers 2421 naming the line and indexes nothing. Without origin (the root zone) no asset is added. ${indexedDescription}`,
+    description:
+      'RFC 1035 master file, at most 5 MB, read as raw text whatever the Content-Type and parsed as it streams. $INCLUDE is refused; BIND\'s $GENERATE is expanded as BIND ' +
+      'expands it, its records counted toward the limit of 1,000,000 records a zone file may hold. A syntax error (a malformed $GENERATE line, a file past the record limit) ' +
+      'answers 2421 naming the line and indexes nothing. Without origin the file is read from the root zone, and the zone it names itself (its first $ORIGIN, or the owner ' +
+      'of its SOA record, whichever comes first, the root excepted) is its zone as if given as origin; a file that names none adds no asset and is indexed under the ' +
+      `team's root domain assets alone. ${indexedDescription}`,
     tags: ['zones'],
-    query: Type.Object({ origin: Type.Optional(Type.String({ description: 'Starting origin; the root zone when not given' })) }),
+    query: Type.Object({
+      origin: Type.Optional(
+        Type.String({ description: 'Starting origin and the zone\'s apex. Optional: when not given the file is read from the root zone and its apex is the zone the file names (first $ORIGIN, else its SOA owner), if any' }),
+      ),
+    }),
     rawBody: { contentType: 'text/plain', description: 'The zone file' },
     response: Indexed,
     successStatus: 200,
