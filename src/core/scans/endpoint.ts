@@ -67,6 +67,20 @@ export function isInsideAsset(host: string, assetName: string): boolean {
   return host === name || host.endsWith(`.${name}`);
 }
 
+/**
+ * The asset names that could hold a host, longest first: a domain and each of its parents of two
+ * labels or more (`a.sub.example.com`, `sub.example.com`, `example.com`); an IP address and its
+ * other spelling (with or without the `::ffff:` prefix of an IPv4-mapped address).
+ */
+export function assetNamesHolding(host: string): string[] {
+  if (isIP(host) !== 0) {
+    const plain = normaliseIp(host);
+    return [...new Set([host, plain, ...(isIP(plain) === 4 ? [`::ffff:${plain}`] : [])])];
+  }
+  const labels = host.split('.');
+  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
+}
+
 function normaliseIp(address: string): string {
   return address.toLowerCase().replace(/^::ffff:/, '');
 }

@@ -1,10 +1,11 @@
 import { requireTokenTarget } from '../assets/asset.service.ts';
+import type { Asset } from '../assets/asset.types.ts';
 import { appError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
 import type { Store } from '../shared/store.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
-import { assertEndpointOfAsset, parseEndpoint } from './endpoint.ts';
+import { assertEndpointOfAsset, assetNamesHolding, isInsideAsset, parseEndpoint, type ParsedEndpoint } from './endpoint.ts';
 import type { ScanEngine } from './scan-engine.ts';
 import { applyScanProfileSettings, defaultScanProfileSettings, type ScanProfileSettings } from './scan-profile-settings.ts';
 import type { Scan, ScanProfile } from './scan.types.ts';
@@ -49,22 +50,39 @@ function parseName(raw: unknown, endpoint: string): string {
  * name?, unique?, valid?}`. The asset must be verified (2021); the endpoint well-formed (2606),
  * inside the asset (2607), unique in the team (2605, or the existing profile with `unique: true`)
  * and answering HTTP(S) within the time-out (2609); the plan limits the count (2618).
+ *
+ * The oldest body, `{endpoint, name?, unique, valid?}` with no token at all (the original
+ * service's public example sends it right after adding the domain), names its asset by the
+ * endpoint: the longest root asset of the team holding the host (2607 when none). As the older
+ * API did, it is created without the ownership and reachability checks: the asset may be
+ * unverified (its scans answer 2021 until it is) and nothing is sent to the endpoint; scans start
+ * from the scheme and port the endpoint names, else https on 443 (http: 80).
  */
 export async function createScanProfile(deps: ProfileDeps, team: Team, body: Record<string, unknown>): Promise<ScanProfile> {
   const { store } = deps;
   const tokenField = body['asset_token'] !== undefined ? 'asset_token' : 'domain_token';
   const assetToken = body[tokenField];
-  if (assetToken === undefined) throw appError(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', ['asset_token']);
-  if (typeof assetToken !== 'string' || !isToken(assetToken)) throw appError(2011, `Domain token malformed: ${tokenField} is 32 lowercase hexadecimal characters`, [tokenField]);
+  const isOldestBody = assetToken === undefined && body['unique'] !== undefined;
+  if (assetToken === undefined && !isOldestBody) throw appError(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', ['asset_token']);
+  if (assetToken !== undefined && (typeof assetToken !== 'string' || !isToken(assetToken))) {
+    throw appError(2011, `Domain token malformed: ${tokenField} is 32 lowercase hexadecimal characters`, [tokenField]);
+  }
   for (const flag of ['unique', 'valid'] as const) {
     if (body[flag] !== undefined && typeof body[flag] !== 'boolean') throw appError(1051, `Request body malformed: ${flag} must be true or false`, [flag]);
   }
-  const target = await requireTokenTarget(store, team, assetToken);
-  const asset = target.asset ?? { id: 0, name: target.discovered.name, status: target.discovered.status };
-  if (target.asset === undefined) throw appError(2021, `Asset not verified: ${asset.name} is a discovered name, not an asset; add it as an asset first`, [tokenField]);
-  if (asset.status !== 'verified') throw appError(2021, `Asset not verified: only verified assets can be scanned, and ${asset.name} is not verified`, [tokenField]);
-  const endpoint = parseEndpoint(body['endpoint']);
-  assertEndpointOfAsset(endpoint, asset);
+  let asset: Pick<Asset, 'id' | 'name'>;
+  let endpoint: ParsedEndpoint;
+  if (typeof assetToken === 'string') {
+    const target = await requireTokenTarget(store, team, assetToken);
+    if (target.asset === undefined) throw appError(2021, `Asset not verified: ${target.discovered.name} is a discovered name, not an asset; add it as an asset first`, [tokenField]);
+    asset = target.asset;
+    if (target.asset.status !== 'verified') throw appError(2021, `Asset not verified: only verified assets can be scanned, and ${asset.name} is not verified`, [tokenField]);
+    endpoint = parseEndpoint(body['endpoint']);
+    assertEndpointOfAsset(endpoint, asset);
+  } else {
+    endpoint = parseEndpoint(body['endpoint']);
+    asset = await inferRootAsset(store, team, endpoint);
+  }
   const name = parseName(body['name'], endpoint.text);
 
   const checkFree = async (s: Pick<Store, 'scanProfiles'>): Promise<ScanProfile | undefined> => {
@@ -82,9 +100,16 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
   const early = await checkFree(store);
   if (early !== undefined) return early;
 
-  const probe = await deps.engine.probe(endpoint, asset.name, AbortSignal.timeout(deps.validationTimeoutMs + 1000), deps.validationTimeoutMs);
-  if (!probe.isReachable) {
-    throw appError(2609, `Endpoint validation failed: ${endpoint.text} did not answer an HTTP(S) GET within ${deps.validationTimeoutMs / 1000} s (${probe.observations.join('; ')})`, ['endpoint']);
+  let origin: { scheme: 'http' | 'https'; port: number };
+  if (isOldestBody) {
+    const scheme = endpoint.scheme ?? 'https';
+    origin = { scheme, port: endpoint.port ?? (scheme === 'https' ? 443 : 80) };
+  } else {
+    const probe = await deps.engine.probe(endpoint, asset.name, AbortSignal.timeout(deps.validationTimeoutMs + 1000), deps.validationTimeoutMs);
+    if (!probe.isReachable) {
+      throw appError(2609, `Endpoint validation failed: ${endpoint.text} did not answer an HTTP(S) GET within ${deps.validationTimeoutMs / 1000} s (${probe.observations.join('; ')})`, ['endpoint']);
+    }
+    origin = probe;
   }
   return store.transaction(async (tx) => {
     await tx.assets.lockTeam(team.id);
@@ -98,8 +123,8 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
       name,
       endpoint: endpoint.text,
       endpointKey: endpoint.key,
-      scheme: probe.scheme,
-      port: probe.port,
+      scheme: origin.scheme,
+      port: origin.port,
       settings: { ...defaultScanProfileSettings },
       isActive: true,
       schedule: { frequency: 'never', first: null, next: null },
@@ -107,6 +132,21 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
       updated: now,
     });
   });
+}
+
+/**
+ * The root asset of the team that holds the endpoint's host, verified or not: the longest one
+ * (`sub.example.com` before `example.com`); an IP asset holds its own address only. 2607 when
+ * none does. Only the caller's team is searched.
+ */
+async function inferRootAsset(store: Pick<Store, 'assets'>, team: Team, endpoint: ParsedEndpoint): Promise<Asset> {
+  const candidates = assetNamesHolding(endpoint.host);
+  const roots = await store.assets.findRootsByName(team.id, candidates);
+  const holder = candidates.map((n) => roots.find((r) => r.name === n && isInsideAsset(endpoint.host, r.name))).find((r) => r !== undefined);
+  if (holder === undefined) {
+    throw appError(2607, `Endpoint does not match the associated asset name: ${endpoint.host} is neither an asset of the team nor a subdomain of one`, ['endpoint']);
+  }
+  return holder;
 }
 
 /** The team's profiles (or one asset's: 2011/2014 for a bad asset token) with their latest scans. */

@@ -42,14 +42,17 @@ export const profileRoutes: RouteDef[] = [
       'Before the profile is created the service sends a GET to the endpoint through its egress guard, HTTPS first, then HTTP (only the given scheme when one is given), ' +
       'following redirects that stay inside the asset; 2609 when nothing answers within 10 s. The scheme and port that answered are what scans use. ' +
       'A second profile for the same endpoint is 2605, unless `unique: true`, which answers the existing profile. `valid` is accepted for older clients and does not skip validation. ' +
-      'The plan limits the number of profiles (2618).',
+      'The plan limits the number of profiles (2618). ' +
+      'The oldest body, `{endpoint, name?, unique, valid?}` with neither token, infers the asset: the longest root asset of the team that is the endpoint\'s host or a parent of it ' +
+      '(an IP asset: that address; 2607 when none) and creates the profile without the ownership and reachability checks (no 2021, no 2609, nothing sent to the endpoint); ' +
+      'its scans answer 2021 until the asset is verified and start from the scheme and port the endpoint names, else https on 443. Without a token and without `unique` the body is 1050.',
     tags: ['scan profiles'],
     body: Type.Object({
       asset_token: Type.Optional(Token),
       domain_token: Type.Optional(Token),
       endpoint: Type.String({ examples: ['example.com', 'https://shop.example.com:8443'] }),
       name: Type.Optional(Type.String({ maxLength: 255, description: 'Defaults to the endpoint' })),
-      unique: Type.Optional(Type.Boolean()),
+      unique: Type.Optional(Type.Boolean({ description: 'true: an existing profile for the endpoint is answered instead of 2605. Present without a token: the oldest body (asset inferred from the endpoint)' })),
       valid: Type.Optional(Type.Boolean()),
     }),
     response: ScanProfileSchema,
