@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner: unit tests beside the code (src/**/*.test.ts)
-// and integration tests (test/**/*.test.ts). `--unit` runs only the unit tests.
+// and integration tests (test/**/*.test.ts). `--unit` runs only the unit tests; other words
+// keep the files whose path contains one of them, and a path to a file runs that file.
 // PERIMETER_TEST_STORE=postgres runs the integration suite on PostgreSQL instead of SQLite.
-import { spawnSync } from 'node:child_process';
+//
+// The suite cannot hang: each file runs under a time limit (`--file-timeout=MS`, default
+// 3 minutes; node's runner fails the file and stops it), a file ends once its tests have
+// (`--test-force-exit`: a leaked handle cannot keep it open), and everything the run started
+// (servers, workers, tools a test forgot) is killed when it ends: the runner runs in a process
+// group of its own, killed whole at the end, on every path.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 function findTests(dir) {
@@ -17,21 +24,51 @@ function findTests(dir) {
   return out;
 }
 
-const onlyUnit = process.argv.includes('--unit');
-const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-let files = findTests('src');
-if (!onlyUnit) files.push(...findTests('test'));
-if (filters.length > 0) files = files.filter((f) => filters.some((p) => f.includes(p)));
-files.sort();
-const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+const args = process.argv.slice(2);
+const onlyUnit = args.includes('--unit');
+const timeoutArg = args.find((a) => a.startsWith('--file-timeout='));
+const fileTimeoutMs = timeoutArg === undefined ? 3 * 60_000 : Number(timeoutArg.slice('--file-timeout='.length));
+if (!Number.isInteger(fileTimeoutMs) || fileTimeoutMs <= 0) {
+  console.error(`run-tests: --file-timeout takes a number of milliseconds, got ${timeoutArg}`);
+  process.exit(2);
+}
+const words = args.filter((a) => !a.startsWith('--'));
+const paths = words.filter((w) => w.endsWith('.ts') && existsSync(w) && statSync(w).isFile());
+const filters = words.filter((w) => !paths.includes(w));
+let files = [];
+if (paths.length === 0 || filters.length > 0) {
+  files = findTests('src');
+  if (!onlyUnit) files.push(...findTests('test'));
+  if (filters.length > 0) files = files.filter((f) => filters.some((p) => f.includes(p)));
+}
+files = [...new Set([...files, ...paths])].sort();
+const nodeArgs = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', `--test-timeout=${fileTimeoutMs}`, '--test-force-exit', ...files];
 // On PostgreSQL each test file works in schemas named after this run; they are dropped here,
 // once every file has finished (a file dropping its schema while another file's migrator
 // reads the catalogue made that one fail).
 const onPostgres = process.env.PERIMETER_TEST_STORE === 'postgres';
 const run = randomBytes(4).toString('hex');
-const result = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', ...(onPostgres ? { PERIMETER_TEST_RUN: run } : {}) } });
+const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', detached: true, env: { ...process.env, NODE_ENV: 'test', ...(onPostgres ? { PERIMETER_TEST_RUN: run } : {}) } });
+
+/** Kills the run's process group: the runner, its files and whatever they started. */
+function killGroup(signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // ESRCH: nothing of the run is left.
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    killGroup(signal);
+    setTimeout(() => killGroup('SIGKILL'), 5000).unref();
+  });
+}
+process.on('exit', () => killGroup('SIGKILL'));
+const status = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128))));
+killGroup('SIGKILL');
 if (onPostgres) await dropRunSchemas(run);
-process.exit(result.status ?? 1);
+process.exit(status);
 
 async function dropRunSchemas(tag) {
   const { default: pg } = await import('pg');

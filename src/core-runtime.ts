@@ -47,7 +47,7 @@ function loadServerKey(config: Config): Buffer {
   if (config.secretKey !== undefined) return Buffer.from(config.secretKey, 'base64');
   const path = join(config.dataDir, 'server.key');
   if (!existsSync(path)) {
-    mkdirSync(config.dataDir, { recursive: true });
+    if (!existsSync(config.dataDir)) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(path, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'), { mode: 0o600 });
     chmodSync(path, 0o600);
   }

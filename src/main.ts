@@ -1,5 +1,5 @@
 import { isHelpRequest, parseArgs, UsageError } from './cli/args.ts';
-import { ConfigError, configFlagNames, loadConfig, type Config } from './config/config.ts';
+import { ConfigError, configFlagNames, loadConfig, unknownVariableWarnings, type Config } from './config/config.ts';
 import { createTeam, OperatorError } from './core/teams/team.service.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -82,6 +82,7 @@ async function serve(config: Config): Promise<void> {
     import('./core/scans/scan.service.ts'),
   ]);
   const runtime = await starting(`open ${storeLabel(config)}`, () => openRuntime(config));
+  for (const warning of unknownVariableWarnings()) runtime.log.warn(warning);
   const app = await buildApp({ ...runtime, logger: runtime.log });
   let address: string;
   try {
@@ -92,7 +93,8 @@ async function serve(config: Config): Promise<void> {
     throw err;
   }
   await seedDemo(runtime);
-  console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')})`);
+  const egress = config.egressAllow.length === 0 ? 'none (every special-purpose range denied)' : config.egressAllow.join(',');
+  console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')}, egress allowed: ${egress})`);
   if (config.roles.includes('worker')) {
     await runtime.jobs.work(jobHandlers(runtime));
     // A lookup whose upload committed but whose job was never enqueued (a crash in between).
@@ -124,6 +126,7 @@ async function serve(config: Config): Promise<void> {
 async function migrate(config: Config): Promise<void> {
   const { openCoreRuntime } = await import('./core-runtime.ts');
   const runtime = await starting(`open ${storeLabel(config)}`, () => openCoreRuntime(config));
+  for (const warning of unknownVariableWarnings()) console.warn(`warning: ${warning}`);
   console.log(`migrated ${runtime.database.description}`);
   await runtime.close();
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, configFlagNames, defaultConfig, loadConfig } from './config.ts';
+import { ConfigError, configFlagNames, defaultConfig, knownVariables, loadConfig, unknownVariableWarnings } from './config.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -101,5 +101,22 @@ describe('configuration: the server key', () => {
     for (const bad of [`${key}!!!!`, key.slice(0, 40), `${key}AAAA`, 'not a key']) {
       assert.deepEqual(problemsOf({ PERIMETER_SECRET_KEY: bad }), ['PERIMETER_SECRET_KEY must be the base64 form of 32 bytes (44 characters, as `openssl rand -base64 32` prints)'], bad);
     }
+  });
+});
+
+describe('configuration: unknown PERIMETER_ variables', () => {
+  it('names each variable nothing reads, with the closest known name when one is near', () => {
+    const warnings = unknownVariableWarnings({ PERIMETER_EGRES_ALLOW: '127.0.0.0/8', PERIMETER_SCAN_THREAD: '2', PERIMETER_WHATEVER_ELSE_ENTIRELY: 'x', PERIMETER_EGRESS_ALLOW: '10.0.0.0/8', HOME: '/root', PORT: '1' });
+    assert.deepEqual(warnings, [
+      'PERIMETER_EGRES_ALLOW is not a setting of perimeter and is ignored: did you mean PERIMETER_EGRESS_ALLOW?',
+      'PERIMETER_SCAN_THREAD is not a setting of perimeter and is ignored: did you mean PERIMETER_SCAN_THREADS?',
+      'PERIMETER_WHATEVER_ELSE_ENTIRELY is not a setting of perimeter and is ignored',
+    ]);
+  });
+
+  it('knows every variable of every setting, its aliases, the config file and the test runner', () => {
+    const env = Object.fromEntries(knownVariables.map((name) => [name, 'x']));
+    assert.deepEqual(unknownVariableWarnings(env), []);
+    for (const name of ['PERIMETER_DATA_DIR', 'PERIMETER_CONFIG', 'PERIMETER_SECRET_KEY', 'PERIMETER_TEST_STORE']) assert.ok(knownVariables.includes(name), name);
   });
 });

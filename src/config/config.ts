@@ -303,6 +303,48 @@ export function loadConfig(options: { env?: Source; flags?: Source; overrides?: 
   return { ...config, ...options.overrides };
 }
 
+/** PERIMETER_ variables read outside the settings: the config file's path and the test runner's own. */
+const otherVariables = ['PERIMETER_CONFIG', 'PERIMETER_TEST_STORE', 'PERIMETER_TEST_DATABASE_URL', 'PERIMETER_TEST_RUN', 'PERIMETER_FUZZ_SEED', 'PERIMETER_FUZZ_REQUESTS'];
+
+/** Every environment variable the service or its tests read. */
+export const knownVariables: readonly string[] = [...new Set([...Object.values(fields).flatMap((spec) => [spec.env, ...(spec.envAliases ?? [])]), ...otherVariables])].sort();
+
+/**
+ * One warning per `PERIMETER_*` variable that nothing reads (a typo such as PERIMETER_EGRES_ALLOW
+ * is otherwise silently ignored), naming the closest known variable when one is near.
+ */
+export function unknownVariableWarnings(env: Source = process.env): string[] {
+  const warnings: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('PERIMETER_') || knownVariables.includes(name)) continue;
+    const closest = closestName(name, knownVariables);
+    warnings.push(`${name} is not a setting of perimeter and is ignored${closest === undefined ? '' : `: did you mean ${closest}?`}`);
+  }
+  return warnings;
+}
+
+/** The known name at the smallest edit distance, when it is at most a third of the name's length (and 4). */
+function closestName(name: string, known: readonly string[]): string | undefined {
+  const suffix = name.slice('PERIMETER_'.length);
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(suffix, candidate.replace(/^PERIMETER_/, ''));
+    if (best === undefined || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best !== undefined && best.distance <= Math.min(4, Math.ceil(suffix.length / 3)) ? best.name : undefined;
+}
+
+/** Levenshtein distance (insertions, deletions and substitutions), one row at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
 /** The canary settings that cannot work together: a URL targets could not follow, or none at all. */
 function canaryProblems(config: Config): string[] {
   const listen = config.scanCanaryListen;

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -105,6 +105,17 @@ export const readerCacheKb = 8 * 1024;
 /** The embedded store's file in dataDir when none is named. */
 export const defaultSqliteFile = 'perimeter.db';
 
+/**
+ * Makes the data directory (0700 when it creates it) and the store's file readable by its owner
+ * alone (0600): SQLite creates the `-wal` and `-shm` files with the mode of the database file, so
+ * they are 0600 too. Files of an older store are brought to 0600 as well.
+ */
+export function createPrivateFile(dataDir: string, path: string): void {
+  if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
 /** Opens PostgreSQL when a URL is given, else the embedded SQLite file in dataDir (WAL mode). */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options);
@@ -115,8 +126,8 @@ function openSqlite(options: OpenOptions): Database {
   const file = options.sqliteFile ?? defaultSqliteFile;
   let path = file;
   if (file !== ':memory:') {
-    mkdirSync(options.dataDir, { recursive: true });
     path = join(options.dataDir, file);
+    createPrivateFile(options.dataDir, path);
   }
   const sqlite = new SQLite(path);
   sqlite.pragma('journal_mode = WAL');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { killNow, spawnOwned } from '../support/child-processes.ts';
 import { after, before, describe, it } from 'node:test';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 import { createTestJobTables, jobStateOf, stepsOf, waitUntil } from '../support/test-jobs.ts';
@@ -12,7 +13,7 @@ interface Worker {
 
 /** Starts test/support/job-worker.ts on the harness's store and waits until it works jobs. */
 async function startWorker(h: Harness): Promise<Worker> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/job-worker.ts'], {
+  const child = spawnOwned(process.execPath, ['--import', 'tsx', 'test/support/job-worker.ts'], {
     env: { ...process.env, JOB_WORKER_DATA_DIR: h.config.dataDir, JOB_WORKER_SCHEMA: h.schema, JOB_WORKER_LEASE_MS: '1000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -23,7 +24,10 @@ async function startWorker(h: Harness): Promise<Worker> {
   await waitUntil('the worker process to start', async () => {
     if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
     return output.includes('worker ready') ? true : undefined;
-  }, 30_000);
+  }, 30_000).catch(async (err: unknown) => {
+    await killNow(child);
+    throw err;
+  });
   return { child, exited, output: () => output };
 }
 

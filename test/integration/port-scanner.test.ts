@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnOwned } from '../support/child-processes.ts';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -78,7 +79,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve,
  */
 async function startBlackhole(): Promise<{ port: number; child: ChildProcess; fillers: net.Socket[] }> {
   const code = `const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>{process.stdout.write(String(s.address().port)+'\\n',()=>{Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,60000)})})`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnOwned(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
     child.once('error', reject);

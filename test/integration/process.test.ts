@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { killNow, spawnOwned, stopChild } from '../support/child-processes.ts';
 import { testStore } from '../support/harness.ts';
 
 interface Started {
@@ -12,35 +13,37 @@ interface Started {
   output: () => string;
 }
 
-/** Starts `perimeter serve` on a free port and waits until it prints where it listens. */
-async function startServer(dataDir: string, hostArgs: string[] = ['--host', '127.0.0.1']): Promise<Started> {
-  const child = spawn(process.execPath, ['bin/perimeter.js', 'serve', '--port', '0', ...hostArgs], {
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PERIMETER_LOG_LEVEL: 'info' },
+/** Starts `perimeter serve` on a free port and waits until it prints where it listens; kills it if it does not. */
+async function startServer(dataDir: string, hostArgs: string[] = ['--host', '127.0.0.1'], env: Record<string, string> = {}): Promise<Started> {
+  const child = spawnOwned(process.execPath, ['bin/perimeter.js', 'serve', '--port', '0', ...hostArgs], {
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PERIMETER_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
-    const poll = setInterval(() => {
-      const m = /perimeter listening on (http:\/\/[\d.:]+)/.exec(output);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    }, 50);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-  });
-  return { child, url, output: () => output };
+  let poll: NodeJS.Timeout | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+      poll = setInterval(() => {
+        const m = /perimeter listening on (http:\/\/[\d.:]+)/.exec(output);
+        if (m) resolve(m[1]!);
+      }, 50);
+      child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+    });
+    return { child, url, output: () => output };
+  } catch (err) {
+    await killNow(child);
+    throw err;
+  } finally {
+    clearInterval(poll);
+    clearTimeout(timer);
+  }
 }
 
-async function stop(started: Started): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => started.child.on('exit', (code) => resolve(code)));
-  started.child.kill('SIGTERM');
-  return exited;
-}
+const stop = (started: Started): Promise<number | null> => stopChild(started.child);
 
 // The process test runs on the embedded store only: it is what `npm start` uses.
 describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 'embedded store only' : false }, () => {
@@ -76,12 +79,38 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
   });
 
   it('refuses an invalid configuration, naming every problem', async () => {
-    const child = spawn(process.execPath, ['bin/perimeter.js', 'serve'], { env: { ...process.env, PORT: 'eighty', PERIMETER_EGRESS_ALLOW: 'nope', DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnOwned(process.execPath, ['bin/perimeter.js', 'serve'], { env: { ...process.env, PORT: 'eighty', PERIMETER_EGRESS_ALLOW: 'nope', DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 1);
     assert.match(err, /PORT must be an integer, got "eighty"/);
     assert.match(err, /PERIMETER_EGRESS_ALLOW "nope" is not a CIDR range/);
+  });
+  it('keeps its files to its owner, warns of a PERIMETER_ variable nothing reads and names the egress allow-list', async () => {
+    const fresh = join(mkdtempSync(join(tmpdir(), 'perimeter-modes-')), 'data');
+    try {
+      const server = await startServer(fresh, ['--host', '127.0.0.1'], { PERIMETER_EGRES_ALLOW: '127.0.0.0/8', PERIMETER_EGRESS_ALLOW: '127.0.0.0/8,::1/128' });
+      try {
+        const mode = (path: string) => (statSync(join(fresh, path)).mode & 0o777).toString(8);
+        assert.equal(mode('.'), '700', 'the data directory');
+        for (const file of ['server.key', 'perimeter.db', 'perimeter.db-wal', 'perimeter.db-shm']) assert.equal(mode(file), '600', file);
+        const warning = server.output().split('\n').find((l) => l.includes('PERIMETER_EGRES_ALLOW'));
+        assert.ok(warning, server.output());
+        assert.equal(JSON.parse(warning).msg, 'PERIMETER_EGRES_ALLOW is not a setting of perimeter and is ignored: did you mean PERIMETER_EGRESS_ALLOW?');
+        assert.match(server.output(), /perimeter listening on http:\/\/127\.0\.0\.1:\d+ \(.*egress allowed: 127\.0\.0\.0\/8,::1\/128\)/);
+      } finally {
+        await stop(server);
+      }
+      const again = await startServer(fresh);
+      try {
+        assert.match(again.output(), /egress allowed: none \(every special-purpose range denied\)/);
+        assert.doesNotMatch(again.output(), /is not a setting of perimeter/);
+      } finally {
+        await stop(again);
+      }
+    } finally {
+      rmSync(dirname(fresh), { recursive: true, force: true });
+    }
   });
 });

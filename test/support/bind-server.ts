@@ -1,4 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnOwned } from './child-processes.ts';
 import dgram from 'node:dgram';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -129,7 +130,7 @@ export async function startBind(zones: BindZone[], options: BindOptions = {}): P
     const dir = mkdtempSync(join(tmpdir(), 'perimeter-bind-'));
     for (const zone of zones) writeFileSync(join(dir, `${zone.name}.zone`), zone.text);
     writeFileSync(join(dir, 'named.conf'), config(dir, port, zones, options));
-    const child = spawn(named, ['-g', '-c', join(dir, 'named.conf'), '-n', String(options.threads ?? 1)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnOwned(named, ['-g', '-c', join(dir, 'named.conf'), '-n', String(options.threads ?? 1)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     const keep = (chunk: Buffer): void => {
       log = (log + chunk.toString('utf8')).slice(-16_384);

@@ -9,7 +9,8 @@ import {
   X509CertificateGenerator,
   type X509Certificate,
 } from '@peculiar/x509';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnOwned } from './child-processes.ts';
 import { randomBytes, webcrypto } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -145,7 +146,7 @@ export interface TlsServer {
  */
 export async function startTlsServer(cert: IssuedCertificate, options: string[] = []): Promise<TlsServer> {
   const args = ['s_server', '-accept', '127.0.0.1:0', '-cert', cert.certPath, '-key', cert.keyPath, '-www', ...options];
-  const child: ChildProcess = spawn('openssl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawnOwned('openssl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`openssl s_server did not start: ${output}`)), 10_000);

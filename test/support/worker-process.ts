@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnOwned } from './child-processes.ts';
 import { hostname } from 'node:os';
 import type { Harness } from './harness.ts';
 import { waitUntil } from './test-jobs.ts';
@@ -31,11 +32,11 @@ export async function startWorker(h: Harness, workers: WorkerProcess[], options:
   const concurrency = String(options.concurrency ?? 1);
   const child =
     options.kind === 'script'
-      ? spawn(process.execPath, ['--import', 'tsx', 'test/support/scan-worker.ts'], {
+      ? spawnOwned(process.execPath, ['--import', 'tsx', 'test/support/scan-worker.ts'], {
           env: { ...process.env, SCAN_WORKER_DATA_DIR: h.config.dataDir, SCAN_WORKER_SCHEMA: h.schema, SCAN_WORKER_LEASE_MS: String(options.leaseMs ?? 1000), SCAN_WORKER_CONCURRENCY: concurrency },
           stdio: ['ignore', 'pipe', 'pipe'],
         })
-      : spawn(process.execPath, ['bin/perimeter.js', 'serve', '--roles', options.kind === 'api' ? 'api' : 'worker', '--port', '0', '--host', '127.0.0.1'], {
+      : spawnOwned(process.execPath, ['bin/perimeter.js', 'serve', '--roles', options.kind === 'api' ? 'api' : 'worker', '--port', '0', '--host', '127.0.0.1'], {
           env: {
             ...process.env,
             DATA_DIR: h.config.dataDir,
