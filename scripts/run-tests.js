@@ -48,7 +48,10 @@ const nodeArgs = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-r
 // reads the catalogue made that one fail).
 const onPostgres = process.env.PERIMETER_TEST_STORE === 'postgres';
 const run = randomBytes(4).toString('hex');
-const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', detached: true, env: { ...process.env, NODE_ENV: 'test', ...(onPostgres ? { PERIMETER_TEST_RUN: run } : {}) } });
+// A server or worker a test starts without naming a DNS resolver asks a closed port on loopback
+// (refused at once), never the system's resolver: tests talk to this machine alone.
+const env = { PERIMETER_DNS_RESOLVERS: '127.0.0.1:9', ...process.env, NODE_ENV: 'test', ...(onPostgres ? { PERIMETER_TEST_RUN: run } : {}) };
+const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', detached: true, env });
 
 /** Kills the run's process group: the runner, its files and whatever they started. */
 function killGroup(signal) {

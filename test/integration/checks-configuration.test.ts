@@ -14,7 +14,7 @@ import { adminSessionCookie, loginAttempts, loginDelayMs, type LoginAttempt } fr
 import { startVulnerableSites, type VulnerableSites } from '../support/vulnerable-site/index.ts';
 import type { Spot } from '../support/vulnerable-site/types.ts';
 
-const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]) });
+const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */ });
 // The fixture's time-based injection spots sleep 4 s: the request time limit leaves room for them.
 const limits: ScanLimits = { maxPages: 500, maxDepth: 10, maxDurationMs: 120_000, requestTimeoutMs: 10_000 };
 const myChecks = new Set(['cookie-flags', 'http-security-headers', 'cors-misconfiguration', 'mixed-content', 'http-methods', 'clickjacking', 'version-disclosure', 'login-over-http', 'password-autocomplete', 'default-credentials']);

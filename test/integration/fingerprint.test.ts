@@ -9,7 +9,7 @@ import { listenTracked, startHttpsServer, type TrackedServer } from '../support/
 import { loadFingerprintCorpus, serveFingerprintCorpus, type CorpusPage, type FingerprintSite } from '../support/fingerprint-site.ts';
 
 // Every origin is 127.0.0.1: the resolver is never asked and nothing leaves the machine.
-const resolver = createDnsResolver([]);
+const resolver = createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */;
 const fingerprinter = createFingerprinter({ guard: new EgressGuard(['127.0.0.0/8', '::1/128']), resolver });
 const options: FingerprintOptions = { requestsPerSecond: 0, customHeaders: [], requestTimeoutMs: 5000 };
 const origin = (port: number, scheme: 'http' | 'https' = 'http'): FingerprintOrigin => ({ scheme, host: '127.0.0.1', port, scopeName: '127.0.0.1' });

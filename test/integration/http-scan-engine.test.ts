@@ -12,7 +12,7 @@ import { startHttpServer } from '../support/http-server.ts';
 import { startGeneratedSite, startTargetSite, type TargetServer, type TargetSites } from '../support/target-site.ts';
 
 // Every target is an IP literal on 127.0.0.1, so the system resolver is never asked.
-const resolver = createDnsResolver([]);
+const resolver = createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */;
 const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver });
 const limits: ScanLimits = { maxPages: 200, maxDepth: 10, maxDurationMs: 20_000, requestTimeoutMs: 2000 };
 const never = (): AbortSignal => new AbortController().signal;

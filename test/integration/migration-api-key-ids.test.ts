@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/storage/database.ts';
 import { sql } from '../../src/storage/kysely.ts';
-import { migrateTo, migrateToLatest } from '../../src/storage/migrate.ts';
-import { openTestDatabase, testSchemaName } from '../support/harness.ts';
+import { migrateToLatest } from '../../src/storage/migrate.ts';
+import { openStoreAt, type MigrationStore } from '../support/migration-store.ts';
 
 describe('migration 009: API keys get a public id and a last use', () => {
+  let store: MigrationStore;
   let database: Database;
-  let dataDir: string;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'perimeter-migration-'));
-    database = await openTestDatabase(dataDir, testSchemaName('m'));
-    await migrateTo(database, '008-scans');
+    store = await openStoreAt('008-scans');
+    database = store.database;
   });
-  after(async () => {
-    await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(async () => store.close());
 
   it('gives every existing key its own id, never used, and refuses a duplicate id afterwards', async () => {
     const db = database.db;

@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../src/storage/kysely.ts';
 import type { Database } from '../../src/storage/database.ts';
-import { migrateTo, migrateToLatest } from '../../src/storage/migrate.ts';
-import { openTestDatabase, testSchemaName } from '../support/harness.ts';
+import { migrateToLatest } from '../../src/storage/migrate.ts';
+import { openStoreAt, type MigrationStore } from '../support/migration-store.ts';
 
 describe('migration 007: records move from dns_records to dns_names', () => {
+  let store: MigrationStore;
   let database: Database;
-  let dataDir: string;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'perimeter-migration-'));
-    database = await openTestDatabase(dataDir, testSchemaName('m'));
-    await migrateTo(database, '006-vulnerability-time-index');
+    store = await openStoreAt('006-vulnerability-time-index');
+    database = store.database;
   });
-  after(async () => {
-    await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(async () => store.close());
 
   it('keeps every record, per source, under the name, and leaves the assets alone', async () => {
     const db = database.db;

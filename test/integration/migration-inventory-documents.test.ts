@@ -1,40 +1,29 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/storage/database.ts';
 import { sql } from '../../src/storage/kysely.ts';
-import { migrateTo, migrateToLatest } from '../../src/storage/migrate.ts';
+import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { KyselyIpInventoryRepository } from '../../src/storage/repositories/ip-inventory.repository.ts';
 import { KyselyPortInventoryRepository } from '../../src/storage/repositories/port-inventory.repository.ts';
 import { KyselyTechnologyInventoryRepository } from '../../src/storage/repositories/technology-inventory.repository.ts';
-import { openTestDatabase, testSchemaName } from '../support/harness.ts';
+import { insertTeamAndAsset, openStoreAt, type MigrationStore } from '../support/migration-store.ts';
 
 const seen = Date.UTC(2026, 3, 1, 12, 0, 0, 250);
 const gone = Date.UTC(2026, 4, 2, 8, 30, 15, 999);
 
 describe('migration 014: inventory rows stored before it get their list documents', () => {
+  let store: MigrationStore;
   let database: Database;
-  let dataDir: string;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'perimeter-migration-'));
-    database = await openTestDatabase(dataDir, testSchemaName('m'));
-    await migrateTo(database, '013-port-technology-inventory');
+    store = await openStoreAt('013-port-technology-inventory');
+    database = store.database;
   });
-  after(async () => {
-    await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(async () => store.close());
 
   it('renders each existing address, port and technology as the v3 lists show it, more than a batch of them', async () => {
     const db = database.db;
-    await sql`insert into teams (token, name, plan, verification_code, created) values ('team-token', 'team', 'enterprise', 'code', 1)`.execute(db);
-    const teamId = Number((await sql<{ id: number }>`select id from teams`.execute(db)).rows[0]!.id);
-    await sql`insert into assets (team_id, token, uuid, name, kind, port, is_root, root_id, status, added_by, monitored, settings, created, updated, discovered, last_seen)
-      values (${teamId}, 'asset-token', 'u1', 'example.com', 'domain', null, 1, null, 'verified', '["manual"]', 1, null, 1, 1, 1, 1)`.execute(db);
-    const assetId = Number((await sql<{ id: number }>`select id from assets`.execute(db)).rows[0]!.id);
+    const { teamId, assetId } = await insertTeamAndAsset(database);
     // 1,203 addresses: more than one batch of the backfill; the first enriched, the second gone.
     for (let i = 0; i < 1203; i++) {
       const enriched = i === 0;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/http/app.ts';
 import { createHarness, testStore, v2Error, type Harness } from '../support/harness.ts';
-import { exchangeRaw, parseResponse, sendOversizedBody, type RawResponse } from '../support/raw-http.ts';
+import { exchangeRaw, sendOversizedBody, type RawResponse } from '../support/raw-http.ts';
 
 interface LogLine {
   level: number;
@@ -33,39 +33,8 @@ function problem(status: number, title: string, code: number, detail: string, in
   return { type: `/problems/${code}`, title, status, detail, instance };
 }
 
-/**
- * Sends the parts on one connection as separate TCP segments (no Nagle delay, `gapMs` apart),
- * half-closing after the last one when asked, and reads until the server closes.
- */
-function exchangeSegments(port: number, parts: string[], options: { gapMs?: number; isHalfClosed?: boolean } = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.setNoDelay(true);
-    let raw = '';
-    let errorCode: string | undefined;
-    let isEndedByServer = false;
-    socket.on('data', (d) => (raw += d.toString('latin1')));
-    socket.on('end', () => {
-      isEndedByServer = true;
-      socket.end();
-    });
-    socket.on('error', (err: NodeJS.ErrnoException) => (errorCode ??= err.code ?? err.message));
-    const timer = setTimeout(() => socket.destroy(), 5000);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      const parsed = parseResponse(raw);
-      if (parsed === undefined) return reject(new Error(`no complete response (error ${errorCode ?? 'none'}): ${JSON.stringify(raw.slice(0, 300))}`));
-      resolve({ ...parsed, errorCode, isEndedByServer, bytesSent: 0, raw });
-    });
-    socket.once('connect', async () => {
-      for (const [i, part] of parts.entries()) {
-        if (i > 0) await new Promise((r) => setTimeout(r, options.gapMs ?? 50));
-        if (!socket.destroyed) socket.write(part);
-      }
-      if (options.isHalfClosed === true && !socket.destroyed) socket.end();
-    });
-  });
-}
+/** Sends the parts on one connection as separate TCP segments, 50 ms apart, and reads until the server closes. */
+const exchangeSegments = (port: number, parts: string[], options: { isHalfClosed?: boolean } = {}): Promise<RawResponse> => exchangeRaw(port, parts, { segmentGapMs: 50, ...options });
 
 describe(`requests no operation can read answer through the catalogue (${testStore})`, () => {
   let h: Harness;

@@ -11,7 +11,7 @@ import { serve, type TargetServer } from '../support/target-site.ts';
 import { startVulnerableSites, type VulnerableSites } from '../support/vulnerable-site/index.ts';
 
 // Every origin is 127.0.0.1: the system resolver is never asked and nothing leaves the machine.
-const resolver = createDnsResolver([]);
+const resolver = createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */;
 const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver });
 const options: StatelessOptions = { requestsPerSecond: 0, customHeaders: [], requestTimeoutMs: 5000 };
 

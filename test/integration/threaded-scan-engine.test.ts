@@ -12,8 +12,8 @@ import { summary } from '../support/fixture-scan.ts';
 import { createHarness } from '../support/harness.ts';
 import { startGeneratedSite, startTargetSite, type TargetServer, type TargetSites } from '../support/target-site.ts';
 
-const threadConfig = { egressAllow: ['127.0.0.0/8'], dnsResolvers: [], canary: defaultCanaryConfig };
-const inProcess = createHttpScanEngine({ guard: new EgressGuard(threadConfig.egressAllow), resolver: createDnsResolver([]), canary: defaultCanaryConfig });
+const threadConfig = { egressAllow: ['127.0.0.0/8'], dnsResolvers: ['127.0.0.1:9'], canary: defaultCanaryConfig };
+const inProcess = createHttpScanEngine({ guard: new EgressGuard(threadConfig.egressAllow), resolver: createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */, canary: defaultCanaryConfig });
 const limits: ScanLimits = { maxPages: 20_000, maxDepth: 100, maxDurationMs: 60_000, requestTimeoutMs: 2000 };
 const targetOf = (server: TargetServer): ScanTarget => ({ scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' });
 

@@ -8,7 +8,7 @@ import type { TargetServer } from './target-site.ts';
 import { startVulnerableSites, type VulnerableSites } from './vulnerable-site/index.ts';
 
 // Every target is 127.0.0.1: the system resolver is never asked and nothing leaves the machine.
-const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]) });
+const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */ });
 
 /** Limits of a fixture scan; the time-based checks sleep 4 s, so a request may take up to 10 s. */
 export const fixtureScanLimits: ScanLimits = { maxPages: 500, maxDepth: 10, maxDurationMs: 120_000, requestTimeoutMs: 10_000 };

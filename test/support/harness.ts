@@ -12,6 +12,7 @@ import type { JobQueue } from '../../src/jobs/job-queue.ts';
 import { bossSchemaOf } from '../../src/jobs/pgboss-queue.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { openDatabase, type Database } from '../../src/storage/database.ts';
+import { TestDnsServer } from './dns-server.ts';
 
 /** Which store the integration suite runs on: PERIMETER_TEST_STORE=postgres, else SQLite. */
 export const testStore: 'sqlite' | 'postgres' = process.env['PERIMETER_TEST_STORE'] === 'postgres' ? 'postgres' : 'sqlite';
@@ -75,7 +76,11 @@ export interface Harness {
 export async function createHarness(overrides: Partial<Config> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-test-'));
   const schema = testSchemaName('t');
-  const config: Config = { ...defaultConfig, dataDir, egressAllow: ['127.0.0.0/8', '::1/128'], logLevel: 'silent', verifyTimeoutMs: 5000, ...overrides };
+  // DNS goes to a server on loopback, never to the system's resolver: a harness whose test names
+  // no resolver gets one that answers NXDOMAIN for every name (ownership checks of added assets ask it).
+  const dns = overrides.dnsResolvers === undefined ? new TestDnsServer() : undefined;
+  await dns?.start();
+  const config: Config = { ...defaultConfig, dataDir, egressAllow: ['127.0.0.0/8', '::1/128'], logLevel: 'silent', verifyTimeoutMs: 5000, ...(dns === undefined ? {} : { dnsResolvers: [dns.address] }), ...overrides };
   const database = await openTestDatabase(dataDir, schema);
   const log = pino({ level: 'silent' });
   const runtime = await openRuntime(config, { database, log });
@@ -124,6 +129,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
     async close() {
       await app.close();
       await runtime.close();
+      await dns?.stop();
       rmSync(dataDir, { recursive: true, force: true });
       // Under the test runner, the run's schemas are dropped once every file has finished: a
       // DROP SCHEMA while another file's migrator reads the catalogue makes that one fail.

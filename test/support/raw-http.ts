@@ -33,9 +33,15 @@ export function parseResponse(raw: string): Omit<RawResponse, 'errorCode' | 'isE
 
 /**
  * Sends bytes on a fresh connection and reads until the server closes it (or `waitMs` passes,
- * then the client closes): what a client sees of an answer, the close included.
+ * then the client closes): what a client sees of an answer, the close included. With
+ * `segmentGapMs`, each part goes out as a TCP segment of its own (no Nagle delay), that long
+ * after the previous one; `isHalfClosed` ends the client's side after the last part.
  */
-export function exchangeRaw(port: number, data: string | Buffer | Array<string | Buffer>, options: { waitMs?: number } = {}): Promise<RawResponse> {
+export function exchangeRaw(
+  port: number,
+  data: string | Buffer | Array<string | Buffer>,
+  options: { waitMs?: number; segmentGapMs?: number; isHalfClosed?: boolean } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let raw = '';
@@ -54,7 +60,20 @@ export function exchangeRaw(port: number, data: string | Buffer | Array<string |
       if (parsed === undefined) return reject(new Error(`no complete response (error ${errorCode ?? 'none'}): ${JSON.stringify(raw.slice(0, 300))}`));
       resolve({ ...parsed, errorCode, isEndedByServer, bytesSent: 0, raw });
     });
-    for (const part of Array.isArray(data) ? data : [data]) socket.write(part);
+    const parts = Array.isArray(data) ? data : [data];
+    if (options.segmentGapMs === undefined) {
+      for (const part of parts) socket.write(part);
+      if (options.isHalfClosed === true) socket.end();
+      return;
+    }
+    socket.setNoDelay(true);
+    socket.once('connect', async () => {
+      for (const [index, part] of parts.entries()) {
+        if (index > 0) await new Promise((r) => setTimeout(r, options.segmentGapMs));
+        if (!socket.destroyed) socket.write(part);
+      }
+      if (options.isHalfClosed === true && !socket.destroyed) socket.end();
+    });
   });
 }
 
