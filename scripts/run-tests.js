@@ -5,10 +5,11 @@
 // PERIMETER_TEST_STORE=postgres runs the integration suite on PostgreSQL instead of SQLite.
 //
 // The suite cannot hang: each file runs under a time limit (`--file-timeout=MS`, default
-// 3 minutes; node's runner fails the file and stops it), a file ends once its tests have
-// (`--test-force-exit`: a leaked handle cannot keep it open), and everything the run started
-// (servers, workers, tools a test forgot) is killed when it ends: the runner runs in a process
-// group of its own, killed whole at the end, on every path.
+// 3 minutes; node's runner fails the file and stops it, so a file kept open by a leaked handle
+// fails instead of holding the run), and everything the run started (servers, workers, tools a
+// test forgot) is killed when it ends: the runner runs in a process group of its own, killed
+// whole at the end, on every path. (`--test-force-exit` would end such a file quietly, but on
+// Node 22 it also cut off the reports of files that had passed: their tests went uncounted.)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -42,7 +43,7 @@ if (paths.length === 0 || filters.length > 0) {
   if (filters.length > 0) files = files.filter((f) => filters.some((p) => f.includes(p)));
 }
 files = [...new Set([...files, ...paths])].sort();
-const nodeArgs = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', `--test-timeout=${fileTimeoutMs}`, '--test-force-exit', ...files];
+const nodeArgs = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', `--test-timeout=${fileTimeoutMs}`, ...files];
 // On PostgreSQL each test file works in schemas named after this run; they are dropped here,
 // once every file has finished (a file dropping its schema while another file's migrator
 // reads the catalogue made that one fail).

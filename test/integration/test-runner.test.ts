@@ -15,6 +15,12 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** True once the process has ended, waiting up to 2 s for a kill just sent to take effect. */
+async function hasEnded(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40 && isRunning(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  return !isRunning(pid);
+}
+
 /** Runs `scripts/run-tests.js` on one file; gives up (and fails) after a minute. */
 function runSuite(file: string, ...args: string[]): Promise<{ code: number | null; output: string; ms: number }> {
   const started = Date.now();
@@ -56,16 +62,24 @@ describe('the test runner', () => {
     assert.notEqual(res.code, 0, res.output);
     assert.match(res.output, /timed out after 3000ms/);
     assert.ok(res.ms < 30_000, `the run ended after ${res.ms} ms`);
-    assert.equal(isRunning(hang.pid()), false, 'the child the file started was killed');
+    assert.ok(await hasEnded(hang.pid()), 'the child the file started was killed');
   });
 
-  it('ends a file whose tests passed but left a timer and a child running', async () => {
+  it('fails a file whose tests passed but whose leaked timer keeps it open, and kills the child it left', async () => {
     const leak = fixture('leaks.test.ts', 'setInterval(() => undefined, 1000);');
-    const res = await runSuite(leak.file, '--file-timeout=60000');
-    assert.equal(res.code, 0, res.output);
-    assert.match(res.output, /ℹ pass 1/);
+    const res = await runSuite(leak.file, '--file-timeout=3000');
+    assert.notEqual(res.code, 0, res.output);
+    assert.match(res.output, /timed out after 3000ms/);
     assert.ok(res.ms < 30_000, `the run ended after ${res.ms} ms`);
-    assert.equal(isRunning(leak.pid()), false, 'the child the file left was killed');
+    assert.ok(await hasEnded(leak.pid()), 'the child the file left was killed');
+  });
+
+  it('passes a file whose tests passed and that ends', async () => {
+    const clean = join(dir, 'clean.test.ts');
+    writeFileSync(clean, "import { it } from 'node:test';\nit('adds', () => { if (1 + 1 !== 2) throw new Error('no'); });\n");
+    const res = await runSuite(clean);
+    assert.equal(res.code, 0, res.output);
+    assert.match(res.output, /ℹ pass 1\n/);
   });
 
   it('refuses a time limit that is not a number of milliseconds', async () => {
