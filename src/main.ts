@@ -5,6 +5,9 @@ import type { Runtime } from './runtime.ts';
 
 // Each command imports what it needs when it runs (`import()` below): the HTTP app, the jobs
 // and the scan engine cost seconds to load under tsx, and an admin command needs none of them.
+// What is wired to what is decided in one place, the composition root (runtime.ts): it builds
+// the core part alone (openCoreRuntime, for migrate and admin) or everything (openRuntime), and
+// loads the engine, the jobs and the HTTP app only for the latter.
 
 
 const usage = `usage: perimeter <command>
@@ -73,17 +76,10 @@ async function seedDemo(runtime: Runtime): Promise<void> {
 }
 
 async function serve(config: Config): Promise<void> {
-  const [{ openRuntime }, { buildApp }, { jobHandlers }, { recoverZoneLookups }, { startScheduler }, { recoverScans }] = await Promise.all([
-    import('./runtime.ts'),
-    import('./http/app.ts'),
-    import('./jobs/handlers.ts'),
-    import('./jobs/zone-lookup.job.ts'),
-    import('./jobs/scheduler.ts'),
-    import('./core/scans/scan.service.ts'),
-  ]);
+  const { openRuntime, buildApi, startWorker, startSchedulerRole } = await import('./runtime.ts');
   const runtime = await starting(`open ${storeLabel(config)}`, () => openRuntime(config));
   for (const warning of unknownVariableWarnings()) runtime.log.warn(warning);
-  const app = await buildApp({ ...runtime, logger: runtime.log });
+  const app = await buildApi(runtime);
   let address: string;
   try {
     address = await starting(`listen on ${config.host}:${config.port}`, () => app.listen({ port: config.port, host: config.host }));
@@ -95,20 +91,8 @@ async function serve(config: Config): Promise<void> {
   await seedDemo(runtime);
   const egress = config.egressAllow.length === 0 ? 'none (every special-purpose range denied)' : config.egressAllow.join(',');
   console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')}, egress allowed: ${egress})`);
-  if (config.roles.includes('worker')) {
-    await runtime.jobs.work(jobHandlers(runtime));
-    // A lookup whose upload committed but whose job was never enqueued (a crash in between).
-    const recovered = await recoverZoneLookups(runtime.store, runtime.jobs);
-    if (recovered > 0) runtime.log.info({ recovered }, 'zone lookups re-enqueued');
-    // Scans whose job was never enqueued, or can no longer run (the scheduler role repeats this).
-    const repaired = await recoverScans({ store: runtime.store, queue: runtime.scanQueue });
-    if (repaired > 0) runtime.log.info({ repaired }, 'live scans without a running job repaired');
-  }
-  // Fires due scan schedules (once each, however many schedulers run) and repairs live scans
-  // that no job runs any more; its first round runs now, so a fire missed while down runs once.
-  const scheduler = config.roles.includes('scheduler')
-    ? startScheduler({ store: runtime.store, queue: runtime.scanQueue, log: runtime.log.child({ component: 'scheduler' }), monitoring: { store: runtime.store, queue: runtime.surfaceQueue, intervalMs: config.monitoringIntervalMs } }, { intervalMs: config.schedulerIntervalMs })
-    : undefined;
+  if (config.roles.includes('worker')) await startWorker(runtime);
+  const scheduler = config.roles.includes('scheduler') ? await startSchedulerRole(runtime) : undefined;
   let isClosing = false;
   const shutdown = async (signal: string) => {
     if (isClosing) return;
@@ -124,7 +108,7 @@ async function serve(config: Config): Promise<void> {
 
 /** `perimeter migrate`: applies pending migrations (opening the store does) and says so. */
 async function migrate(config: Config): Promise<void> {
-  const { openCoreRuntime } = await import('./core-runtime.ts');
+  const { openCoreRuntime } = await import('./runtime.ts');
   const runtime = await starting(`open ${storeLabel(config)}`, () => openCoreRuntime(config));
   for (const warning of unknownVariableWarnings()) console.warn(`warning: ${warning}`);
   console.log(`migrated ${runtime.database.description}`);
@@ -136,7 +120,7 @@ async function admin(argv: string[]): Promise<void> {
   const { checkAdminCommandLine, runAdmin } = await import('./cli/admin.commands.ts');
   const help = checkAdminCommandLine(argv);
   if (help !== undefined) return console.log(help);
-  const [{ openCoreRuntime }, { default: pino }] = await Promise.all([import('./core-runtime.ts'), import('pino')]);
+  const [{ openCoreRuntime }, { default: pino }] = await Promise.all([import('./runtime.ts'), import('pino')]);
   const config = configFrom(argv);
   const runtime = await starting(`open ${storeLabel(config)}`, () => openCoreRuntime(config, { log: pino({ level: 'warn' }) }));
   try {

@@ -1,31 +1,130 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config.ts';
-import { openCoreRuntime, type CoreRuntime, type CoreRuntimeOptions } from './core-runtime.ts';
-import { LruCache } from './core/shared/lru-cache.ts';
-import { MarkerCodec } from './core/shared/marker.ts';
-import { matchGroupsForVulnerabilities } from './core/vulnerabilities/group-filter.ts';
-import { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
-import { IpInventoryService } from './core/surface/ip-inventory.service.ts';
-import { PortInventoryService } from './core/surface/port-inventory.service.ts';
-import { TechnologyInventoryService } from './core/surface/technology-inventory.service.ts';
-import { createExposureEngines } from './engine/exposure.ts';
-import { OfflineIpEnricher } from './engine/ip-data/ip-enricher.ts';
-import { createBulkResolver } from './engine/dns/bulk-resolver.ts';
-import { udpBatch } from './engine/dns/udp-batch.ts';
-import { createNameResolver } from './engine/name-resolver.ts';
-import { createZoneEngine } from './engine/zone-engine.ts';
-import type { ZoneEngine } from './core/zones/zone-engine.ts';
-import { createJobQueue } from './jobs/create-queue.ts';
-import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
+import { VerificationService } from './core/assets/verification.service.ts';
 import type { ScanEngine } from './core/scans/scan-engine.ts';
 import type { ScanRunnerDeps } from './core/scans/scan-runner.service.ts';
 import type { ScanQueue } from './core/scans/scan.service.ts';
-import { createHttpScanEngine } from './engine/http-scan/http-scan-engine.ts';
-import { createThreadedScanEngine } from './engine/http-scan/threaded-scan-engine.ts';
-import { scanQueueOf } from './jobs/scan.job.ts';
-import { surfaceQueueOf } from './jobs/surface-run.job.ts';
-import { monitoringControl, type MonitoringControl, type SurfaceQueue } from './core/surface/monitoring.service.ts';
+import type { LruCache } from './core/shared/lru-cache.ts';
+import type { MarkerCodec } from './core/shared/marker.ts';
+import { SecretBox } from './core/shared/secret-box.ts';
+import type { Store } from './core/store.ts';
+import type { IpInventoryService } from './core/surface/ip-inventory.service.ts';
+import type { MonitoringControl, SurfaceQueue } from './core/surface/monitoring.service.ts';
 import type { SurfaceRunnerDeps } from './core/surface/surface-runner.service.ts';
-import { createSurfaceEngine } from './engine/discovery/surface-engine.ts';
+import { startKeyUsageRecording } from './core/teams/key-usage.service.ts';
+import { OperatorError } from './core/teams/team.service.ts';
+import { NameTokenCodec } from './core/zones/name-token.ts';
+import type { ZoneEngine } from './core/zones/zone-engine.ts';
+import type { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
+import { createDnsResolver, type DnsResolver } from './engine/dns/resolver.ts';
+import { EgressGuard } from './engine/net/egress-guard.ts';
+import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
+import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
+import type { Scheduler } from './jobs/scheduler.ts';
+import { openDatabase, type Database } from './storage/database.ts';
+import { migrateToLatest } from './storage/migrate.ts';
+import { sampleSealedSecret } from './storage/sealed-secrets.ts';
+import { createStore } from './storage/store.ts';
+
+// The composition root: the one module that wires the store, the core services, the engine, the
+// job queue and the faces together, with plain factory functions. It is built in two parts:
+// openCoreRuntime (the store, the server key, the ownership check) is what the admin commands
+// need; openRuntime adds the rest. The rest (engine, jobs, HTTP app) is loaded with import()
+// when it is built: under tsx it costs seconds, and `perimeter admin` must not pay for it.
+
+/**
+ * The store, the server key and the ownership check: what the admin commands need. Kept apart
+ * from the full runtime (HTTP, jobs, scans) so that a command loads and starts only this.
+ */
+export interface CoreRuntime {
+  config: Config;
+  log: Logger;
+  database: Database;
+  store: Store;
+  box: SecretBox;
+  verification: VerificationService;
+  /** Every outbound connection is checked by this guard… */
+  guard: EgressGuard;
+  /** …and resolves names with this resolver. */
+  resolver: DnsResolver;
+  close(): Promise<void>;
+}
+
+/** How the core runtime is opened (tests bring their own database and a silent logger). */
+export interface CoreRuntimeOptions {
+  log?: Logger;
+  database?: Database;
+}
+
+/**
+ * The server key: PERIMETER_SECRET_KEY when configured, else a key generated once into
+ * DATA_DIR/server.key (mode 0600). Scaled deployments must configure the same key everywhere.
+ */
+function loadServerKey(config: Config): Buffer {
+  if (config.secretKey !== undefined) return Buffer.from(config.secretKey, 'base64');
+  const path = join(config.dataDir, 'server.key');
+  if (!existsSync(path)) {
+    if (!existsSync(config.dataDir)) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    writeFileSync(path, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'), { mode: 0o600 });
+    chmodSync(path, 0o600);
+  }
+  return Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+}
+
+/**
+ * Refuses a server key that is not the one the store's secrets were sealed with (another
+ * PERIMETER_SECRET_KEY, or a DATA_DIR/server.key that does not belong to the database): every
+ * signed request and every connector would fail later, as a server fault. A store with no sealed
+ * secret yet has nothing to check.
+ */
+async function assertServerKeyOpensStore(database: Database, box: SecretBox): Promise<void> {
+  const sealed = await sampleSealedSecret(database);
+  if (sealed === undefined) return;
+  try {
+    box.decrypt(sealed);
+  } catch {
+    throw new OperatorError(
+      `the server key does not open this store's secrets (${database.description}): it was made with another key. Set PERIMETER_SECRET_KEY, or DATA_DIR/server.key, to the key the store was made with`,
+    );
+  }
+}
+
+/** Opens the store (migrating it), reads the server key and wires the ownership check. */
+export async function openCoreRuntime(config: Config, options: CoreRuntimeOptions = {}): Promise<CoreRuntime> {
+  const log = options.log ?? pino({ level: config.logLevel });
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, cacheMb: config.storeCacheMb, ...(config.storeReaders === undefined ? {} : { readers: config.storeReaders }), ...(config.storePoolSize === undefined ? {} : { poolSize: config.storePoolSize }), ...(config.databaseSchema === undefined ? {} : { pgSchema: config.databaseSchema }), onBackgroundError: (message, err) => log.warn({ err }, message) }));
+  await migrateToLatest(database);
+  const box = new SecretBox(loadServerKey(config));
+  try {
+    await assertServerKeyOpensStore(database, box);
+  } catch (err) {
+    if (options.database === undefined) await database.close();
+    throw err;
+  }
+  const store = createStore(database, { nameTokens: new NameTokenCodec(box.blockCipher('discovered-name-token')) });
+  const keyUsage = startKeyUsageRecording(store, (keyId, err) => log.warn({ err, keyId }, 'could not record the last use of an API key'));
+  const guard = new EgressGuard(config.egressAllow);
+  const resolver = createDnsResolver(config.dnsResolvers);
+  const verification = new VerificationService(store, createOwnershipChecker({ guard, resolver }), config.verifyTimeoutMs, log);
+  return {
+    config,
+    log,
+    database,
+    store,
+    box,
+    verification,
+    guard,
+    resolver,
+    close: async () => {
+      await keyUsage.flush();
+      await verification.close();
+      await database.close();
+    },
+  };
+}
 
 /** Everything wired once: the core runtime, the engine parts, the job queue, the core services. */
 export interface Runtime extends CoreRuntime {
@@ -52,32 +151,103 @@ export interface Runtime extends CoreRuntime {
   surfaceRunner: SurfaceRunnerDeps;
 }
 
+/** The modules of the full runtime beyond the core one, loaded together when it is built. */
+async function loadRuntimeParts() {
+  const [
+    { LruCache },
+    { MarkerCodec },
+    { matchGroupsForVulnerabilities },
+    { VulnerabilityLister },
+    { IpInventoryService },
+    { PortInventoryService },
+    { TechnologyInventoryService },
+    { monitoringControl },
+    { createExposureEngines },
+    { OfflineIpEnricher },
+    { createBulkResolver },
+    { udpBatch },
+    { createNameResolver },
+    { createZoneEngine },
+    { createHttpScanEngine },
+    { createThreadedScanEngine },
+    { createSurfaceEngine },
+    { createJobQueue },
+    { scanQueueOf },
+    { surfaceQueueOf },
+  ] = await Promise.all([
+    import('./core/shared/lru-cache.ts'),
+    import('./core/shared/marker.ts'),
+    import('./core/vulnerabilities/group-filter.ts'),
+    import('./core/vulnerabilities/vulnerability-list.service.ts'),
+    import('./core/surface/ip-inventory.service.ts'),
+    import('./core/surface/port-inventory.service.ts'),
+    import('./core/surface/technology-inventory.service.ts'),
+    import('./core/surface/monitoring.service.ts'),
+    import('./engine/exposure.ts'),
+    import('./engine/ip-data/ip-enricher.ts'),
+    import('./engine/dns/bulk-resolver.ts'),
+    import('./engine/dns/udp-batch.ts'),
+    import('./engine/name-resolver.ts'),
+    import('./engine/zone-engine.ts'),
+    import('./engine/http-scan/http-scan-engine.ts'),
+    import('./engine/http-scan/threaded-scan-engine.ts'),
+    import('./engine/discovery/surface-engine.ts'),
+    import('./jobs/create-queue.ts'),
+    import('./jobs/scan.job.ts'),
+    import('./jobs/surface-run.job.ts'),
+  ]);
+  return {
+    LruCache,
+    MarkerCodec,
+    matchGroupsForVulnerabilities,
+    VulnerabilityLister,
+    IpInventoryService,
+    PortInventoryService,
+    TechnologyInventoryService,
+    monitoringControl,
+    createExposureEngines,
+    OfflineIpEnricher,
+    createBulkResolver,
+    udpBatch,
+    createNameResolver,
+    createZoneEngine,
+    createHttpScanEngine,
+    createThreadedScanEngine,
+    createSurfaceEngine,
+    createJobQueue,
+    scanQueueOf,
+    surfaceQueueOf,
+  };
+}
+
 /** Opens the store (migrating it) and wires the services; `jobs` tunes the queue (tests shorten the lease). */
 export async function openRuntime(config: Config, options: CoreRuntimeOptions & { jobs?: Omit<QueueOptions, 'log'> } = {}): Promise<Runtime> {
+  // The parts load before the store opens (as static imports did): a part that fails to load leaves nothing open.
+  const parts = await loadRuntimeParts();
   const core = await openCoreRuntime(config, options);
   const { log, database, store, box, guard, resolver } = core;
-  const markers = new MarkerCodec(box);
+  const markers = new parts.MarkerCodec(box);
   // Zone lookup jobs and discovery resolve in bulk over their own UDP sockets (opened on first use).
-  const bulk = createBulkResolver({ servers: config.dnsResolvers, udpSockets: config.dnsUdpSockets });
-  const sockets = udpBatch();
+  const bulk = parts.createBulkResolver({ servers: config.dnsResolvers, udpSockets: config.dnsUdpSockets });
+  const sockets = parts.udpBatch();
   if (config.dnsUdpSockets === 'batch' && sockets.binding === undefined) log.warn({ reason: sockets.reason }, 'dns: batch UDP sockets unavailable, bulk lookups use dgram sockets');
-  const jobs = await createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
+  const jobs = await parts.createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
   const canary = { listen: config.scanCanaryListen, url: config.scanCanaryUrl };
-  const inProcessScans = createHttpScanEngine({ guard, resolver, canary });
+  const inProcessScans = parts.createHttpScanEngine({ guard, resolver, canary });
   // Scans run on threads of their own (crawling and page work off the event loop) unless scanThreads is 0.
-  const threaded = config.scanThreads === 0 ? undefined : createThreadedScanEngine(inProcessScans, { threads: config.scanThreads, config: { egressAllow: config.egressAllow, dnsResolvers: config.dnsResolvers, canary } });
+  const threaded = config.scanThreads === 0 ? undefined : parts.createThreadedScanEngine(inProcessScans, { threads: config.scanThreads, config: { egressAllow: config.egressAllow, dnsResolvers: config.dnsResolvers, canary } });
   const scanEngine: ScanEngine = threaded ?? inProcessScans;
-  const ipInventory = new IpInventoryService(store, new OfflineIpEnricher());
-  const surfaceQueue = surfaceQueueOf(jobs);
+  const ipInventory = new parts.IpInventoryService(store, new parts.OfflineIpEnricher());
+  const surfaceQueue = parts.surfaceQueueOf(jobs);
   return {
     ...core,
     markers,
-    vulnerabilities: new VulnerabilityLister(store, markers, matchGroupsForVulnerabilities),
-    pageCache: new LruCache<Buffer>(config.pageCacheMb * 1024 * 1024, (page) => page.length),
+    vulnerabilities: new parts.VulnerabilityLister(store, markers, parts.matchGroupsForVulnerabilities),
+    pageCache: new parts.LruCache<Buffer>(config.pageCacheMb * 1024 * 1024, (page) => page.length),
     jobs,
-    zoneEngine: createZoneEngine({ guard, resolver, names: createNameResolver(bulk) }),
+    zoneEngine: parts.createZoneEngine({ guard, resolver, names: parts.createNameResolver(bulk) }),
     scanEngine,
-    scanQueue: scanQueueOf(jobs),
+    scanQueue: parts.scanQueueOf(jobs),
     scanRunner: {
       store,
       engine: scanEngine,
@@ -88,14 +258,14 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
     },
     ipInventory,
     surfaceQueue,
-    monitoring: monitoringControl({ store, queue: surfaceQueue }),
+    monitoring: parts.monitoringControl({ store, queue: surfaceQueue }),
     surfaceRunner: {
       store,
-      engine: createSurfaceEngine({ guard, resolver, bulk }, scanEngine),
+      engine: parts.createSurfaceEngine({ guard, resolver, bulk }, scanEngine),
       ipInventory,
-      exposure: { engines: createExposureEngines({ guard, resolver }) },
-      portInventory: new PortInventoryService(store),
-      technologyInventory: new TechnologyInventoryService(store),
+      exposure: { engines: parts.createExposureEngines({ guard, resolver }) },
+      portInventory: new parts.PortInventoryService(store),
+      technologyInventory: new parts.TechnologyInventoryService(store),
       ingestion: { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` },
       log: log.child({ component: 'monitoring' }),
       requestTimeoutMs: config.scanRequestTimeoutMs,
@@ -108,4 +278,39 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
       await core.close();
     },
   };
+}
+
+/** The api role: the HTTP app over the runtime, built but not listening. */
+export async function buildApi(runtime: Runtime): Promise<FastifyInstance> {
+  const { buildApp } = await import('./http/app.ts');
+  return buildApp({ ...runtime, logger: runtime.log });
+}
+
+/**
+ * The worker role: works every job kind, then re-enqueues what a crash left without a job (a
+ * zone lookup whose upload committed but whose job was never enqueued; live scans whose job was
+ * never enqueued or can no longer run).
+ */
+export async function startWorker(runtime: Runtime): Promise<void> {
+  const [{ jobHandlers }, { recoverZoneLookups }, { recoverScans }] = await Promise.all([import('./jobs/handlers.ts'), import('./jobs/zone-lookup.job.ts'), import('./core/scans/scan.service.ts')]);
+  await runtime.jobs.work(jobHandlers(runtime));
+  const recovered = await recoverZoneLookups(runtime.store, runtime.jobs);
+  if (recovered > 0) runtime.log.info({ recovered }, 'zone lookups re-enqueued');
+  // The scheduler role repeats this.
+  const repaired = await recoverScans({ store: runtime.store, queue: runtime.scanQueue });
+  if (repaired > 0) runtime.log.info({ repaired }, 'live scans without a running job repaired');
+}
+
+/**
+ * The scheduler role: fires due scan schedules (once each, however many schedulers run) and
+ * repairs live scans that no job runs any more; its first round runs now, so a fire missed
+ * while down runs once.
+ */
+export async function startSchedulerRole(runtime: Runtime): Promise<Scheduler> {
+  const { startScheduler } = await import('./jobs/scheduler.ts');
+  const { config } = runtime;
+  return startScheduler(
+    { store: runtime.store, queue: runtime.scanQueue, log: runtime.log.child({ component: 'scheduler' }), monitoring: { store: runtime.store, queue: runtime.surfaceQueue, intervalMs: config.monitoringIntervalMs } },
+    { intervalMs: config.schedulerIntervalMs },
+  );
 }

@@ -1,6 +1,6 @@
 import { requireTeam, OperatorError } from '../core/teams/team.service.ts';
 import { seedVulnerabilities } from '../core/vulnerabilities/seed.service.ts';
-import type { CoreRuntime } from '../core-runtime.ts';
+import type { CoreRuntime } from '../runtime.ts';
 import type { ParsedArgs } from './args.ts';
 
 /** Base of the dashboard links written into vulnerabilities. */

@@ -6,7 +6,7 @@ import { plans } from '../core/teams/plans.ts';
 import { createTeam, OperatorError, requireTeam } from '../core/teams/team.service.ts';
 import { isAppError } from '../core/errors/app-error.ts';
 import type { ApiKey, Team } from '../core/teams/team.types.ts';
-import type { CoreRuntime } from '../core-runtime.ts';
+import type { CoreRuntime } from '../runtime.ts';
 import { isHelpRequest, parseArgs, UsageError, type ParsedArgs } from './args.ts';
 import { configFlagNames } from '../config/config.ts';
 import { formatTable, formatTime } from './table.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { isValidCidr } from '../engine/net/cidr.ts';
-import { defaultCanaryConfig, isWildcardHost, parseCanaryListen, type CanaryConfig } from '../engine/http-scan/canary-listener.ts';
+import { isValidCidr } from '../shared/cidr.ts';
+import { defaultCanaryConfig, isWildcardHost, parseCanaryListen, type CanaryConfig } from './canary.ts';
 
 /** The whole configuration of the service, parsed once at start and passed down. */
 export interface Config {

@@ -4,7 +4,7 @@ import type { VerificationService } from '../core/assets/verification.service.ts
 import type { MarkerCodec } from '../core/shared/marker.ts';
 import type { SecretBox } from '../core/shared/secret-box.ts';
 import type { LruCache } from '../core/shared/lru-cache.ts';
-import type { Store } from '../core/shared/store.ts';
+import type { Store } from '../core/store.ts';
 import type { ZoneEngine } from '../core/zones/zone-engine.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { ScanEngine } from '../core/scans/scan-engine.ts';

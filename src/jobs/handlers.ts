@@ -1,14 +1,26 @@
-import type { Runtime } from '../runtime.ts';
+import type { Store } from '../core/store.ts';
+import type { ScanRunnerDeps } from '../core/scans/scan-runner.service.ts';
+import type { SurfaceRunnerDeps } from '../core/surface/surface-runner.service.ts';
+import type { NameResolver } from '../core/zones/zone-lookup.types.ts';
 import type { JobHandler } from './job-queue.ts';
 import { scanHandler } from './scan.job.ts';
 import { surfaceRunHandler } from './surface-run.job.ts';
 import { zoneLookupHandler } from './zone-lookup.job.ts';
 
+/** What the job kinds run with: the runtime (src/runtime.ts) has all of it. */
+export interface WorkerServices {
+  config: { scanConcurrency: number; monitoringConcurrency: number };
+  store: Store;
+  zoneEngine: { resolver: NameResolver };
+  scanRunner: ScanRunnerDeps;
+  surfaceRunner: SurfaceRunnerDeps;
+}
+
 /** Every job kind the worker role runs, wired to the runtime's services. */
-export function jobHandlers(runtime: Runtime): JobHandler[] {
+export function jobHandlers(services: WorkerServices): JobHandler[] {
   return [
-    zoneLookupHandler(runtime.store, runtime.zoneEngine.resolver) as JobHandler,
-    scanHandler(runtime.scanRunner, runtime.config.scanConcurrency) as JobHandler,
-    surfaceRunHandler(runtime.surfaceRunner, runtime.config.monitoringConcurrency) as JobHandler,
+    zoneLookupHandler(services.store, services.zoneEngine.resolver) as JobHandler,
+    scanHandler(services.scanRunner, services.config.scanConcurrency) as JobHandler,
+    surfaceRunHandler(services.surfaceRunner, services.config.monitoringConcurrency) as JobHandler,
   ];
 }

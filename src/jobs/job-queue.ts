@@ -85,5 +85,3 @@ export interface QueueOptions {
   leaseMs?: number;
 }
 
-/** Default lease of a claimed job. */
-export const defaultLeaseMs = 30_000;

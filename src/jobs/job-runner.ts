@@ -1,37 +1,6 @@
 import type { Logger } from 'pino';
+import type { ClaimedJob, QueueBackend } from '../storage/job-queue/queue-backend.ts';
 import type { EnqueueOptions, JobDeferral, JobHandler, JobQueue, StopOptions, WorkOptions } from './job-queue.ts';
-
-/** A job held by this worker under a lease; token tells this claim apart from later ones. */
-export interface ClaimedJob {
-  id: string;
-  kind: string;
-  payload: unknown;
-  attempt: number;
-  token: string;
-}
-
-/**
- * What an adapter stores: the runner drives it. Every write on a claimed job is guarded by the
- * claim's token and answers false when the claim is no longer this worker's.
- */
-export interface QueueBackend {
-  readonly leaseMs: number;
-  insert(kind: string, payload: unknown, options: EnqueueOptions): Promise<string>;
-  /** Called once by work() with the handlers it will run. */
-  prepare(handlers: ReadonlyMap<string, JobHandler>): Promise<void>;
-  claim(kinds: string[]): Promise<ClaimedJob | undefined>;
-  extend(job: ClaimedJob): Promise<boolean>;
-  complete(job: ClaimedJob): Promise<boolean>;
-  /** retryAt set: queued again from then on; unset: failed for good. */
-  fail(job: ClaimedJob, error: string, retryAt: Date | undefined): Promise<boolean>;
-  /** Back to the queue (at once, or from runAt), the attempt not counted. */
-  release(job: ClaimedJob, runAt?: Date): Promise<boolean>;
-  /** True while the job is queued or active. */
-  isPending(id: string): Promise<boolean>;
-  /** Housekeeping on each poll: expired leases, old rows. */
-  sweep(): Promise<void>;
-  close(): Promise<void>;
-}
 
 interface Running {
   job: ClaimedJob;

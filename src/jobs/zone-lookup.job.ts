@@ -1,5 +1,5 @@
 import { failLookupJob, runLookupJob } from '../core/zones/zone-lookup.service.ts';
-import type { Store } from '../core/shared/store.ts';
+import type { Store } from '../core/store.ts';
 import type { NameResolver } from '../core/zones/zone-lookup.types.ts';
 import type { JobHandler, JobQueue } from './job-queue.ts';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Repositories, Store } from '../core/shared/store.ts';
+import type { Repositories, Store } from '../core/store.ts';
 import type { NameTokenCodec } from '../core/zones/name-token.ts';
 import type { Database } from './database.ts';
 import { isMigrated } from './migrate.ts';

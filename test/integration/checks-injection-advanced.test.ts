@@ -5,7 +5,7 @@ import type { ScanEngine, ScanLimits, ScanSink } from '../../src/core/scans/scan
 import { defaultScanProfileSettings } from '../../src/core/scans/scan-profile-settings.ts';
 import type { FindingInput } from '../../src/core/vulnerabilities/vulnerability.types.ts';
 import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
-import type { CanaryConfig } from '../../src/engine/http-scan/canary-listener.ts';
+import type { CanaryConfig } from '../../src/config/canary.ts';
 import { createHttpScanEngine } from '../../src/engine/http-scan/http-scan-engine.ts';
 import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
 import type { TargetServer } from '../support/target-site.ts';

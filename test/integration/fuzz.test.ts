@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { errorCatalogue, type ErrorCode } from '../../src/core/errors/error-catalogue.ts';
-import type { Store } from '../../src/core/shared/store.ts';
+import type { Store } from '../../src/core/store.ts';
 import { zoneTransferFailed, type ZoneEngine } from '../../src/core/zones/zone-engine.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { httpStatusOf } from '../../src/http/error-status.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { openCoreRuntime } from '../../src/core-runtime.ts';
+import { openCoreRuntime } from '../../src/runtime.ts';
 import { OperatorError } from '../../src/core/teams/team.service.ts';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 

@@ -4,7 +4,7 @@ import type { ScanCounters, ScanEngine, ScanLimits, ScanSink, ScanTarget } from 
 import { defaultScanProfileSettings } from '../../src/core/scans/scan-profile-settings.ts';
 import type { FindingInput } from '../../src/core/vulnerabilities/vulnerability.types.ts';
 import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
-import { defaultCanaryConfig } from '../../src/engine/http-scan/canary-listener.ts';
+import { defaultCanaryConfig } from '../../src/config/canary.ts';
 import { createHttpScanEngine } from '../../src/engine/http-scan/http-scan-engine.ts';
 import { createThreadedScanEngine, type ThreadedScanEngine } from '../../src/engine/http-scan/threaded-scan-engine.ts';
 import { EgressGuard } from '../../src/engine/net/egress-guard.ts';

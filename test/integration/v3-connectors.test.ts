@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { findConnector } from '../../src/core/connectors/connector.service.ts';
 import { hashKey, newKeyId, type Caller } from '../../src/core/teams/api-key.service.ts';
-import { openCoreRuntime } from '../../src/core-runtime.ts';
+import { openCoreRuntime } from '../../src/runtime.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { malformedCursor, v3ListReader, v3Problem } from '../support/v3-list-contract.ts';
 

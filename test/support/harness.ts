@@ -9,7 +9,7 @@ import { defaultConfig, type Config } from '../../src/config/config.ts';
 import { computeSignature } from '../../src/core/teams/api-key.service.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { JobQueue } from '../../src/jobs/job-queue.ts';
-import { bossSchemaOf } from '../../src/jobs/pgboss-queue.ts';
+import { bossSchemaOf } from '../../src/storage/job-queue/pgboss-job-store.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { openDatabase, type Database } from '../../src/storage/database.ts';
 import { TestDnsServer } from './dns-server.ts';

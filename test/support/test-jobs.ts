@@ -2,10 +2,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { sql } from '../../src/storage/kysely.ts';
 import type { Logger } from 'pino';
-import { EmbeddedJobStore } from '../../src/jobs/embedded-queue.ts';
+import { EmbeddedJobStore } from '../../src/storage/job-queue/embedded-job-store.ts';
 import type { JobHandler } from '../../src/jobs/job-queue.ts';
-import type { QueueBackend } from '../../src/jobs/job-runner.ts';
-import { bossSchemaOf, PgBossJobStore } from '../../src/jobs/pgboss-queue.ts';
+import type { QueueBackend } from '../../src/storage/job-queue/queue-backend.ts';
+import { bossSchemaOf, PgBossJobStore } from '../../src/storage/job-queue/pgboss-job-store.ts';
 import type { Database } from '../../src/storage/database.ts';
 
 // Test-only job kinds and the tables they count in. None of this is in src/: a worker runs

@@ -1,14 +1,13 @@
-import type { Store } from '../shared/store.ts';
 import { OperatorError } from '../teams/team.service.ts';
 import type { Team } from '../teams/team.types.ts';
-import type { Asset } from './asset.types.ts';
+import type { Asset, AssetStore } from './asset.types.ts';
 import type { OwnershipCheckResult, VerificationService } from './verification.service.ts';
 
 /**
  * Finds the one asset an operator means by name: `teamName` is needed only when several teams
  * own that name.
  */
-export async function findAssetForOperator(store: Store, name: string, teamName?: string): Promise<{ asset: Asset; team: Team }> {
+export async function findAssetForOperator(store: AssetStore, name: string, teamName?: string): Promise<{ asset: Asset; team: Team }> {
   const normalized = name.trim().toLowerCase().replace(/\.$/, '');
   const candidates: Array<{ asset: Asset; team: Team }> = [];
   for (const asset of await store.assets.findAllByName(normalized)) {
@@ -23,7 +22,7 @@ export async function findAssetForOperator(store: Store, name: string, teamName?
 }
 
 /** Marks an asset verified by an operator's decision. */
-export async function markAssetVerified(store: Store, name: string, teamName?: string): Promise<Asset> {
+export async function markAssetVerified(store: AssetStore, name: string, teamName?: string): Promise<Asset> {
   const { asset, team } = await findAssetForOperator(store, name, teamName);
   await store.assets.recordCheck(asset.id, 'verified', new Date());
   return (await store.assets.findByToken(team.id, asset.token))!;
@@ -31,7 +30,7 @@ export async function markAssetVerified(store: Store, name: string, teamName?: s
 
 /** Runs the ownership check of an asset now. */
 export async function checkAssetNow(
-  store: Store,
+  store: AssetStore,
   verification: VerificationService,
   name: string,
   teamName?: string,

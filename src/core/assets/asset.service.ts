@@ -1,16 +1,12 @@
 import { appError, isAppError } from '../errors/app-error.ts';
 import { isToken, newToken, newUuid } from '../shared/ids.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
-import type { Repositories, Store } from '../shared/store.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import { ancestorsOf, parseAssetName, type AssetName } from './asset-name.ts';
 import { decodeListPosition, positionOf } from './list-position.ts';
 import { applyAssetSettings, defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
-import type { DiscoveredName } from '../zones/dns-names.ts';
-import type { RootDomain, ZoneSource } from '../zones/zone.types.ts';
-import type { MonitoringControl } from '../surface/monitoring.service.ts';
-import type { Asset, AssetPageQuery } from './asset.types.ts';
+import type { Asset, AssetPageQuery, AssetRepositories, AssetStore, DiscoveredName, MonitoringSwitch, RootDomain, ZoneSource } from './asset.types.ts';
 
 /** Largest page of an asset listing. */
 export const maxAssetPageSize = 1000;
@@ -49,7 +45,7 @@ export type TokenTarget = { asset: Asset; discovered?: undefined } | { asset?: u
  * What a token names for the team: an asset, or a discovered subdomain (as listings show it).
  * 2011 when malformed, 2014 when unknown or another team's.
  */
-export async function requireTokenTarget(store: Repositories, team: Team, token: string): Promise<TokenTarget> {
+export async function requireTokenTarget(store: AssetRepositories, team: Team, token: string): Promise<TokenTarget> {
   assertAssetToken(token);
   const asset = await store.assets.findByToken(team.id, token);
   if (asset !== undefined) return { asset };
@@ -68,7 +64,7 @@ export async function requireTokenTarget(store: Repositories, team: Team, token:
  * include subdomains give the asset rows first (in id order), then the names discovered by DNS
  * that are not assets (in reversed-name order, so the names under a domain come together).
  */
-export async function listAssets(store: Store, markers: MarkerCodec, team: Team, input: AssetListInput): Promise<AssetPage> {
+export async function listAssets(store: AssetStore, markers: MarkerCodec, team: Team, input: AssetListInput): Promise<AssetPage> {
   let scope: AssetPageQuery['scope'];
   let scopeKey: string;
   // The discovered names that follow the asset rows: none, all of the team's, or one root's.
@@ -130,7 +126,7 @@ export interface AddAssetResult {
  * of the team becomes a subdomain of it (the caller answers 2019); a name the team already has
  * is 2018. The new asset is unverified until an ownership check passes.
  */
-export async function addAsset(store: Store, team: Team, rawName: unknown): Promise<AddAssetResult> {
+export async function addAsset(store: AssetStore, team: Team, rawName: unknown): Promise<AddAssetResult> {
   const parsed = parseAssetName(rawName);
   return store.transaction((tx) => addAssetInTransaction(tx, team, parsed, 'manual'));
 }
@@ -139,7 +135,7 @@ export async function addAsset(store: Store, team: Team, rawName: unknown): Prom
  * Adds a parsed asset name inside the caller's transaction with addAsset's rules (2018, 2019 as
  * `parent`): the one add path, also taken by a zone upload or transfer that adds its apex.
  */
-export async function addAssetInTransaction(tx: Repositories, team: Team, parsed: AssetName, origin: 'manual' | ZoneSource): Promise<AddAssetResult> {
+export async function addAssetInTransaction(tx: AssetRepositories, team: Team, parsed: AssetName, origin: 'manual' | ZoneSource): Promise<AddAssetResult> {
   if ((await tx.assets.findByName(team.id, parsed.name)) !== undefined) {
     throw appError(2018, `Asset already exists: the team has ${parsed.name} already`, ['name']);
   }
@@ -173,7 +169,7 @@ export async function addAssetInTransaction(tx: Repositories, team: Team, parsed
 }
 
 /** Deletes an asset with its subdomains and the names discovered under it, or one discovered name; 2026 while scan profiles hang on it. */
-export async function deleteAsset(store: Store, team: Team, token: string): Promise<void> {
+export async function deleteAsset(store: AssetStore, team: Team, token: string): Promise<void> {
   await store.transaction(async (tx) => {
     const target = await requireTokenTarget(tx, team, token);
     if (target.discovered !== undefined) {
@@ -192,7 +188,7 @@ export async function deleteAsset(store: Store, team: Team, token: string): Prom
 }
 
 /** The settings of an asset (or of a discovered subdomain), defaults filled in. */
-export async function getAssetSettings(store: Store, team: Team, token: string): Promise<AssetSettings> {
+export async function getAssetSettings(store: AssetStore, team: Team, token: string): Promise<AssetSettings> {
   const { asset } = await requireTokenTarget(store, team, token);
   return asset?.settings ?? { ...defaultAssetSettings };
 }
@@ -211,7 +207,7 @@ function assertCanBeAsset(name: string): void {
  * A discovered name becomes an asset row of its own (same token and UUID, its sources in
  * added_by) when it is acted upon; listings then show the asset in its place.
  */
-async function promoteName(tx: Repositories, name: DiscoveredName): Promise<Asset> {
+async function promoteName(tx: AssetRepositories, name: DiscoveredName): Promise<Asset> {
   await tx.zones.setShadowed(name.teamId, name.name, true);
   return tx.assets.insert({
     teamId: name.teamId,
@@ -242,7 +238,7 @@ async function promoteName(tx: Repositories, name: DiscoveredName): Promise<Asse
  * capacity (2424); the capacity check and the write share one transaction with the team locked.
  * Once committed, `monitoring` hears of a switch: on queues a run now, off stops the live one.
  */
-export async function updateAssetSettings(store: Store, team: Team, token: string, body: unknown, monitoring?: MonitoringControl): Promise<AssetSettings> {
+export async function updateAssetSettings(store: AssetStore, team: Team, token: string, body: unknown, monitoring?: MonitoringSwitch): Promise<AssetSettings> {
   const target = await requireTokenTarget(store, team, token);
   const asset = target.asset ?? { kind: 'domain' as const, status: target.discovered.status, name: target.discovered.name };
   const update = parseAssetSettings(body);

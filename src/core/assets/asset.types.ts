@@ -1,3 +1,5 @@
+import type { Transactional } from '../shared/transactional.ts';
+import type { TeamRepositories } from '../teams/team.types.ts';
 import type { AssetSettings } from './asset-settings.ts';
 
 /** Verification status of an asset. */
@@ -83,4 +85,106 @@ export interface AssetRepository {
   recordCheck(id: number, status: AssetStatus, at: Date): Promise<void>;
   /** Serialises capacity checks of one team (a row lock on PostgreSQL; SQLite has one writer). */
   lockTeam(teamId: number): Promise<void>;
+}
+
+/**
+ * Where a name or record came from; becomes part of the asset's `added_by`. The zone sources
+ * (an upload, a transfer, a lookup job) each keep their own record set; the surface-monitoring
+ * sources share one (`records_surface`: what the latest run resolved), and tell how a run
+ * found the name: a DNS answer, a certificate, a web page, the word list, a permutation, or
+ * `surface-monitoring` for a name the inventory already held that a run saw again.
+ */
+export type ZoneSource = 'zone-file' | 'zone-transfer' | 'zone-lookup' | SurfaceSource;
+
+/** The sources of surface monitoring (see ZoneSource). */
+export type SurfaceSource = 'dns-scrape' | 'certificate-scrape' | 'page-scrape' | 'brute-force' | 'permutation' | 'surface-monitoring';
+
+/** A root domain asset records may be indexed under. */
+export interface RootDomain {
+  id: number;
+  name: string;
+  status: 'verified' | 'unverified';
+}
+
+/** One page of discovered names listed as assets (after the asset rows of the listing). */
+export interface NamePageQuery {
+  teamId: number;
+  /** The names under one root asset, or (absent) every discovered name of the team. */
+  under?: RootDomain;
+  /** Key (reversed name) of the last name of the previous page. */
+  afterKey: string | undefined;
+  createdAfter: Date | undefined;
+  limit: number;
+}
+
+/** A discovered name's key and its v2 wire JSON (an asset's fields). */
+export interface NameDocument {
+  key: string;
+  document: string;
+}
+
+/**
+ * A name found by DNS under one of the team's root domain assets. It is listed as a subdomain
+ * of that root (taking the root's status: ownership of the root covers the names under it)
+ * without an asset row; one is made when the name is acted upon.
+ */
+export interface DiscoveredName {
+  teamId: number;
+  name: string;
+  rootId: number;
+  token: string;
+  /** An asset of the team has this name (made by hand, or from this name when acted upon). */
+  shadowed: boolean;
+  status: AssetStatus;
+  sources: ZoneSource[];
+  firstSeen: Date;
+  updated: Date;
+  lastSeen: Date;
+}
+
+/**
+ * The discovered names as the asset services read and change them (the zone area indexes them;
+ * its ZoneRepository extends this port). Every method is scoped to a team.
+ */
+export interface DiscoveredNameRepository {
+  /** A discovered name of the team by its token (whether or not an asset shadows it). */
+  findByToken(teamId: number, token: string): Promise<DiscoveredName | undefined>;
+  /** Discovered names that are not assets of the team, in key order. */
+  listDocuments(query: NamePageQuery): Promise<NameDocument[]>;
+  deleteName(teamId: number, name: string): Promise<boolean>;
+  /** Marks whether an asset of the team has the name (the listing then shows the asset). */
+  setShadowed(teamId: number, name: string, shadowed: boolean): Promise<void>;
+  /** Removes the names indexed under a root asset (and its apex's records). */
+  deleteUnder(teamId: number, root: RootDomain): Promise<void>;
+}
+
+/** What deleting an asset asks of the scan profiles: how many hang on it (2026 while any do). */
+export interface AssetProfileCount {
+  countByAsset(teamId: number, assetId: number): Promise<number>;
+}
+
+/** What deleting an asset tells the vulnerabilities: the team's cached pages are stale (they went with it). */
+export interface VulnerabilityVersionBump {
+  bumpVersion(teamId: number): Promise<void>;
+}
+
+/** The repositories of the asset services: assets, their discovered names, and the narrow ports a deletion needs. */
+export interface AssetRepositories extends TeamRepositories {
+  assets: AssetRepository;
+  zones: DiscoveredNameRepository;
+  scanProfiles: AssetProfileCount;
+  vulnerabilities: VulnerabilityVersionBump;
+}
+
+/** The store as the asset services see it. */
+export type AssetStore = Transactional<AssetRepositories>;
+
+/**
+ * What the asset-settings update tells monitoring once its transaction committed: turned on
+ * queues a run right away; turned off stops the live run (a running one within seconds).
+ * Surface monitoring implements it (monitoringControl).
+ */
+export interface MonitoringSwitch {
+  enabled(teamId: number, assetId: number): Promise<void>;
+  disabled(teamId: number, assetId: number): Promise<void>;
 }

@@ -1,6 +1,5 @@
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
-import type { Asset } from './asset.types.ts';
+import type { Asset, AssetStore } from './asset.types.ts';
 
 /** What an ownership check found. */
 export interface OwnershipCheckResult {
@@ -32,7 +31,7 @@ export class VerificationService {
   private readonly controller = new AbortController();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: AssetStore,
     private readonly checker: OwnershipChecker,
     private readonly timeoutMs: number,
     private readonly log: ServiceLogger,

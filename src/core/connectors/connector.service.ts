@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { appError, type AppError } from '../errors/app-error.ts';
 import { isUuid, newUuid } from '../shared/ids.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
-import type { Store } from '../shared/store.ts';
 import { hasNul } from '../shared/text.ts';
 import type { Caller } from '../teams/api-key.service.ts';
 import { plans, type EndpointGroup } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import { connectorProviders, type Connector, type ConnectorPosition, type ConnectorProvider } from './connector.types.ts';
+import type { ConnectorRepositories } from './connector.types.ts';
 
 /** A connector name has at most this many characters (after trimming). */
 export const connectorNameLimit = 255;
@@ -54,7 +54,7 @@ function isConnectorTeam(team: Team): boolean {
  * The teams of the key whose plan has connectors. The request's first team was checked at the
  * edge (1009); a key tied to several teams sees only the connectors of those whose plan has them.
  */
-export async function connectorTeamsOf(store: Store, caller: Caller): Promise<Team[]> {
+export async function connectorTeamsOf(store: ConnectorRepositories, caller: Caller): Promise<Team[]> {
   const teams = await Promise.all(caller.teamIds.map((id) => store.teams.findById(id)));
   return teams.filter((t): t is Team => t !== undefined && isConnectorTeam(t));
 }
@@ -64,7 +64,7 @@ export async function connectorTeamsOf(store: Store, caller: Caller): Promise<Te
  * team; a key tied to several teams must name one. A named team must be the token of one of the
  * key's teams: a token of another team answers exactly as one that does not exist.
  */
-export async function resolveConnectorTeam(store: Store, caller: Caller, raw: unknown, place: InputPlace): Promise<Team> {
+export async function resolveConnectorTeam(store: ConnectorRepositories, caller: Caller, raw: unknown, place: InputPlace): Promise<Team> {
   const isAbsent = raw === undefined || raw === null || (place === 'query' && typeof raw === 'string' && raw.trim() === '');
   if (isAbsent) {
     if (caller.teamIds.length !== 1) throw invalid(place, 'team_id', 'is required: this API key is tied to several teams');
@@ -130,7 +130,7 @@ export function parseConnectorInput(body: Record<string, unknown>): ConnectorInp
 }
 
 /** Creates a connector; its options are stored only sealed with the server key, as one JSON string. */
-export async function createConnector(store: Store, box: SecretBox, caller: Caller, body: Record<string, unknown>, now = new Date()): Promise<Connector> {
+export async function createConnector(store: ConnectorRepositories, box: SecretBox, caller: Caller, body: Record<string, unknown>, now = new Date()): Promise<Connector> {
   const input = parseConnectorInput(body);
   const team = await resolveConnectorTeam(store, caller, body['team_id'], 'body');
   return store.connectors.insert({
@@ -145,7 +145,7 @@ export async function createConnector(store: Store, box: SecretBox, caller: Call
 }
 
 /** One page of the connectors of the key's teams, in creation order (then by id). */
-export async function listConnectors(store: Store, caller: Caller, after: ConnectorPosition | undefined, limit: number): Promise<ConnectorPage> {
+export async function listConnectors(store: ConnectorRepositories, caller: Caller, after: ConnectorPosition | undefined, limit: number): Promise<ConnectorPage> {
   const teamIds = (await connectorTeamsOf(store, caller)).map((t) => t.id);
   if (teamIds.length === 0) return { items: [], next: undefined };
   const rows = await store.connectors.list(teamIds, after, limit + 1);
@@ -155,14 +155,14 @@ export async function listConnectors(store: Store, caller: Caller, after: Connec
 }
 
 /** A connector of the key's teams; undefined when the id is malformed, unknown or another team's. */
-export async function findConnector(store: Store, caller: Caller, id: string): Promise<Connector | undefined> {
+export async function findConnector(store: ConnectorRepositories, caller: Caller, id: string): Promise<Connector | undefined> {
   if (!isUuid(id)) return undefined;
   const teamIds = (await connectorTeamsOf(store, caller)).map((t) => t.id);
   return teamIds.length === 0 ? undefined : store.connectors.findByPublicId(teamIds, id.toLowerCase());
 }
 
 /** Deletes a connector of the key's teams; false when the id is malformed, unknown or another team's. */
-export async function deleteConnector(store: Store, caller: Caller, id: string): Promise<boolean> {
+export async function deleteConnector(store: ConnectorRepositories, caller: Caller, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
   const teamIds = (await connectorTeamsOf(store, caller)).map((t) => t.id);
   return teamIds.length === 0 ? false : store.connectors.delete(teamIds, id.toLowerCase());
@@ -172,7 +172,7 @@ export async function deleteConnector(store: Store, caller: Caller, id: string):
  * The external ID of a team (named by `team_id` as for create): 32 random hex characters made on
  * the first request and stable afterwards; concurrent first requests answer the same value.
  */
-export async function connectorExternalId(store: Store, caller: Caller, rawTeam: unknown, now = new Date()): Promise<{ team: Team; externalId: string }> {
+export async function connectorExternalId(store: ConnectorRepositories, caller: Caller, rawTeam: unknown, now = new Date()): Promise<{ team: Team; externalId: string }> {
   const team = await resolveConnectorTeam(store, caller, rawTeam, 'query');
   const externalId = await store.connectors.externalId(team.id, randomBytes(16).toString('hex'), now);
   return { team, externalId };

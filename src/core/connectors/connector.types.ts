@@ -1,3 +1,5 @@
+import type { TeamRepositories } from '../teams/team.types.ts';
+
 /**
  * Terminology. A *connector* is a team's stored access to one cloud, CDN, registrar or DNS
  * provider account, from which a *run* would import assets. Its *options* are the credentials and
@@ -65,4 +67,9 @@ export interface ConnectorRepository {
    * ignore), then the stored one is read, so concurrent first requests all answer the same value.
    */
   externalId(teamId: number, candidate: string, at: Date): Promise<string>;
+}
+
+/** The repositories of the connector services. */
+export interface ConnectorRepositories extends TeamRepositories {
+  connectors: ConnectorRepository;
 }

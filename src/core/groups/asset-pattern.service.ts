@@ -1,12 +1,11 @@
 import { appError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { parseAssetPattern, type ParsedPattern } from './asset-pattern.ts';
 import { requireGroup, requireGroups } from './group.service.ts';
-import type { AssetPattern, Group } from './group.types.ts';
+import type { AssetPattern, Group, GroupStore } from './group.types.ts';
 
-async function requirePattern(store: Store, team: Team, group: Group, token: string): Promise<AssetPattern> {
+async function requirePattern(store: GroupStore, team: Team, group: Group, token: string): Promise<AssetPattern> {
   if (!isToken(token)) throw appError(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', ['assetPatternToken']);
   const pattern = await store.assetPatterns.findByToken(team.id, group.id, token);
   if (pattern === undefined) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
@@ -14,13 +13,13 @@ async function requirePattern(store: Store, team: Team, group: Group, token: str
 }
 
 /** The asset patterns of a group in creation order. */
-export async function listAssetPatterns(store: Store, team: Team, groupToken: string): Promise<AssetPattern[]> {
+export async function listAssetPatterns(store: GroupStore, team: Team, groupToken: string): Promise<AssetPattern[]> {
   const group = await requireGroup(store, team, groupToken);
   return store.assetPatterns.list(team.id, group.id);
 }
 
 /** Adds a pattern to a group; it is validated (9012) and stored in canonical form. */
-export async function createAssetPattern(store: Store, team: Team, groupToken: string, rawPattern: unknown): Promise<AssetPattern> {
+export async function createAssetPattern(store: GroupStore, team: Team, groupToken: string, rawPattern: unknown): Promise<AssetPattern> {
   const group = await requireGroup(store, team, groupToken);
   const parsed = parseAssetPattern(rawPattern);
   const now = new Date();
@@ -32,7 +31,7 @@ export async function createAssetPattern(store: Store, team: Team, groupToken: s
 }
 
 /** Replaces the text of a pattern (9011, 9013, 9012). */
-export async function updateAssetPattern(store: Store, team: Team, groupToken: string, patternToken: string, rawPattern: unknown): Promise<AssetPattern> {
+export async function updateAssetPattern(store: GroupStore, team: Team, groupToken: string, patternToken: string, rawPattern: unknown): Promise<AssetPattern> {
   const group = await requireGroup(store, team, groupToken);
   const current = await requirePattern(store, team, group, patternToken);
   const parsed = parseAssetPattern(rawPattern);
@@ -45,7 +44,7 @@ export async function updateAssetPattern(store: Store, team: Team, groupToken: s
 }
 
 /** Deletes a pattern of a group (9011, 9013). */
-export async function deleteAssetPattern(store: Store, team: Team, groupToken: string, patternToken: string): Promise<void> {
+export async function deleteAssetPattern(store: GroupStore, team: Team, groupToken: string, patternToken: string): Promise<void> {
   const group = await requireGroup(store, team, groupToken);
   const current = await requirePattern(store, team, group, patternToken);
   await store.transaction(async (tx) => {
@@ -58,7 +57,7 @@ export async function deleteAssetPattern(store: Store, team: Team, groupToken: s
  * The parsed patterns of the given groups of the team, ready for matchesAnyPattern (group asset
  * listings, vulnerability filters): 9001 for a malformed token, 9003 for an unknown one.
  */
-export async function loadGroupPatterns(store: Store, team: Team, groupTokens: unknown[]): Promise<{ groups: Group[]; patterns: ParsedPattern[] }> {
+export async function loadGroupPatterns(store: GroupStore, team: Team, groupTokens: unknown[]): Promise<{ groups: Group[]; patterns: ParsedPattern[] }> {
   const groups = await requireGroups(store, team, groupTokens);
   const rows = await store.assetPatterns.listByGroups(team.id, groups.map((g) => g.id));
   // Stored patterns were validated on the way in; one that no longer parses is skipped, not fatal.

@@ -2,11 +2,11 @@ import type { AssetPage } from '../assets/asset.service.ts';
 import { decodeListPosition, positionOf } from '../assets/list-position.ts';
 import { appError } from '../errors/app-error.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { reverseName } from '../zones/dns-names.ts';
 import { matchesAnyPattern } from './asset-pattern.ts';
 import { loadGroupPatterns } from './asset-pattern.service.ts';
+import type { GroupStore } from './group.types.ts';
 
 /** How many assets are read from the store at a time while looking for matches. */
 export const groupAssetScanChunk = 500;
@@ -26,7 +26,7 @@ export interface GroupAssetListInput {
  * memory. The marker is the position of the last asset of the page, bound to the team and the
  * set of groups.
  */
-export async function listAssetsOfGroups(store: Store, markers: MarkerCodec, team: Team, input: GroupAssetListInput): Promise<AssetPage> {
+export async function listAssetsOfGroups(store: GroupStore, markers: MarkerCodec, team: Team, input: GroupAssetListInput): Promise<AssetPage> {
   if (!Array.isArray(input.body)) throw appError(1051, 'Request body malformed: expected a JSON array of group tokens');
   const { groups, patterns } = await loadGroupPatterns(store, team, input.body);
   const scopeKey = `group-assets:${groups.map((g) => g.id).sort((a, b) => a - b).join(',')}`;

@@ -1,12 +1,11 @@
 import { appError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { requireGroup } from './group.service.ts';
-import type { GroupMember } from './group.types.ts';
+import type { GroupMember, GroupStore } from './group.types.ts';
 
 /** The members of a group in the order they were added. */
-export async function listGroupMembers(store: Store, team: Team, groupToken: string): Promise<GroupMember[]> {
+export async function listGroupMembers(store: GroupStore, team: Team, groupToken: string): Promise<GroupMember[]> {
   const group = await requireGroup(store, team, groupToken);
   return store.groupMembers.list(team.id, group.id);
 }
@@ -16,7 +15,7 @@ export async function listGroupMembers(store: Store, team: Team, groupToken: str
  * user token, 9024 when the user is not a member of this team. Adding a user who is in the
  * group already answers the existing group member.
  */
-export async function addGroupMember(store: Store, team: Team, groupToken: string, userToken: unknown): Promise<GroupMember> {
+export async function addGroupMember(store: GroupStore, team: Team, groupToken: string, userToken: unknown): Promise<GroupMember> {
   const group = await requireGroup(store, team, groupToken);
   if (typeof userToken !== 'string' || !isToken(userToken)) {
     throw appError(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', ['userToken']);
@@ -33,7 +32,7 @@ export async function addGroupMember(store: Store, team: Team, groupToken: strin
 }
 
 /** Removes a member from a group: 9021 for a malformed token, 9023 when not a member of this group. */
-export async function removeGroupMember(store: Store, team: Team, groupToken: string, groupMemberToken: string): Promise<void> {
+export async function removeGroupMember(store: GroupStore, team: Team, groupToken: string, groupMemberToken: string): Promise<void> {
   const group = await requireGroup(store, team, groupToken);
   if (!isToken(groupMemberToken)) throw appError(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', ['groupMemberToken']);
   const member = await store.groupMembers.findByToken(team.id, group.id, groupMemberToken);

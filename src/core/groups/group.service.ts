@@ -1,9 +1,8 @@
 import { appError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
 import { hasNul } from '../shared/text.ts';
-import type { Repositories, Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
-import type { Group } from './group.types.ts';
+import type { Group, GroupRepositories, GroupStore } from './group.types.ts';
 
 /** Group names and descriptions are shorter than this many characters. */
 export const groupTextLimit = 255;
@@ -18,7 +17,7 @@ export function assertGroupToken(token: unknown, parameter = 'groupToken'): asse
 }
 
 /** Finds a group of the team: 9001 when the token is malformed, 9003 when unknown or another team's. */
-export async function requireGroup(store: Store, team: Team, token: string): Promise<Group> {
+export async function requireGroup(store: GroupStore, team: Team, token: string): Promise<Group> {
   assertGroupToken(token);
   const group = await store.groups.findByToken(team.id, token);
   if (group === undefined) throw appError(9003, 'Group does not exist', ['groupToken']);
@@ -29,7 +28,7 @@ export async function requireGroup(store: Store, team: Team, token: string): Pro
  * Finds several groups of the team by token (the body of "assets of groups"): 9001 for any
  * malformed token, 9003 for any unknown or another team's. Duplicates are fine.
  */
-export async function requireGroups(store: Store, team: Team, tokens: unknown[]): Promise<Group[]> {
+export async function requireGroups(store: GroupStore, team: Team, tokens: unknown[]): Promise<Group[]> {
   for (const token of tokens) assertGroupToken(token, 'groupTokens');
   const unique = [...new Set(tokens as string[])];
   const groups = await store.groups.findByTokens(team.id, unique);
@@ -57,13 +56,13 @@ function parseDescription(raw: unknown): string {
   return raw;
 }
 
-async function assertNameFree(repos: Repositories, team: Team, name: string, exceptId?: number): Promise<void> {
+async function assertNameFree(repos: GroupRepositories, team: Team, name: string, exceptId?: number): Promise<void> {
   const holder = await repos.groups.findByName(team.id, name);
   if (holder !== undefined && holder.id !== exceptId) throw appError(9002, 'Group name invalid: a group with that name exists', ['name']);
 }
 
 /** The groups of a team in creation order. */
-export async function listGroups(store: Store, team: Team): Promise<Group[]> {
+export async function listGroups(store: GroupStore, team: Team): Promise<Group[]> {
   return store.groups.list(team.id);
 }
 
@@ -72,7 +71,7 @@ export async function listGroups(store: Store, team: Team): Promise<Group[]> {
  * digits, underscore, dash and space only, and unique within the team ignoring case; the
  * description (optional, "" by default) is shorter than 255 characters. Each rule is 9002.
  */
-export async function createGroup(store: Store, team: Team, body: Record<string, unknown>): Promise<Group> {
+export async function createGroup(store: GroupStore, team: Team, body: Record<string, unknown>): Promise<Group> {
   const name = parseName(body['name']);
   const description = parseDescription(body['description']);
   return store.transaction(async (tx) => {
@@ -84,7 +83,7 @@ export async function createGroup(store: Store, team: Team, body: Record<string,
 }
 
 /** Updates the name and/or description of a group (each optional, same rules as creation). */
-export async function updateGroup(store: Store, team: Team, token: string, body: Record<string, unknown>): Promise<Group> {
+export async function updateGroup(store: GroupStore, team: Team, token: string, body: Record<string, unknown>): Promise<Group> {
   const group = await requireGroup(store, team, token);
   const name = body['name'] === undefined ? group.name : parseName(body['name']);
   const description = body['description'] === undefined ? group.description : parseDescription(body['description']);
@@ -98,7 +97,7 @@ export async function updateGroup(store: Store, team: Team, token: string, body:
 }
 
 /** Deletes a group with its members and asset patterns. */
-export async function deleteGroup(store: Store, team: Team, token: string): Promise<void> {
+export async function deleteGroup(store: GroupStore, team: Team, token: string): Promise<void> {
   const group = await requireGroup(store, team, token);
   const isDeleted = await store.transaction(async (tx) => {
     // Its patterns go with it: cached vulnerability pages filtered by this group are outdated.

@@ -1,3 +1,7 @@
+import type { AssetRepositories } from '../assets/asset.types.ts';
+import type { MemberRepository } from '../members/member.types.ts';
+import type { Transactional } from '../shared/transactional.ts';
+
 /** A named set of team members and asset patterns; the patterns select the group's assets. */
 export interface Group {
   id: number;
@@ -67,3 +71,15 @@ export interface AssetPatternRepository {
   update(teamId: number, id: number, pattern: string, at: Date): Promise<AssetPattern | undefined>;
   delete(teamId: number, id: number): Promise<boolean>;
 }
+
+/** The repositories of the group services: the asset services' (a group lists assets), groups, their members and patterns. */
+export type GroupRepositories = AssetRepositories & {
+  groups: GroupRepository;
+  groupMembers: GroupMemberRepository;
+  assetPatterns: AssetPatternRepository;
+  /** Group members are members of the team. */
+  members: Pick<MemberRepository, 'findByUserToken' | 'lockTeam'>;
+};
+
+/** The store as the group services see it. */
+export type GroupStore = Transactional<GroupRepositories>;

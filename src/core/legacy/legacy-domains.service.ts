@@ -1,9 +1,9 @@
 import { listAssets, maxAssetPageSize } from '../assets/asset.service.ts';
 import type { Asset } from '../assets/asset.types.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { legacyListCap } from './legacy-findings.service.ts';
+import type { ScanStore } from '../scans/scan.types.ts';
 
 /**
  * The older v2 reads of domains: a domain is a root asset (a domain name or an IP address the
@@ -11,7 +11,7 @@ import { legacyListCap } from './legacy-findings.service.ts';
  */
 
 /** The team's root assets in the order they were added, at most `cap`. */
-export async function listDomains(store: Store, team: Team, cap = legacyListCap): Promise<{ domains: Asset[]; isTruncated: boolean }> {
+export async function listDomains(store: ScanStore, team: Team, cap = legacyListCap): Promise<{ domains: Asset[]; isTruncated: boolean }> {
   const domains: Asset[] = [];
   let afterId: number | undefined;
   for (;;) {
@@ -29,7 +29,7 @@ export async function listDomains(store: Store, team: Team, cap = legacyListCap)
  * names discovered by DNS), as runs of comma-joined v2 wire JSON (AssetPage.items), at most `cap`
  * items. 2011 / 2014 for the token.
  */
-export async function collectSubdomains(store: Store, markers: MarkerCodec, team: Team, token: string, cap = legacyListCap): Promise<{ items: Array<string | Uint8Array>; isTruncated: boolean }> {
+export async function collectSubdomains(store: ScanStore, markers: MarkerCodec, team: Team, token: string, cap = legacyListCap): Promise<{ items: Array<string | Uint8Array>; isTruncated: boolean }> {
   const items: Array<string | Uint8Array> = [];
   let count = 0;
   let marker: string | undefined;

@@ -2,11 +2,11 @@ import { requireTokenTarget } from '../assets/asset.service.ts';
 import type { Asset } from '../assets/asset.types.ts';
 import { appError } from '../errors/app-error.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { FindingRecordQuery } from '../vulnerabilities/vulnerability.repository.ts';
 import { requireVulnerability } from '../vulnerabilities/vulnerability-status.service.ts';
 import type { Severity, VulnerabilityRecord } from '../vulnerabilities/vulnerability.types.ts';
+import type { ScanStore } from '../scans/scan.types.ts';
 
 /**
  * The older v2 reads of findings ("a finding is a vulnerability"): the vulnerabilities of a
@@ -58,7 +58,7 @@ function recordQuery(team: Team, scope: NonNullable<FindingScope>, filter: Findi
 }
 
 /** Resolves the assets of the records (each asset and root read once per call). */
-export async function findingAssets(store: Store, team: Team, records: VulnerabilityRecord[]): Promise<Map<number, FindingAsset>> {
+export async function findingAssets(store: ScanStore, team: Team, records: VulnerabilityRecord[]): Promise<Map<number, FindingAsset>> {
   const out = new Map<number, FindingAsset>();
   const tokens = new Map<number, string>();
   for (const record of records) {
@@ -76,12 +76,12 @@ export async function findingAssets(store: Store, team: Team, records: Vulnerabi
 }
 
 /** The findings of a domain token: its asset tree; a discovered name has none (2011, 2014). */
-export async function domainScope(store: Store, team: Team, token: string): Promise<FindingScope> {
+export async function domainScope(store: ScanStore, team: Team, token: string): Promise<FindingScope> {
   const target = await requireTokenTarget(store, team, token);
   return target.asset === undefined ? undefined : { assetTreeOf: target.asset.id };
 }
 
-async function readPage(store: Store, team: Team, scope: FindingScope, filter: FindingFilter, afterId: number | undefined, size: number) {
+async function readPage(store: ScanStore, team: Team, scope: FindingScope, filter: FindingFilter, afterId: number | undefined, size: number) {
   if (scope === undefined) return { records: [], hasMore: false };
   const rows = await store.vulnerabilities.listFindingRecords(recordQuery(team, scope, filter, afterId, size + 1));
   return { records: rows.slice(0, size), hasMore: rows.length > size };
@@ -92,7 +92,7 @@ async function readPage(store: Store, team: Team, scope: FindingScope, filter: F
  * domain's, another team's or a forged one is 4150. `nextMarker` is absent on the last page.
  */
 export async function pageDomainFindings(
-  store: Store,
+  store: ScanStore,
   markers: MarkerCodec,
   team: Team,
   token: string,
@@ -113,7 +113,7 @@ export async function pageDomainFindings(
 }
 
 /** Every finding of the scope up to `cap`, read chunk by chunk; `isTruncated` when more exist. */
-export async function collectFindings(store: Store, team: Team, scope: FindingScope, filter: FindingFilter, cap = legacyFindingCap): Promise<FindingSet & { isTruncated: boolean }> {
+export async function collectFindings(store: ScanStore, team: Team, scope: FindingScope, filter: FindingFilter, cap = legacyFindingCap): Promise<FindingSet & { isTruncated: boolean }> {
   const records: VulnerabilityRecord[] = [];
   let afterId: number | undefined;
   let isTruncated = false;
@@ -131,7 +131,7 @@ export async function collectFindings(store: Store, team: Team, scope: FindingSc
 }
 
 /** The UUIDs of the scope's findings up to `cap`; `isTruncated` when more exist. */
-export async function collectFindingUuids(store: Store, team: Team, scope: FindingScope, filter: FindingFilter, cap = legacyListCap): Promise<{ uuids: string[]; isTruncated: boolean }> {
+export async function collectFindingUuids(store: ScanStore, team: Team, scope: FindingScope, filter: FindingFilter, cap = legacyListCap): Promise<{ uuids: string[]; isTruncated: boolean }> {
   if (scope === undefined) return { uuids: [], isTruncated: false };
   const uuids: string[] = [];
   let afterId: number | undefined;
@@ -149,7 +149,7 @@ export async function collectFindingUuids(store: Store, team: Team, scope: Findi
  * One finding of a domain: 4111 for a malformed UUID, 1900 when the team has no such
  * vulnerability or it hangs on another domain.
  */
-export async function getDomainFinding(store: Store, team: Team, token: string, uuid: string): Promise<FindingSet> {
+export async function getDomainFinding(store: ScanStore, team: Team, token: string, uuid: string): Promise<FindingSet> {
   const scope = await domainScope(store, team, token);
   const record = await requireVulnerability(store, team, uuid);
   const asset = await store.assets.findById(team.id, record.assetId);

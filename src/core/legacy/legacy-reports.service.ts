@@ -1,8 +1,8 @@
 import { appError } from '../errors/app-error.ts';
 import { isToken } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
 import { requireProfile } from '../scans/scan-profile.service.ts';
 import { isLive, type Scan, type ScanProfile } from '../scans/scan.types.ts';
+import type { ScanStore } from '../scans/scan.types.ts';
 import type { Team } from '../teams/team.types.ts';
 import { requireVulnerability } from '../vulnerabilities/vulnerability-status.service.ts';
 import { findingAssets, legacyListCap, type FindingSet } from './legacy-findings.service.ts';
@@ -19,7 +19,7 @@ export interface Report {
 }
 
 /** The profile's latest report: 2601 / 2604 for the token, 2604 when no scan of it has ended yet. */
-export async function latestReport(store: Store, team: Team, profileToken: string): Promise<Report> {
+export async function latestReport(store: ScanStore, team: Team, profileToken: string): Promise<Report> {
   const profile = await requireProfile(store, team, profileToken);
   const [scan] = await store.scans.listFinished(team.id, profile.id, { limit: 1 });
   if (scan === undefined) throw appError(2604, 'Scan profile has no report yet: a report is written when a scan of the profile ends', ['scanProfileToken']);
@@ -28,7 +28,7 @@ export async function latestReport(store: Store, team: Team, profileToken: strin
 
 /** The profile's reports, newest first, created within the inclusive range; at most `cap`. */
 export async function listReports(
-  store: Store,
+  store: ScanStore,
   team: Team,
   profileToken: string,
   range: { from?: Date; to?: Date },
@@ -44,7 +44,7 @@ export async function listReports(
 }
 
 /** One report of a profile: 2601 when the report token is malformed, 2604 when the profile has no such (finished) report. */
-export async function requireReport(store: Store, team: Team, profileToken: string, reportToken: string): Promise<Report> {
+export async function requireReport(store: ScanStore, team: Team, profileToken: string, reportToken: string): Promise<Report> {
   const profile = await requireProfile(store, team, profileToken);
   if (!isToken(reportToken)) throw appError(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']);
   const scan = await store.scans.findByToken(team.id, reportToken);
@@ -53,7 +53,7 @@ export async function requireReport(store: Store, team: Team, profileToken: stri
 }
 
 /** One finding of a report: 4111 for a malformed UUID, 1900 when the report did not see it. */
-export async function getReportFinding(store: Store, team: Team, profileToken: string, reportToken: string, uuid: string): Promise<Report & FindingSet> {
+export async function getReportFinding(store: ScanStore, team: Team, profileToken: string, reportToken: string, uuid: string): Promise<Report & FindingSet> {
   const report = await requireReport(store, team, profileToken, reportToken);
   const record = await requireVulnerability(store, team, uuid);
   if (!(await store.scans.hasFinding(report.scan.id, record.id))) throw appError(1900, `Vulnerability ${uuid} is not a finding of this report`, ['uuid']);

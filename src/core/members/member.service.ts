@@ -1,10 +1,10 @@
 import { isDomainName } from '../assets/asset-name.ts';
 import { appError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
 import { OperatorError, requireTeam } from '../teams/team.service.ts';
 import type { Team } from '../teams/team.types.ts';
 import { memberAuthentications, memberRoles, type Member, type MemberProfile, type MemberRole } from './member.types.ts';
+import type { MemberStore } from './member.types.ts';
 
 /** One invitation that was not made, and why (the wire's `invitation_errors` item). */
 export interface InvitationError {
@@ -74,7 +74,7 @@ function refusalOf(email: string, seen: Set<string>, existing: Map<string, Membe
 }
 
 /** The members of a team, pending invitations included, in invitation order. */
-export async function listMembers(store: Store, team: Team): Promise<Member[]> {
+export async function listMembers(store: MemberStore, team: Team): Promise<Member[]> {
   return store.members.listByTeam(team.id);
 }
 
@@ -84,7 +84,7 @@ export async function listMembers(store: Store, team: Team): Promise<Member[]> {
  * are made, as pending members, in one transaction. A role other than Admin, Editor or Viewer
  * (any case) is 8101 and makes none.
  */
-export async function inviteMembers(store: Store, team: Team, body: unknown): Promise<InvitationError[]> {
+export async function inviteMembers(store: MemberStore, team: Team, body: unknown): Promise<InvitationError[]> {
   const invitations = parseInvitations(body);
   return store.transaction(async (tx) => {
     await tx.members.lockTeam(team.id);
@@ -114,7 +114,7 @@ function isLoginAuthentication(value: string): value is MemberProfile['authentic
 }
 
 /** The members of a team by name (for operators). */
-export async function listMembersForOperator(store: Store, teamName: string): Promise<Member[]> {
+export async function listMembersForOperator(store: MemberStore, teamName: string): Promise<Member[]> {
   return listMembers(store, await requireTeam(store, teamName));
 }
 
@@ -123,7 +123,7 @@ export async function listMembersForOperator(store: Store, teamName: string): Pr
  * login): the member becomes active with the given names and authentication.
  */
 export async function acceptInvitation(
-  store: Store,
+  store: MemberStore,
   teamName: string,
   rawEmail: string,
   profile: { firstName?: string | undefined; lastName?: string | undefined; authentication?: string | undefined },

@@ -1,3 +1,6 @@
+import type { Transactional } from '../shared/transactional.ts';
+import type { TeamRepositories } from '../teams/team.types.ts';
+
 /** Roles a member can have in a team. */
 export const memberRoles = ['Admin', 'Editor', 'Viewer'] as const;
 
@@ -55,3 +58,11 @@ export interface MemberRepository {
   /** Serialises writes of the members and groups of one team (a row lock on PostgreSQL; SQLite has one writer). */
   lockTeam(teamId: number): Promise<void>;
 }
+
+/** The repositories of the member services. */
+export interface MemberRepositories extends TeamRepositories {
+  members: MemberRepository;
+}
+
+/** The store as the member services see it. */
+export type MemberStore = Transactional<MemberRepositories>;

@@ -1,9 +1,8 @@
-import { evaluatePolicies, policyById, type PolicyBreachObservation, type PolicyInput } from '../../engine/policies/policy-catalogue.ts';
+import { evaluatePolicies, policyById, type PolicyBreachObservation, type PolicyInput } from './policy-catalogue.ts';
 import { chunksOf } from '../shared/chunks.ts';
 import type { InventoryPosition } from '../shared/inventory-list.ts';
-import type { Repositories, Store } from '../shared/store.ts';
-import { diffInventory } from '../surface/inventory-diff.ts';
-import type { Breach, BreachListFilter, BreachPage, NewBreach } from './breach.types.ts';
+import { diffInventory } from '../shared/inventory-diff.ts';
+import type { Breach, BreachListFilter, BreachPage, BreachRepositories, BreachStore, NewBreach } from './breach.types.ts';
 
 /** What one evaluation changed. */
 export interface BreachEvaluationSummary {
@@ -23,7 +22,7 @@ function breachKey(policyId: string, assetName: string): string {
 }
 
 /** The inventory of one root asset as the policies read it: open ports and active technologies. */
-async function policyInput(tx: Repositories, teamId: number, assetId: number): Promise<PolicyInput> {
+async function policyInput(tx: BreachRepositories, teamId: number, assetId: number): Promise<PolicyInput> {
   // One after the other: a transaction holds one connection.
   const ports = await tx.ports.listOfAsset(teamId, assetId);
   const technologies = await tx.technologies.listOfAsset(teamId, assetId);
@@ -44,7 +43,7 @@ async function policyInput(tx: Repositories, teamId: number, assetId: number): P
  * disappeared_at and status_updated_at now. Running it twice over the same inventory changes
  * nothing but last_seen_at.
  */
-export async function evaluateBreaches(store: Store, input: { teamId: number; assetId: number; at: number }): Promise<BreachEvaluationSummary> {
+export async function evaluateBreaches(store: BreachStore, input: { teamId: number; assetId: number; at: number }): Promise<BreachEvaluationSummary> {
   const at = new Date(input.at);
   return store.transaction(async (tx) => {
     const observed = evaluatePolicies(await policyInput(tx, input.teamId, input.assetId));
@@ -65,6 +64,6 @@ export async function evaluateBreaches(store: Store, input: { teamId: number; as
 }
 
 /** One page of the team's breaches in (first_seen_at, id) order, after the given position. */
-export function listBreaches(store: Store, teamId: number, filter: BreachListFilter, after: InventoryPosition | undefined, limit: number): Promise<BreachPage> {
+export function listBreaches(store: BreachStore, teamId: number, filter: BreachListFilter, after: InventoryPosition | undefined, limit: number): Promise<BreachPage> {
   return store.breaches.listPage({ teamId, filter, after, limit });
 }

@@ -1,5 +1,6 @@
-import type { PolicySeverity } from '../../engine/policies/policy-catalogue.ts';
+import type { PolicySeverity } from './policy-catalogue.ts';
 import type { InventoryPosition, InventoryTimeFilter } from '../shared/inventory-list.ts';
+import type { Transactional } from '../shared/transactional.ts';
 
 /**
  * Breach status as v3 writes it: `NEW` while the policy is breached (from the run that first
@@ -67,3 +68,32 @@ export interface BreachRepository {
   /** One page of the team's breaches in (first_seen_at, id) order after `after`, `limit` at most. */
   listPage(query: { teamId: number; filter: BreachListFilter; after: InventoryPosition | undefined; limit: number }): Promise<BreachPage>;
 }
+
+/** A port of the inventory as the policies read it (the surface area's port rows carry these fields). */
+export interface PolicyPortRow {
+  ipAddress: string;
+  port: number;
+  domainName: string;
+  status: string;
+  service: { name: string; isTls: boolean; isHttp: boolean };
+}
+
+/** A technology of the inventory as the policies read it (the surface area's technology rows carry these fields). */
+export interface PolicyTechnologyRow {
+  domainName: string;
+  port: number;
+  name: string;
+  version: string | null;
+  categories: string[];
+  active: boolean;
+}
+
+/** The repositories breach evaluation works with: the breaches, and the inventory it reads (one root asset's rows). */
+export interface BreachRepositories {
+  breaches: BreachRepository;
+  ports: { listOfAsset(teamId: number, assetId: number): Promise<PolicyPortRow[]> };
+  technologies: { listOfAsset(teamId: number, assetId: number): Promise<PolicyTechnologyRow[]> };
+}
+
+/** The store as breach evaluation sees it. */
+export type BreachStore = Transactional<BreachRepositories>;

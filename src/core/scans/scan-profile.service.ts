@@ -2,20 +2,19 @@ import { requireTokenTarget } from '../assets/asset.service.ts';
 import type { Asset } from '../assets/asset.types.ts';
 import { appError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import { assertEndpointOfAsset, assetNamesHolding, isInsideAsset, parseEndpoint, type ParsedEndpoint } from './endpoint.ts';
 import type { ScanEngine } from './scan-engine.ts';
 import { applyScanProfileSettings, defaultScanProfileSettings, type ScanProfileSettings } from './scan-profile-settings.ts';
-import type { Scan, ScanProfile } from './scan.types.ts';
+import type { Scan, ScanProfile, ScanStore } from './scan.types.ts';
 
 /** Longest profile name. */
 export const maxProfileNameLength = 255;
 
 /** What profile creation needs beside the store. */
 export interface ProfileDeps {
-  store: Store;
+  store: ScanStore;
   engine: Pick<ScanEngine, 'probe'>;
   /** Endpoint validation time limit (the spec's 10 s). */
   validationTimeoutMs: number;
@@ -28,7 +27,7 @@ export interface ProfileView {
 }
 
 /** 2601 when the token is malformed, 2604 when the team has no such profile. */
-export async function requireProfile(store: Pick<Store, 'scanProfiles'>, team: Team, token: string): Promise<ScanProfile> {
+export async function requireProfile(store: Pick<ScanStore, 'scanProfiles'>, team: Team, token: string): Promise<ScanProfile> {
   if (!isToken(token)) throw appError(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', ['scanProfileToken']);
   const profile = await store.scanProfiles.findByToken(team.id, token);
   if (profile === undefined) throw appError(2604, 'Scan profile does not exist', ['scanProfileToken']);
@@ -85,7 +84,7 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
   }
   const name = parseName(body['name'], endpoint.text);
 
-  const checkFree = async (s: Pick<Store, 'scanProfiles'>): Promise<ScanProfile | undefined> => {
+  const checkFree = async (s: Pick<ScanStore, 'scanProfiles'>): Promise<ScanProfile | undefined> => {
     const existing = await s.scanProfiles.findByEndpointKey(team.id, endpoint.key);
     if (existing !== undefined) {
       if (body['unique'] === true) return existing;
@@ -139,7 +138,7 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
  * (`sub.example.com` before `example.com`); an IP asset holds its own address only. 2607 when
  * none does. Only the caller's team is searched.
  */
-async function inferRootAsset(store: Pick<Store, 'assets'>, team: Team, endpoint: ParsedEndpoint): Promise<Asset> {
+async function inferRootAsset(store: Pick<ScanStore, 'assets'>, team: Team, endpoint: ParsedEndpoint): Promise<Asset> {
   const candidates = assetNamesHolding(endpoint.host);
   const roots = await store.assets.findRootsByName(team.id, candidates);
   const holder = candidates.map((n) => roots.find((r) => r.name === n && isInsideAsset(endpoint.host, r.name))).find((r) => r !== undefined);
@@ -150,7 +149,7 @@ async function inferRootAsset(store: Pick<Store, 'assets'>, team: Team, endpoint
 }
 
 /** The team's profiles (or one asset's: 2011/2014 for a bad asset token) with their latest scans. */
-export async function listScanProfiles(store: Store, team: Team, assetToken?: string): Promise<ProfileView[]> {
+export async function listScanProfiles(store: ScanStore, team: Team, assetToken?: string): Promise<ProfileView[]> {
   let assetId: number | undefined;
   if (assetToken !== undefined) {
     const target = await requireTokenTarget(store, team, assetToken);
@@ -163,7 +162,7 @@ export async function listScanProfiles(store: Store, team: Team, assetToken?: st
 }
 
 /** Deletes a profile; a live scan is stopped first (its worker sees the profile gone and stops). */
-export async function deleteScanProfile(store: Store, team: Team, token: string): Promise<void> {
+export async function deleteScanProfile(store: ScanStore, team: Team, token: string): Promise<void> {
   const profile = await requireProfile(store, team, token);
   await store.transaction(async (tx) => {
     await tx.scans.requestStop(team.id, profile.id, new Date());
@@ -172,7 +171,7 @@ export async function deleteScanProfile(store: Store, team: Team, token: string)
 }
 
 /** The settings of a profile. */
-export async function getProfileSettings(store: Store, team: Team, token: string): Promise<ScanProfileSettings> {
+export async function getProfileSettings(store: ScanStore, team: Team, token: string): Promise<ScanProfileSettings> {
   return (await requireProfile(store, team, token)).settings;
 }
 
@@ -180,7 +179,7 @@ export async function getProfileSettings(store: Store, team: Team, token: string
  * Applies a partial settings update. Changing scan_region is a team permission: it needs the
  * enterprise plan (1009 otherwise); setting it to the value it has is always accepted.
  */
-export async function updateProfileSettings(store: Store, team: Team, token: string, body: unknown): Promise<ScanProfileSettings> {
+export async function updateProfileSettings(store: ScanStore, team: Team, token: string, body: unknown): Promise<ScanProfileSettings> {
   const profile = await requireProfile(store, team, token);
   const next = applyScanProfileSettings(profile.settings, body);
   if (next.scan_region !== profile.settings.scan_region && team.plan !== 'enterprise') {
@@ -191,7 +190,7 @@ export async function updateProfileSettings(store: Store, team: Team, token: str
 }
 
 /** Activates or deactivates a profile (operators; a deactivated profile cannot be scanned: 2616). */
-export async function setProfileActive(store: Store, team: Team, token: string, isActive: boolean): Promise<ScanProfile> {
+export async function setProfileActive(store: ScanStore, team: Team, token: string, isActive: boolean): Promise<ScanProfile> {
   const profile = await requireProfile(store, team, token);
   await store.scanProfiles.setActive(team.id, profile.id, isActive, new Date());
   if (!isActive) await store.scans.requestStop(team.id, profile.id, new Date());

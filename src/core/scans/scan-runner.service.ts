@@ -1,16 +1,15 @@
 import type { Asset } from '../assets/asset.types.ts';
 import type { ServiceLogger } from '../assets/verification.service.ts';
-import type { Store } from '../shared/store.ts';
 import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { scanCoverage } from './scan-coverage.ts';
 import type { ScanCounters, ScanEngine, ScanLimits, ScanOutcome, ScanSink } from './scan-engine.ts';
-import type { Scan, ScanEnd, ScanProfile, ScanProgress, ScanStatus } from './scan.types.ts';
+import type { Scan, ScanEnd, ScanProfile, ScanProgress, ScanStatus, ScanStore } from './scan.types.ts';
 
 /** What running scans needs. */
 export interface ScanRunnerDeps {
-  store: Store;
+  store: ScanStore;
   engine: Pick<ScanEngine, 'scan'>;
   limits: ScanLimits;
   /** Scans of one team running at once, over every worker. */
@@ -167,14 +166,14 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
 }
 
 /** The profile of a scan and the profile's asset, each undefined when it is gone. */
-async function readProfileAndAsset(store: Store, scan: Pick<Scan, 'teamId' | 'profileId'>): Promise<{ profile: ScanProfile | undefined; asset: Asset | undefined }> {
+async function readProfileAndAsset(store: ScanStore, scan: Pick<Scan, 'teamId' | 'profileId'>): Promise<{ profile: ScanProfile | undefined; asset: Asset | undefined }> {
   const profile = await store.scanProfiles.findById(scan.profileId);
   const asset = profile && (await store.assets.findById(scan.teamId, profile.assetId));
   return { profile, asset };
 }
 
 /** Ends a scan whose runs all failed (the job's last attempt), keeping what it recorded. */
-export async function failScan(store: Store, scanId: number, error: string): Promise<void> {
+export async function failScan(store: ScanStore, scanId: number, error: string): Promise<void> {
   const scan = await store.scans.findById(scanId);
   if (scan === undefined) return;
   await store.scans.finish(scanId, { status: 'unable_to_complete', error, progress: scan.progress, ended: new Date() });

@@ -1,9 +1,8 @@
 import { appError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
-import type { Repositories, Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { requireProfile } from './scan-profile.service.ts';
-import type { Scan, ScanProfile } from './scan.types.ts';
+import type { Scan, ScanProfile, ScanRepositories, ScanStore } from './scan.types.ts';
 import { globalReportLifespanDays } from './scan-profile-settings.ts';
 
 /**
@@ -17,7 +16,7 @@ export interface ScanQueue {
 
 /** What starting a scan needs. */
 export interface ScanDeps {
-  store: Store;
+  store: ScanStore;
   queue: ScanQueue;
 }
 
@@ -40,7 +39,7 @@ export async function startScanOf(deps: ScanDeps, profile: ScanProfile, trigger:
  * The checks of a start and the live scan row, in the given transaction (the scheduler claims
  * its fire in the same one): 2021, 2616, 5009.
  */
-export async function createLiveScan(repos: Repositories, profile: ScanProfile, trigger: Scan['trigger']): Promise<Scan> {
+export async function createLiveScan(repos: ScanRepositories, profile: ScanProfile, trigger: Scan['trigger']): Promise<Scan> {
   const asset = await repos.assets.findById(profile.teamId, profile.assetId);
   if (asset === undefined || asset.status !== 'verified') {
     throw appError(2021, `Asset not verified: only verified assets can be scanned, and ${asset?.name ?? 'the asset'} is not verified`, ['scanProfileToken']);
@@ -73,7 +72,7 @@ export async function dispatchScan(deps: ScanDeps, scan: Scan): Promise<Scan> {
  * Asks the live scan to stop: a queued one ends `stopped` at once, a running one goes
  * `stopping` and its worker aborts it within seconds. 5004 when none is live.
  */
-export async function stopScan(store: Store, team: Team, token: string): Promise<Scan> {
+export async function stopScan(store: ScanStore, team: Team, token: string): Promise<Scan> {
   const profile = await requireProfile(store, team, token);
   const status = await store.scans.requestStop(team.id, profile.id, new Date());
   if (status === undefined) throw appError(5004, 'No scan running on the scan profile', ['scanProfileToken']);
@@ -82,7 +81,7 @@ export async function stopScan(store: Store, team: Team, token: string): Promise
 }
 
 /** The latest scan of a profile, live or finished; 5004 when it was never scanned. */
-export async function getScanStatus(store: Store, team: Team, token: string): Promise<{ profile: ScanProfile; scan: Scan }> {
+export async function getScanStatus(store: ScanStore, team: Team, token: string): Promise<{ profile: ScanProfile; scan: Scan }> {
   const profile = await requireProfile(store, team, token);
   const scan = (await store.scans.latestOf(team.id, [profile.id])).get(profile.id);
   if (scan === undefined) throw appError(5004, 'No scan on the scan profile yet: start one first', ['scanProfileToken']);
@@ -121,7 +120,7 @@ export async function recoverScans(deps: ScanDeps, now = new Date(), graceMs = 3
  * Deletes reports past their profile's lifespan (`report_lifespan_days`, 0 meaning the global
  * lifetime); the latest report of a profile always stays. Answers how many were deleted.
  */
-export async function pruneReports(store: Store, now = new Date()): Promise<number> {
+export async function pruneReports(store: ScanStore, now = new Date()): Promise<number> {
   let deleted = 0;
   let afterId = 0;
   for (;;) {

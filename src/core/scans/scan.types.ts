@@ -1,3 +1,5 @@
+import type { Transactional } from '../shared/transactional.ts';
+import type { VulnerabilityRepositories } from '../vulnerabilities/vulnerability.repository.ts';
 import type { Severity } from '../vulnerabilities/vulnerability.types.ts';
 import type { ScanProfileSettings } from './scan-profile-settings.ts';
 
@@ -158,3 +160,12 @@ export interface ScanRepository {
   /** True when the scan's report links that vulnerability. */
   hasFinding(scanId: number, vulnerabilityId: number): Promise<boolean>;
 }
+
+/** The repositories of the scan services: the vulnerability services' (scans ingest findings), profiles and scans. */
+export type ScanRepositories = VulnerabilityRepositories & {
+  scanProfiles: ScanProfileRepository;
+  scans: ScanRepository;
+};
+
+/** The store as the scan services see it. */
+export type ScanStore = Transactional<ScanRepositories>;

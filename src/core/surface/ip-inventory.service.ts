@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
-import type { Store } from '../shared/store.ts';
 import type { IpEnricher, IpVersion, NewIpAddress } from './ip-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
-import { diffInventory } from './inventory-diff.ts';
+import { diffInventory } from '../shared/inventory-diff.ts';
+import type { SurfaceStore } from './surface-run.types.ts';
 
 /** What one monitoring run of a root asset saw: every (name, address) pair it resolved. */
 export interface IpRunInput {
@@ -37,7 +37,7 @@ export interface IpRunSummary {
  */
 export class IpInventoryService {
   constructor(
-    private readonly store: Store,
+    private readonly store: SurfaceStore,
     private readonly enricher: IpEnricher,
   ) {}
 
@@ -89,12 +89,12 @@ export class IpInventoryService {
 }
 
 /** The team's inventory version, part of every cache key over its list pages. */
-export function ipInventoryVersion(store: Store, teamId: number): Promise<number> {
+export function ipInventoryVersion(store: SurfaceStore, teamId: number): Promise<number> {
   return store.ipAddresses.version(teamId);
 }
 
 /** One page of the team's addresses in (first_seen_at, id) order, after the given position. */
-export async function listIpAddresses(store: Store, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
+export async function listIpAddresses(store: SurfaceStore, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
   return store.ipAddresses.listPage({ teamId, filter, after, limit: pageSize });
 }
 

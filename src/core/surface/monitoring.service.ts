@@ -1,7 +1,7 @@
 import { requireTokenTarget } from '../assets/asset.service.ts';
-import type { Store } from '../shared/store.ts';
+import type { MonitoringSwitch } from '../assets/asset.types.ts';
 import type { Team } from '../teams/team.types.ts';
-import type { SurfaceRun, SurfaceRunListing, SurfaceRunTrigger } from './surface-run.types.ts';
+import type { SurfaceRun, SurfaceRunListing, SurfaceRunTrigger, SurfaceStore } from './surface-run.types.ts';
 
 /** The core's port to the job queue for surface runs: one durable job per run. */
 export interface SurfaceQueue {
@@ -10,20 +10,14 @@ export interface SurfaceQueue {
 
 /** What starting and scheduling runs needs. */
 export interface MonitoringDeps {
-  store: Store;
+  store: SurfaceStore;
   queue: SurfaceQueue;
   /** Time between two runs of a monitored domain, ms (the first run starts when monitoring is turned on). */
   intervalMs: number;
 }
 
-/**
- * What the asset-settings update tells monitoring once its transaction committed: turned on
- * queues a run right away; turned off stops the live run (a running one within seconds).
- */
-export interface MonitoringControl {
-  enabled(teamId: number, assetId: number): Promise<void>;
-  disabled(teamId: number, assetId: number): Promise<void>;
-}
+/** Monitoring as the asset-settings update tells it of a switch: the assets area's port, implemented here. */
+export type MonitoringControl = MonitoringSwitch;
 
 /**
  * Queues a run of the asset and its job; undefined when a run is live already (the partial
@@ -87,7 +81,7 @@ export async function fireDueSurfaceRuns(deps: MonitoringDeps, now = new Date())
 }
 
 /** Recent runs for operators (`perimeter admin monitoring list`). */
-export function listSurfaceRuns(store: Store, options: { teamId?: number; limit: number }): Promise<SurfaceRunListing[]> {
+export function listSurfaceRuns(store: SurfaceStore, options: { teamId?: number; limit: number }): Promise<SurfaceRunListing[]> {
   return store.surfaceRuns.list(options);
 }
 
@@ -101,7 +95,7 @@ export interface MonitoringStatus {
 }
 
 /** The monitoring of one asset of the team (2011 / 2014 as the asset's other operations). */
-export async function monitoringStatus(store: Store, team: Team, token: string, intervalMs: number): Promise<MonitoringStatus> {
+export async function monitoringStatus(store: SurfaceStore, team: Team, token: string, intervalMs: number): Promise<MonitoringStatus> {
   const { asset } = await requireTokenTarget(store, team, token);
   if (asset === undefined) return { monitoring: false, intervalMs, lastRun: undefined, nextRunAt: undefined };
   const lastRun = (await store.surfaceRuns.latestOf(team.id, [asset.id])).get(asset.id);

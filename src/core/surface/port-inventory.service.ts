@@ -1,10 +1,10 @@
 import { type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
-import type { Store } from '../shared/store.ts';
 import type { ServiceGuess } from './exposure-engines.ts';
 import { canonicalIpAddress } from './ip-inventory.service.ts';
 import { toPortService, type NewPort, type PortService, type PortStatus } from './port-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
-import { diffInventory } from './inventory-diff.ts';
+import { diffInventory } from '../shared/inventory-diff.ts';
+import type { SurfaceStore } from './surface-run.types.ts';
 
 /** What one completed monitoring run of a root asset found open. */
 export interface PortRunInput {
@@ -49,7 +49,7 @@ interface SeenPort {
  * once one does not.
  */
 export class PortInventoryService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: SurfaceStore) {}
 
   /**
    * Records one completed run of a root asset, in one transaction: new (address, port) pairs are
@@ -96,12 +96,12 @@ export class PortInventoryService {
 }
 
 /** The team's port list version, part of every cache key over its pages. */
-export function portInventoryVersion(store: Store, teamId: number): Promise<number> {
+export function portInventoryVersion(store: SurfaceStore, teamId: number): Promise<number> {
   return store.ports.version(teamId);
 }
 
 /** One page of the team's ports in (first_seen_at, id) order, after the given position. */
-export async function listPorts(store: Store, teamId: number, filter: PortListFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
+export async function listPorts(store: SurfaceStore, teamId: number, filter: PortListFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
   const { statuses, ports, ...times } = filter;
   return store.ports.listPage({ teamId, filter: times, statuses, ports, after, limit: pageSize });
 }

@@ -1,3 +1,11 @@
+import type { BreachRepositories } from '../policies/breach.types.ts';
+import type { Transactional } from '../shared/transactional.ts';
+import type { VulnerabilityRepositories } from '../vulnerabilities/vulnerability.repository.ts';
+import type { ZoneRepositories } from '../zones/zone-lookup.types.ts';
+import type { IpInventoryRepository } from './ip-inventory.types.ts';
+import type { PortInventoryRepository } from './port-inventory.types.ts';
+import type { TechnologyInventoryRepository } from './technology-inventory.types.ts';
+
 /** The states of a surface-monitoring run; queued, running and stopping are live. */
 export type SurfaceRunStatus = 'queued' | 'running' | 'stopping' | 'completed' | 'stopped' | 'failed';
 
@@ -92,3 +100,19 @@ export interface SurfaceRunRepository {
   /** Recent runs, newest first, optionally of one team (operators' listing). */
   list(options: { teamId?: number; limit: number }): Promise<SurfaceRunListing[]>;
 }
+
+/**
+ * The repositories of surface monitoring: the vulnerability, zone and breach services' (a run
+ * ingests findings, indexes names and evaluates policies), the inventories and the runs.
+ */
+export type SurfaceRepositories = VulnerabilityRepositories &
+  ZoneRepositories &
+  Omit<BreachRepositories, 'ports' | 'technologies'> & {
+    ipAddresses: IpInventoryRepository;
+    ports: PortInventoryRepository;
+    technologies: TechnologyInventoryRepository;
+    surfaceRuns: SurfaceRunRepository;
+  };
+
+/** The store as surface monitoring sees it. */
+export type SurfaceStore = Transactional<SurfaceRepositories>;

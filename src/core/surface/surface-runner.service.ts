@@ -1,23 +1,22 @@
 import type { ServiceLogger } from '../assets/verification.service.ts';
 import { defaultAssetSettings } from '../assets/asset-settings.ts';
-import type { Asset } from '../assets/asset.types.ts';
+import type { Asset, SurfaceSource, ZoneSource } from '../assets/asset.types.ts';
 import type { ScanSink } from '../scans/scan-engine.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
 import { evaluateBreaches } from '../policies/breach.service.ts';
 import { indexRecords } from '../zones/zone-index.service.ts';
-import type { DnsRecordInput, SurfaceSource, ZoneSource } from '../zones/zone.types.ts';
+import type { DnsRecordInput } from '../zones/zone.types.ts';
 import { defaultWebOrigins, isExposureOff, observeExposure, type ExposureDeps, type ExposureObservations, type PortInventoryPort, type TechnologyInventoryPort } from './exposure-phase.ts';
 import type { IpInventoryService } from './ip-inventory.service.ts';
 import type { DiscoveredSource, SurfaceDiscoveryReport, SurfaceEngine } from './surface-engine.ts';
-import type { SurfaceRun, SurfaceRunProgress, SurfaceRunSummary } from './surface-run.types.ts';
+import type { SurfaceRun, SurfaceRunProgress, SurfaceRunSummary, SurfaceStore } from './surface-run.types.ts';
 import { subdomainTakeoverFinding } from './takeover-finding.ts';
 
 /** What the surface-run job runs with. */
 export interface SurfaceRunnerDeps {
-  store: Store;
+  store: SurfaceStore;
   engine: SurfaceEngine;
   ipInventory: Pick<IpInventoryService, 'recordRun'>;
   /** Ports, TLS and technologies (the exposure engines and the two inventories they feed). */
@@ -236,6 +235,6 @@ function emptySummary(): SurfaceRunSummary {
 }
 
 /** Ends a run that failed on every delivery. */
-export async function failSurfaceRun(store: Store, runId: number, error: string): Promise<void> {
+export async function failSurfaceRun(store: SurfaceStore, runId: number, error: string): Promise<void> {
   await store.surfaceRuns.end(runId, 'failed', new Date(), { error });
 }

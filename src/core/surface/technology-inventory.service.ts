@@ -1,8 +1,8 @@
 import { type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../shared/inventory-list.ts';
-import type { Store } from '../shared/store.ts';
 import type { NewTechnology } from './technology-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
-import { diffInventory } from './inventory-diff.ts';
+import { diffInventory } from '../shared/inventory-diff.ts';
+import type { SurfaceStore } from './surface-run.types.ts';
 
 /** What one completed monitoring run of a root asset fingerprinted. */
 export interface TechnologyRunInput {
@@ -35,7 +35,7 @@ type SeenTechnology = Omit<NewTechnology, 'teamId' | 'assetId' | 'at'>;
  * runs see it, with `disappeared_at` once one does not.
  */
 export class TechnologyInventoryService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: SurfaceStore) {}
 
   /**
    * Records one completed run of a root asset, in one transaction: new technologies are inserted
@@ -71,12 +71,12 @@ export class TechnologyInventoryService {
 }
 
 /** The team's technology list version, part of every cache key over its pages. */
-export function technologyInventoryVersion(store: Store, teamId: number): Promise<number> {
+export function technologyInventoryVersion(store: SurfaceStore, teamId: number): Promise<number> {
   return store.technologies.version(teamId);
 }
 
 /** One page of the team's technologies in (first_seen_at, id) order, after the given position. */
-export async function listTechnologies(store: Store, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
+export async function listTechnologies(store: SurfaceStore, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
   return store.technologies.listPage({ teamId, filter, after, limit: pageSize });
 }
 

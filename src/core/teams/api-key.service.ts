@@ -2,11 +2,10 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { appError } from '../errors/app-error.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { TtlCache } from '../shared/ttl-cache.ts';
-import type { Store } from '../shared/store.ts';
 import { keyUsageOf } from './key-usage.service.ts';
 import { isEndpointGroup, plans, type EndpointGroup } from './plans.ts';
 import { OperatorError, requireTeam } from './team.service.ts';
-import type { ApiKey, Team } from './team.types.ts';
+import type { ApiKey, Team, TeamRepositories } from './team.types.ts';
 
 const keyPattern = /^[0-9a-f]{32}$/;
 // Crockford's base32 in lower case: no i, l, o or u to misread when an operator types an id.
@@ -43,7 +42,7 @@ export function hashKey(key: string): string {
 
 /** Creates a key for a team; the key (and secret) are returned once and never stored in clear. */
 export async function createApiKey(
-  store: Store,
+  store: TeamRepositories,
   box: SecretBox,
   input: { teamName: string; kind: 'v2' | 'v3'; signing: boolean; permissions: string[] },
 ): Promise<{ key: string; secret?: string; record: ApiKey }> {
@@ -77,7 +76,7 @@ export interface Revocation {
  * Revokes a key given by its public id or in clear, whichever team it belongs to (an operator
  * act); an operator error when nothing matches. A key revoked before keeps its first time.
  */
-export async function revokeApiKey(store: Store, idOrKey: string, now = new Date()): Promise<Revocation> {
+export async function revokeApiKey(store: TeamRepositories, idOrKey: string, now = new Date()): Promise<Revocation> {
   let record: ApiKey | undefined;
   if (isKeyId(idOrKey)) {
     record = await store.keys.findByPublicId(idOrKey);
@@ -95,7 +94,7 @@ export async function revokeApiKey(store: Store, idOrKey: string, now = new Date
 }
 
 /** The keys of a team (hints only). */
-export async function listApiKeys(store: Store, teamName: string): Promise<ApiKey[]> {
+export async function listApiKeys(store: TeamRepositories, teamName: string): Promise<ApiKey[]> {
   const team = await requireTeam(store, teamName);
   return store.keys.listByTeam(team.id);
 }
@@ -154,7 +153,7 @@ const acceptAnyBody: BodyVerifier = { update: () => undefined, verify: () => und
  * cache, a key record is reused for the cache's TTL (a revocation takes effect within it).
  */
 export async function beginAuthentication(
-  store: Store,
+  store: TeamRepositories,
   box: SecretBox,
   credentials: Credentials,
   now = Date.now(),
@@ -176,7 +175,7 @@ export async function beginAuthentication(
 }
 
 /** Authenticates a request whose whole body is at hand. */
-export async function authenticate(store: Store, box: SecretBox, credentials: Credentials & { body: Buffer }, now = Date.now(), cache?: TtlCache<ApiKey>): Promise<Caller> {
+export async function authenticate(store: TeamRepositories, box: SecretBox, credentials: Credentials & { body: Buffer }, now = Date.now(), cache?: TtlCache<ApiKey>): Promise<Caller> {
   const { caller, body } = await beginAuthentication(store, box, credentials, now, cache);
   body.update(credentials.body);
   body.verify();

@@ -1,5 +1,4 @@
-import type { Store } from '../shared/store.ts';
-import type { ApiKeyRepository } from './team.types.ts';
+import type { ApiKeyRepository, TeamRepositories } from './team.types.ts';
 
 /** A process writes one key's last use at most this often. */
 export const keyUseIntervalMs = 60_000;
@@ -48,16 +47,16 @@ export class KeyUsageRecorder {
 
 // One recorder per store: authentication (called by the HTTP layer with the store alone) finds
 // it here. A store without one records nothing (unit tests, tools).
-const recorders = new WeakMap<Store, KeyUsageRecorder>();
+const recorders = new WeakMap<Pick<TeamRepositories, 'keys'>, KeyUsageRecorder>();
 
 /** Starts recording the use of keys that authenticate through this store; the runtime does it once. */
-export function startKeyUsageRecording(store: Store, onFailure: KeyUseWriteFailure): KeyUsageRecorder {
+export function startKeyUsageRecording(store: Pick<TeamRepositories, 'keys'>, onFailure: KeyUseWriteFailure): KeyUsageRecorder {
   const recorder = new KeyUsageRecorder(store.keys, onFailure);
   recorders.set(store, recorder);
   return recorder;
 }
 
 /** The recorder of a store, when its runtime started one. */
-export function keyUsageOf(store: Store): KeyUsageRecorder | undefined {
+export function keyUsageOf(store: Pick<TeamRepositories, 'keys'>): KeyUsageRecorder | undefined {
   return recorders.get(store);
 }

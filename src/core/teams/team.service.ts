@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { appError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
 import { defaultPlan, isPlanName, type PlanName } from './plans.ts';
-import type { Team } from './team.types.ts';
+import type { Team, TeamRepositories } from './team.types.ts';
 
 /** Thrown for mistakes of an operator (CLI), not of an API caller. */
 export class OperatorError extends Error {
@@ -16,7 +15,7 @@ export class OperatorError extends Error {
 const teamNamePattern = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,99}$/;
 
 /** Creates a team with a fresh token and verification code. */
-export async function createTeam(store: Store, name: string, plan: string = defaultPlan): Promise<Team> {
+export async function createTeam(store: Pick<TeamRepositories, 'teams'>, name: string, plan: string = defaultPlan): Promise<Team> {
   if (!teamNamePattern.test(name)) throw new OperatorError(`team name "${name}" must be 1-100 letters, digits, spaces, dots, dashes or underscores`);
   if (!isPlanName(plan)) throw new OperatorError(`unknown plan "${plan}" (starter, professional, enterprise)`);
   if ((await store.teams.findByName(name)) !== undefined) throw new OperatorError(`a team named "${name}" exists already`);
@@ -30,14 +29,14 @@ export async function createTeam(store: Store, name: string, plan: string = defa
 }
 
 /** Finds a team by name or fails with an operator error. */
-export async function requireTeam(store: Store, name: string): Promise<Team> {
+export async function requireTeam(store: Pick<TeamRepositories, 'teams'>, name: string): Promise<Team> {
   const team = await store.teams.findByName(name);
   if (team === undefined) throw new OperatorError(`no team named "${name}"`);
   return team;
 }
 
 /** Loads the team of an authenticated caller; a vanished team reads as an invalid key. */
-export async function loadTeam(store: Store, id: number): Promise<Team> {
+export async function loadTeam(store: Pick<TeamRepositories, 'teams'>, id: number): Promise<Team> {
   const team = await store.teams.findById(id);
   if (team === undefined) throw appError(1003);
   return team;

@@ -49,3 +49,9 @@ export interface ApiKeyRepository {
   /** Sets the key's last use to `at` unless it is already at or after `notBefore` (another write was recent enough). */
   recordUse(id: number, at: Date, notBefore: Date): Promise<void>;
 }
+
+/** The repositories the team and key services work with. */
+export interface TeamRepositories {
+  teams: TeamRepository;
+  keys: ApiKeyRepository;
+}

@@ -1,7 +1,7 @@
 import { loadGroupPatterns } from '../groups/asset-pattern.service.ts';
 import { matchesAnyPattern } from '../groups/asset-pattern.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
+import type { VulnerabilityStore } from './vulnerability.repository.ts';
 
 const assetChunk = 1000;
 
@@ -10,7 +10,7 @@ const assetChunk = 1000;
  * whose names match (read in keyset chunks) and the distinct vulnerability hosts that match.
  * Group tokens follow the groups' rules: 9001 malformed, 9003 unknown or another team's.
  */
-export async function matchGroupsForVulnerabilities(store: Store, team: Team, groupTokens: string[]): Promise<{ assetIds: number[]; hosts: string[] }> {
+export async function matchGroupsForVulnerabilities(store: VulnerabilityStore, team: Team, groupTokens: string[]): Promise<{ assetIds: number[]; hosts: string[] }> {
   const { patterns } = await loadGroupPatterns(store, team, groupTokens);
   if (patterns.length === 0) return { assetIds: [], hosts: [] };
   const assetIds: number[] = [];

@@ -1,8 +1,8 @@
 import { newUuid } from '../shared/ids.ts';
-import type { Repositories, Store } from '../shared/store.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import { buildDocuments } from './vulnerability-document.ts';
-import type { ExistingVulnerability } from './vulnerability.repository.ts';
+import type { Transactional } from '../shared/transactional.ts';
+import type { ExistingVulnerability, VulnerabilityRepository } from './vulnerability.repository.ts';
 import {
   effectiveStatus,
   type DetectionState,
@@ -38,7 +38,12 @@ export interface WrittenFinding {
 }
 
 /** Called inside each batch's transaction with what it wrote (a scan links them to its report). */
-export type AfterBatch = (tx: Repositories, written: WrittenFinding[]) => Promise<void>;
+export type AfterBatch<R> = (tx: R, written: WrittenFinding[]) => Promise<void>;
+
+/** What ingestion writes: the vulnerabilities (the caller's AfterBatch may write more of R in the same transaction). */
+export interface IngestionRepositories {
+  vulnerabilities: VulnerabilityRepository;
+}
 
 /** Detection state after a scan saw the finding again. */
 function nextDetection(previous: DetectionState): DetectionState {
@@ -54,18 +59,18 @@ function nextDetection(previous: DetectionState): DetectionState {
  * with one bulk read, one bulk upsert and (when a fixed mark was lifted) one bulk event insert. A
  * scan resumed under the same scan id finds what it wrote before and leaves it as it was.
  */
-export class ScanIngestion {
+export class ScanIngestion<R extends IngestionRepositories = IngestionRepositories> {
   readonly result: IngestionResult = { created: 0, updated: 0, regressions: 0, patched: 0 };
   private readonly seen = new Set<string>();
   private batch = new Map<string, FindingInput>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Transactional<R>,
     private readonly report: Omit<ScanReport, 'isComplete'>,
     private readonly options: IngestionOptions,
     /** Identifies the scan on every row it writes; patching spares what carries it. */
     readonly scanId: string = newUuid(),
-    private readonly afterBatch?: AfterBatch,
+    private readonly afterBatch?: AfterBatch<R>,
   ) {}
 
   /** Findings accepted so far (each fingerprint once). */
@@ -204,7 +209,7 @@ export class ScanIngestion {
  * a ScanIngestion fed from the iterable and finished with the report's completeness.
  */
 export async function recordScan(
-  store: Store,
+  store: Transactional<IngestionRepositories>,
   report: ScanReport,
   findings: Iterable<FindingInput> | AsyncIterable<FindingInput>,
   options: IngestionOptions,

@@ -2,13 +2,13 @@ import { addAsset } from '../assets/asset.service.ts';
 import type { Asset } from '../assets/asset.types.ts';
 import { isAppError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { cvss31 } from './cvss.ts';
 import { recordScan, type IngestionOptions } from './ingestion.service.ts';
 import { seedChecks, type SeedCheck } from './seed-catalogue.ts';
 import { changeMark, tagVulnerability } from './vulnerability-status.service.ts';
 import type { FindingInput, ScanSource, Severity } from './vulnerability.types.ts';
+import type { VulnerabilityStore } from './vulnerability.repository.ts';
 
 /** A small deterministic random source (mulberry32), so a seed is reproducible. */
 export function randomSource(seed: number): () => number {
@@ -87,7 +87,7 @@ export interface SeedResult {
  * surface monitoring, three rounds of scans for a fifth of the targets (so some are patched and
  * some regress), a few manual marks and tags.
  */
-export async function seedVulnerabilities(store: Store, team: Team, count: number, options: IngestionOptions & { onProgress?: (done: number) => void }): Promise<SeedResult> {
+export async function seedVulnerabilities(store: VulnerabilityStore, team: Team, count: number, options: IngestionOptions & { onProgress?: (done: number) => void }): Promise<SeedResult> {
   const rand = randomSource(count);
   const assetCount = Math.min(40, Math.max(3, Math.ceil(count / 25_000)));
   const assets: Asset[] = [];
@@ -135,7 +135,7 @@ export async function seedVulnerabilities(store: Store, team: Team, count: numbe
   return result;
 }
 
-async function markSome(store: Store, team: Team, howMany: number): Promise<number> {
+async function markSome(store: VulnerabilityStore, team: Team, howMany: number): Promise<number> {
   let marked = 0;
   let afterId: number | undefined;
   const step = 97;

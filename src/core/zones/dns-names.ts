@@ -1,5 +1,5 @@
-import type { AssetStatus } from '../assets/asset.types.ts';
-import type { DnsRecordInput, ZoneSource } from './zone.types.ts';
+import type { ZoneSource } from '../assets/asset.types.ts';
+import type { DnsRecordInput } from './zone.types.ts';
 
 /** The sources in the order added_by lists them, and their bit in a name's `sources`. */
 export const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-lookup', 'dns-scrape', 'certificate-scrape', 'page-scrape', 'brute-force', 'permutation', 'surface-monitoring'];
@@ -93,23 +93,4 @@ export function recordSet(records: readonly DnsRecordInput[], into: Map<string, 
 /** Merges a stored set with newly seen records of the same source (one indexing run). */
 export function mergeRecordSets(stored: StoredRecords, records: readonly DnsRecordInput[]): StoredRecords {
   return recordSet(records, new Map(stored.map((r) => [`${r[0]} ${r[2]}`, r])));
-}
-
-/**
- * A name found by DNS under one of the team's root domain assets. It is listed as a subdomain
- * of that root (taking the root's status: ownership of the root covers the names under it)
- * without an asset row; one is made when the name is acted upon.
- */
-export interface DiscoveredName {
-  teamId: number;
-  name: string;
-  rootId: number;
-  token: string;
-  /** An asset of the team has this name (made by hand, or from this name when acted upon). */
-  shadowed: boolean;
-  status: AssetStatus;
-  sources: ZoneSource[];
-  firstSeen: Date;
-  updated: Date;
-  lastSeen: Date;
 }

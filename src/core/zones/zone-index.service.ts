@@ -1,7 +1,8 @@
-import type { Repositories } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { ownerName, parentName } from './dns-names.ts';
-import type { DnsRecordInput, IndexedName, RootDomain, ZoneSource } from './zone.types.ts';
+import type { RootDomain, ZoneSource } from '../assets/asset.types.ts';
+import type { DnsRecordInput, IndexedName } from './zone.types.ts';
+import type { ZoneRepositories } from './zone-lookup.types.ts';
 
 /** A stream of records in batches (a zone file's or a transfer's, as the engine yields them). */
 export type RecordBatches = AsyncIterable<readonly DnsRecordInput[]> | Iterable<readonly DnsRecordInput[]>;
@@ -49,7 +50,7 @@ export class RootMatcher {
  * merged (the batch keeps names until it is full; a name met again after its batch was written
  * is merged with what was stored). Returns `indexed`: the number of distinct names written.
  */
-export async function indexRecords(tx: Repositories, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
+export async function indexRecords(tx: ZoneRepositories, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
   // One indexing run of a team at a time: two uploads writing the same names in different
   // orders cannot deadlock. Other writes of the team are not held up by it.
   await tx.zones.lockIndexing(team.id);

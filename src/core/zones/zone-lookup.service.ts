@@ -3,10 +3,9 @@ import { isIP } from 'node:net';
 import { isDomainName } from '../assets/asset-name.ts';
 import { appError } from '../errors/app-error.ts';
 import { isUuid, newUuid } from '../shared/ids.ts';
-import type { Store } from '../shared/store.ts';
 import type { Team } from '../teams/team.types.ts';
 import { indexRecords, largeIndexRun, normaliseOwner, RootMatcher } from './zone-index.service.ts';
-import type { LookupJob, NameResolver } from './zone-lookup.types.ts';
+import type { LookupJob, NameResolver, ZoneStore } from './zone-lookup.types.ts';
 
 /** How long a job's status stays readable after upload. */
 export const lookupRetentionMs = 10 * 86_400_000;
@@ -19,7 +18,7 @@ export const lookupChunkBytes = 256 * 1024;
  * a line holding NUL: 1051 naming the line) leaves nothing. The job becomes `queued`; the
  * caller enqueues its durable job after commit.
  */
-export async function createLookupJob(store: Store, team: Team, body: AsyncIterable<Buffer>): Promise<LookupJob> {
+export async function createLookupJob(store: ZoneStore, team: Team, body: AsyncIterable<Buffer>): Promise<LookupJob> {
   const now = new Date();
   await store.zoneLookups.purgeBefore(new Date(now.getTime() - lookupRetentionMs));
   return store.transaction(async (tx) => {
@@ -78,7 +77,7 @@ function countLineEnds(text: string): number {
 }
 
 /** The status of a job of the team: 6001 malformed UUID, 6002 unknown, foreign or older than 10 days. */
-export async function getLookupJob(store: Store, team: Team, uuid: string, now = Date.now()): Promise<LookupJob> {
+export async function getLookupJob(store: ZoneStore, team: Team, uuid: string, now = Date.now()): Promise<LookupJob> {
   if (!isUuid(uuid)) throw appError(6001, 'Lookup job UUID malformed: expected a UUID', ['lookupJobUUID']);
   const job = await store.zoneLookups.findByUuid(uuid.toLowerCase());
   if (job === undefined || job.teamId !== team.id || job.created.getTime() < now - lookupRetentionMs) {
@@ -111,7 +110,7 @@ function classify(text: string, roots: RootMatcher): { candidates: string[]; fai
  * as seen, the counts added and the checkpoint moved. A job killed mid-chunk redoes that chunk
  * and counts nothing twice; a second worker finds the checkpoint moved and writes nothing.
  */
-export async function runLookupJob(store: Store, resolver: NameResolver, uuid: string, signal: AbortSignal): Promise<LookupJob | undefined> {
+export async function runLookupJob(store: ZoneStore, resolver: NameResolver, uuid: string, signal: AbortSignal): Promise<LookupJob | undefined> {
   let job = await store.zoneLookups.findByUuid(uuid);
   if (job === undefined || job.status === 'done' || job.status === 'failed') return job;
   const team = await store.teams.findById(job.teamId);
@@ -142,7 +141,7 @@ export async function runLookupJob(store: Store, resolver: NameResolver, uuid: s
 }
 
 /** Marks a job failed for good (the queue gave up on it). */
-export async function failLookupJob(store: Store, uuid: string, error: string): Promise<void> {
+export async function failLookupJob(store: ZoneStore, uuid: string, error: string): Promise<void> {
   const job = await store.zoneLookups.findByUuid(uuid);
   if (job !== undefined && job.status !== 'done') await store.zoneLookups.setStatus(job.id, 'failed', new Date(), error);
 }

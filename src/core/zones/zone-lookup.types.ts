@@ -1,4 +1,6 @@
-import type { DnsRecordInput } from './zone.types.ts';
+import type { AssetRepositories } from '../assets/asset.types.ts';
+import type { Transactional } from '../shared/transactional.ts';
+import type { DnsRecordInput, ZoneRepository } from './zone.types.ts';
 
 /** Status of a zone lookup job, as callers read it. */
 export type LookupStatus = 'queued' | 'running' | 'done' | 'failed';
@@ -48,3 +50,12 @@ export interface LookupJobRepository {
   /** Jobs not finished (for re-enqueueing after a crash between upload and enqueue). */
   unfinished(): Promise<LookupJob[]>;
 }
+
+/** The repositories of the zone services: the asset services' (zone uploads add apexes), the names and the lookup jobs. */
+export type ZoneRepositories = AssetRepositories & {
+  zones: ZoneRepository;
+  zoneLookups: LookupJobRepository;
+};
+
+/** The store as the zone services see it. */
+export type ZoneStore = Transactional<ZoneRepositories>;

@@ -1,15 +1,14 @@
 import { isIP } from 'node:net';
 import { parseAssetName } from '../assets/asset-name.ts';
 import { addAssetInTransaction } from '../assets/asset.service.ts';
-import type { Asset } from '../assets/asset.types.ts';
+import type { Asset, ZoneSource } from '../assets/asset.types.ts';
 import { AppError, appError, isAppError } from '../errors/app-error.ts';
-import type { Repositories, Store } from '../shared/store.ts';
 import { assertCanCall, type Caller } from '../teams/api-key.service.ts';
 import type { Team } from '../teams/team.types.ts';
 import { indexRecords, largeIndexRun, RootMatcher, type RecordBatches } from './zone-index.service.ts';
 import { parseNameServer } from './name-server.ts';
 import type { ZoneEngine } from './zone-engine.ts';
-import type { ZoneSource } from './zone.types.ts';
+import type { ZoneRepositories, ZoneStore } from './zone-lookup.types.ts';
 
 /** Largest zone file (spec). */
 export const zoneFileLimit = 5 * 1024 * 1024;
@@ -54,7 +53,7 @@ export interface ZoneUploader {
  * parameter would refuse (2411) is not taken from a file, which is then read as one that names
  * no zone: indexed under the team's roots alone.
  */
-export async function uploadZoneFile(store: Store, engine: ZoneEngine, uploader: ZoneUploader, origin: string | undefined, body: AsyncIterable<Buffer>): Promise<ZoneIndexResult> {
+export async function uploadZoneFile(store: ZoneStore, engine: ZoneEngine, uploader: ZoneUploader, origin: string | undefined, body: AsyncIterable<Buffer>): Promise<ZoneIndexResult> {
   const isGiven = origin !== undefined && origin !== '';
   const zone = isGiven ? parseZoneName(origin) : '.';
   if (zone === undefined) throw appError(2411, `Zone origin malformed: "${origin}" is not a domain name`, ['origin']);
@@ -75,7 +74,7 @@ export async function uploadZoneFile(store: Store, engine: ZoneEngine, uploader:
  * atomically. 2412 for a malformed server, 2413 for a malformed zone; a transfer the name
  * server refuses or fails, or the egress guard denies, is 2412 saying which (zoneTransferFailed).
  */
-export async function transferAndIndex(store: Store, engine: ZoneEngine, uploader: ZoneUploader, rawServer: unknown, rawZone: unknown): Promise<ZoneIndexResult> {
+export async function transferAndIndex(store: ZoneStore, engine: ZoneEngine, uploader: ZoneUploader, rawServer: unknown, rawZone: unknown): Promise<ZoneIndexResult> {
   const server = parseNameServer(rawServer);
   if (server === undefined) throw appError(2412, `Zone server malformed: "${String(rawServer ?? '')}" is not a host name or IP address with an optional :port`, ['nameServer']);
   const zone = parseZoneName(rawZone);
@@ -96,7 +95,7 @@ interface ZoneApex {
  * its root domain assets, it is added first as a root asset (added_by the source, unverified,
  * the asset service's rules and errors), so a zone that fails leaves no asset behind.
  */
-async function indexZone(store: Store, uploader: ZoneUploader, apex: ZoneApex | undefined, batches: RecordBatches, source: ZoneSource): Promise<ZoneIndexResult> {
+async function indexZone(store: ZoneStore, uploader: ZoneUploader, apex: ZoneApex | undefined, batches: RecordBatches, source: ZoneSource): Promise<ZoneIndexResult> {
   const { team } = uploader;
   const result = await store.transaction(async (tx) => {
     // Held before the apex is looked up: two uploads of one new zone add it once.
@@ -108,7 +107,7 @@ async function indexZone(store: Store, uploader: ZoneUploader, apex: ZoneApex | 
   return result;
 }
 
-async function addApexIfNew(tx: Repositories, { team, caller }: ZoneUploader, apex: ZoneApex, source: ZoneSource): Promise<Asset | undefined> {
+async function addApexIfNew(tx: ZoneRepositories, { team, caller }: ZoneUploader, apex: ZoneApex, source: ZoneSource): Promise<Asset | undefined> {
   if (new RootMatcher(await tx.zones.rootDomains(team.id)).match(apex.name) !== undefined) return undefined;
   if ((await tx.assets.findByName(team.id, apex.name)) !== undefined) return undefined;
   try {

@@ -1,4 +1,4 @@
-import type { DiscoveredName } from './dns-names.ts';
+import type { DiscoveredNameRepository, RootDomain, ZoneSource } from '../assets/asset.types.ts';
 
 /** One resource record as the engine reports it (presentation form). */
 export interface DnsRecordInput {
@@ -10,25 +10,6 @@ export interface DnsRecordInput {
   data: string;
 }
 
-/**
- * Where a name or record came from; becomes part of the asset's `added_by`. The zone sources
- * (an upload, a transfer, a lookup job) each keep their own record set; the surface-monitoring
- * sources share one (`records_surface`: what the latest run resolved), and tell how a run
- * found the name: a DNS answer, a certificate, a web page, the word list, a permutation, or
- * `surface-monitoring` for a name the inventory already held that a run saw again.
- */
-export type ZoneSource = 'zone-file' | 'zone-transfer' | 'zone-lookup' | SurfaceSource;
-
-/** The sources of surface monitoring (see ZoneSource). */
-export type SurfaceSource = 'dns-scrape' | 'certificate-scrape' | 'page-scrape' | 'brute-force' | 'permutation' | 'surface-monitoring';
-
-/** A root domain asset records may be indexed under. */
-export interface RootDomain {
-  id: number;
-  name: string;
-  status: 'verified' | 'unverified';
-}
-
 /** One name to index with its records. */
 export interface IndexedName {
   name: string;
@@ -37,25 +18,11 @@ export interface IndexedName {
   merge?: boolean;
 }
 
-/** One page of discovered names listed as assets (after the asset rows of the listing). */
-export interface NamePageQuery {
-  teamId: number;
-  /** The names under one root asset, or (absent) every discovered name of the team. */
-  under?: RootDomain;
-  /** Key (reversed name) of the last name of the previous page. */
-  afterKey: string | undefined;
-  createdAfter: Date | undefined;
-  limit: number;
-}
-
-/** A discovered name's key and its v2 wire JSON (an asset's fields). */
-export interface NameDocument {
-  key: string;
-  document: string;
-}
-
-/** Persistence of indexed names and records. Every method is scoped to a team. */
-export interface ZoneRepository {
+/**
+ * Persistence of indexed names and records. Every method is scoped to a team. What the asset
+ * services read and change of the discovered names is their port (DiscoveredNameRepository).
+ */
+export interface ZoneRepository extends DiscoveredNameRepository {
   /**
    * Serialises the team's indexing runs until the transaction ends (an advisory lock on
    * PostgreSQL; SQLite has one writer). Nothing else waits on it.
@@ -74,13 +41,6 @@ export interface ZoneRepository {
    * indexNames looks up only the names that are assets instead of every name.
    */
   assetNames(teamId: number, limit: number): Promise<ReadonlySet<string> | undefined>;
-  /** A discovered name of the team by its token (whether or not an asset shadows it). */
-  findByToken(teamId: number, token: string): Promise<DiscoveredName | undefined>;
-  /** Discovered names that are not assets of the team, in key order. */
-  listDocuments(query: NamePageQuery): Promise<NameDocument[]>;
-  deleteName(teamId: number, name: string): Promise<boolean>;
-  /** Marks whether an asset of the team has the name (the listing then shows the asset). */
-  setShadowed(teamId: number, name: string, shadowed: boolean): Promise<void>;
   /**
    * Refreshes the planner's statistics of the discovered names after a large run (PostgreSQL;
    * SQLite plans by index shape): a page read right after an upload of 100k names must not
@@ -92,6 +52,4 @@ export interface ZoneRepository {
    * sources, and subdomain assets (sources empty). Surface monitoring re-checks them each run.
    */
   namesUnder(teamId: number, domain: string): Promise<Array<{ name: string; sources: ZoneSource[] }>>;
-  /** Removes the names indexed under a root asset (and its apex's records). */
-  deleteUnder(teamId: number, root: RootDomain): Promise<void>;
 }

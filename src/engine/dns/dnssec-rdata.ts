@@ -1,5 +1,5 @@
 import { PresentationError } from './dns-name.ts';
-import type { RdataDecoder } from './rdata-wire.ts';
+import type { RdataDecoder, RdataParser } from './rdata-codec.ts';
 import { DNSSEC_ALGORITHMS, RR_TYPE, typeName, typeNumber } from './rr-types.ts';
 import {
   base32HexBytes,
@@ -23,9 +23,6 @@ import { DnsWireError, type WireReader } from './wire-reader.ts';
  * decimal (algorithms too), times as `YYYYMMDDHHmmSS`, hex upper-case, base32hex upper-case,
  * base64 unbroken, type lists in number order. The checks are BIND's.
  */
-
-/** Reads one type's record data from zone-file tokens into canonical text. */
-export type RdataParser = (c: TokenCursor) => string;
 
 /** A DNSSEC algorithm by number or mnemonic (RFC 4034 appendix A.1). */
 export function algorithm(c: TokenCursor): number {

@@ -1,6 +1,5 @@
 import { PresentationError } from './dns-name.ts';
-import type { RdataParser } from './dnssec-rdata.ts';
-import type { RdataDecoder } from './rdata-wire.ts';
+import type { RdataDecoder, RdataParser } from './rdata-codec.ts';
 import { genericRdata, parseUint } from './text-values.ts';
 import type { TokenCursor } from './token-cursor.ts';
 import { DnsWireError } from './wire-reader.ts';

@@ -1,5 +1,6 @@
 import { PresentationError } from './dns-name.ts';
-import { algorithm, DNSSEC_TEXT, type RdataParser } from './dnssec-rdata.ts';
+import { algorithm, DNSSEC_TEXT } from './dnssec-rdata.ts';
+import type { RdataParser } from './rdata-codec.ts';
 import { parseLocText } from './loc-rdata.ts';
 import { decodeRdata, hasTextCodec } from './rdata-wire.ts';
 import { isRegisteredType, RR_TYPE, typeName } from './rr-types.ts';

@@ -4,11 +4,9 @@ import { RR_TYPE } from './rr-types.ts';
 import { decodeSvcb } from './svcb.ts';
 import { formatIpv6 } from './ip-text.ts';
 import { genericRdata, quoteText, toBase64, toHex } from './text-values.ts';
+import type { RdataDecoder } from './rdata-codec.ts';
 import type { WireReader } from './wire-reader.ts';
 import { DnsWireError } from './wire-reader.ts';
-
-/** Turns the record data at the reader (ending at `end`) into canonical presentation text. */
-export type RdataDecoder = (r: WireReader, end: number) => string;
 
 const nameOnly: RdataDecoder = (r) => r.name();
 const numberAndName: RdataDecoder = (r) => `${r.u16()} ${r.name()}`;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { CanaryConfig } from '../../config/canary.ts';
 
 /**
  * Terminology. The **canary** is a small HTTP listener of the scanner itself. A check hands a
@@ -10,17 +11,6 @@ import ipaddr from 'ipaddr.js';
  * made a request where it was told to, which is how server-side request forgery and blind XML
  * external entities are confirmed.
  */
-
-/** Where the canary binds, and the base URL a target must use to reach it. */
-export interface CanaryConfig {
-  /** Address and port to bind (port 0: an ephemeral one); undefined: no canary, the checks needing it are skipped. */
-  listen: { host: string; port: number } | undefined;
-  /** Base URL handed to targets (a target on the internet cannot reach 127.0.0.1); default `http://<listen host>:<bound port>`. */
-  url: string | undefined;
-}
-
-/** The safe default: loopback only, an ephemeral port (only targets on this machine can reach it). */
-export const defaultCanaryConfig: CanaryConfig = { listen: { host: '127.0.0.1', port: 0 }, url: undefined };
 
 /** Time a target has, after its answer, to reach the canary (a fetch queued in the background). */
 export const canaryGraceMs = 3000;
@@ -63,22 +53,6 @@ const maxHitsPerToken = 10;
 /** The body the canary answers for a token: a target that shows what it fetched shows this (in-band proof). */
 export function canaryAnswer(token: string): string {
   return `perimeter canary ${token}`;
-}
-
-/** Parses `host:port` (`[v6]:port`), or `off` for no canary. */
-export function parseCanaryListen(raw: string): CanaryConfig['listen'] {
-  const text = raw.trim();
-  if (text.toLowerCase() === 'off') return undefined;
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(text);
-  if (match === null) throw new Error(`must be host:port ([v6]:port) or "off", got "${raw}"`);
-  const port = Number(match[3]);
-  if (port > 65535) throw new Error(`port must lie between 0 and 65535, got ${port}`);
-  return { host: match[1] ?? match[2]!, port };
-}
-
-/** True for an address that binds every interface: no URL can be derived from it. */
-export function isWildcardHost(host: string): boolean {
-  return host === '0.0.0.0' || host === '::' || host === '[::]';
 }
 
 /** True for a loopback host name or address (`localhost`, 127.0.0.0/8, ::1, their IPv4-mapped forms). */

@@ -4,7 +4,7 @@ import type { ScanProfileSettings } from '../../core/scans/scan-profile-settings
 import type { FindingInput } from '../../core/vulnerabilities/vulnerability.types.ts';
 import { createDnsResolver } from '../dns/resolver.ts';
 import { EgressGuard } from '../net/egress-guard.ts';
-import type { CanaryConfig } from './canary-listener.ts';
+import type { CanaryConfig } from '../../config/canary.ts';
 import { createHttpScanEngine } from './http-scan-engine.ts';
 
 /** What a scan thread builds its engine from: the configuration, never live objects (they cannot cross threads). */

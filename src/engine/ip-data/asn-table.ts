@@ -1,4 +1,4 @@
-import { parseIp } from '../net/cidr.ts';
+import { parseIp } from '../../shared/cidr.ts';
 
 /** An autonomous system: its number and the organisation the data names for it. */
 export interface AutonomousSystem {

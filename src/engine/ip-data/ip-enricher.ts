@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { continents, countries, type TCountryCode } from 'countries-list';
 import { Reader, type CountryResponse } from 'maxmind';
 import type { IpEnricher, IpEnrichment } from '../../core/surface/ip-inventory.types.ts';
-import { parseIp } from '../net/cidr.ts';
+import { parseIp } from '../../shared/cidr.ts';
 import { specialRangeOf } from '../net/special-purpose-ranges.ts';
 import { AsnTable } from './asn-table.ts';
 

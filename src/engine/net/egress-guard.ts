@@ -1,6 +1,6 @@
 import { isIP, type LookupFunction } from 'node:net';
 import type { DnsResolver } from '../dns/resolver.ts';
-import { formatIpv4, isInRange, parseCidr, parseIp, rangeOf, type CidrRange, type IpAddress } from './cidr.ts';
+import { formatIpv4, isInRange, parseCidr, parseIp, rangeOf, type CidrRange, type IpAddress } from '../../shared/cidr.ts';
 import { embeddedIpv4, mappedIpv4 } from './embedded-ipv4.ts';
 import { specialRangeOf } from './special-purpose-ranges.ts';
 

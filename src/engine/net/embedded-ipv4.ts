@@ -1,4 +1,4 @@
-import { isInRange, parseCidr, type CidrRange, type IpAddress } from './cidr.ts';
+import { isInRange, parseCidr, type CidrRange, type IpAddress } from '../../shared/cidr.ts';
 
 /** An IPv4 address carried inside an IPv6 address, and the mechanism that carries it. */
 export interface EmbeddedIpv4 {

@@ -1,4 +1,4 @@
-import { isInRange, parseCidr, type CidrRange, type IpAddress } from './cidr.ts';
+import { isInRange, parseCidr, type CidrRange, type IpAddress } from '../../shared/cidr.ts';
 
 /**
  * The address ranges the egress guard knows, in one table. Each row is an entry of an IANA

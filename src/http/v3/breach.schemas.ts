@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { policySeverities } from '../../engine/policies/policy-catalogue.ts';
+import { policySeverities } from '../../core/policies/policy-catalogue.ts';
 import { breachStatuses } from '../../core/policies/breach.types.ts';
 import { V3ListQuery } from './list-query.ts';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { sql } from '../kysely.ts';
 import { reverseName, sourceBits } from '../../core/zones/dns-names.ts';
-import type { ZoneSource } from '../../core/zones/zone.types.ts';
+import type { ZoneSource } from '../../core/assets/asset.types.ts';
 import type { Dialect } from '../database.ts';
 
 interface OldRecord {

@@ -4,7 +4,7 @@ import type { Dialect } from '../database.ts';
 import { idColumn } from './columns.ts';
 
 /**
- * Policy breaches (core/policies, engine/policies), listed by v3 /breaches: one row per (root
+ * Policy breaches (core/policies), listed by v3 /breaches: one row per (root
  * asset, policy, host name). `status` is NEW while the policy is breached and RESOLVED once a
  * run no longer finds it; a check constraint ties it to `active` and `disappeared_at` (null
  * exactly while NEW). `status_updated_at` is when status last changed (first seen, resolved,

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { PolicySeverity } from '../../engine/policies/policy-catalogue.ts';
+import type { PolicySeverity } from '../../core/policies/policy-catalogue.ts';
 import type { Breach, BreachListFilter, BreachPage, BreachRepository, NewBreach } from '../../core/policies/breach.types.ts';
 import { storeBounds, storeRange, type InventoryPosition } from '../../core/shared/inventory-list.ts';
 import { sql } from '../kysely.ts';

@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import { sql } from '../kysely.ts';
 import { toWireTime } from '../../core/shared/time.ts';
-import { mergeRecordSets, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type DiscoveredName, type StoredRecords } from '../../core/zones/dns-names.ts';
+import { mergeRecordSets, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type StoredRecords } from '../../core/zones/dns-names.ts';
 import type { NameTokenCodec } from '../../core/zones/name-token.ts';
-import type { IndexedName, NamePageQuery, NameDocument, RootDomain, ZoneRepository, ZoneSource } from '../../core/zones/zone.types.ts';
+import type { DiscoveredName, NameDocument, NamePageQuery, RootDomain, ZoneSource } from '../../core/assets/asset.types.ts';
+import type { IndexedName, ZoneRepository } from '../../core/zones/zone.types.ts';
 import type { Database, Dialect } from '../database.ts';
 import type { Schema } from '../schema.ts';
 
