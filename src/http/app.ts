@@ -15,6 +15,7 @@ import { registerOpsRoutes } from './ops.routes.ts';
 import { authenticateRequest } from './plugins/auth.ts';
 import type { Method, RouteDef } from './route.ts';
 import { allRoutes } from './routes.ts';
+import { compileRouteValidator } from './validation.ts';
 
 /** Default body limit; operations that take more say so in their definition. */
 export const defaultBodyLimit = 1024 * 1024;
@@ -166,6 +167,7 @@ const passBytes = (payload: unknown): string => payload as string;
 function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, caches: RequestCaches): void {
   const methods: Method[] = [def.method, ...(def.alsoMethods ?? [])];
   const limit = def.bodyLimit ?? defaultBodyLimit;
+  const validator = compileRouteValidator(def);
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     if (def.isStreamingBody) assertAnnouncedLength(request, limit);
     const { caller, body } = await authenticateRequest(deps, request, def.surface, caches.keys);
@@ -179,14 +181,19 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
     const team = (await caches.teams.get(String(teamId), () => deps.store.teams.findById(teamId))) ?? (await loadTeam(deps.store, teamId));
     assertCanCall(caller, team, def.group);
     const stream = def.isStreamingBody ? new VerifiedBody(isReadable(request.body) ? request.body : request.raw, limit, body) : undefined;
+    const query = request.query as Record<string, string | string[] | undefined>;
     let result;
     try {
+      // The route's schemas validate its inputs once the caller may call it, before the handler.
+      const input = validator.validate({ query, rawBody });
       result = await def.handler({
         deps,
         caller,
         team,
         params: request.params as Record<string, string>,
-        query: request.query as Record<string, string | string[] | undefined>,
+        query,
+        input: input.query,
+        body: input.body,
         rawBody,
         bodyStream: stream ?? emptyStream(),
         request,

@@ -2,8 +2,9 @@ import { appError } from '../core/errors/app-error.ts';
 import type { RouteContext } from './route.ts';
 
 /**
- * Parses the request body as JSON. An empty body (whatever the Content-Type says) is "no body":
- * undefined here, 1050 where the operation requires one; invalid JSON is 1051.
+ * Parses the body of an operation without a body schema as JSON (a body with one is validated
+ * before its handler, see validation.ts). An empty body (whatever the Content-Type says) is "no
+ * body": undefined here, 1050 where the operation requires one; invalid JSON is 1051.
  */
 export function readJson(ctx: Pick<RouteContext, 'rawBody'>, options: { required: boolean }): unknown {
   const text = ctx.rawBody.toString('utf8');
@@ -16,15 +17,6 @@ export function readJson(ctx: Pick<RouteContext, 'rawBody'>, options: { required
   } catch (err) {
     throw appError(1051, `Request body malformed: ${(err as Error).message}`);
   }
-}
-
-/** A JSON object body, or 1051 naming what arrived instead. */
-export function readJsonObject(ctx: Pick<RouteContext, 'rawBody'>): Record<string, unknown> {
-  const body = readJson(ctx, { required: true });
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw appError(1051, 'Request body malformed: expected a JSON object');
-  }
-  return body as Record<string, unknown>;
 }
 
 /**
@@ -61,7 +53,7 @@ export function queryValue(query: RouteContext['query'], name: string): string |
 }
 
 /** The first present of several alternative names of one parameter (pageSize / page_size). */
-export function queryValueOf(query: RouteContext['query'], names: string[]): { name: string; value: string } | undefined {
+function queryValueOf(query: RouteContext['query'], names: string[]): { name: string; value: string } | undefined {
   for (const name of names) {
     const value = queryValue(query, name);
     if (value !== undefined) return { name, value };
@@ -78,14 +70,4 @@ export function queryInteger(query: RouteContext['query'], names: string[], limi
     throw appError(4150, `${found.name} must be an integer from ${limits.min} to ${limits.max}`, [found.name]);
   }
   return n;
-}
-
-/** A boolean query parameter (`true`/`false`, also 1/0), or 4150. */
-export function queryBoolean(query: RouteContext['query'], name: string, fallback: boolean): boolean {
-  const value = queryValue(query, name);
-  if (value === undefined || value === '') return fallback;
-  const lower = value.toLowerCase();
-  if (lower === 'true' || lower === '1') return true;
-  if (lower === 'false' || lower === '0') return false;
-  throw appError(4150, `${name} must be true or false`, [name]);
 }

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppError } from '../core/errors/app-error.ts';
 import type { ErrorCode } from '../core/errors/error-catalogue.ts';
 import type { Caller } from '../core/teams/api-key.service.ts';
 import type { EndpointGroup } from '../core/teams/plans.ts';
@@ -16,7 +17,12 @@ export interface RouteContext {
   /** The team the request acts for (v2: the key's team). */
   team: Team;
   params: Record<string, string>;
+  /** The raw query parameters (every value as sent). */
   query: Record<string, string | string[] | undefined>;
+  /** The query parameters of the route's schema, validated and typed (see validation.ts). */
+  input: Record<string, unknown>;
+  /** The JSON body, parsed and validated against the route's body schema (undefined when none). */
+  body: unknown;
   /** The exact body bytes (empty when none; always empty for streaming operations). */
   rawBody: Buffer;
   /**
@@ -57,7 +63,17 @@ export interface RouteDef {
   tags: string[];
   params?: TSchema;
   query?: TSchema;
+  /** The JSON body; validated (1050 missing, 1051 malformed, declared field errors) before the handler runs. */
   body?: TSchema;
+  /**
+   * The handler still reads this query by hand (legacy finding filters, v3 inventory lists, zone
+   * transfer's query fallback): the schema documents it but does not validate it yet.
+   */
+  isQueryReadByHand?: boolean;
+  /** The body may be left out (the operation also reads its fields from the query). */
+  isBodyOptional?: boolean;
+  /** How inputs that fail their schemas answer, and what the schemas cannot say (see validation.ts). */
+  input?: RouteInput;
   /** Documented as a raw text body instead of JSON. */
   rawBody?: { contentType: string; description: string };
   response: TSchema;
@@ -78,4 +94,32 @@ export interface RouteDef {
 /** Identity helper that gives route literals their type. */
 export function defineRoute(def: RouteDef): RouteDef {
   return def;
+}
+
+/** Builds the error of a value that failed its schema: `given` is the name as sent (an alias included). */
+export type FieldError = (value: unknown, given: string) => AppError;
+
+/** What a route declares about its inputs beyond their schemas. */
+export interface RouteInput {
+  /** The order fields are checked in (default: the schema's); a field not listed is checked after. */
+  order?: string[];
+  /** Alternative names of a query parameter: alias → name in the schema. The name in the schema wins when both are sent. */
+  aliases?: Record<string, string>;
+  /** The error answering a field that fails its schema. */
+  errors?: Record<string, FieldError>;
+  /**
+   * Fields whose text the schema cannot decide (times in every accepted form): the function
+   * returns the typed value or throws the field's error. Runs in the field's turn.
+   */
+  decode?: Record<string, (value: string, given: string) => unknown>;
+  /** The body may be any JSON value (the operation's own rule answers one of the wrong type); default: the schema's JSON type, else 1051. */
+  isAnyJsonBody?: boolean;
+}
+
+/** The validated inputs handed to a handler. */
+export interface ValidInput {
+  /** The query parameters of the schema: arrays (items split and trimmed, blanks dropped), integers, booleans, strings; absent ones undefined. */
+  query: Record<string, unknown>;
+  /** The parsed, validated body (undefined when the route takes none or none was sent to an optional one). */
+  body: unknown;
 }

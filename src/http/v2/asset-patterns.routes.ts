@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { assetPatternLanguage } from '../../core/groups/asset-pattern.ts';
 import { createAssetPattern, deleteAssetPattern, listAssetPatterns, updateAssetPattern } from '../../core/groups/asset-pattern.service.ts';
-import { readJson, readJsonObject } from '../request-input.ts';
+import { readJson } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentAssetPattern } from './group.presenter.ts';
 import { AssetPattern, AssetPatternBody, AssetPatternParams, GroupTokenParam } from './group.schemas.ts';
@@ -39,7 +39,7 @@ export const assetPatternRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 9001, 9003, 9012],
     handler: async (ctx) => {
-      const body = readJsonObject(ctx);
+      const body = ctx.body as Record<string, unknown>;
       return { status: 200, body: presentAssetPattern(await createAssetPattern(ctx.deps.store, ctx.team, ctx.params['groupToken']!, body['pattern'])) };
     },
   }),
@@ -59,7 +59,7 @@ export const assetPatternRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 9001, 9003, 9011, 9012, 9013],
     handler: async (ctx) => {
-      const body = readJsonObject(ctx);
+      const body = ctx.body as Record<string, unknown>;
       const { groupToken, assetPatternToken } = ctx.params as { groupToken: string; assetPatternToken: string };
       return { status: 200, body: presentAssetPattern(await updateAssetPattern(ctx.deps.store, ctx.team, groupToken, assetPatternToken, body['pattern'])) };
     },

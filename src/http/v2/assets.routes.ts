@@ -11,8 +11,9 @@ import {
 } from '../../core/assets/asset.service.ts';
 import { parseTimeParameter } from '../../core/shared/time.ts';
 import { v2ErrorBody } from '../errors.ts';
-import { queryBoolean, queryInteger, queryValue, readJson, readJsonObject } from '../request-input.ts';
+import { readJson } from '../request-input.ts';
 import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
+import type { RouteInput } from '../route.ts';
 import { presentAsset, presentAssetPage } from './asset.presenter.ts';
 import { EmptyObject, Timestamp, Token, pagedList } from './schemas.ts';
 
@@ -82,7 +83,6 @@ const AssetList = pagedList('assets', Asset, 'Asset list object. Listing root as
 
 const AssetTokenParam = Type.Object({ assetToken: Token });
 const DomainTokenParam = Type.Object({ domainToken: Token });
-const pageSizeLimits = { min: 1, max: maxAssetPageSize, fallback: defaultAssetPageSize };
 
 const PageQuery = {
   marker: Type.Optional(Type.String({ description: 'Continuation marker (next_marker of the previous page); empty starts over' })),
@@ -90,13 +90,19 @@ const PageQuery = {
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, description: 'Alias of pageSize' })),
 };
 
+/** The page query of the asset lists: page_size is an alias of pageSize. */
+const pageInput: RouteInput = { aliases: { page_size: 'pageSize' } };
+
+/** The page parameters of a validated query. */
+function pageOf(input: RouteContext['input']): { marker: string | undefined; pageSize: number } {
+  return { marker: input['marker'] as string | undefined, pageSize: (input['pageSize'] as number | undefined) ?? defaultAssetPageSize };
+}
+
 async function listRoots(ctx: RouteContext) {
-  const from = queryValue(ctx.query, 'from');
   const page = await listAssets(ctx.deps.store, ctx.deps.markers, ctx.team, {
-    scope: queryBoolean(ctx.query, 'include_subdomains', false) ? 'all' : 'roots',
-    marker: queryValue(ctx.query, 'marker'),
-    pageSize: queryInteger(ctx.query, ['pageSize', 'page_size'], pageSizeLimits),
-    createdAfter: from === undefined || from === '' ? undefined : parseTimeParameter('from', from),
+    scope: ctx.input['include_subdomains'] === true ? 'all' : 'roots',
+    ...pageOf(ctx.input),
+    createdAfter: ctx.input['from'] as Date | undefined,
   });
   return { status: 200, json: presentAssetPage(page, { emptyTeamIsEmptyObject: true }) };
 }
@@ -120,6 +126,7 @@ export const assetRoutes: RouteDef[] = [
       from: Type.Optional(Type.String({ description: 'Only assets created after this time (YYYY-MM-DDTHH:mm:ssZ, ±hhmm offset, or Unix seconds)' })),
       include_subdomains: Type.Optional(Type.Boolean()),
     }),
+    input: { ...pageInput, order: ['from', 'include_subdomains', 'marker', 'pageSize'], decode: { from: (value, name) => parseTimeParameter(name, value) } },
     response: AssetList,
     successStatus: 200,
     errors: [1085, 4150],
@@ -142,7 +149,7 @@ export const assetRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 2012, 2018, 2019],
     handler: async (ctx) => {
-      const body = readJsonObject(ctx);
+      const body = ctx.body as Record<string, unknown>;
       const { asset, parent } = await addAsset(ctx.deps.store, ctx.team, body['name']);
       ctx.deps.verification.checkInBackground(ctx.team, asset);
       if (parent !== undefined) {
@@ -185,14 +192,14 @@ export const assetRoutes: RouteDef[] = [
     tags: ['assets'],
     params: AssetTokenParam,
     query: Type.Object(PageQuery),
+    input: pageInput,
     response: AssetList,
     successStatus: 200,
     errors: [2011, 2014, 4150],
     handler: async (ctx) => {
       const page = await listAssets(ctx.deps.store, ctx.deps.markers, ctx.team, {
         scope: { subdomainsOf: ctx.params['assetToken']! },
-        marker: queryValue(ctx.query, 'marker'),
-        pageSize: queryInteger(ctx.query, ['pageSize', 'page_size'], pageSizeLimits),
+        ...pageOf(ctx.input),
       });
       return { status: 200, json: presentAssetPage(page, { emptyTeamIsEmptyObject: false }) };
     },
@@ -226,12 +233,13 @@ export const assetRoutes: RouteDef[] = [
     tags: ['assets'],
     params: DomainTokenParam,
     body: AssetSettingsUpdate,
+    // The settings rule answers a body of another JSON type (2422 naming the fields).
+    input: { isAnyJsonBody: true },
     response: AssetSettings,
     successStatus: 200,
     errors: [1050, 1051, 2011, 2014, 2422, 2423, 2424, 2425, 2426],
     handler: async (ctx) => {
-      const body = readJson(ctx, { required: true });
-      return { status: 200, body: await updateAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!, body, ctx.deps.monitoring) };
+      return { status: 200, body: await updateAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!, ctx.body, ctx.deps.monitoring) };
     },
   }),
 ];

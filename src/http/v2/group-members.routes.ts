@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { addGroupMember, listGroupMembers, removeGroupMember } from '../../core/groups/group-member.service.ts';
-import { readJson, readJsonObject } from '../request-input.ts';
+import { readJson } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentGroupMember } from './group.presenter.ts';
 import { GroupMember, GroupMemberParams, GroupTokenParam } from './group.schemas.ts';
@@ -40,7 +40,7 @@ export const groupMemberRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 9001, 9003, 9022, 9024],
     handler: async (ctx) => {
-      const body = readJsonObject(ctx);
+      const body = ctx.body as Record<string, unknown>;
       const userToken = body['userToken'] ?? body['user_token'];
       return { status: 200, body: presentGroupMember(await addGroupMember(ctx.deps.store, ctx.team, ctx.params['groupToken']!, userToken)) };
     },

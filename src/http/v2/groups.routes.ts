@@ -3,7 +3,7 @@ import { defaultAssetPageSize, maxAssetPageSize } from '../../core/assets/asset.
 import { assetPatternLanguage } from '../../core/groups/asset-pattern.ts';
 import { listAssetsOfGroups } from '../../core/groups/group-assets.service.ts';
 import { createGroup, deleteGroup, listGroups, updateGroup } from '../../core/groups/group.service.ts';
-import { queryInteger, queryValue, readJson, readJsonObject } from '../request-input.ts';
+import { readJson } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentAssetPage } from './asset.presenter.ts';
 import { presentGroup } from './group.presenter.ts';
@@ -32,15 +32,17 @@ export const groupRoutes: RouteDef[] = [
       page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, description: 'Alias of pageSize' })),
     }),
     body: Type.Array(Token, { description: 'Group tokens' }),
+    // The group rule answers a body of another JSON type or malformed tokens (9001).
+    input: { aliases: { page_size: 'pageSize' }, isAnyJsonBody: true },
     response: pagedList('assets', Asset, 'Asset list object of the matching assets'),
     successStatus: 200,
     errors: [1050, 1051, 4150, 9001, 9003],
     isExperimental: true,
     handler: async (ctx) => {
       const page = await listAssetsOfGroups(ctx.deps.store, ctx.deps.markers, ctx.team, {
-        body: readJson(ctx, { required: true }),
-        marker: queryValue(ctx.query, 'marker'),
-        pageSize: queryInteger(ctx.query, ['pageSize', 'page_size'], { min: 1, max: maxAssetPageSize, fallback: defaultAssetPageSize }),
+        body: ctx.body,
+        marker: ctx.input['marker'] as string | undefined,
+        pageSize: (ctx.input['pageSize'] as number | undefined) ?? defaultAssetPageSize,
       });
       return { status: 200, json: presentAssetPage(page, { emptyTeamIsEmptyObject: false }) };
     },
@@ -72,7 +74,7 @@ export const groupRoutes: RouteDef[] = [
     response: Group,
     successStatus: 200,
     errors: [1050, 1051, 9002],
-    handler: async (ctx) => ({ status: 200, body: presentGroup(await createGroup(ctx.deps.store, ctx.team, readJsonObject(ctx))) }),
+    handler: async (ctx) => ({ status: 200, body: presentGroup(await createGroup(ctx.deps.store, ctx.team, (ctx.body as Record<string, unknown>))) }),
   }),
   defineRoute({
     surface: 'v2',
@@ -89,7 +91,7 @@ export const groupRoutes: RouteDef[] = [
     response: Group,
     successStatus: 200,
     errors: [1050, 1051, 9001, 9002, 9003],
-    handler: async (ctx) => ({ status: 200, body: presentGroup(await updateGroup(ctx.deps.store, ctx.team, ctx.params['groupToken']!, readJsonObject(ctx))) }),
+    handler: async (ctx) => ({ status: 200, body: presentGroup(await updateGroup(ctx.deps.store, ctx.team, ctx.params['groupToken']!, (ctx.body as Record<string, unknown>))) }),
   }),
   defineRoute({
     surface: 'v2',

@@ -5,7 +5,7 @@ import { joinRuns, withEnvelope } from '../../core/shared/page-render.mjs';
 import { collectFindingUuids, domainScope, getDomainFinding, legacyFindingCap, legacyListCap, pageDomainFindings } from '../../core/legacy/legacy-findings.service.ts';
 import { maxVulnerabilityPageSize } from '../../core/vulnerabilities/vulnerability-list.service.ts';
 import { v2ErrorBody } from '../errors.ts';
-import { queryInteger, queryValue, readJsonObject } from '../request-input.ts';
+import { queryInteger, queryValue } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Asset } from './assets.routes.ts';
 import { answerFinding, answerFindings, legacyNote, legacyRouteBase, markTruncated, parseFindingFilter } from './legacy-route-support.ts';
@@ -46,7 +46,7 @@ export const legacyDomainRoutes: RouteDef[] = [
     response: LegacyDomain,
     errors: [1050, 1051, 2012, 2018, 2019],
     handler: async (ctx) => {
-      const { asset, parent } = await addAsset(ctx.deps.store, ctx.team, readJsonObject(ctx)['name']);
+      const { asset, parent } = await addAsset(ctx.deps.store, ctx.team, (ctx.body as Record<string, unknown>)['name']);
       ctx.deps.verification.checkInBackground(ctx.team, asset);
       if (parent === undefined) return { status: 200, body: presentDomain(asset, ctx.team) };
       const message = `Asset accepted as a subdomain of ${parent.name}, which is already a root asset; it appears in that domain's subdomains`;
@@ -81,6 +81,7 @@ export const legacyDomainRoutes: RouteDef[] = [
       `The vulnerabilities of the domain and its subdomain assets as old findings, in the order they were first recorded; a bare array of at most ${legacyFindingCap} ` +
       `(then x-perimeter-truncated: true; the paginated read has them all). ${legacyNote}`,
     params: DomainTokenParam,
+    isQueryReadByHand: true,
     query: Type.Object(FindingQuery),
     response: Type.Array(OldFinding),
     errors: [1085, 2011, 2014, 4085, 4150],
@@ -95,6 +96,7 @@ export const legacyDomainRoutes: RouteDef[] = [
     summary: 'Findings of a domain, paged (deprecated)',
     description: `Keyset pages of the domain's findings; \`next_marker\` and \`nextMarker\` (same value) are absent on the last page. A marker of another domain or team is 4150. ${legacyNote}`,
     params: DomainTokenParam,
+    isQueryReadByHand: true,
     query: Type.Object({
       ...FindingQuery,
       marker: Type.Optional(Type.String({ description: 'next_marker (or nextMarker) of the previous page; empty starts over' })),
@@ -132,6 +134,7 @@ export const legacyDomainRoutes: RouteDef[] = [
     summary: 'Finding UUIDs of a domain (deprecated)',
     description: `The UUIDs of the domain's findings, in the order they were first recorded; a bare array of at most ${legacyListCap} (then x-perimeter-truncated: true). ${legacyNote}`,
     params: DomainTokenParam,
+    isQueryReadByHand: true,
     query: Type.Object(FindingQuery),
     response: Type.Array(Type.String({ format: 'uuid' })),
     errors: [1085, 2011, 2014, 4085, 4150],

@@ -58,6 +58,7 @@ export const legacyReportRoutes: RouteDef[] = [
     summary: 'Reports of a scan profile (deprecated)',
     description: `The profile's reports without findings, newest first, as a bare array (empty when it has none); \`from\`/\`to\` bound their creation. At most ${legacyListCap}. ${legacyNote}`,
     params: ProfileTokenParam,
+    isQueryReadByHand: true,
     query: Type.Object(ReportQuery),
     response: Type.Array(LegacyReport),
     errors: [1085, 2601, 2604, 4150],
@@ -80,6 +81,7 @@ export const legacyReportRoutes: RouteDef[] = [
       `The findings of the profile's latest report as old findings, a bare array of at most ${legacyFindingCap} (then x-perimeter-truncated: true). ` +
       `\`severity\` matches the severity the report recorded; \`from\`/\`to\` bound the latest detection. ${noReport} ${legacyNote}`,
     params: ProfileTokenParam,
+    isQueryReadByHand: true,
     query: Type.Object(FindingQuery),
     response: Type.Array(OldFinding),
     errors: [1085, 2601, 2604, 4085, 4150],

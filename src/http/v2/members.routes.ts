@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { inviteMembers, invitationReasons, listMembers, maxInvitations } from '../../core/members/member.service.ts';
 import { memberAuthentications, memberRoles } from '../../core/members/member.types.ts';
-import { readJson } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentInvitationErrors, presentMember } from './member.presenter.ts';
 import { Timestamp, Token } from './schemas.ts';
@@ -60,7 +59,7 @@ export const memberRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 8101],
     handler: async (ctx) => {
-      const errors = await inviteMembers(ctx.deps.store, ctx.team, readJson(ctx, { required: true }));
+      const errors = await inviteMembers(ctx.deps.store, ctx.team, ctx.body);
       return { status: 200, body: presentInvitationErrors(errors) };
     },
   }),

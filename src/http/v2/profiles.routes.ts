@@ -7,7 +7,7 @@ import {
   listScanProfiles,
   updateProfileSettings,
 } from '../../core/scans/scan-profile.service.ts';
-import { readJson, readJsonObject } from '../request-input.ts';
+import { readJson } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentProfile, presentProfileSettings } from './scan.presenter.ts';
 import { ProfileTokenParam, ProfileSettingsSchema, ScanProfileSchema } from './scan.schemas.ts';
@@ -59,7 +59,7 @@ export const profileRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 2011, 2014, 2021, 2602, 2605, 2606, 2607, 2609, 2618],
     handler: async (ctx) => {
-      const profile = await createScanProfile({ store: ctx.deps.store, engine: ctx.deps.scanEngine, validationTimeoutMs: ctx.deps.config.endpointValidationTimeoutMs }, ctx.team, readJsonObject(ctx));
+      const profile = await createScanProfile({ store: ctx.deps.store, engine: ctx.deps.scanEngine, validationTimeoutMs: ctx.deps.config.endpointValidationTimeoutMs }, ctx.team, (ctx.body as Record<string, unknown>));
       const latest = (await ctx.deps.store.scans.latestOf(ctx.team.id, [profile.id])).get(profile.id);
       return { status: 200, body: presentProfile({ profile, latest }) };
     },
@@ -127,13 +127,12 @@ export const profileRoutes: RouteDef[] = [
     tags: ['scan profiles'],
     params: ProfileTokenParam,
     body: ProfileSettingsSchema,
+    // The settings rule answers a body of another JSON type (1051 naming the settings).
+    input: { isAnyJsonBody: true },
     response: ProfileSettingsSchema,
     successStatus: 200,
     errors: [1050, 1051, 1052, 1009, 2601, 2604, 2641, 2642, 2643, 2651, 2652, 2653, 2654, 2657, 2658, 2671, 2672, 2673],
     bodyLimit: scanProfileSettingsBodyLimit,
-    handler: async (ctx) => {
-      const body = readJson(ctx, { required: true });
-      return { status: 200, body: presentProfileSettings(await updateProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!, body)) };
-    },
+    handler: async (ctx) => ({ status: 200, body: presentProfileSettings(await updateProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!, ctx.body)) }),
   }),
 ];

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { getScanStatus, startScan, stopScan } from '../../core/scans/scan.service.ts';
 import { getSchedule, removeSchedule, setSchedule } from '../../core/scans/schedule.service.ts';
-import { readJson, readJsonObject } from '../request-input.ts';
+import { readJson } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentScanStatus, presentSchedule } from './scan.presenter.ts';
 import { ProfileTokenParam, ScanStatusSchema, ScheduleSchema } from './scan.schemas.ts';
@@ -98,7 +98,7 @@ export const scanRoutes: RouteDef[] = [
     response: ScheduleSchema,
     successStatus: 200,
     errors: [1050, 1051, 1085, 2601, 2604, 5066],
-    handler: async (ctx) => ({ status: 200, body: presentSchedule(await setSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!, readJsonObject(ctx))) }),
+    handler: async (ctx) => ({ status: 200, body: presentSchedule(await setSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!, (ctx.body as Record<string, unknown>))) }),
   }),
   defineRoute({
     surface: 'v2',

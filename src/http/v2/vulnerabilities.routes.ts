@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox';
 import { changeMark, listVulnerabilityEvents, parseTagName, requireVulnerability, tagVulnerability, untagVulnerability } from '../../core/vulnerabilities/vulnerability-status.service.ts';
 import type { Mark } from '../../core/vulnerabilities/vulnerability.types.ts';
 import { cachedPage } from '../cached-page.ts';
-import { readJson, readJsonObject } from '../request-input.ts';
-import { defineRoute, type RouteDef } from '../route.ts';
+import { readJson } from '../request-input.ts';
+import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
+import type { VulnerabilityListInput } from '../../core/vulnerabilities/vulnerability-list.service.ts';
 import { EmptyObject } from './schemas.ts';
-import { parseVulnerabilityQuery } from './vulnerability-query.ts';
 import { presentEvents, presentVulnerability, presentVulnerabilityPage } from './vulnerability.presenter.ts';
-import { Vulnerability, VulnerabilityListQuery, VulnerabilityPage } from './vulnerability.schemas.ts';
+import { Vulnerability, VulnerabilityListQuery, VulnerabilityPage, vulnerabilityListInput } from './vulnerability.schemas.ts';
 
 const UuidParam = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
 
@@ -25,6 +25,42 @@ const markDescription =
   'unsetting returns the status to the detection state (unsetting a mark the vulnerability does not carry changes nothing). ' +
   'Every change bumps modified_at and is recorded in the events of the vulnerability (GET …/events/). An unknown or foreign UUID answers 1900 (404).';
 
+/** Default page size of the vulnerability list. */
+const defaultVulnerabilityPageSize = 100;
+
+/** Distinct values of a validated list, lowercased where case does not matter. */
+function distinct(input: RouteContext['input'], name: string, lower = false): string[] | undefined {
+  const values = input[name] as string[] | undefined;
+  return values === undefined ? undefined : [...new Set(lower ? values.map((v) => v.toLowerCase()) : values)];
+}
+
+/** The validated list query as the service takes it. */
+function listInputOf(input: RouteContext['input']): VulnerabilityListInput {
+  const filter: VulnerabilityListInput['filter'] = {};
+  const fields: Array<[keyof VulnerabilityListInput['filter'], unknown]> = [
+    ['severity', distinct(input, 'severity[]')],
+    ['severityV3', distinct(input, 'severityV3[]')],
+    ['scanSource', distinct(input, 'scan_source[]')],
+    ['status', distinct(input, 'status[]')],
+    ['title', distinct(input, 'title[]')],
+    ['host', distinct(input, 'host[]')?.map((h) => h.toLowerCase())],
+    ['assetTokens', distinct(input, 'asset_token[]', true)],
+    ['excludeAssetTokens', distinct(input, 'exclude_asset_token[]', true)],
+    ['scanProfileToken', distinct(input, 'scan_profile_token[]', true)],
+    ['tags', distinct(input, 'tag[]', true)],
+    ['excludeTags', distinct(input, 'exclude_tag[]', true)],
+    ['groupTokens', distinct(input, 'group_token[]', true)],
+    ['createdAfter', input['created_after']],
+    ['createdBefore', input['created_before']],
+    ['updatedAfter', input['updated_after']],
+    ['updatedBefore', input['updated_before']],
+    ['modifiedAfter', input['modified_after']],
+    ['modifiedBefore', input['modified_before']],
+  ];
+  for (const [key, value] of fields) if (value !== undefined) (filter as Record<string, unknown>)[key] = value;
+  return { filter, marker: input['marker'] as string | undefined, pageSize: (input['pageSize'] as number | undefined) ?? defaultVulnerabilityPageSize };
+}
+
 /** The vulnerability operations of v2, plus the tag and event extensions. */
 export const vulnerabilityRoutes: RouteDef[] = [
   defineRoute({
@@ -40,6 +76,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
       'total_vulnerabilities counts every match of the filter (computed once per data version, not per page).',
     tags: ['vulnerabilities'],
     query: VulnerabilityListQuery,
+    input: vulnerabilityListInput,
     response: VulnerabilityPage,
     successStatus: 200,
     errors: [1085, 4085, 4110, 4115, 4150, 9001, 9003],
@@ -50,7 +87,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
       // before at this data version, so it is sent as cached UTF-8 bytes without parsing again.
       const rawQuery = ctx.request.url.slice(ctx.request.url.indexOf('?') + 1 || ctx.request.url.length);
       const key = `${ctx.team.id}:${version}:${rawQuery}`;
-      const json = await cachedPage(pageCache, key, async () => presentVulnerabilityPage(await vulnerabilities.list(ctx.team, parseVulnerabilityQuery(ctx.query), version)));
+      const json = await cachedPage(pageCache, key, async () => presentVulnerabilityPage(await vulnerabilities.list(ctx.team, listInputOf(ctx.input), version)));
       return { status: 200, json };
     },
   }),
@@ -123,7 +160,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 4111, 1900],
     handler: async (ctx) => {
-      const name = parseTagName(readJsonObject(ctx)['name']);
+      const name = parseTagName((ctx.body as Record<string, unknown>)['name']);
       const tag = await tagVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!, name);
       return { status: 200, body: { name: tag.name, uuid: tag.uuid } };
     },

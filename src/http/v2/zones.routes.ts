@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { createLookupJob, getLookupJob } from '../../core/zones/zone-lookup.service.ts';
 import { transferAndIndex, uploadZoneFile, zoneFileLimit, zoneLookupLimit, type ZoneIndexResult } from '../../core/zones/zone-upload.service.ts';
 import { enqueueZoneLookup } from '../../jobs/zone-lookup.job.ts';
-import { queryValue, readJson, requiredUpload } from '../request-input.ts';
+import { queryValue, requiredUpload } from '../request-input.ts';
 import { defineRoute, type RouteContext, type RouteDef, type RouteResult } from '../route.ts';
 
 const indexedDescription =
@@ -50,7 +50,7 @@ export const zoneRoutes: RouteDef[] = [
     errors: [1050, 1052, 2012, 2411, 2421],
     bodyLimit: zoneFileLimit,
     isStreamingBody: true,
-    handler: async (ctx) => answerIndexed(ctx, await uploadZoneFile(ctx.deps.store, ctx.deps.zoneEngine, ctx, queryValue(ctx.query, 'origin'), requiredUpload(ctx.bodyStream, 'the zone file'))),
+    handler: async (ctx) => answerIndexed(ctx, await uploadZoneFile(ctx.deps.store, ctx.deps.zoneEngine, ctx, ctx.input['origin'] as string | undefined, requiredUpload(ctx.bodyStream, 'the zone file'))),
   }),
   defineRoute({
     surface: 'v2',
@@ -118,8 +118,12 @@ export const zoneRoutes: RouteDef[] = [
     response: Indexed,
     successStatus: 200,
     errors: [1051, 2012, 2412, 2413],
+    // Body or query: a field the body gives is not read from the query.
+    isBodyOptional: true,
+    isQueryReadByHand: true,
+    input: { isAnyJsonBody: true },
     handler: async (ctx) => {
-      const body = readJson(ctx, { required: false });
+      const body = ctx.body;
       const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
       const nameServer = fields['nameServer'] ?? queryValue(ctx.query, 'nameServer');
       const zone = fields['zone'] ?? queryValue(ctx.query, 'zone');

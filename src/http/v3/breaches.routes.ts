@@ -43,6 +43,7 @@ export const breachRoutes: RouteDef[] = [
       '(same `first_seen_at`, a new `status_updated_at`) when it returns. `status_updated_before` and `status_updated_after` bound `status_updated_at`. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
+    isQueryReadByHand: true,
     query: V3BreachListQuery,
     response: v3ListPage(Breach),
     successStatus: 200,

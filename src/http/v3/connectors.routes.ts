@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { connectorExternalId, createConnector, deleteConnector, findConnector, listConnectors } from '../../core/connectors/connector.service.ts';
 import { NotFoundProblem } from '../errors.ts';
-import { queryValue, readJsonObject } from '../request-input.ts';
 import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
 import { presentConnector } from './connector.presenter.ts';
 import { Connector, ConnectorCreateBody, ConnectorIdParam, ConnectorListQuery, ExternalId, ExternalIdQuery } from './connector.schemas.ts';
@@ -35,6 +34,7 @@ export const connectorRoutes: RouteDef[] = [
       'that existed when paging started. A malformed `cursor` or `limit` answers 400 naming it (type /problems/4150). ' +
       `Options are never part of a connector. ${noRuns}`,
     tags: ['connectors'],
+    isQueryReadByHand: true,
     query: ConnectorListQuery,
     response: v3ListPage(Connector),
     successStatus: 200,
@@ -66,7 +66,7 @@ export const connectorRoutes: RouteDef[] = [
     successStatus: 201,
     errors: [1050, 1051],
     handler: async (ctx) => {
-      const connector = await createConnector(ctx.deps.store, ctx.deps.box, ctx.caller, readJsonObject(ctx));
+      const connector = await createConnector(ctx.deps.store, ctx.deps.box, ctx.caller, (ctx.body as Record<string, unknown>));
       return { status: 201, body: presentConnector(connector) };
     },
   }),
@@ -86,7 +86,7 @@ export const connectorRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [4150],
     handler: async (ctx) => {
-      const { team, externalId } = await connectorExternalId(ctx.deps.store, ctx.caller, queryValue(ctx.query, 'team_id'));
+      const { team, externalId } = await connectorExternalId(ctx.deps.store, ctx.caller, ctx.input['team_id'] as string | undefined);
       return { status: 200, body: { external_id: externalId, team_id: team.token } };
     },
   }),

@@ -17,6 +17,7 @@ export const ipRoutes: RouteDef[] = [
       'with `disappeared_at` once a run no longer does, active again (same `first_seen_at`) when it returns. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
+    isQueryReadByHand: true,
     query: V3ListQuery,
     response: v3ListPage(IpAddress),
     successStatus: 200,

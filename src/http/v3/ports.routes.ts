@@ -19,6 +19,7 @@ export const portRoutes: RouteDef[] = [
       '`status` and `port` take comma-separated or repeated values; a bad value answers 400 (type /problems/4150) naming the parameter. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
+    isQueryReadByHand: true,
     query: V3PortListQuery,
     response: v3ListPage(Port),
     successStatus: 200,

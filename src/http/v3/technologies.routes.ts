@@ -18,6 +18,7 @@ export const technologyRoutes: RouteDef[] = [
       'a new version is a new item. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
+    isQueryReadByHand: true,
     query: V3ListQuery,
     response: v3ListPage(Technology),
     successStatus: 200,
