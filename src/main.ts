@@ -88,22 +88,33 @@ async function serve(config: Config): Promise<void> {
     await runtime.close();
     throw err;
   }
-  await seedDemo(runtime);
-  const egress = config.egressAllow.length === 0 ? 'none (every special-purpose range denied)' : config.egressAllow.join(',');
-  console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')}, egress allowed: ${egress})`);
-  if (config.roles.includes('worker')) await startWorker(runtime);
-  const scheduler = config.roles.includes('scheduler') ? await startSchedulerRole(runtime) : undefined;
+  // Signals are handled from here on: a SIGTERM that arrives while the roles start waits until
+  // they have started, then stops them and exits 0 (instead of the signal's default action, or a
+  // worker started on a queue already stopped).
   let isClosing = false;
+  let scheduler: { stop(): Promise<void> } | undefined;
+  const startRoles = async () => {
+    await seedDemo(runtime);
+    if (config.roles.includes('worker')) await startWorker(runtime);
+    if (config.roles.includes('scheduler')) scheduler = await startSchedulerRole(runtime);
+  };
+  const started = startRoles();
   const shutdown = async (signal: string) => {
     if (isClosing) return;
     isClosing = true;
     runtime.log.info({ signal }, 'shutting down: finishing in-flight requests, handing running jobs back');
+    await started.catch(() => undefined);
     await Promise.all([app.close(), runtime.jobs.stop(), scheduler?.stop()]);
     await runtime.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  await started;
+  if (isClosing) return;
+  // The listening line is the readiness signal: printed once every role of this process runs.
+  const egress = config.egressAllow.length === 0 ? 'none (every special-purpose range denied)' : config.egressAllow.join(',');
+  console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')}, egress allowed: ${egress})`);
 }
 
 /** `perimeter migrate`: applies pending migrations (opening the store does) and says so. */

@@ -78,6 +78,27 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
     }
   });
 
+  it('shuts down cleanly (exit 0) on a SIGTERM that arrives while it is still starting', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'perimeter-early-term-'));
+    try {
+      const child = spawnOwned(process.execPath, ['bin/perimeter.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+        env: { ...process.env, DATA_DIR: fresh, DATABASE_URL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      // The demo keys are printed after the port is bound and before the roles start.
+      const seeded = new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => {
+        output += d.toString();
+        if (output.includes('v3 API key:')) resolve();
+      }));
+      child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+      await seeded;
+      assert.equal(await stopChild(child), 0, output);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an invalid configuration, naming every problem', async () => {
     const child = spawnOwned(process.execPath, ['bin/perimeter.js', 'serve'], { env: { ...process.env, PORT: 'eighty', PERIMETER_EGRESS_ALLOW: 'nope', DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
