@@ -22,11 +22,11 @@ function limitsSuite(title: string, limits: { scanTeamConcurrency: number; scanC
         await h.admin('asset', 'verify', '127.0.0.1', '--team', team);
         const count = team === 'alpha' ? limits.alphaProfiles : 1;
         for (let i = 0; i < count; i++) {
-          const site = await startGeneratedSite(60);
+          const site = await startGeneratedSite(30);
           sites.push(site);
           const token = (await h.send('POST', '/rest/v2/profiles/', { key: keys[team], body: { asset_token: asset, endpoint: `127.0.0.1:${site.port}` } })).json().token;
-          // 20 requests per second: each scan runs for a few seconds.
-          await h.send('PUT', `/rest/v2/profiles/${token}/settings/`, { key: keys[team], body: { requests_per_second: 20 } });
+          // 40 requests per second over 30 pages: each scan runs for a second or two, long enough to overlap.
+          await h.send('PUT', `/rest/v2/profiles/${token}/settings/`, { key: keys[team], body: { requests_per_second: 40 } });
           profiles.push({ team, token });
         }
       }
