@@ -11,14 +11,16 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'A module that depends on itself through others: one of them owns a port the other should take as a parameter.',
+      comment:
+        'A module that depends on itself through others: one of them owns a port the other should take as a parameter.',
       from: { path: '^src/' },
       to: { circular: true },
     },
     {
       name: 'no-circular-folders',
       severity: 'error',
-      comment: 'Folders that depend on each other in a loop (e.g. two areas of the core importing each other): cross-area needs go through a narrow interface passed in.',
+      comment:
+        'Folders that depend on each other in a loop (e.g. two areas of the core importing each other): cross-area needs go through a narrow interface passed in.',
       scope: 'folder',
       from: { path: '^src/core/' },
       to: { path: '^src/core/', circular: true },
@@ -40,14 +42,16 @@ module.exports = {
     {
       name: 'engine-and-storage-are-not-faces',
       severity: 'error',
-      comment: 'The engine and the storage serve the core; the faces (HTTP, CLI, jobs) call them, not the other way round.',
+      comment:
+        'The engine and the storage serve the core; the faces (HTTP, CLI, jobs) call them, not the other way round.',
       from: { path: '^src/(engine|storage)/' },
       to: { path: '^src/(http|cli|jobs)/' },
     },
     {
       name: 'config-knows-no-engine',
       severity: 'error',
-      comment: 'Configuration parses values the engine uses; the engine imports configuration, never the other way round.',
+      comment:
+        'Configuration parses values the engine uses; the engine imports configuration, never the other way round.',
       from: { path: '^src/config/' },
       to: { path: '^src/engine/' },
     },

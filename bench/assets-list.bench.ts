@@ -59,8 +59,11 @@ async function seed(ctx: BenchContext, dataDir: string, databaseUrl: string | un
   const { runtime, teamId, v2Key } = await seedTeam(dataDir, 'bench', databaseUrl);
   try {
     const start = Date.now() - assetCount * 1000;
-    await insertInBatches(runtime, { count: assetCount, batchSize: 1000, batchesPerTransaction: 10 }, (i) => assetRow(teamId, i, start), (db, rows) =>
-      db.insertInto('assets').values(rows).execute(),
+    await insertInBatches(
+      runtime,
+      { count: assetCount, batchSize: 1000, batchesPerTransaction: 10 },
+      (i) => assetRow(teamId, i, start),
+      (db, rows) => db.insertInto('assets').values(rows).execute(),
     );
     // What autovacuum would have done in a running deployment by then: statistics (and on
     // PostgreSQL a visibility map for index-only scans).
@@ -68,7 +71,9 @@ async function seed(ctx: BenchContext, dataDir: string, databaseUrl: string | un
   } finally {
     await runtime.close();
   }
-  ctx.log(`seeded ${assetCount.toLocaleString('en')} root assets in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  ctx.log(
+    `seeded ${assetCount.toLocaleString('en')} root assets in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`,
+  );
   return v2Key;
 }
 
@@ -86,14 +91,17 @@ async function collectPages(baseUrl: string, key: string): Promise<Page[]> {
     const path = `/rest/v2/assets/?pageSize=${pageSize}${marker === undefined ? '' : `&marker=${encodeURIComponent(marker)}`}`;
     const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-service-key': key } });
     const body = Buffer.from(await response.arrayBuffer());
-    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${body.toString('utf8').slice(0, 500)}`);
+    if (response.status !== 200)
+      throw new Error(`GET ${path} answered ${response.status}: ${body.toString('utf8').slice(0, 500)}`);
     const page = JSON.parse(body.toString('utf8')) as { assets?: unknown[]; has_more?: boolean; next_marker?: string };
-    if (page.assets?.length !== pageSize) throw new Error(`GET ${path} listed ${page.assets?.length ?? 0} assets, expected ${pageSize}`);
+    if (page.assets?.length !== pageSize)
+      throw new Error(`GET ${path} listed ${page.assets?.length ?? 0} assets, expected ${pageSize}`);
     pages.push({ path, body, contentType: response.headers.get('content-type') ?? 'application/json' });
     if (page.has_more !== true || page.next_marker === undefined) break;
     marker = page.next_marker;
   }
-  if (pages.length < pageCount) throw new Error(`the listing had ${pages.length} pages of ${pageSize}, expected ${pageCount}`);
+  if (pages.length < pageCount)
+    throw new Error(`the listing had ${pages.length} pages of ${pageSize}, expected ${pageCount}`);
   return pages;
 }
 
@@ -106,7 +114,15 @@ async function run(ctx: BenchContext, store: 'sqlite' | 'postgres', name: string
   const key = await seed(ctx, dataDir, databaseUrl);
   const cpuProfileDir = process.env['BENCH_CPU_PROF'] === '1' ? join(ctx.outDir, 'profiles', name) : undefined;
   // API role only, and a resolver on the loopback: nothing here may reach outside the machine.
-  const server = await startPerimeter(ctx.scope, { dataDir, cpuProfileDir, env: { PERIMETER_ROLES: 'api', PERIMETER_DNS_RESOLVERS: '127.0.0.1:1', ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) } });
+  const server = await startPerimeter(ctx.scope, {
+    dataDir,
+    cpuProfileDir,
+    env: {
+      PERIMETER_ROLES: 'api',
+      PERIMETER_DNS_RESOLVERS: '127.0.0.1:1',
+      ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+    },
+  });
   ctx.log(`perimeter ready at ${server.url} (pid ${server.pid})`);
 
   const pages = await collectPages(server.url, key);
@@ -128,14 +144,26 @@ async function run(ctx: BenchContext, store: 'sqlite' | 'postgres', name: string
   const baseline = bareSeries.ratio(perimeter);
 
   const ratio = baseline.ratio;
-  printTable(`${name}: ${pageCount} pages of ${pageSize} from ${assetCount.toLocaleString('en')} root assets, ${first.body.length} B per page, ${ctx.duration}`, [
-    { label: 'bare node:http (before)', result: bareBefore },
-    { label: 'perimeter', result: perimeter },
-    { label: 'bare node:http (after)', result: bareAfter },
-  ]);
+  printTable(
+    `${name}: ${pageCount} pages of ${pageSize} from ${assetCount.toLocaleString('en')} root assets, ${first.body.length} B per page, ${ctx.duration}`,
+    [
+      { label: 'bare node:http (before)', result: bareBefore },
+      { label: 'perimeter', result: perimeter },
+      { label: 'bare node:http (after)', result: bareAfter },
+    ],
+  );
   console.log(`throughput perimeter/bare: ${ratio.toFixed(3)} (${(ratio * 100).toFixed(1)} %)`);
   const path = writeResult(ctx.outDir, name, {
-    parameters: { store, assets: assetCount, pageSize, pages: pageCount, pageBytes: first.body.length, ...load, duration: ctx.duration, warmup: ctx.warmup ?? null },
+    parameters: {
+      store,
+      assets: assetCount,
+      pageSize,
+      pages: pageCount,
+      pageBytes: first.body.length,
+      ...load,
+      duration: ctx.duration,
+      warmup: ctx.warmup ?? null,
+    },
     results: { perimeter, bareBefore, bareAfter },
     throughputRatio: ratio,
   });

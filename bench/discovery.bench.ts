@@ -29,7 +29,12 @@ const receiveBuffer = 4 << 20;
  * page or certificate is fetched: the run measures DNS discovery, nothing leaves the machine).
  */
 function writeZone(path: string, words: readonly string[]): { known: string[]; wordHits: number } {
-  const lines = [`$TTL 300`, `@ SOA ns1.${origin}. hostmaster.${origin}. ( 1 3600 600 86400 60 )`, `  NS ns1`, `ns1 A 127.0.0.1`];
+  const lines = [
+    `$TTL 300`,
+    `@ SOA ns1.${origin}. hostmaster.${origin}. ( 1 3600 600 86400 60 )`,
+    `  NS ns1`,
+    `ns1 A 127.0.0.1`,
+  ];
   let count = 1;
   let wordHits = 0;
   for (let i = 0; i < words.length; i += 2) {
@@ -58,7 +63,8 @@ function recording(bulk: BulkResolver, names: string[]): BulkResolver {
     lookup: (name, types, signal) => bulk.lookup(name, types, signal),
     resolveAll: (input, onResult, options) => {
       const source = input;
-      if (options?.types !== undefined && !options.types.includes('A')) return bulk.resolveAll(source, onResult, options);
+      if (options?.types !== undefined && !options.types.includes('A'))
+        return bulk.resolveAll(source, onResult, options);
       async function* recorded(): AsyncGenerator<string> {
         for await (const name of source) {
           names.push(name);
@@ -99,8 +105,21 @@ interface OursResult {
   cpuMicrosPerName: number;
 }
 
-async function runOurs(address: string, known: string[], window: number, names?: string[], udpSockets: 'batch' | 'dgram' = 'batch'): Promise<OursResult> {
-  const base = createBulkResolver({ servers: [address], concurrency: window * 2, timeoutMs: 1000, retries: 2, isRecursionDesired: false, udpSockets });
+async function runOurs(
+  address: string,
+  known: string[],
+  window: number,
+  names?: string[],
+  udpSockets: 'batch' | 'dgram' = 'batch',
+): Promise<OursResult> {
+  const base = createBulkResolver({
+    servers: [address],
+    concurrency: window * 2,
+    timeoutMs: 1000,
+    retries: 2,
+    isRecursionDesired: false,
+    udpSockets,
+  });
   const bulk = names === undefined ? base : recording(base, names);
   const memory = sampleMemory();
   const cpu = process.cpuUsage();
@@ -126,7 +145,12 @@ async function runOurs(address: string, known: string[], window: number, names?:
     );
     if (report.names.length !== 0) throw new Error('names were streamed, the report should list none');
     const used = process.cpuUsage(cpu);
-    return { window, report: { stats: report.stats, live }, memory: memory.stop(), cpuMicrosPerName: (used.user + used.system) / report.stats.candidates };
+    return {
+      window,
+      report: { stats: report.stats, live },
+      memory: memory.stop(),
+      cpuMicrosPerName: (used.user + used.system) / report.stats.candidates,
+    };
   } finally {
     memory.stop();
     base.close();
@@ -139,15 +163,30 @@ async function runOurs(address: string, known: string[], window: number, names?:
  * builds on, to tell the engine's own cost from the resolver's. CPU is the process's (GC threads
  * included) per name.
  */
-async function runBare(address: string, names: string[], window: number): Promise<{ window: number; ms: number; namesPerSecond: number; cpuMicrosPerName: number }> {
-  const bulk = createBulkResolver({ servers: [address], concurrency: window * 2, timeoutMs: 1000, retries: 2, isRecursionDesired: false });
+async function runBare(
+  address: string,
+  names: string[],
+  window: number,
+): Promise<{ window: number; ms: number; namesPerSecond: number; cpuMicrosPerName: number }> {
+  const bulk = createBulkResolver({
+    servers: [address],
+    concurrency: window * 2,
+    timeoutMs: 1000,
+    retries: 2,
+    isRecursionDesired: false,
+  });
   try {
     const cpu = process.cpuUsage();
     const startedAt = performance.now();
     await bulk.resolveAll(names, () => undefined, { types: ['A', 'AAAA'] });
     const ms = performance.now() - startedAt;
     const used = process.cpuUsage(cpu);
-    return { window, ms, namesPerSecond: (names.length / ms) * 1000, cpuMicrosPerName: (used.user + used.system) / names.length };
+    return {
+      window,
+      ms,
+      namesPerSecond: (names.length / ms) * 1000,
+      cpuMicrosPerName: (used.user + used.system) / names.length,
+    };
   } finally {
     bulk.close();
   }
@@ -181,7 +220,9 @@ interface AdnsResult {
  */
 async function runAdnshost(adnshost: string, names: string[], window: number): Promise<AdnsResult> {
   const statuses: Record<string, number> = {};
-  const child = spawn(adnshost, ['--config', 'nameserver 127.0.0.1', '-a', '-f'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(adnshost, ['--config', 'nameserver 127.0.0.1', '-a', '-f'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const startedAt = performance.now();
   let sent = 0;
   let answered = 0;
@@ -218,7 +259,13 @@ async function runAdnshost(adnshost: string, names: string[], window: number): P
   await done;
   const ms = performance.now() - startedAt;
   if (answered !== names.length) throw new Error(`adnshost answered ${answered} of ${names.length} names`);
-  return { window, ms, namesPerSecond: (names.length / ms) * 1000, cpuMicrosPerName: cpuMicros === undefined ? undefined : cpuMicros / names.length, statuses };
+  return {
+    window,
+    ms,
+    namesPerSecond: (names.length / ms) * 1000,
+    cpuMicrosPerName: cpuMicros === undefined ? undefined : cpuMicros / names.length,
+    statuses,
+  };
 }
 
 /** Sets the kernel's default UDP receive buffer (what adnshost gets) for the adnshost run; returns the restore. */
@@ -235,7 +282,11 @@ function setDefaultReceiveBuffer(bytes: number): (() => void) | undefined {
 
 /** RSS and heap at each tenth of the run, with the range: flat memory shows as no trend from start to end. */
 function memorySummary(samples: Array<{ ms: number; rssMb: number; heapMb: number }>): string {
-  const at = (fraction: number) => samples[Math.min(samples.length - 1, Math.round(fraction * (samples.length - 1)))] as { rssMb: number; heapMb: number };
+  const at = (fraction: number) =>
+    samples[Math.min(samples.length - 1, Math.round(fraction * (samples.length - 1)))] as {
+      rssMb: number;
+      heapMb: number;
+    };
   const tenths = Array.from({ length: 11 }, (_, i) => at(i / 10));
   const range = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
   return (
@@ -247,21 +298,32 @@ function memorySummary(samples: Array<{ ms: number; rssMb: number; heapMb: numbe
 async function run(ctx: BenchContext): Promise<void> {
   const adnshost = findProgram('adnshost');
   if (adnshost === undefined) throw new Error('adnshost is needed by this benchmark: apt-get install adns-tools');
-  if (!(await canUsePort53())) throw new Error('this benchmark serves the zone on 127.0.0.1:53 (adns has no port setting): run it as root with port 53 free');
+  if (!(await canUsePort53()))
+    throw new Error(
+      'this benchmark serves the zone on 127.0.0.1:53 (adns has no port setting): run it as root with port 53 free',
+    );
   const dir = ctx.scope.tempDir('perimeter-bench-discovery-');
   const words = shippedWordList();
   const zonePath = join(dir, 'zone');
   const { known, wordHits } = writeZone(zonePath, words);
   const server = await startAuthoritative(ctx.scope, origin, readFileSync(zonePath, 'latin1'), 53);
   const sockets = udpBatch();
-  ctx.log(sockets.binding === undefined ? `the batch UDP sockets are not in use (${sockets.reason}): "ours" runs on dgram sockets too` : 'ours: the native batch UDP sockets (sendmmsg/recvmmsg)');
-  ctx.log(`${server.kind} serves ${origin}: ${zoneNames.toLocaleString('en')} names (${wordHits.toLocaleString('en')} of them words of the list); ${known.length.toLocaleString('en')} known names, ${words.length.toLocaleString('en')} words`);
+  ctx.log(
+    sockets.binding === undefined
+      ? `the batch UDP sockets are not in use (${sockets.reason}): "ours" runs on dgram sockets too`
+      : 'ours: the native batch UDP sockets (sendmmsg/recvmmsg)',
+  );
+  ctx.log(
+    `${server.kind} serves ${origin}: ${zoneNames.toLocaleString('en')} names (${wordHits.toLocaleString('en')} of them words of the list); ${known.length.toLocaleString('en')} known names, ${words.length.toLocaleString('en')} words`,
+  );
 
   // An unmeasured run records the candidate list (every name the engine resolved) and warms the JIT.
   const candidates: string[] = [];
   const first = await runOurs(server.address, known, 64, candidates);
   const expectedLive = zoneNames; // every zone name but ns1 is a host or a word; plus the root (nodata) and ns1
-  ctx.log(`recording run: ${candidates.length.toLocaleString('en')} candidates, ${first.report.live.toLocaleString('en')} live names in ${first.report.stats.durationMs.toFixed(0)} ms`);
+  ctx.log(
+    `recording run: ${candidates.length.toLocaleString('en')} candidates, ${first.report.live.toLocaleString('en')} live names in ${first.report.stats.durationMs.toFixed(0)} ms`,
+  );
   if (first.report.live < expectedLive - 1) throw new Error(`only ${first.report.live} live names of ${expectedLive}`);
 
   const ours: OursResult[] = [];
@@ -308,14 +370,40 @@ async function run(ctx: BenchContext): Promise<void> {
     `discovery: ${zoneNames.toLocaleString('en')}-name zone, ${words.length.toLocaleString('en')}-word list, ${candidates.length.toLocaleString('en')} candidates (A+AAAA) on ${server.kind} ${server.address}`,
     ['client', 'names/s', 'ms', 'vs adnshost', 'notes'],
     [
-      ['adnshost, one process, stdin', bestAdns.namesPerSecond.toFixed(0), bestAdns.ms.toFixed(0), '1.00', `best of ${adns.length}: window ${bestAdns.window} names; ${(candidates.length * 2).toLocaleString('en')} queries (A and AAAA for every name); ${cpu(bestAdns.cpuMicrosPerName)}; rmem_default ${restore === undefined ? 'unchanged (not writable)' : `${receiveBuffer >> 20} MiB as ours`}; ${JSON.stringify(bestAdns.statuses)}`],
-      ['perimeter discovery (whole run)', oursRate.toFixed(0), s.durationMs.toFixed(0), (oursRate / bestAdns.namesPerSecond).toFixed(2), `best of ${ours.length}: window ${bestOurs.window} names; ${bestOurs.report.live} live; brute force ${s.bruteForceCandidates}, permutations ${s.permutationCandidates}${s.isPermutationCapped ? ' (capped)' : ''}; ${s.queries} queries (AAAA only when A was not NXDOMAIN), ${s.retries} retries, ${s.timeouts} timeouts; resolving ${s.resolveMs.toFixed(0)} ms; CPU ${bestOurs.cpuMicrosPerName.toFixed(1)} µs/name`],
-      ['discovery on dgram sockets (reference)', dgramRate.toFixed(0), bestDgram.report.stats.durationMs.toFixed(0), (dgramRate / bestAdns.namesPerSecond).toFixed(2), `best of ${oursDgram.length}: window ${bestDgram.window} names; the same run with Node's dgram sockets (a datagram per call) instead of the batch sockets; CPU ${bestDgram.cpuMicrosPerName.toFixed(1)} µs/name`],
-      ['bulk resolver alone (reference)', bestBare.namesPerSecond.toFixed(0), bestBare.ms.toFixed(0), (bestBare.namesPerSecond / bestAdns.namesPerSecond).toFixed(2), `best of ${bare.length}: window ${bestBare.window} names; resolveAll A+AAAA over the candidate list, answers dropped; CPU ${bestBare.cpuMicrosPerName.toFixed(1)} µs/name`],
+      [
+        'adnshost, one process, stdin',
+        bestAdns.namesPerSecond.toFixed(0),
+        bestAdns.ms.toFixed(0),
+        '1.00',
+        `best of ${adns.length}: window ${bestAdns.window} names; ${(candidates.length * 2).toLocaleString('en')} queries (A and AAAA for every name); ${cpu(bestAdns.cpuMicrosPerName)}; rmem_default ${restore === undefined ? 'unchanged (not writable)' : `${receiveBuffer >> 20} MiB as ours`}; ${JSON.stringify(bestAdns.statuses)}`,
+      ],
+      [
+        'perimeter discovery (whole run)',
+        oursRate.toFixed(0),
+        s.durationMs.toFixed(0),
+        (oursRate / bestAdns.namesPerSecond).toFixed(2),
+        `best of ${ours.length}: window ${bestOurs.window} names; ${bestOurs.report.live} live; brute force ${s.bruteForceCandidates}, permutations ${s.permutationCandidates}${s.isPermutationCapped ? ' (capped)' : ''}; ${s.queries} queries (AAAA only when A was not NXDOMAIN), ${s.retries} retries, ${s.timeouts} timeouts; resolving ${s.resolveMs.toFixed(0)} ms; CPU ${bestOurs.cpuMicrosPerName.toFixed(1)} µs/name`,
+      ],
+      [
+        'discovery on dgram sockets (reference)',
+        dgramRate.toFixed(0),
+        bestDgram.report.stats.durationMs.toFixed(0),
+        (dgramRate / bestAdns.namesPerSecond).toFixed(2),
+        `best of ${oursDgram.length}: window ${bestDgram.window} names; the same run with Node's dgram sockets (a datagram per call) instead of the batch sockets; CPU ${bestDgram.cpuMicrosPerName.toFixed(1)} µs/name`,
+      ],
+      [
+        'bulk resolver alone (reference)',
+        bestBare.namesPerSecond.toFixed(0),
+        bestBare.ms.toFixed(0),
+        (bestBare.namesPerSecond / bestAdns.namesPerSecond).toFixed(2),
+        `best of ${bare.length}: window ${bestBare.window} names; resolveAll A+AAAA over the candidate list, answers dropped; CPU ${bestBare.cpuMicrosPerName.toFixed(1)} µs/name`,
+      ],
     ],
   );
   for (const o of ours) console.log(`memory, window ${o.window}: ${memorySummary(o.memory)}`);
-  console.log(`target ≥ 1.0× adnshost: ${oursRate >= bestAdns.namesPerSecond ? 'met' : 'MISSED'} (${(oursRate / bestAdns.namesPerSecond).toFixed(2)}×)`);
+  console.log(
+    `target ≥ 1.0× adnshost: ${oursRate >= bestAdns.namesPerSecond ? 'met' : 'MISSED'} (${(oursRate / bestAdns.namesPerSecond).toFixed(2)}×)`,
+  );
   const path = writeDnsResult(ctx.outDir, 'discovery', {
     server: server.kind,
     zoneNames,
@@ -325,8 +413,19 @@ async function run(ctx: BenchContext): Promise<void> {
     adnshost: adns,
     bareBulkResolver: bare,
     udpSockets: udpBatch().reason,
-    oursOnDgram: oursDgram.map((o) => ({ window: o.window, cpuMicrosPerName: o.cpuMicrosPerName, namesPerSecond: (o.report.stats.candidates / o.report.stats.durationMs) * 1000 })),
-    ours: ours.map((o) => ({ window: o.window, ...o.report.stats, live: o.report.live, cpuMicrosPerName: o.cpuMicrosPerName, namesPerSecond: (o.report.stats.candidates / o.report.stats.durationMs) * 1000, memory: memorySummary(o.memory) })),
+    oursOnDgram: oursDgram.map((o) => ({
+      window: o.window,
+      cpuMicrosPerName: o.cpuMicrosPerName,
+      namesPerSecond: (o.report.stats.candidates / o.report.stats.durationMs) * 1000,
+    })),
+    ours: ours.map((o) => ({
+      window: o.window,
+      ...o.report.stats,
+      live: o.report.live,
+      cpuMicrosPerName: o.cpuMicrosPerName,
+      namesPerSecond: (o.report.stats.candidates / o.report.stats.durationMs) * 1000,
+      memory: memorySummary(o.memory),
+    })),
   });
   ctx.log(`results in ${path}`);
 }

@@ -21,7 +21,10 @@ for (let run = 0; run < Number(runsText ?? 1); run += 1) {
   // The indexer's setup (opening a fresh store) is not indexing: it happens before the clock starts.
   const indexer = mode === 'index' ? await loadIndexer(zone) : undefined;
   const startedAt = performance.now();
-  ({ records, summary } = await drainBatches(transferZoneBatches({ server: { host: '127.0.0.1', port: Number(portText) }, zone, guard, resolver }), indexer));
+  ({ records, summary } = await drainBatches(
+    transferZoneBatches({ server: { host: '127.0.0.1', port: Number(portText) }, zone, guard, resolver }),
+    indexer,
+  ));
   runs.push(performance.now() - startedAt);
 }
 console.log(JSON.stringify({ records, runs, peakRssMb: process.resourceUsage().maxRSS / 1024, summary }));

@@ -15,10 +15,21 @@ const runs = 5;
 const child = fileURLToPath(new URL('./dns-axfr-child.ts', import.meta.url));
 
 /** Our transfers in a fresh child process: `runs` of them, plain or with the indexing callback. */
-function runChild(port: number, mode: 'plain' | 'index'): { records: number; runs: number[]; peakRssMb: number; summary: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', child, String(port), origin, mode, String(runs)], { encoding: 'utf8', env: process.env });
+function runChild(
+  port: number,
+  mode: 'plain' | 'index',
+): { records: number; runs: number[]; peakRssMb: number; summary: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', child, String(port), origin, mode, String(runs)], {
+    encoding: 'utf8',
+    env: process.env,
+  });
   if (result.status !== 0) throw new Error(`transfer child (${mode}) failed:\n${result.stderr}`);
-  return JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as { records: number; runs: number[]; peakRssMb: number; summary: string };
+  return JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as {
+    records: number;
+    runs: number[];
+    peakRssMb: number;
+    summary: string;
+  };
 }
 
 async function run(ctx: BenchContext): Promise<void> {
@@ -32,27 +43,52 @@ async function run(ctx: BenchContext): Promise<void> {
 
   // dig prints every record (to /dev/null here): its formatting is its share of the work, as
   // producing ZoneRecords (and indexing them) is ours.
-  const digRuns = Array.from({ length: runs }, () => timeCommand(dig, ['@127.0.0.1', '-p', String(port), origin, 'AXFR'], { discardStdout: true }));
+  const digRuns = Array.from({ length: runs }, () =>
+    timeCommand(dig, ['@127.0.0.1', '-p', String(port), origin, 'AXFR'], { discardStdout: true }),
+  );
   const failed = digRuns.find((r) => r.status !== 0);
   if (failed !== undefined) throw new Error(`dig AXFR failed:\n${failed.output}`);
   const plain = runChild(port, 'plain');
   const indexed = runChild(port, 'index');
   const records = indexed.records;
-  if (records !== zoneRecords || plain.records !== zoneRecords) throw new Error(`transferred ${records} records, the zone has ${zoneRecords}`);
+  if (records !== zoneRecords || plain.records !== zoneRecords)
+    throw new Error(`transferred ${records} records, the zone has ${zoneRecords}`);
   const digMs = median(digRuns.map((r) => r.ms));
   const ratio = (ms: number) => `${(ms / digMs).toFixed(2)}×`;
   const plainMs = median(plain.runs);
   const indexedMs = median(indexed.runs);
   // The store's upsert alone for as many names as were indexed: what no indexing can go below.
   const indexedNames = Number(/([\d,]+) names indexed/.exec(indexed.summary)?.[1]?.replaceAll(',', '') ?? 0);
-  const floorMs = indexedNames > 0 ? median([await storeUpsertFloor(indexedNames), await storeUpsertFloor(indexedNames), await storeUpsertFloor(indexedNames)]) : undefined;
-  printRows(`dns-axfr: ${records.toLocaleString('en')} records from ${server.kind} (medians of ${runs} runs; ours in a fresh process, its first run cold)`, ['client', 'ms', 'vs dig', 'records/s'], [
-    ['dig AXFR (output to /dev/null)', digMs.toFixed(0), '1.00×', ((records / digMs) * 1000).toFixed(0)],
-    ['perimeter transfer', plainMs.toFixed(0), ratio(plainMs), ((records / plainMs) * 1000).toFixed(0)],
-    ['perimeter transfer + index', indexedMs.toFixed(0), ratio(indexedMs), ((records / indexedMs) * 1000).toFixed(0)],
-    ...(floorMs === undefined ? [] : [[`store upsert alone, ${indexedNames.toLocaleString('en')} names (floor)`, floorMs.toFixed(0), ratio(floorMs), '']]),
-  ]);
-  console.log(`target: transfer + index ≤ 2× dig ${indexedMs <= 2 * digMs ? 'met' : 'MISSED'}; cold (first) runs: transfer ${(plain.runs[0] ?? 0).toFixed(0)} ms, transfer + index ${(indexed.runs[0] ?? 0).toFixed(0)} ms; index step: ${indexed.summary}`);
+  const floorMs =
+    indexedNames > 0
+      ? median([
+          await storeUpsertFloor(indexedNames),
+          await storeUpsertFloor(indexedNames),
+          await storeUpsertFloor(indexedNames),
+        ])
+      : undefined;
+  printRows(
+    `dns-axfr: ${records.toLocaleString('en')} records from ${server.kind} (medians of ${runs} runs; ours in a fresh process, its first run cold)`,
+    ['client', 'ms', 'vs dig', 'records/s'],
+    [
+      ['dig AXFR (output to /dev/null)', digMs.toFixed(0), '1.00×', ((records / digMs) * 1000).toFixed(0)],
+      ['perimeter transfer', plainMs.toFixed(0), ratio(plainMs), ((records / plainMs) * 1000).toFixed(0)],
+      ['perimeter transfer + index', indexedMs.toFixed(0), ratio(indexedMs), ((records / indexedMs) * 1000).toFixed(0)],
+      ...(floorMs === undefined
+        ? []
+        : [
+            [
+              `store upsert alone, ${indexedNames.toLocaleString('en')} names (floor)`,
+              floorMs.toFixed(0),
+              ratio(floorMs),
+              '',
+            ],
+          ]),
+    ],
+  );
+  console.log(
+    `target: transfer + index ≤ 2× dig ${indexedMs <= 2 * digMs ? 'met' : 'MISSED'}; cold (first) runs: transfer ${(plain.runs[0] ?? 0).toFixed(0)} ms, transfer + index ${(indexed.runs[0] ?? 0).toFixed(0)} ms; index step: ${indexed.summary}`,
+  );
   const path = writeDnsResult(ctx.outDir, 'axfr', {
     server: server.kind,
     records,

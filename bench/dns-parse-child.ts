@@ -31,7 +31,10 @@ for (let run = 0; run < Number(runsText ?? 1); run += 1) {
   const indexer = mode === 'index' ? await loadIndexer(origin) : undefined;
   resetHighWater();
   const startedAt = performance.now();
-  ({ records, summary } = await drainBatches(parseZoneBatches(createReadStream(file, { highWaterMark: 1 << 16 }), { origin }), indexer));
+  ({ records, summary } = await drainBatches(
+    parseZoneBatches(createReadStream(file, { highWaterMark: 1 << 16 }), { origin }),
+    indexer,
+  ));
   runs.push(performance.now() - startedAt);
   peaks.push(highWaterMb());
 }

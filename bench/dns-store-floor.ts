@@ -15,7 +15,16 @@ export async function storeUpsertFloor(count: number): Promise<number> {
   const database = await openDatabase({ dataDir });
   try {
     await migrateToLatest(database);
-    await database.db.insertInto('teams').values({ token: 'f'.repeat(32), name: 'floor', plan: 'enterprise', verification_code: 'floor', created: Date.now() }).execute();
+    await database.db
+      .insertInto('teams')
+      .values({
+        token: 'f'.repeat(32),
+        name: 'floor',
+        plan: 'enterprise',
+        verification_code: 'floor',
+        created: Date.now(),
+      })
+      .execute();
     const keys = Array.from({ length: count }, (_, i) => `test.floor.host${i}`);
     const sets = keys.map((_, i) => `[["A",300,"198.51.${(i >> 8) & 255}.${i & 255}"]]`);
     const upsert = database.prepare!(upsertSql('zone-transfer'));

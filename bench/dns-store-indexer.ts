@@ -56,6 +56,7 @@ export async function createIndexer(origin: string): Promise<RecordIndexer> {
       await runtime.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
-    summary: () => `into the embedded store (SQLite): ${records.toLocaleString('en')} records, ${indexed.toLocaleString('en')} names indexed as subdomains with their records`,
+    summary: () =>
+      `into the embedded store (SQLite): ${records.toLocaleString('en')} records, ${indexed.toLocaleString('en')} names indexed as subdomains with their records`,
   };
 }

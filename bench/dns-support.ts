@@ -58,7 +58,8 @@ export function createMemoryIndexer(origin: string): RecordIndexer {
       groups += upsert.size;
     },
     finish() {},
-    summary: () => `in-memory stand-in: ${records.toLocaleString('en')} records grouped into ${groups.toLocaleString('en')} per-batch owner sets`,
+    summary: () =>
+      `in-memory stand-in: ${records.toLocaleString('en')} records grouped into ${groups.toLocaleString('en')} per-batch owner sets`,
   };
 }
 
@@ -74,7 +75,10 @@ export async function loadIndexer(origin: string): Promise<RecordIndexer> {
  * Drains a stream of record batches, each through the indexer when there is one (finished at
  * the end). Returns the record count and the indexer's summary ('' without one).
  */
-export async function drainBatches(batches: AsyncIterable<ZoneRecord[]>, indexer: RecordIndexer | undefined): Promise<{ records: number; summary: string }> {
+export async function drainBatches(
+  batches: AsyncIterable<ZoneRecord[]>,
+  indexer: RecordIndexer | undefined,
+): Promise<{ records: number; summary: string }> {
   let records = 0;
   for await (const batch of batches) {
     records += batch.length;
@@ -86,22 +90,44 @@ export async function drainBatches(batches: AsyncIterable<ZoneRecord[]>, indexer
 }
 
 /** Wall time of a command (ms) and its peak RSS (MB, from GNU time when installed). */
-export function timeCommand(command: string, args: string[], options: { discardStdout?: boolean } = {}): { ms: number; peakMb: number | undefined; status: number; output: string } {
+export function timeCommand(
+  command: string,
+  args: string[],
+  options: { discardStdout?: boolean } = {},
+): { ms: number; peakMb: number | undefined; status: number; output: string } {
   const gnuTime = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
   // A tool's own output goes to /dev/null when asked, so reading it does not count against it.
-  const spawnOptions = { encoding: 'utf8' as const, maxBuffer: 1 << 28, stdio: ['ignore', options.discardStdout === true ? 'ignore' : 'pipe', 'pipe'] as ['ignore', 'ignore' | 'pipe', 'pipe'] };
+  const spawnOptions = {
+    encoding: 'utf8' as const,
+    maxBuffer: 1 << 28,
+    stdio: ['ignore', options.discardStdout === true ? 'ignore' : 'pipe', 'pipe'] as [
+      'ignore',
+      'ignore' | 'pipe',
+      'pipe',
+    ],
+  };
   const startedAt = performance.now();
-  const result = gnuTime === undefined ? spawnSync(command, args, spawnOptions) : spawnSync(gnuTime, ['-f', 'PEAK_KB %M', command, ...args], spawnOptions);
+  const result =
+    gnuTime === undefined
+      ? spawnSync(command, args, spawnOptions)
+      : spawnSync(gnuTime, ['-f', 'PEAK_KB %M', command, ...args], spawnOptions);
   const ms = performance.now() - startedAt;
   const peak = /PEAK_KB (\d+)/.exec(result.stderr ?? '');
-  return { ms, peakMb: peak === null ? undefined : Number(peak[1]) / 1024, status: result.status ?? -1, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
+  return {
+    ms,
+    peakMb: peak === null ? undefined : Number(peak[1]) / 1024,
+    status: result.status ?? -1,
+    output: `${result.stdout ?? ''}${result.stderr ?? ''}`,
+  };
 }
 
 /** Median of numbers. */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** An authoritative server for the lookup and transfer benchmarks. */
@@ -122,7 +148,8 @@ async function waitForDns(port: number, zone: string, timeoutMs: number, isAlive
     const deadline = Date.now() + timeoutMs;
     while (!isAnswered) {
       if (!isAlive()) throw new Error('the DNS server exited before answering');
-      if (Date.now() > deadline) throw new Error(`no answer for the zone ${zone} on 127.0.0.1:${port} within ${timeoutMs} ms (did it load?)`);
+      if (Date.now() > deadline)
+        throw new Error(`no answer for the zone ${zone} on 127.0.0.1:${port} within ${timeoutMs} ms (did it load?)`);
       socket.send(encodeQuery(1, zone, 6, { isRecursionDesired: false }), port, '127.0.0.1');
       await sleep(100);
     }
@@ -136,7 +163,12 @@ async function waitForDns(port: number, zone: string, timeoutMs: number, isAlive
  * were measured against; one server process, response rate limiting off, AXFR to 127.0.0.1),
  * otherwise BIND. Port 53 is what adnshost can use (adns has no port setting).
  */
-export async function startAuthoritative(scope: Scope, zone: string, zoneText: string, port: number): Promise<AuthoritativeServer> {
+export async function startAuthoritative(
+  scope: Scope,
+  zone: string,
+  zoneText: string,
+  port: number,
+): Promise<AuthoritativeServer> {
   const nsd = findProgram('nsd');
   if (nsd === undefined) {
     const bind = await startBind([{ name: zone, text: zoneText }], { port, threads: 1 });
@@ -207,7 +239,8 @@ export function writeDnsResult(outDir: string, section: string, data: Record<str
 /** Prints an aligned table: the first column left, the others right. */
 export function printRows(title: string, header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const format = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+  const format = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
   console.log(`\n${title}`);
   console.log(format(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));

@@ -28,7 +28,9 @@ export interface DnsperfResult {
 
 /** Writes dnsperf's input: every name asked for A and for AAAA, as our job and adnshost ask. */
 export function writeDnsperfInput(namesPath: string, outPath: string): number {
-  const names = readFileSync(namesPath, 'latin1').split('\n').filter((name) => name !== '');
+  const names = readFileSync(namesPath, 'latin1')
+    .split('\n')
+    .filter((name) => name !== '');
   writeFileSync(outPath, names.map((name) => `${name} A\n${name} AAAA\n`).join(''));
   return names.length * 2;
 }
@@ -39,7 +41,12 @@ export function runDnsperf(dnsperf: string, input: string, port: number, extra: 
   const result = spawnSync(dnsperf, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (result.status !== 0) throw new Error(`dnsperf failed:\n${result.stderr}${result.stdout}`);
   const number = (label: string) => Number(new RegExp(`${label}:\\s+([\\d.]+)`).exec(result.stdout)?.[1] ?? NaN);
-  return { args: extra.join(' '), queriesPerSecond: number('Queries per second'), completed: number('Queries completed'), sent: number('Queries sent') };
+  return {
+    args: extra.join(' '),
+    queriesPerSecond: number('Queries per second'),
+    completed: number('Queries completed'),
+    sent: number('Queries sent'),
+  };
 }
 
 /** One adnshost run over a list: names per second and how the lookups ended. */
@@ -81,11 +88,20 @@ export async function withDefaultSocketBuffers<T>(bytes: number, work: (isSet: b
  * a whole list at once overflows any socket buffer). Timed from its start to the last answer.
  * adns cannot use another port than 53, so the server must listen on 127.0.0.1:53.
  */
-export async function runAdnshostStream(adnshost: string, namesPath: string, window: number, timeoutMs: number): Promise<AdnshostResult & { window: number; isComplete: boolean }> {
-  const names = readFileSync(namesPath, 'latin1').split('\n').filter((name) => name !== '');
+export async function runAdnshostStream(
+  adnshost: string,
+  namesPath: string,
+  window: number,
+  timeoutMs: number,
+): Promise<AdnshostResult & { window: number; isComplete: boolean }> {
+  const names = readFileSync(namesPath, 'latin1')
+    .split('\n')
+    .filter((name) => name !== '');
   const statuses: Record<string, number> = {};
   const startedAt = performance.now();
-  const child = spawn(adnshost, ['--config', 'nameserver 127.0.0.1', '-a', '-f'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(adnshost, ['--config', 'nameserver 127.0.0.1', '-a', '-f'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   let sent = 0;
   let answered = 0;
   const feed = () => {

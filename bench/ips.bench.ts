@@ -1,7 +1,16 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
 import { ipDocument } from '../src/core/surface/inventory-documents.ts';
-import { createInventoryTeam, day, iso, measureInventoryMixes, seededInventory, seedEnd, seedSpan, type InventoryTeam } from './support/inventory-store.ts';
+import {
+  createInventoryTeam,
+  day,
+  iso,
+  measureInventoryMixes,
+  seededInventory,
+  seedEnd,
+  seedSpan,
+  type InventoryTeam,
+} from './support/inventory-store.ts';
 import { insertInBatches } from './support/seed.ts';
 
 const count = Number(process.env['BENCH_IPS'] ?? 1_000_000);
@@ -17,11 +26,23 @@ function ipRow(team: InventoryTeam, i: number, offset: number) {
   const hash = (n * 2654435761) % 4294967296;
   const isGone = hash % 4 === 0;
   const disappeared = isGone ? firstSeen + Math.floor(((hash >>> 8) / 16777216) * (seedEnd - firstSeen)) : null;
-  const countries = [['US', 'United States', 'NA', 'North America'], ['DE', 'Germany', 'EU', 'Europe'], ['JP', 'Japan', 'AS', 'Asia']] as const;
+  const countries = [
+    ['US', 'United States', 'NA', 'North America'],
+    ['DE', 'Germany', 'EU', 'Europe'],
+    ['JP', 'Japan', 'AS', 'Asia'],
+  ] as const;
   const c = countries[hash % 3]!;
   const ipAddress = `${11 + ((n >>> 24) & 127)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
   const domainName = `h${n}.bench${asset}.example`;
-  const enrichment = { asNumber: 64_500 + (hash % 400), asName: `Bench Network ${hash % 400}`, asDomain: null, continent: c[2], continentName: c[3], country: c[0], countryName: c[1] };
+  const enrichment = {
+    asNumber: 64_500 + (hash % 400),
+    asName: `Bench Network ${hash % 400}`,
+    asDomain: null,
+    continent: c[2],
+    continentName: c[3],
+    country: c[0],
+    countryName: c[1],
+  };
   return {
     team_id: team.teamId,
     asset_id: team.assetIds[asset]!,
@@ -40,15 +61,31 @@ function ipRow(team: InventoryTeam, i: number, offset: number) {
     continent_name: enrichment.continentName,
     country: enrichment.country,
     country_name: enrichment.countryName,
-    document: ipDocument({ ipAddress, ipVersion: 'IPv4', domainName, firstSeenAt: firstSeen, enrichment }, team.tokens[asset]!),
+    document: ipDocument(
+      { ipAddress, ipVersion: 'IPv4', domainName, firstSeenAt: firstSeen, enrichment },
+      team.tokens[asset]!,
+    ),
   };
 }
 
-async function seedTeamIps(runtime: Runtime, name: string, rows: number, offset: number, log: (m: string) => void): Promise<string> {
+async function seedTeamIps(
+  runtime: Runtime,
+  name: string,
+  rows: number,
+  offset: number,
+  log: (m: string) => void,
+): Promise<string> {
   const team = await createInventoryTeam(runtime, name);
   const started = performance.now();
-  await insertInBatches(runtime, { count: rows, batchSize: 1000, batchesPerTransaction: 20 }, (i) => ipRow(team, i, offset), (db, batch) => db.insertInto('ip_addresses').values(batch).execute());
-  log(`seeded ${rows.toLocaleString('en')} addresses for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  await insertInBatches(
+    runtime,
+    { count: rows, batchSize: 1000, batchesPerTransaction: 20 },
+    (i) => ipRow(team, i, offset),
+    (db, batch) => db.insertInto('ip_addresses').values(batch).execute(),
+  );
+  log(
+    `seeded ${rows.toLocaleString('en')} addresses for team ${name} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
   return team.key;
 }
 
@@ -57,7 +94,10 @@ const mixes = [
   { name: 'first_seen_after 30 days', query: `first_seen_after=${iso(seedEnd - 30 * day)}&limit=100` },
   { name: 'first_seen_after 1 year', query: `first_seen_after=${iso(seedEnd - 365 * day)}&limit=100` },
   { name: 'disappeared_after 60 days', query: `disappeared_after=${iso(seedEnd - 60 * day)}&limit=100` },
-  { name: 'first_seen_before + disappeared_before', query: `first_seen_before=${iso(seedEnd - 365 * day)}&disappeared_before=${iso(seedEnd - 300 * day)}&limit=100` },
+  {
+    name: 'first_seen_before + disappeared_before',
+    query: `first_seen_before=${iso(seedEnd - 365 * day)}&disappeared_before=${iso(seedEnd - 300 * day)}&limit=100`,
+  },
   { name: 'no filter', query: 'limit=100' },
 ];
 
@@ -84,7 +124,16 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
     pagesPerMix,
     latencyDuration,
     parameters: { store, count, otherTeamCount },
-    floor: { mix: mixes[0]!.name, list: { table: 'ip_addresses', columns: 'r.first_seen_at, r.id, r.active, r.disappeared_at, r.document', order: 'first_seen_at', from: seedEnd - 30 * day, pages: pagesPerMix } },
+    floor: {
+      mix: mixes[0]!.name,
+      list: {
+        table: 'ip_addresses',
+        columns: 'r.first_seen_at, r.id, r.active, r.disappeared_at, r.document',
+        order: 'first_seen_at',
+        from: seedEnd - 30 * day,
+        pages: pagesPerMix,
+      },
+    },
   });
 }
 

@@ -35,7 +35,12 @@ for(let i=0;i<${count};i++){const s=net.createServer((c)=>{c.on('error',()=>{});
 /** TCP ports in LISTEN that accept connections to 127.0.0.1 (bound to it, to 0.0.0.0, or to a dual-stack ::), from /proc/net/tcp{,6}. */
 function listeningPorts(): Set<number> {
   const ports = new Set<number>();
-  const accepts = new Set(['0100007F', '00000000', '00000000000000000000000000000000', '0000000000000000FFFF00000100007F']);
+  const accepts = new Set([
+    '0100007F',
+    '00000000',
+    '00000000000000000000000000000000',
+    '0000000000000000FFFF00000100007F',
+  ]);
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text = '';
     try {
@@ -71,17 +76,28 @@ async function runOurs(deps: Partial<PortScannerDeps>): Promise<Run> {
   const scanner = createPortScanner({ guard: new EgressGuard(['127.0.0.0/8']), ...deps });
   const cpu = process.cpuUsage();
   const startedAt = performance.now();
-  const report = await scanner.scan({ addresses: ['127.0.0.1'], ports: allPorts, identify: false, signal: AbortSignal.timeout(300_000) });
+  const report = await scanner.scan({
+    addresses: ['127.0.0.1'],
+    ports: allPorts,
+    identify: false,
+    signal: AbortSignal.timeout(300_000),
+  });
   const ms = performance.now() - startedAt;
   const used = process.cpuUsage(cpu);
   if (report.probed !== allPorts.length) throw new Error(`probed ${report.probed} of ${allPorts.length} ports`);
-  return { ms, open: report.open.map((o) => o.port), note: `CPU ${((used.user + used.system) / 1000).toFixed(0)} ms; warnings ${JSON.stringify(report.warnings)}` };
+  return {
+    ms,
+    open: report.open.map((o) => o.port),
+    note: `CPU ${((used.user + used.system) / 1000).toFixed(0)} ms; warnings ${JSON.stringify(report.warnings)}`,
+  };
 }
 
 /** `nmap -sT -T4 -p- -n 127.0.0.1` (no reverse DNS), grepable output on stdout; wall time of the whole process. */
 async function runNmap(nmap: string): Promise<Run> {
   const startedAt = performance.now();
-  const child = spawn(nmap, ['-sT', '-T4', '-p-', '-n', '-oG', '-', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(nmap, ['-sT', '-T4', '-p-', '-n', '-oG', '-', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (data: Buffer) => (out += data.toString()));
   const status = await new Promise<number | null>((resolve, reject) => {
@@ -98,13 +114,17 @@ async function runNmap(nmap: string): Promise<Run> {
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
 async function run(ctx: BenchContext): Promise<void> {
   const nmap = requireTool('nmap', 'nmap');
   const listeners = await startListeners(ctx, listenerCount);
-  ctx.log(`${listeners.length} listeners on 127.0.0.1 (${listeners[0]}–${listeners.at(-1)}); ${rounds} rounds after one warm-up each`);
+  ctx.log(
+    `${listeners.length} listeners on 127.0.0.1 (${listeners[0]}–${listeners.at(-1)}); ${rounds} rounds after one warm-up each`,
+  );
   await runNmap(nmap);
   for (const variant of variants) await runOurs(variant.deps);
   const theirs: Run[] = [];
@@ -113,9 +133,12 @@ async function run(ctx: BenchContext): Promise<void> {
   for (let round = 0; round < rounds; round += 1) {
     // Alternate who goes first, so neither always meets the other's TIME_WAIT leftovers.
     if (round % 2 === 0) theirs.push(await runNmap(nmap));
-    for (let v = 0; v < variants.length; v += 1) (ours[v] as Run[]).push(await runOurs((variants[v] as (typeof variants)[number]).deps));
+    for (let v = 0; v < variants.length; v += 1)
+      (ours[v] as Run[]).push(await runOurs((variants[v] as (typeof variants)[number]).deps));
     if (round % 2 === 1) theirs.push(await runNmap(nmap));
-    ctx.log(`round ${round + 1}: nmap ${theirs.at(-1)?.ms.toFixed(0)} ms; ${variants.map((v, i) => `${v.label} ${ours[i]?.at(-1)?.ms.toFixed(0)} ms`).join('; ')}`);
+    ctx.log(
+      `round ${round + 1}: nmap ${theirs.at(-1)?.ms.toFixed(0)} ms; ${variants.map((v, i) => `${v.label} ${ours[i]?.at(-1)?.ms.toFixed(0)} ms`).join('; ')}`,
+    );
   }
   for (const port of listeningPorts()) listening.add(port);
 
@@ -123,7 +146,9 @@ async function run(ctx: BenchContext): Promise<void> {
   const recallOf = (r: Run): number => r.open.filter((p) => listenerSet.has(p)).length / listeners.length;
   const nmapSeen = new Set(theirs.flatMap((r) => r.open));
   // A port we call open is a false positive when no scan by nmap saw it and /proc shows no listener on it.
-  const falsePositives = [...new Set(ours.flat().flatMap((r) => r.open))].filter((p) => !nmapSeen.has(p) && !listening.has(p));
+  const falsePositives = [...new Set(ours.flat().flatMap((r) => r.open))].filter(
+    (p) => !nmapSeen.has(p) && !listening.has(p),
+  );
   const nmapMedian = median(theirs.map((r) => r.ms));
   const best = ours[0] as Run[];
   const ratio = median(best.map((r) => r.ms)) / nmapMedian;
@@ -146,12 +171,21 @@ async function run(ctx: BenchContext): Promise<void> {
     ['scanner', 'median ms', 'min ms', 'max ms', 'vs nmap', 'recall', 'notes'],
     [
       row('nmap -sT -T4 -p- -n', theirs, theirs.map((r) => r.note.replace("nmap's own time ", '')).join(', ')),
-      ...variants.map((v, i) => row(v.label, ours[i] as Run[], (ours[i] as Run[]).map((r) => r.note.split(';')[0]).join(', '))),
+      ...variants.map((v, i) =>
+        row(v.label, ours[i] as Run[], (ours[i] as Run[]).map((r) => r.note.split(';')[0]).join(', ')),
+      ),
     ],
   );
-  console.log(`open in the last round, ours not nmap: ${diff(best.at(-1) as Run, theirs.at(-1) as Run)}; nmap not ours: ${diff(theirs.at(-1) as Run, best.at(-1) as Run)}; false positives: ${falsePositives.join(',') || 'none'}`);
-  console.log(`target ≤ 1.0× nmap: ${ratio <= 1 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×); recall 100 %: ${minRecall(best) === 1 ? 'met' : 'MISSED'}`);
-  const summary = (runs: Run[]) => ({ medianMs: median(runs.map((r) => r.ms)), runs: runs.map((r) => ({ ms: r.ms, open: r.open.length, recall: recallOf(r), note: r.note })) });
+  console.log(
+    `open in the last round, ours not nmap: ${diff(best.at(-1) as Run, theirs.at(-1) as Run)}; nmap not ours: ${diff(theirs.at(-1) as Run, best.at(-1) as Run)}; false positives: ${falsePositives.join(',') || 'none'}`,
+  );
+  console.log(
+    `target ≤ 1.0× nmap: ${ratio <= 1 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×); recall 100 %: ${minRecall(best) === 1 ? 'met' : 'MISSED'}`,
+  );
+  const summary = (runs: Run[]) => ({
+    medianMs: median(runs.map((r) => r.ms)),
+    runs: runs.map((r) => ({ ms: r.ms, open: r.open.length, recall: recallOf(r), note: r.note })),
+  });
   const path = writeResult(ctx.outDir, 'ports', {
     listeners: listeners.length,
     rounds,

@@ -11,7 +11,8 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   'assets-list': async () => (await import('./assets-list.bench.ts')).benchmark,
   'assets-list-postgres': async () => (await import('./assets-list.bench.ts')).assetsListBenchmark('postgres'),
   'vulnerabilities-sqlite': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('sqlite'),
-  'vulnerabilities-postgres': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('postgres'),
+  'vulnerabilities-postgres': async () =>
+    (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('postgres'),
   'ips-sqlite': async () => (await import('./ips.bench.ts')).ipsBenchmark('sqlite'),
   'ips-postgres': async () => (await import('./ips.bench.ts')).ipsBenchmark('postgres'),
   'zone-lookup-memory': async () => (await import('./zone-lookup-memory.bench.ts')).benchmark,
@@ -25,7 +26,8 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   tls: async () => (await import('./tls.bench.ts')).benchmark,
   fingerprint: async () => (await import('./fingerprint.bench.ts')).benchmark,
   'inventory-lists-sqlite': async () => (await import('./inventory-lists.bench.ts')).inventoryListsBenchmark('sqlite'),
-  'inventory-lists-postgres': async () => (await import('./inventory-lists.bench.ts')).inventoryListsBenchmark('postgres'),
+  'inventory-lists-postgres': async () =>
+    (await import('./inventory-lists.bench.ts')).inventoryListsBenchmark('postgres'),
 };
 
 const usage = `usage: npm run bench [-- <name> …]   run all benchmarks, or the named ones
@@ -38,7 +40,11 @@ benchmarks: ${Object.keys(registry).join(', ')}`;
 
 let current: Scope | undefined;
 
-async function runOne(name: string, load: () => Promise<Benchmark>, settings: Omit<BenchContext, 'scope' | 'log'>): Promise<boolean> {
+async function runOne(
+  name: string,
+  load: () => Promise<Benchmark>,
+  settings: Omit<BenchContext, 'scope' | 'log'>,
+): Promise<boolean> {
   const scope = new Scope();
   current = scope;
   const startedAt = performance.now();
@@ -64,7 +70,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (argv.includes('--list')) {
-    for (const [name, load] of Object.entries(registry)) console.log(`${name.padEnd(24)} ${(await load()).description}`);
+    for (const [name, load] of Object.entries(registry))
+      console.log(`${name.padEnd(24)} ${(await load()).description}`);
     return 0;
   }
   const unknown = argv.filter((name) => !(name in registry));

@@ -24,7 +24,8 @@ const rounds = countFromEnv('BENCH_SCAN_ROUNDS', 7, 1);
  */
 const warmupPairs = countFromEnv('BENCH_SCAN_WARMUP_PAIRS', 3, 0);
 /** The server's scan threads when set (0: scans on its event loop, as before scan threads); else the server's default. */
-const scanThreads = process.env['BENCH_SCAN_THREADS'] === undefined ? undefined : countFromEnv('BENCH_SCAN_THREADS', 1, 0);
+const scanThreads =
+  process.env['BENCH_SCAN_THREADS'] === undefined ? undefined : countFromEnv('BENCH_SCAN_THREADS', 1, 0);
 /** (b) four larger sites, big enough that unlimited scans are still crawling when wrk ends. */
 const bigSitePages = 20_000;
 const concurrentScans = 4;
@@ -39,11 +40,15 @@ function countFromEnv(name: string, fallback: number, min: number): number {
   const text = process.env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min}, not ${JSON.stringify(text)}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be a whole number ≥ ${min}, not ${JSON.stringify(text)}`);
   return value;
 }
 
-const scanHeaders = { 'user-agent': 'perimeter-scanner/0.1 (+application scan)', accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+const scanHeaders = {
+  'user-agent': 'perimeter-scanner/0.1 (+application scan)',
+  accept: 'text/html,application/xhtml+xml,*/*;q=0.8',
+};
 
 /** Scan overhead against a plain undici loop, and scan-status latency while four scans run. */
 export const benchmark: Benchmark = {
@@ -100,18 +105,25 @@ interface Api {
   key: string;
 }
 
-async function call(api: Api, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function call(
+  api: Api,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${api.url}${path}`, {
     method,
     headers: { 'x-service-key': api.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  if (response.status < 200 || response.status > 299) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+  if (response.status < 200 || response.status > 299)
+    throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
   return { status: response.status, json: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
 
-const scanStatus = async (api: Api, profile: string): Promise<ScanStatusBody> => (await call(api, 'GET', `/rest/v2/scans/${profile}/`)).json as ScanStatusBody;
+const scanStatus = async (api: Api, profile: string): Promise<ScanStatusBody> =>
+  (await call(api, 'GET', `/rest/v2/scans/${profile}/`)).json as ScanStatusBody;
 const isLive = (status: string): boolean => ['starting', 'running', 'stopping'].includes(status);
 
 /** Seeds the store: a team with a v2 key and the asset 127.0.0.1, verified by the admin CLI. */
@@ -132,9 +144,13 @@ async function seed(ctx: BenchContext, dataDir: string): Promise<string> {
 
 /** A profile on a site, at unlimited rate. */
 async function createProfile(api: Api, assetToken: string, site: { port: number }, name: string): Promise<string> {
-  const profile = (await call(api, 'POST', '/rest/v2/profiles/', { asset_token: assetToken, endpoint: `127.0.0.1:${site.port}`, name })).json as { token: string };
-  const settings = (await call(api, 'PUT', `/rest/v2/profiles/${profile.token}/settings/`, { requests_per_second: 0 })).json as { requests_per_second: number };
-  if (settings.requests_per_second !== 0) throw new Error(`profile ${name}: requests_per_second is ${settings.requests_per_second}, expected 0`);
+  const profile = (
+    await call(api, 'POST', '/rest/v2/profiles/', { asset_token: assetToken, endpoint: `127.0.0.1:${site.port}`, name })
+  ).json as { token: string };
+  const settings = (await call(api, 'PUT', `/rest/v2/profiles/${profile.token}/settings/`, { requests_per_second: 0 }))
+    .json as { requests_per_second: number };
+  if (settings.requests_per_second !== 0)
+    throw new Error(`profile ${name}: requests_per_second is ${settings.requests_per_second}, expected 0`);
   return profile.token;
 }
 
@@ -147,7 +163,12 @@ async function startScan(api: Api, profile: string): Promise<void> {
 const localTime = (request: SiteRequest): number => request.at - performance.timeOrigin;
 
 /** Starts a scan of the profile and polls its status every `pollIntervalMs` until it ends; it must complete. */
-async function timedScan(api: Api, profile: string, site: SiteProcess, logFrom: number): Promise<{ run: ScanRun; requests: SiteRequest[] }> {
+async function timedScan(
+  api: Api,
+  profile: string,
+  site: SiteProcess,
+  logFrom: number,
+): Promise<{ run: ScanRun; requests: SiteRequest[] }> {
   const startedAt = performance.now();
   await startScan(api, profile);
   let status: ScanStatusBody;
@@ -158,7 +179,8 @@ async function timedScan(api: Api, profile: string, site: SiteProcess, logFrom: 
     await sleep(pollIntervalMs);
   }
   const endedAt = performance.now();
-  if (status.status !== 'completed') throw new Error(`the scan ended ${status.status}: ${status.error} ${status.warnings.join('; ')}`);
+  if (status.status !== 'completed')
+    throw new Error(`the scan ended ${status.status}: ${status.error} ${status.warnings.join('; ')}`);
   const requests = await site.requestsFrom(logFrom);
   if (requests.length === 0) throw new Error('the target received no request from the scan');
   const first = localTime(requests[0]!);
@@ -194,7 +216,8 @@ function stats(values: number[]): { min: number; median: number; max: number } {
 /** An aligned table on stderr. */
 function printTableErr(title: string, header: string[], lines: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const format = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.error(`\n${title}`);
   console.error(format(header));
   console.error(widths.map((w) => '-'.repeat(w)).join('  '));
@@ -210,13 +233,21 @@ async function measureWrk(ctx: BenchContext, label: string, options: Omit<WrkOpt
   return runWrk(ctx.scope, { ...options, duration: ctx.duration });
 }
 
-async function waitForStatus(api: Api, profile: string, accept: (status: string) => boolean, what: string, timeoutMs = 60_000): Promise<ScanStatusBody> {
+async function waitForStatus(
+  api: Api,
+  profile: string,
+  accept: (status: string) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<ScanStatusBody> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const status = await scanStatus(api, profile);
     if (accept(status.status)) return status;
-    if (!isLive(status.status) && !accept(status.status)) throw new Error(`waiting for ${what}: the scan ended ${status.status}: ${status.error}`);
-    if (performance.now() > deadline) throw new Error(`waiting for ${what}: still ${status.status} after ${timeoutMs} ms`);
+    if (!isLive(status.status) && !accept(status.status))
+      throw new Error(`waiting for ${what}: the scan ended ${status.status}: ${status.error}`);
+    if (performance.now() > deadline)
+      throw new Error(`waiting for ${what}: still ${status.status} after ${timeoutMs} ms`);
     await sleep(waitPollMs);
   }
 }
@@ -248,10 +279,16 @@ async function run(ctx: BenchContext): Promise<void> {
     ...(scanThreads === undefined ? {} : { PERIMETER_SCAN_THREADS: String(scanThreads) }),
   };
   const server = await startPerimeter(ctx.scope, { dataDir, cpuProfileDir, env: serverEnv });
-  ctx.log(`perimeter ready at ${server.url} (pid ${server.pid}), all roles, ${Object.entries(serverEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  ctx.log(
+    `perimeter ready at ${server.url} (pid ${server.pid}), all roles, ${Object.entries(serverEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
   const api: Api = { url: server.url, key };
 
-  const assets = (await call(api, 'GET', '/rest/v2/assets/?pageSize=10')).json as { assets: Array<{ name: string; token: string }> };
+  const assets = (await call(api, 'GET', '/rest/v2/assets/?pageSize=10')).json as {
+    assets: Array<{ name: string; token: string }>;
+  };
   const asset = assets.assets.find((a) => a.name === '127.0.0.1');
   if (asset === undefined) throw new Error('the asset 127.0.0.1 is not listed');
   const smallProfile = await createProfile(api, asset.token, small, `small-${smallSitePages}`);
@@ -291,11 +328,13 @@ async function run(ctx: BenchContext): Promise<void> {
     };
     const received = (await small.requestsFrom(logged)).length;
     logged += received;
-    if (received !== urls.length) throw new Error(`the plain loop sent ${urls.length} requests but the target received ${received}`);
+    if (received !== urls.length)
+      throw new Error(`the plain loop sent ${urls.length} requests but the target received ${received}`);
     const parseLoop = await plainLoop(urls, crawlConcurrency, scanHeaders, (html) => void extractPageLinks(html));
     const parsedReceived = (await small.requestsFrom(logged)).length;
     logged += parsedReceived;
-    if (parsedReceived !== urls.length) throw new Error(`the parsing loop sent ${urls.length} requests but the target received ${parsedReceived}`);
+    if (parsedReceived !== urls.length)
+      throw new Error(`the parsing loop sent ${urls.length} requests but the target received ${parsedReceived}`);
     const tag = isWarmup ? 'warm-up' : `round ${round - (pairs - rounds) + 1}/${rounds}`;
     ctx.log(
       `${tag}: scan ${scan.durationMs.toFixed(0)} ms, ${scan.requestsReceived} requests received (${scan.requestsSent} sent per progress), ${scan.requestsPerSecond.toFixed(0)} req/s ` +
@@ -310,7 +349,10 @@ async function run(ctx: BenchContext): Promise<void> {
     cpu.push(pairCpu);
   }
   const mismatched = scans.filter((s) => s.requestsSent !== s.requestsReceived);
-  if (mismatched.length > 0) ctx.log(`note: progress.requests_sent differs from what the target received in ${mismatched.length} run(s); the target's count is used`);
+  if (mismatched.length > 0)
+    ctx.log(
+      `note: progress.requests_sent differs from what the target received in ${mismatched.length} run(s); the target's count is used`,
+    );
   const scanRate = stats(scans.map((s) => s.requestsPerSecond));
   const loopRate = stats(loops.map((l) => l.requestsPerSecond));
   const ratio = scanRate.median / loopRate.median;
@@ -330,19 +372,31 @@ async function run(ctx: BenchContext): Promise<void> {
   const sentBefore = await Promise.all(bigProfiles.map((t) => scanStatus(api, t)));
   const receivedBefore = bigSites.map((s) => s.requests.length);
   const busyStartedAt = performance.now();
-  const busy = await measureWrk(ctx, `GET scan status, ${concurrentScans} scans running`, { url: server.url, ...load, script });
+  const busy = await measureWrk(ctx, `GET scan status, ${concurrentScans} scans running`, {
+    url: server.url,
+    ...load,
+    script,
+  });
   const busySeconds = (performance.now() - busyStartedAt) / 1000;
   const after = await Promise.all(bigProfiles.map((t) => scanStatus(api, t)));
   const notRunning = after.filter((s) => s.status !== 'running');
-  if (notRunning.length > 0) throw new Error(`${notRunning.length} scan(s) were no longer running at the end of the measurement (${notRunning.map((s) => s.status).join(', ')})`);
+  if (notRunning.length > 0)
+    throw new Error(
+      `${notRunning.length} scan(s) were no longer running at the end of the measurement (${notRunning.map((s) => s.status).join(', ')})`,
+    );
   const scanRequestsDuring = bigSites.reduce((sum, s, i) => sum + s.requests.length - receivedBefore[i]!, 0);
   const scanTraffic = {
     seconds: busySeconds,
     requestsReceived: scanRequestsDuring,
     requestsPerSecond: scanRequestsDuring / busySeconds,
-    pagesCrawledDuring: after.reduce((sum, s, i) => sum + s.progress.pages_crawled - sentBefore[i]!.progress.pages_crawled, 0),
+    pagesCrawledDuring: after.reduce(
+      (sum, s, i) => sum + s.progress.pages_crawled - sentBefore[i]!.progress.pages_crawled,
+      0,
+    ),
   };
-  ctx.log(`the ${concurrentScans} scans received ${scanTraffic.requestsPerSecond.toFixed(0)} requests/s in total during warm-up and measurement`);
+  ctx.log(
+    `the ${concurrentScans} scans received ${scanTraffic.requestsPerSecond.toFixed(0)} requests/s in total during warm-up and measurement`,
+  );
   for (const profile of bigProfiles) await call(api, 'DELETE', `/rest/v2/scans/${profile}/`);
   for (const profile of bigProfiles) await waitForStatus(api, profile, (s) => !isLive(s), 'the scan to stop');
   ctx.log('scans stopped');
@@ -353,7 +407,20 @@ async function run(ctx: BenchContext): Promise<void> {
   const f0 = (n: number) => n.toFixed(0);
   printTableErr(
     `scans (a): one scan of a ${smallSitePages}-page site, start request → completed (poll ${pollIntervalMs} ms), vs a plain undici loop over the same ${urlCount} GETs, ${crawlConcurrency} in flight`,
-    ['run', 'scan ms', 'received', 'sent', 'scan req/s', 'start→1st ms', 'crawl ms', 'crawl req/s', 'last→done ms', 'loop ms', 'loop req/s', 'ratio'],
+    [
+      'run',
+      'scan ms',
+      'received',
+      'sent',
+      'scan req/s',
+      'start→1st ms',
+      'crawl ms',
+      'crawl req/s',
+      'last→done ms',
+      'loop ms',
+      'loop req/s',
+      'ratio',
+    ],
     scans.map((s, i) => [
       String(i + 1),
       f0(s.durationMs),
@@ -372,8 +439,12 @@ async function run(ctx: BenchContext): Promise<void> {
   const crawlRate = stats(scans.map((s) => s.crawlRequestsPerSecond));
   console.error(`scan req/s min/median/max:        ${f0(scanRate.min)} / ${f0(scanRate.median)} / ${f0(scanRate.max)}`);
   console.error(`plain loop req/s min/median/max:  ${f0(loopRate.min)} / ${f0(loopRate.median)} / ${f0(loopRate.max)}`);
-  console.error(`crawl-only req/s min/median/max:  ${f0(crawlRate.min)} / ${f0(crawlRate.median)} / ${f0(crawlRate.max)} (first → last request at the target)`);
-  console.error(`ratio ours/plain (medians): ${ratio.toFixed(3)}; per pair min/median/max ${pairRatios.min.toFixed(3)} / ${pairRatios.median.toFixed(3)} / ${pairRatios.max.toFixed(3)} (target ≥ 0.8)`);
+  console.error(
+    `crawl-only req/s min/median/max:  ${f0(crawlRate.min)} / ${f0(crawlRate.median)} / ${f0(crawlRate.max)} (first → last request at the target)`,
+  );
+  console.error(
+    `ratio ours/plain (medians): ${ratio.toFixed(3)}; per pair min/median/max ${pairRatios.min.toFixed(3)} / ${pairRatios.median.toFixed(3)} / ${pairRatios.max.toFixed(3)} (target ≥ 0.8)`,
+  );
   console.error(
     `crawl floor, the loop + the scan's link parse of each HTML page (no checks, no API, no store): ${f0(parseLoopRate.median)} req/s by median, ` +
       `${parseRatio.toFixed(3)}× the plain loop (per pair ${parsePairRatios.min.toFixed(3)} / ${parsePairRatios.median.toFixed(3)} / ${parsePairRatios.max.toFixed(3)})`,
@@ -381,13 +452,26 @@ async function run(ctx: BenchContext): Promise<void> {
   if (nonGet > 0) console.error(`note: the scan also sent ${nonGet} non-GET request(s), left out of the plain loop`);
   const perRequestUs = (ms: number[], count: (i: number) => number) => stats(ms.map((m, i) => (m * 1000) / count(i)));
   const cpuPerRequest = {
-    serverDuringScan: perRequestUs(cpu.map((c) => c.serverDuringScanMs), (i) => scans[i]!.requestsReceived),
-    siteDuringScan: perRequestUs(cpu.map((c) => c.siteDuringScanMs), (i) => scans[i]!.requestsReceived),
-    benchDuringLoop: perRequestUs(cpu.map((c) => c.benchDuringLoopMs), (i) => loops[i]!.requests),
-    siteDuringLoop: perRequestUs(cpu.map((c) => c.siteDuringLoopMs), (i) => loops[i]!.requests),
+    serverDuringScan: perRequestUs(
+      cpu.map((c) => c.serverDuringScanMs),
+      (i) => scans[i]!.requestsReceived,
+    ),
+    siteDuringScan: perRequestUs(
+      cpu.map((c) => c.siteDuringScanMs),
+      (i) => scans[i]!.requestsReceived,
+    ),
+    benchDuringLoop: perRequestUs(
+      cpu.map((c) => c.benchDuringLoopMs),
+      (i) => loops[i]!.requests,
+    ),
+    siteDuringLoop: perRequestUs(
+      cpu.map((c) => c.siteDuringLoopMs),
+      (i) => loops[i]!.requests,
+    ),
   };
-  const cpuLine = (what: string, s: { min: number; median: number; max: number }) => console.error(`  ${what.padEnd(36)} ${f0(s.min)} / ${f0(s.median)} / ${f0(s.max)}`);
-  console.error('CPU per request, µs min/median/max (/proc, 10 ms resolution per reading; robust to others\' load):');
+  const cpuLine = (what: string, s: { min: number; median: number; max: number }) =>
+    console.error(`  ${what.padEnd(36)} ${f0(s.min)} / ${f0(s.median)} / ${f0(s.max)}`);
+  console.error("CPU per request, µs min/median/max (/proc, 10 ms resolution per reading; robust to others' load):");
   cpuLine('server, start request → completed', cpuPerRequest.serverDuringScan);
   cpuLine('bench process, plain loop', cpuPerRequest.benchDuringLoop);
   cpuLine('site, during the scan', cpuPerRequest.siteDuringScan);
@@ -402,10 +486,20 @@ async function run(ctx: BenchContext): Promise<void> {
       ['no scan running', idle],
     ].map(([label, r]) => {
       const result = r as WrkResult;
-      return [label as string, f0(result.requestsPerSecond), ms(result.latencyUs.p50), ms(result.latencyUs.p90), ms(result.latencyUs.p99), ms(result.latencyUs.max), String(result.requests)];
+      return [
+        label as string,
+        f0(result.requestsPerSecond),
+        ms(result.latencyUs.p50),
+        ms(result.latencyUs.p90),
+        ms(result.latencyUs.p99),
+        ms(result.latencyUs.max),
+        String(result.requests),
+      ];
     }),
   );
-  console.error(`the ${concurrentScans} scans received ${f0(scanTraffic.requestsPerSecond)} requests/s in total at the targets during the busy run (warm-up included)`);
+  console.error(
+    `the ${concurrentScans} scans received ${f0(scanTraffic.requestsPerSecond)} requests/s in total at the targets during the busy run (warm-up included)`,
+  );
 
   const path = writeResult(ctx.outDir, 'scans', {
     parameters: {

@@ -53,7 +53,11 @@ async function collect(url: string, key: string, mix: Mix, pages: number): Promi
     const res = await fetch(url + path, { headers: { 'x-service-key': key } });
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.toString().slice(0, 300)}`);
-    const page = JSON.parse(body.toString()) as { total_vulnerabilities: number; has_more: boolean; next_marker?: string };
+    const page = JSON.parse(body.toString()) as {
+      total_vulnerabilities: number;
+      has_more: boolean;
+      next_marker?: string;
+    };
     if (paths.length === 0) firstPage = body;
     paths.push(path);
     bytes += body.length;
@@ -65,7 +69,9 @@ async function collect(url: string, key: string, mix: Mix, pages: number): Promi
 }
 
 async function uuids(url: string, key: string): Promise<string[]> {
-  const res = await fetch(`${url}/rest/v2/vulnerabilities/?pageSize=100&status[]=new`, { headers: { 'x-service-key': key } });
+  const res = await fetch(`${url}/rest/v2/vulnerabilities/?pageSize=100&status[]=new`, {
+    headers: { 'x-service-key': key },
+  });
   const page = (await res.json()) as { vulnerabilities: Array<{ uuid: string }> };
   return page.vulnerabilities.map((v) => v.uuid);
 }
@@ -84,7 +90,10 @@ class StatusChanges {
     const uuid = this.ids[Math.floor(i / 2) % this.ids.length]!;
     const action = i % 2 === 0 ? 'setacceptedriskstatus' : 'unsetacceptedriskstatus';
     const started = performance.now();
-    const res = await fetch(`${this.url}/rest/v2/vulnerabilities/uuid/${uuid}/${action}/`, { method: 'POST', headers: { 'x-service-key': this.key } });
+    const res = await fetch(`${this.url}/rest/v2/vulnerabilities/uuid/${uuid}/${action}/`, {
+      method: 'POST',
+      headers: { 'x-service-key': this.key },
+    });
     await res.arrayBuffer();
     if (res.status >= 300) throw new Error(`status change answered ${res.status}`);
     return performance.now() - started;
@@ -95,7 +104,9 @@ class StatusChanges {
    * ones have been answered (open loop, at most `perSecond` in flight): a slow server gets the
    * load it was promised, not less. Resolves with what was sent and answered.
    */
-  steady(perSecond: number): { stop(): Promise<{ writes: number; seconds: number; latenciesMs: number[]; skipped: number }> } {
+  steady(perSecond: number): {
+    stop(): Promise<{ writes: number; seconds: number; latenciesMs: number[]; skipped: number }>;
+  } {
     const latenciesMs: number[] = [];
     const inFlight = new Set<Promise<void>>();
     let skipped = 0;
@@ -135,7 +146,15 @@ const ms = (us: number) => us / 1000;
 async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promise<void> {
   const seeded = await seededVulnerabilities(store, count, ctx.log);
   const start = (cacheMb = pageCacheMb): Promise<ServerProcess> =>
-    startPerimeter(ctx.scope, { dataDir: seeded.dataDir, env: { ...seeded.env, PERIMETER_ROLES: 'api', PERIMETER_DNS_RESOLVERS: '127.0.0.1:1', PERIMETER_PAGE_CACHE_MB: String(cacheMb) } });
+    startPerimeter(ctx.scope, {
+      dataDir: seeded.dataDir,
+      env: {
+        ...seeded.env,
+        PERIMETER_ROLES: 'api',
+        PERIMETER_DNS_RESOLVERS: '127.0.0.1:1',
+        PERIMETER_PAGE_CACHE_MB: String(cacheMb),
+      },
+    });
   const headers = { 'X-Service-Key': seeded.key };
   const load = { connections: 50, threads: 2 };
   const single = { connections: 1, threads: 1 };
@@ -165,7 +184,10 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
   const perMix = Math.ceil(workingSetPages / 4);
   const collected: Collected[] = [];
   for (const mix of mixes(seeded.assetToken)) collected.push(await collect(server.url, seeded.key, mix, perMix));
-  for (const c of collected) ctx.log(`${c.mix.name}: ${c.total.toLocaleString('en')} matches, ${c.paths.length} pages, ${(c.bytes / 2 ** 20).toFixed(1)} MB`);
+  for (const c of collected)
+    ctx.log(
+      `${c.mix.name}: ${c.total.toLocaleString('en')} matches, ${c.paths.length} pages, ${(c.bytes / 2 ** 20).toFixed(1)} MB`,
+    );
   const workingSet = collected.flatMap((c) => c.paths);
   const workingSetMb = collected.reduce((sum, c) => sum + c.bytes, 0) / 2 ** 20;
   const hotSet = collected.flatMap((c) => c.paths.slice(0, hotPagesPerMix));
@@ -186,9 +208,33 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
     }
     afterWrite[c.mix.name] = { p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(...samples) };
   }
-  record('1 conn: single read', await runWrk(ctx.scope, { url: server.url, ...single, duration: latencyDuration, script: urlCycleScript(ids.map((u) => `/rest/v2/vulnerabilities/uuid/${u}/`), headers) }));
-  const toggles = ids.flatMap((u) => [`/rest/v2/vulnerabilities/uuid/${u}/setacceptedriskstatus/`, `/rest/v2/vulnerabilities/uuid/${u}/unsetacceptedriskstatus/`]).map((path) => ({ method: 'POST', path }));
-  record('1 conn: status change', await runWrk(ctx.scope, { url: server.url, ...single, duration: latencyDuration, script: requestCycleScript(toggles, headers) }));
+  record(
+    '1 conn: single read',
+    await runWrk(ctx.scope, {
+      url: server.url,
+      ...single,
+      duration: latencyDuration,
+      script: urlCycleScript(
+        ids.map((u) => `/rest/v2/vulnerabilities/uuid/${u}/`),
+        headers,
+      ),
+    }),
+  );
+  const toggles = ids
+    .flatMap((u) => [
+      `/rest/v2/vulnerabilities/uuid/${u}/setacceptedriskstatus/`,
+      `/rest/v2/vulnerabilities/uuid/${u}/unsetacceptedriskstatus/`,
+    ])
+    .map((path) => ({ method: 'POST', path }));
+  record(
+    '1 conn: status change',
+    await runWrk(ctx.scope, {
+      url: server.url,
+      ...single,
+      duration: latencyDuration,
+      script: requestCycleScript(toggles, headers),
+    }),
+  );
 
   // Fifty connections, each of our runs between two bare runs.
   const first = collected[0]!.firstPage;
@@ -196,7 +242,12 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
   const bareSeries = new BareSeries(ctx, { url: bare.url, ...load, script: urlCycleScript(workingSet, headers) });
   const ratios: Record<string, { ratio: number; bareRps: number }> = {};
   /** One run at 50 connections against `url` (with `during` running beside it), then a bare run. */
-  const againstBare = async (label: string, url: string, paths: string[], during?: () => { stop(): Promise<unknown> }) => {
+  const againstBare = async (
+    label: string,
+    url: string,
+    paths: string[],
+    during?: () => { stop(): Promise<unknown> },
+  ) => {
     const background = during?.();
     const result = await measured(ctx, label, { url, ...load, script: urlCycleScript(paths, headers) });
     await background?.stop();
@@ -204,7 +255,8 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
     record(`bare node:http after "${label}"`, await bareSeries.measure());
     ratios[label] = bareSeries.ratio(result);
   };
-  const ours = (label: string, paths: string[], during?: () => { stop(): Promise<unknown> }) => againstBare(label, server.url, paths, during);
+  const ours = (label: string, paths: string[], during?: () => { stop(): Promise<unknown> }) =>
+    againstBare(label, server.url, paths, during);
   record('bare node:http (first)', await bareSeries.measure());
   await ours(`50 conn: ${workingSet.length} distinct pages`, workingSet);
   let writes: { writes: number; seconds: number; latenciesMs: number[]; skipped: number } | undefined;
@@ -219,27 +271,76 @@ async function runStore(ctx: BenchContext, store: 'sqlite' | 'postgres'): Promis
   // reading the same rows from the same store, no count), each between bare runs.
   const floorStore = floorStoreOf(seeded.dataDir, seeded.env);
   const unfiltered = collected[0]!.paths;
-  const floor = await startFloor(ctx.scope, { store: floorStore, pages: await keysetPages(floorStore, { table: 'vulnerabilities', columns: 'r.id, r.status, r.modified_at, r.tags_json, r.document', order: 'id', pages: unfiltered.length }), limit: 100 });
+  const floor = await startFloor(ctx.scope, {
+    store: floorStore,
+    pages: await keysetPages(floorStore, {
+      table: 'vulnerabilities',
+      columns: 'r.id, r.status, r.modified_at, r.tags_json, r.document',
+      order: 'id',
+      pages: unfiltered.length,
+    }),
+    limit: 100,
+  });
   const uncached = await start(0);
-  await againstBare(`50 conn: ${unfiltered.length} distinct pages, no filter, page cache off`, uncached.url, unfiltered);
+  await againstBare(
+    `50 conn: ${unfiltered.length} distinct pages, no filter, page cache off`,
+    uncached.url,
+    unfiltered,
+  );
   await uncached.stop();
   await againstBare(`${floorName(floorStore)}, 50 conn: the same ${floor.paths.length} pages`, floor.url, floor.paths);
   await floor.close();
   await bare.close();
 
-  printTable(`vulnerabilities on ${store}: ${count.toLocaleString('en')} rows, pages of 100 (${first.length} B first page), working set ${workingSetMb.toFixed(0)} MB, page cache ${pageCacheMb} MB`, rows);
-  for (const [label, { ratio, bareRps }] of Object.entries(ratios)) console.log(`${label}: ${ratio.toFixed(3)} × bare (bare around it: ${bareRps.toFixed(0)} req/s)`);
-  for (const [mix, r] of Object.entries(afterWrite)) console.log(`first page after a status change, ${mix}: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${afterWriteSamples} samples)`);
-  if (writes !== undefined) console.log(`status changes during the load: ${(writes.writes / writes.seconds).toFixed(1)}/s (${writes.skipped} skipped with ${writesPerSecond} in flight), p50 ${percentile(writes.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(writes.latenciesMs, 99).toFixed(1)} ms`);
+  printTable(
+    `vulnerabilities on ${store}: ${count.toLocaleString('en')} rows, pages of 100 (${first.length} B first page), working set ${workingSetMb.toFixed(0)} MB, page cache ${pageCacheMb} MB`,
+    rows,
+  );
+  for (const [label, { ratio, bareRps }] of Object.entries(ratios))
+    console.log(`${label}: ${ratio.toFixed(3)} × bare (bare around it: ${bareRps.toFixed(0)} req/s)`);
+  for (const [mix, r] of Object.entries(afterWrite))
+    console.log(
+      `first page after a status change, ${mix}: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${afterWriteSamples} samples)`,
+    );
+  if (writes !== undefined)
+    console.log(
+      `status changes during the load: ${(writes.writes / writes.seconds).toFixed(1)}/s (${writes.skipped} skipped with ${writesPerSecond} in flight), p50 ${percentile(writes.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(writes.latenciesMs, 99).toFixed(1)} ms`,
+    );
   console.log(`first page of a fresh process: ${freshMs.map((m) => `${m.toFixed(0)} ms`).join(', ')}`);
-  const p99 = Object.entries(results).filter(([l]) => l.startsWith('1 conn')).map(([l, r]) => `${l} ${ms(r.latencyUs.p99).toFixed(1)} ms`);
+  const p99 = Object.entries(results)
+    .filter(([l]) => l.startsWith('1 conn'))
+    .map(([l, r]) => `${l} ${ms(r.latencyUs.p99).toFixed(1)} ms`);
   console.log(`p99: ${p99.join('; ')}`);
   writeResult(ctx.outDir, `vulnerabilities-${store}`, {
-    parameters: { store, count, workingSetPages: workingSet.length, workingSetMb, hotPages: hotSet.length, pageCacheMb, writesPerSecond, latencyDuration, duration: ctx.duration, mixes: collected.map((c) => ({ name: c.mix.name, total: c.total, pages: c.paths.length, firstPageBytes: c.firstPage.length })) },
+    parameters: {
+      store,
+      count,
+      workingSetPages: workingSet.length,
+      workingSetMb,
+      hotPages: hotSet.length,
+      pageCacheMb,
+      writesPerSecond,
+      latencyDuration,
+      duration: ctx.duration,
+      mixes: collected.map((c) => ({
+        name: c.mix.name,
+        total: c.total,
+        pages: c.paths.length,
+        firstPageBytes: c.firstPage.length,
+      })),
+    },
     results,
     ratios,
     firstPageAfterWriteMs: afterWrite,
-    statusChangesDuringLoad: writes === undefined ? null : { perSecond: writes.writes / writes.seconds, skipped: writes.skipped, p50Ms: percentile(writes.latenciesMs, 50), p99Ms: percentile(writes.latenciesMs, 99) },
+    statusChangesDuringLoad:
+      writes === undefined
+        ? null
+        : {
+            perSecond: writes.writes / writes.seconds,
+            skipped: writes.skipped,
+            p50Ms: percentile(writes.latenciesMs, 50),
+            p99Ms: percentile(writes.latenciesMs, 99),
+          },
     freshProcessFirstPageMs: freshMs,
   });
 }

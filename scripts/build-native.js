@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'native', 'udp-batch');
 if (process.platform !== 'linux') {
-  console.log(`native/udp-batch: skipped on ${process.platform} (sendmmsg/recvmmsg are Linux's); DNS uses Node's dgram sockets`);
+  console.log(
+    `native/udp-batch: skipped on ${process.platform} (sendmmsg/recvmmsg are Linux's); DNS uses Node's dgram sockets`,
+  );
   process.exit(0);
 }
 
@@ -19,7 +21,11 @@ function nodeGyp() {
   const fromNpm = process.env.npm_config_node_gyp;
   if (fromNpm && existsSync(fromNpm)) return [process.execPath, fromNpm];
   try {
-    const npmDir = dirname(createRequire(import.meta.url).resolve('npm/package.json', { paths: [join(dirname(process.execPath), '..', 'lib', 'node_modules')] }));
+    const npmDir = dirname(
+      createRequire(import.meta.url).resolve('npm/package.json', {
+        paths: [join(dirname(process.execPath), '..', 'lib', 'node_modules')],
+      }),
+    );
     const bundled = join(npmDir, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
     if (existsSync(bundled)) return [process.execPath, bundled];
   } catch {
@@ -29,10 +35,20 @@ function nodeGyp() {
 }
 
 const [command, ...prefix] = nodeGyp();
-const result = spawnSync(command, [...prefix, 'rebuild'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+const result = spawnSync(command, [...prefix, 'rebuild'], {
+  cwd: dir,
+  stdio: ['ignore', 'pipe', 'pipe'],
+  encoding: 'utf8',
+});
 if (result.status === 0) {
   console.log('native/udp-batch: built (batch UDP sockets for the bulk DNS resolver)');
 } else {
-  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.split('\n').filter((line) => !line.startsWith('gyp info')).slice(-15).join('\n');
-  console.warn(`native/udp-batch: not built (${result.error?.message ?? `node-gyp exited with ${result.status}`}); DNS uses Node's dgram sockets.\n${output}`);
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`
+    .split('\n')
+    .filter((line) => !line.startsWith('gyp info'))
+    .slice(-15)
+    .join('\n');
+  console.warn(
+    `native/udp-batch: not built (${result.error?.message ?? `node-gyp exited with ${result.status}`}); DNS uses Node's dgram sockets.\n${output}`,
+  );
 }

@@ -45,7 +45,15 @@ if (paths.length === 0 || filters.length > 0) {
 files = [...new Set([...files, ...paths])].sort();
 // Three files at a time on two cores: most files spend much of their time waiting (on sockets,
 // child processes, scans paced in requests per second), so a third keeps the cores busy.
-const nodeArgs = ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', `--test-timeout=${fileTimeoutMs}`, ...files];
+const nodeArgs = [
+  '--import',
+  'tsx',
+  '--test',
+  '--test-concurrency=3',
+  '--test-reporter=spec',
+  `--test-timeout=${fileTimeoutMs}`,
+  ...files,
+];
 // On PostgreSQL each test file works in schemas named after this run; they are dropped here,
 // once every file has finished (a file dropping its schema while another file's migrator
 // reads the catalogue made that one fail).
@@ -53,7 +61,12 @@ const onPostgres = process.env.PERIMETER_TEST_STORE === 'postgres';
 const run = randomBytes(4).toString('hex');
 // A server or worker a test starts without naming a DNS resolver asks a closed port on loopback
 // (refused at once), never the system's resolver: tests talk to this machine alone.
-const env = { PERIMETER_DNS_RESOLVERS: '127.0.0.1:9', ...process.env, NODE_ENV: 'test', ...(onPostgres ? { PERIMETER_TEST_RUN: run } : {}) };
+const env = {
+  PERIMETER_DNS_RESOLVERS: '127.0.0.1:9',
+  ...process.env,
+  NODE_ENV: 'test',
+  ...(onPostgres ? { PERIMETER_TEST_RUN: run } : {}),
+};
 const child = spawn(process.execPath, nodeArgs, { stdio: 'inherit', detached: true, env });
 
 /** Kills the run's process group: the runner, its files and whatever they started. */
@@ -71,17 +84,21 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 process.on('exit', () => killGroup('SIGKILL'));
-const status = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128))));
+const status = await new Promise((resolve) =>
+  child.on('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128))),
+);
 killGroup('SIGKILL');
 if (onPostgres) await dropRunSchemas(run);
 process.exit(status);
 
 async function dropRunSchemas(tag) {
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: process.env.PERIMETER_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+  const client = new pg.Client({
+    connectionString: process.env.PERIMETER_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  });
   await client.connect();
   try {
-    const { rows } = await client.query("select nspname from pg_namespace where nspname ~ $1", [`^[a-z]+_${tag}_`]);
+    const { rows } = await client.query('select nspname from pg_namespace where nspname ~ $1', [`^[a-z]+_${tag}_`]);
     for (const { nspname } of rows) await client.query(`drop schema if exists "${nspname}" cascade`);
   } finally {
     await client.end();

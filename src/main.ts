@@ -9,7 +9,6 @@ import type { Runtime } from './runtime.ts';
 // the core part alone (openCoreRuntime, for migrate and admin) or everything (openRuntime), and
 // loads the engine, the jobs and the HTTP app only for the latter.
 
-
 const usage = `usage: perimeter <command>
   serve [--roles api,worker,scheduler] [--port N] [--data-dir DIR] [--database-url URL] …
   migrate
@@ -26,7 +25,8 @@ function serverConfigFrom(command: string, argv: string[]): Config {
   const args = parseArgs(argv);
   const unknown = Object.keys(args.flags).find((flag) => !configFlagNames.includes(flag));
   if (unknown !== undefined) throw new UsageError(`perimeter ${command}: unknown option --${unknown}\n${usage}`);
-  if (args.positionals.length > 0) throw new UsageError(`perimeter ${command}: unexpected ${JSON.stringify(args.positionals[0])}\n${usage}`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`perimeter ${command}: unexpected ${JSON.stringify(args.positionals[0])}\n${usage}`);
   return loadConfig({ flags: args.flags });
 }
 
@@ -70,9 +70,21 @@ async function seedDemo(runtime: Runtime): Promise<void> {
     throw err;
   });
   if (team === undefined) return;
-  const v2 = await createApiKey(runtime.store, runtime.box, { teamName: team.name, kind: 'v2', signing: false, permissions: [] });
-  const v3 = await createApiKey(runtime.store, runtime.box, { teamName: team.name, kind: 'v3', signing: false, permissions: [] });
-  console.log(`First start: created team "demo" (enterprise plan).\n  v2 API key: ${v2.key}\n  v3 API key: ${v3.key}\n  These keys are shown once. Verification code of the team: ${team.verificationCode}`);
+  const v2 = await createApiKey(runtime.store, runtime.box, {
+    teamName: team.name,
+    kind: 'v2',
+    signing: false,
+    permissions: [],
+  });
+  const v3 = await createApiKey(runtime.store, runtime.box, {
+    teamName: team.name,
+    kind: 'v3',
+    signing: false,
+    permissions: [],
+  });
+  console.log(
+    `First start: created team "demo" (enterprise plan).\n  v2 API key: ${v2.key}\n  v3 API key: ${v3.key}\n  These keys are shown once. Verification code of the team: ${team.verificationCode}`,
+  );
 }
 
 async function serve(config: Config): Promise<void> {
@@ -82,7 +94,9 @@ async function serve(config: Config): Promise<void> {
   const app = await buildApi(runtime);
   let address: string;
   try {
-    address = await starting(`listen on ${config.host}:${config.port}`, () => app.listen({ port: config.port, host: config.host }));
+    address = await starting(`listen on ${config.host}:${config.port}`, () =>
+      app.listen({ port: config.port, host: config.host }),
+    );
   } catch (err) {
     await app.close().catch(() => undefined);
     await runtime.close();
@@ -113,8 +127,11 @@ async function serve(config: Config): Promise<void> {
   await started;
   if (isClosing) return;
   // The listening line is the readiness signal: printed once every role of this process runs.
-  const egress = config.egressAllow.length === 0 ? 'none (every special-purpose range denied)' : config.egressAllow.join(',');
-  console.log(`perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')}, egress allowed: ${egress})`);
+  const egress =
+    config.egressAllow.length === 0 ? 'none (every special-purpose range denied)' : config.egressAllow.join(',');
+  console.log(
+    `perimeter listening on ${address} (store: ${runtime.database.description}, roles: ${config.roles.join(',')}, egress allowed: ${egress})`,
+  );
 }
 
 /** `perimeter migrate`: applies pending migrations (opening the store does) and says so. */
@@ -133,7 +150,9 @@ async function admin(argv: string[]): Promise<void> {
   if (help !== undefined) return console.log(help);
   const [{ openCoreRuntime }, { default: pino }] = await Promise.all([import('./runtime.ts'), import('pino')]);
   const config = configFrom(argv);
-  const runtime = await starting(`open ${storeLabel(config)}`, () => openCoreRuntime(config, { log: pino({ level: 'warn' }) }));
+  const runtime = await starting(`open ${storeLabel(config)}`, () =>
+    openCoreRuntime(config, { log: pino({ level: 'warn' }) }),
+  );
   try {
     await runAdmin(runtime, argv, { out: (text) => console.log(text) });
   } finally {

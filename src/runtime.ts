@@ -95,7 +95,17 @@ async function assertServerKeyOpensStore(database: Database, box: SecretBox): Pr
 /** Opens the store (migrating it), reads the server key and wires the ownership check. */
 export async function openCoreRuntime(config: Config, options: CoreRuntimeOptions = {}): Promise<CoreRuntime> {
   const log = options.log ?? pino({ level: config.logLevel });
-  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, cacheMb: config.storeCacheMb, ...(config.storeReaders === undefined ? {} : { readers: config.storeReaders }), ...(config.storePoolSize === undefined ? {} : { poolSize: config.storePoolSize }), ...(config.databaseSchema === undefined ? {} : { pgSchema: config.databaseSchema }), onBackgroundError: (message, err) => log.warn({ err }, message) }));
+  const database =
+    options.database ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      cacheMb: config.storeCacheMb,
+      ...(config.storeReaders === undefined ? {} : { readers: config.storeReaders }),
+      ...(config.storePoolSize === undefined ? {} : { poolSize: config.storePoolSize }),
+      ...(config.databaseSchema === undefined ? {} : { pgSchema: config.databaseSchema }),
+      onBackgroundError: (message, err) => log.warn({ err }, message),
+    }));
   await migrateToLatest(database);
   const box = new SecretBox(loadServerKey(config));
   try {
@@ -105,10 +115,17 @@ export async function openCoreRuntime(config: Config, options: CoreRuntimeOption
     throw err;
   }
   const store = createStore(database, { nameTokens: new NameTokenCodec(box.blockCipher('discovered-name-token')) });
-  const keyUsage = startKeyUsageRecording(store, (keyId, err) => log.warn({ err, keyId }, 'could not record the last use of an API key'));
+  const keyUsage = startKeyUsageRecording(store, (keyId, err) =>
+    log.warn({ err, keyId }, 'could not record the last use of an API key'),
+  );
   const guard = new EgressGuard(config.egressAllow);
   const resolver = createDnsResolver(config.dnsResolvers);
-  const verification = new VerificationService(store, createOwnershipChecker({ guard, resolver }), config.verifyTimeoutMs, log);
+  const verification = new VerificationService(
+    store,
+    createOwnershipChecker({ guard, resolver }),
+    config.verifyTimeoutMs,
+    log,
+  );
   return {
     config,
     log,
@@ -221,7 +238,10 @@ async function loadRuntimeParts() {
 }
 
 /** Opens the store (migrating it) and wires the services; `jobs` tunes the queue (tests shorten the lease). */
-export async function openRuntime(config: Config, options: CoreRuntimeOptions & { jobs?: Omit<QueueOptions, 'log'> } = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  options: CoreRuntimeOptions & { jobs?: Omit<QueueOptions, 'log'> } = {},
+): Promise<Runtime> {
   // The parts load before the store opens (as static imports did): a part that fails to load leaves nothing open.
   const parts = await loadRuntimeParts();
   const core = await openCoreRuntime(config, options);
@@ -230,12 +250,19 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
   // Zone lookup jobs and discovery resolve in bulk over their own UDP sockets (opened on first use).
   const bulk = parts.createBulkResolver({ servers: config.dnsResolvers, udpSockets: config.dnsUdpSockets });
   const sockets = parts.udpBatch();
-  if (config.dnsUdpSockets === 'batch' && sockets.binding === undefined) log.warn({ reason: sockets.reason }, 'dns: batch UDP sockets unavailable, bulk lookups use dgram sockets');
+  if (config.dnsUdpSockets === 'batch' && sockets.binding === undefined)
+    log.warn({ reason: sockets.reason }, 'dns: batch UDP sockets unavailable, bulk lookups use dgram sockets');
   const jobs = await parts.createJobQueue(database, { ...options.jobs, log: log.child({ component: 'jobs' }) });
   const canary = { listen: config.scanCanaryListen, url: config.scanCanaryUrl };
   const inProcessScans = parts.createHttpScanEngine({ guard, resolver, canary });
   // Scans run on threads of their own (crawling and page work off the event loop) unless scanThreads is 0.
-  const threaded = config.scanThreads === 0 ? undefined : parts.createThreadedScanEngine(inProcessScans, { threads: config.scanThreads, config: { egressAllow: config.egressAllow, dnsResolvers: config.dnsResolvers, canary } });
+  const threaded =
+    config.scanThreads === 0
+      ? undefined
+      : parts.createThreadedScanEngine(inProcessScans, {
+          threads: config.scanThreads,
+          config: { egressAllow: config.egressAllow, dnsResolvers: config.dnsResolvers, canary },
+        });
   const scanEngine: ScanEngine = threaded ?? inProcessScans;
   const ipInventory = new parts.IpInventoryService(store, new parts.OfflineIpEnricher());
   const surfaceQueue = parts.surfaceQueueOf(jobs);
@@ -251,7 +278,12 @@ export async function openRuntime(config: Config, options: CoreRuntimeOptions & 
     scanRunner: {
       store,
       engine: scanEngine,
-      limits: { maxPages: config.scanMaxPages, maxDepth: config.scanMaxDepth, maxDurationMs: config.scanMaxDurationMs, requestTimeoutMs: config.scanRequestTimeoutMs },
+      limits: {
+        maxPages: config.scanMaxPages,
+        maxDepth: config.scanMaxDepth,
+        maxDurationMs: config.scanMaxDurationMs,
+        requestTimeoutMs: config.scanRequestTimeoutMs,
+      },
       perTeamLimit: config.scanTeamConcurrency,
       ingestion: { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` },
       log: log.child({ component: 'scans' }),
@@ -292,7 +324,11 @@ export async function buildApi(runtime: Runtime): Promise<FastifyInstance> {
  * never enqueued or can no longer run).
  */
 export async function startWorker(runtime: Runtime): Promise<void> {
-  const [{ jobHandlers }, { recoverZoneLookups }, { recoverScans }] = await Promise.all([import('./jobs/handlers.ts'), import('./jobs/zone-lookup.job.ts'), import('./core/scans/scan.service.ts')]);
+  const [{ jobHandlers }, { recoverZoneLookups }, { recoverScans }] = await Promise.all([
+    import('./jobs/handlers.ts'),
+    import('./jobs/zone-lookup.job.ts'),
+    import('./core/scans/scan.service.ts'),
+  ]);
   await runtime.jobs.work(jobHandlers(runtime));
   const recovered = await recoverZoneLookups(runtime.store, runtime.jobs);
   if (recovered > 0) runtime.log.info({ recovered }, 'zone lookups re-enqueued');
@@ -310,7 +346,12 @@ export async function startSchedulerRole(runtime: Runtime): Promise<Scheduler> {
   const { startScheduler } = await import('./jobs/scheduler.ts');
   const { config } = runtime;
   return startScheduler(
-    { store: runtime.store, queue: runtime.scanQueue, log: runtime.log.child({ component: 'scheduler' }), monitoring: { store: runtime.store, queue: runtime.surfaceQueue, intervalMs: config.monitoringIntervalMs } },
+    {
+      store: runtime.store,
+      queue: runtime.scanQueue,
+      log: runtime.log.child({ component: 'scheduler' }),
+      monitoring: { store: runtime.store, queue: runtime.surfaceQueue, intervalMs: config.monitoringIntervalMs },
+    },
     { intervalMs: config.schedulerIntervalMs },
   );
 }

@@ -12,7 +12,11 @@ export interface BareServer {
  * The floor of an HTTP answer in Node: a plain `node:http` server answering every request with
  * the same bytes and headers, no routing, auth or database. Closed with the scope.
  */
-export async function startBareServer(scope: Scope, body: Buffer, headers: Record<string, string>): Promise<BareServer> {
+export async function startBareServer(
+  scope: Scope,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<BareServer> {
   const fixed = { ...headers, 'content-length': String(body.length) };
   const server = createServer((request, response) => {
     // Drain any request body so keep-alive connections stay usable.

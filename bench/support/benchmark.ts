@@ -29,6 +29,7 @@ export interface Benchmark {
 /** Parses a wrk duration (`30`, `30s`, `2m`); a bare number means seconds. */
 export function parseDuration(raw: string, variable: string): string {
   const text = raw.trim();
-  if (!/^\d+[smh]?$/.test(text) || /^0+[smh]?$/.test(text)) throw new Error(`${variable} must be a duration such as 10s, 30 or 2m, got "${raw}"`);
+  if (!/^\d+[smh]?$/.test(text) || /^0+[smh]?$/.test(text))
+    throw new Error(`${variable} must be a duration such as 10s, 30 or 2m, got "${raw}"`);
   return /\d$/.test(text) ? `${text}s` : text;
 }

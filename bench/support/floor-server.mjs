@@ -10,12 +10,23 @@ import { readFileSync } from 'node:fs';
 
 const spec = JSON.parse(readFileSync(process.env.FLOOR_SPEC, 'utf8'));
 const tail = '],"pagination":{"next":null}}';
-const bodyOf = (rows) => Buffer.from(`{"items":[${rows.slice(0, spec.limit).map((row) => row.document).join(',')}${tail}`);
+const bodyOf = (rows) =>
+  Buffer.from(
+    `{"items":[${rows
+      .slice(0, spec.limit)
+      .map((row) => row.document)
+      .join(',')}${tail}`,
+  );
 
 /** A page reader over PostgreSQL: concurrent requests for one page share its read, as the service's single-flight does. */
 async function postgresReader(store) {
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: store.databaseUrl, max: store.poolSize, min: store.poolSize, options: '-c max_parallel_workers_per_gather=0' });
+  const pool = new pg.Pool({
+    connectionString: store.databaseUrl,
+    max: store.poolSize,
+    min: store.poolSize,
+    options: '-c max_parallel_workers_per_gather=0',
+  });
   // Open every connection before the first request, as the store's pools do.
   await Promise.all(Array.from({ length: store.poolSize }, () => pool.connect().then((c) => c.release())));
   const inFlight = new Map();
@@ -67,7 +78,10 @@ if (cluster.isPrimary) {
     request.resume();
     read(Number(request.url.slice(1)) % spec.pages.length).then(
       (body) => {
-        response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) });
+        response.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': String(body.length),
+        });
         response.end(body);
       },
       (error) => {

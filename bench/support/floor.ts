@@ -15,7 +15,9 @@ export type FloorStore = { kind: 'postgres'; databaseUrl: string } | { kind: 'sq
 /** The store a bench server opens with `env` in `dataDir`: PostgreSQL when env names a DATABASE_URL, else the embedded file. */
 export function floorStoreOf(dataDir: string, env: Record<string, string>): FloorStore {
   const databaseUrl = env['DATABASE_URL'];
-  return databaseUrl === undefined ? { kind: 'sqlite', path: join(dataDir, defaultSqliteFile) } : { kind: 'postgres', databaseUrl };
+  return databaseUrl === undefined
+    ? { kind: 'sqlite', path: join(dataDir, defaultSqliteFile) }
+    : { kind: 'postgres', databaseUrl };
 }
 
 /** One page the floor serves: a statement whose rows carry a `document` column. */
@@ -55,13 +57,29 @@ export async function keysetPages(store: FloorStore, list: KeysetList): Promise<
       `select * from (select ${keys}, row_number() over (order by ${keys}) as n from ${table} r where ${range} order by ${keys} limit ${list.pages * 100}) s where n % 100 = 0`,
       rangeValues,
     );
-    const page = (name: string, text: string, values: unknown[]): FloorPage => ({ name, ...reader.statement(text, values) });
-    const first = page('first', `select ${columns} from ${table} r where ${range} order by ${keys} limit 101`, rangeValues);
-    const next = starts.slice(0, list.pages - 1).map((s) =>
-      byTime
-        ? page('next', `select ${columns} from ${table} r where ${range} and (r.first_seen_at > $2 or r.id > $3) order by ${keys} limit 101`, [team, s['first_seen_at'], s['id']])
-        : page('next', `select ${columns} from ${table} r where ${range} and r.id > $2 order by ${keys} limit 101`, [team, s['id']]),
+    const page = (name: string, text: string, values: unknown[]): FloorPage => ({
+      name,
+      ...reader.statement(text, values),
+    });
+    const first = page(
+      'first',
+      `select ${columns} from ${table} r where ${range} order by ${keys} limit 101`,
+      rangeValues,
     );
+    const next = starts
+      .slice(0, list.pages - 1)
+      .map((s) =>
+        byTime
+          ? page(
+              'next',
+              `select ${columns} from ${table} r where ${range} and (r.first_seen_at > $2 or r.id > $3) order by ${keys} limit 101`,
+              [team, s['first_seen_at'], s['id']],
+            )
+          : page('next', `select ${columns} from ${table} r where ${range} and r.id > $2 order by ${keys} limit 101`, [
+              team,
+              s['id'],
+            ]),
+      );
     return [first, ...next];
   } finally {
     await reader.close();
@@ -89,7 +107,10 @@ async function openReader(store: FloorStore): Promise<SetupReader> {
   // SQLite numbers `?` by position: each `$n` becomes a `?` bound to value n, repeated where repeated.
   const statement = (text: string, values: unknown[]) => {
     const order: unknown[] = [];
-    return { text: text.replace(/\$(\d+)/g, (_, n: string) => (order.push(values[Number(n) - 1]), '?')), values: order };
+    return {
+      text: text.replace(/\$(\d+)/g, (_, n: string) => (order.push(values[Number(n) - 1]), '?')),
+      values: order,
+    };
   };
   return {
     query: async (text, values) => {
@@ -121,7 +142,9 @@ export interface Floor {
 
 /** How a floor is named in reports. */
 export function floorName(store: FloorStore): string {
-  return store.kind === 'postgres' ? 'PostgreSQL floor (node:http + pg, 2 processes)' : 'SQLite floor (node:http + better-sqlite3, 2 processes)';
+  return store.kind === 'postgres'
+    ? 'PostgreSQL floor (node:http + pg, 2 processes)'
+    : 'SQLite floor (node:http + better-sqlite3, 2 processes)';
 }
 
 /**
@@ -135,9 +158,18 @@ export async function startFloor(scope: Scope, options: FloorOptions): Promise<F
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'floor-'));
   const specPath = join(dir, 'spec.json');
-  const store = options.store.kind === 'postgres' ? { ...options.store, poolSize: options.poolSize ?? 4 } : { ...options.store, cacheKb: readerCacheKb };
-  writeFileSync(specPath, JSON.stringify({ port, store, pages: options.pages, limit: options.limit, processes: options.processes ?? 2 }));
-  const child = fork(fileURLToPath(new URL('./floor-server.mjs', import.meta.url)), [], { env: { ...process.env, FLOOR_SPEC: specPath }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const store =
+    options.store.kind === 'postgres'
+      ? { ...options.store, poolSize: options.poolSize ?? 4 }
+      : { ...options.store, cacheKb: readerCacheKb };
+  writeFileSync(
+    specPath,
+    JSON.stringify({ port, store, pages: options.pages, limit: options.limit, processes: options.processes ?? 2 }),
+  );
+  const child = fork(fileURLToPath(new URL('./floor-server.mjs', import.meta.url)), [], {
+    env: { ...process.env, FLOOR_SPEC: specPath },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`the floor server exited (${code}) before it was ready`)));

@@ -30,7 +30,11 @@ export class BareSeries {
 }
 
 /** A warm-up run (BENCH_WARMUP) then the measured one (BENCH_DURATION). */
-export async function measured(ctx: BenchContext, label: string, options: Omit<WrkOptions, 'duration'>): Promise<WrkResult> {
+export async function measured(
+  ctx: BenchContext,
+  label: string,
+  options: Omit<WrkOptions, 'duration'>,
+): Promise<WrkResult> {
   if (ctx.warmup !== undefined) {
     ctx.log(`${label}: warming up for ${ctx.warmup}`);
     await runWrk(ctx.scope, { ...options, duration: ctx.warmup });

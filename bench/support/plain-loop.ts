@@ -14,7 +14,12 @@ export interface LoopRun {
  * With `parse`, each HTML body is read as text and handed to it (the crawl floor: a crawler
  * must at least parse a page to find the next URLs); without, bodies are read as bytes.
  */
-export async function plainLoop(urls: string[], concurrency: number, headers: Record<string, string>, parse?: (html: string) => void): Promise<LoopRun> {
+export async function plainLoop(
+  urls: string[],
+  concurrency: number,
+  headers: Record<string, string>,
+  parse?: (html: string) => void,
+): Promise<LoopRun> {
   const agent = new Agent({ keepAliveTimeout: 2000 });
   let next = 0;
   let bytes = 0;

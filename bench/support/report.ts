@@ -26,7 +26,8 @@ export function printTable(title: string, rows: TableRow[]): void {
     String(result.requests),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const format = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(`\n${title}`);
   console.log(format(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
@@ -35,13 +36,22 @@ export function printTable(title: string, rows: TableRow[]): void {
 
 /** The machine a result was measured on, stored with it. */
 export function machineInfo(): Record<string, unknown> {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+  };
 }
 
 /** Writes `<outDir>/<name>.json` (the folder is git-ignored) and returns its path. */
 export function writeResult(outDir: string, name: string, data: Record<string, unknown>): string {
   mkdirSync(outDir, { recursive: true });
   const path = join(outDir, `${name}.json`);
-  writeFileSync(path, `${JSON.stringify({ benchmark: name, measuredAt: new Date().toISOString(), machine: machineInfo(), ...data }, null, 2)}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ benchmark: name, measuredAt: new Date().toISOString(), machine: machineInfo(), ...data }, null, 2)}\n`,
+  );
   return path;
 }

@@ -18,10 +18,18 @@ export interface SeededTeam {
  * team. Bulk rows are then written through `runtime.database.db`; the caller closes the runtime.
  */
 export async function seedTeam(dataDir: string, teamName = 'bench', databaseUrl?: string): Promise<SeededTeam> {
-  const runtime = await openRuntime({ ...defaultConfig, dataDir, databaseUrl, logLevel: 'warn' }, { log: pino({ level: 'warn' }) });
+  const runtime = await openRuntime(
+    { ...defaultConfig, dataDir, databaseUrl, logLevel: 'warn' },
+    { log: pino({ level: 'warn' }) },
+  );
   try {
     const team = await createTeam(runtime.store, teamName, 'enterprise');
-    const { key } = await createApiKey(runtime.store, runtime.box, { teamName, kind: 'v2', signing: false, permissions: [] });
+    const { key } = await createApiKey(runtime.store, runtime.box, {
+      teamName,
+      kind: 'v2',
+      signing: false,
+      permissions: [],
+    });
     return { runtime, teamId: team.id, v2Key: key };
   } catch (err) {
     await runtime.close();

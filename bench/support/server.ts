@@ -32,7 +32,9 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -45,8 +47,19 @@ export async function startPerimeter(scope: Scope, options: StartOptions): Promi
   const port = await freePort();
   // Only what we set reaches the server: a DATABASE_URL or config file of the caller would
   // silently benchmark another store.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PERIMETER_') && k !== 'DATABASE_URL' && k !== 'DATA_DIR' && k !== 'PORT'));
-  const env = { ...inherited, DATA_DIR: options.dataDir, PORT: String(port), PERIMETER_HOST: '127.0.0.1', PERIMETER_LOG_LEVEL: 'warn', ...options.env };
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('PERIMETER_') && k !== 'DATABASE_URL' && k !== 'DATA_DIR' && k !== 'PORT',
+    ),
+  );
+  const env = {
+    ...inherited,
+    DATA_DIR: options.dataDir,
+    PORT: String(port),
+    PERIMETER_HOST: '127.0.0.1',
+    PERIMETER_LOG_LEVEL: 'warn',
+    ...options.env,
+  };
   const nodeArgs: string[] = [];
   if (options.cpuProfileDir !== undefined) {
     mkdirSync(options.cpuProfileDir, { recursive: true });
@@ -55,7 +68,11 @@ export async function startPerimeter(scope: Scope, options: StartOptions): Promi
   // Diagnostics of the server under load (`--trace-gc`, say), its output appended to a file.
   const extraArgs = process.env['BENCH_SERVER_NODE_ARGS']?.trim();
   if (extraArgs) nodeArgs.push(...extraArgs.split(/\s+/));
-  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin/perimeter.js'), 'serve'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin/perimeter.js'), 'serve'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = tail(child);
   const logPath = process.env['BENCH_SERVER_LOG'];
   if (logPath) {

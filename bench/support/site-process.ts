@@ -30,7 +30,8 @@ export interface SiteProcess {
 }
 
 type ParentMessage = { kind: 'log'; id: number; from: number } | { kind: 'stop' };
-type ChildMessage = { kind: 'ready'; port: number } | { kind: 'log'; id: number; requests: SiteRequest[]; connections: number };
+type ChildMessage =
+  { kind: 'ready'; port: number } | { kind: 'log'; id: number; requests: SiteRequest[]; connections: number };
 
 /** Which site the child serves: a generated site of N pages, or one twin of the vulnerable fixture site (test/support/vulnerable-site). */
 export type SiteKind = { pages: number } | { fixture: 'vulnerable' | 'safe' };
@@ -46,7 +47,10 @@ export function startFixtureProcess(scope: Scope, twin: 'vulnerable' | 'safe'): 
 }
 
 async function startChild(scope: Scope, kind: SiteKind): Promise<SiteProcess> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [JSON.stringify(kind)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [JSON.stringify(kind)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   scope.defer(`stop site process (pid ${child.pid})`, () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -100,7 +104,9 @@ async function childMain(kind: SiteKind): Promise<void> {
       void site.stop().then(() => process.exit(0));
       return;
     }
-    const requests = site.requests.slice(message.from).map((r) => ({ method: r.method, path: r.path, at: clock(r.at) }));
+    const requests = site.requests
+      .slice(message.from)
+      .map((r) => ({ method: r.method, path: r.path, at: clock(r.at) }));
     process.send?.({ kind: 'log', id: message.id, requests, connections: site.connections } satisfies ChildMessage);
   });
   process.send?.({ kind: 'ready', port: site.port } satisfies ChildMessage);

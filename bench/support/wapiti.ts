@@ -26,7 +26,26 @@ export interface WapitiFinding {
  * `ssrf` and `xxe` are run, but wapiti confirms most of their payloads through its public
  * endpoint (wapiti3.ovh), which this machine cannot reach: see `wapitiOffline`.
  */
-export const wapitiModules = ['backup', 'blindsql', 'brute_login_form', 'buster', 'cookieflags', 'crlf', 'csp', 'exec', 'file', 'http_headers', 'methods', 'nikto', 'permanentxss', 'redirect', 'sql', 'ssrf', 'xss', 'xxe'];
+export const wapitiModules = [
+  'backup',
+  'blindsql',
+  'brute_login_form',
+  'buster',
+  'cookieflags',
+  'crlf',
+  'csp',
+  'exec',
+  'file',
+  'http_headers',
+  'methods',
+  'nikto',
+  'permanentxss',
+  'redirect',
+  'sql',
+  'ssrf',
+  'xss',
+  'xxe',
+];
 
 /** Checks whose wapiti module needs its internet endpoint to confirm anything out of band. */
 export const wapitiOffline = new Set(['server-side-request-forgery']);
@@ -44,7 +63,15 @@ export const wapitiCategories: Record<string, string[]> = {
   'Server Side Request Forgery': ['server-side-request-forgery'],
   'Backup file': ['backup-files'],
   // nikto's and buster's finds: any known sensitive path.
-  'Potentially dangerous file': ['exposed-git', 'exposed-svn', 'exposed-env-file', 'phpinfo', 'server-status', 'directory-listing', 'backup-files'],
+  'Potentially dangerous file': [
+    'exposed-git',
+    'exposed-svn',
+    'exposed-env-file',
+    'phpinfo',
+    'server-status',
+    'directory-listing',
+    'backup-files',
+  ],
   'HTTP Secure Headers': ['http-security-headers'],
   'Content Security Policy Configuration': ['http-security-headers'],
   'HttpOnly Flag cookie': ['cookie-flags'],
@@ -74,7 +101,26 @@ export interface WapitiRun {
 export async function runWapiti(origin: string, signal: AbortSignal): Promise<WapitiRun> {
   const dir = mkdtempSync(join(tmpdir(), 'perimeter-wapiti-'));
   const report = join(dir, 'report.json');
-  const args = ['-u', `${origin}/`, '--scope', 'folder', '-m', wapitiModules.join(','), '--flush-session', '--store-session', join(dir, 'session'), '--store-config', join(dir, 'config'), '-f', 'json', '-o', report, '-v', '0', '--no-bugreport'];
+  const args = [
+    '-u',
+    `${origin}/`,
+    '--scope',
+    'folder',
+    '-m',
+    wapitiModules.join(','),
+    '--flush-session',
+    '--store-session',
+    join(dir, 'session'),
+    '--store-config',
+    join(dir, 'config'),
+    '-f',
+    'json',
+    '-o',
+    report,
+    '-v',
+    '0',
+    '--no-bugreport',
+  ];
   const started = performance.now();
   try {
     const exitCode = await new Promise<number | null>((resolve, reject) => {
@@ -82,7 +128,9 @@ export async function runWapiti(origin: string, signal: AbortSignal): Promise<Wa
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
       child.once('error', reject);
-      child.once('exit', (code) => (code === 0 ? resolve(code) : reject(new Error(`wapiti exited with ${code}: ${stderr}`))));
+      child.once('exit', (code) =>
+        code === 0 ? resolve(code) : reject(new Error(`wapiti exited with ${code}: ${stderr}`)),
+      );
     });
     const durationMs = performance.now() - started;
     return { durationMs, exitCode, findings: parseWapitiReport(readFileSync(report, 'utf8')) };
@@ -93,16 +141,26 @@ export async function runWapiti(origin: string, signal: AbortSignal): Promise<Wa
 
 /** The findings of a wapiti JSON report. */
 export function parseWapitiReport(text: string): WapitiFinding[] {
-  const report = JSON.parse(text) as { vulnerabilities?: Record<string, Array<{ method?: string; path?: string; parameter?: string; info?: string }>> };
+  const report = JSON.parse(text) as {
+    vulnerabilities?: Record<string, Array<{ method?: string; path?: string; parameter?: string; info?: string }>>;
+  };
   return Object.entries(report.vulnerabilities ?? {}).flatMap(([category, list]) =>
-    list.map((v) => ({ category, method: v.method ?? 'GET', path: v.path ?? '/', parameter: v.parameter ?? '', info: v.info ?? '' })),
+    list.map((v) => ({
+      category,
+      method: v.method ?? 'GET',
+      path: v.path ?? '/',
+      parameter: v.parameter ?? '',
+      info: v.info ?? '',
+    })),
   );
 }
 
 /** A spot location split into its path and what follows `?` (`?id=`, `?body=q`, `?header=x`). */
 function splitLocation(location: string): { path: string; query: URLSearchParams | undefined } {
   const at = location.indexOf('?');
-  return at < 0 ? { path: location, query: undefined } : { path: location.slice(0, at), query: new URLSearchParams(location.slice(at + 1)) };
+  return at < 0
+    ? { path: location, query: undefined }
+    : { path: location.slice(0, at), query: new URLSearchParams(location.slice(at + 1)) };
 }
 
 /**
@@ -114,10 +172,18 @@ export function wapitiFindsSpot(finding: WapitiFinding, spot: Spot): boolean {
   if (!(wapitiCategories[finding.category] ?? []).includes(spot.checkId)) return false;
   const { path, query } = splitLocation(spot.location);
   const info = finding.info.toLowerCase();
-  if (query?.has('header') === true && spot.checkId === 'http-security-headers') return info.includes(query.get('header')!.toLowerCase()) || (query.get('header') === 'content-security-policy' && finding.category.startsWith('Content Security Policy'));
+  if (query?.has('header') === true && spot.checkId === 'http-security-headers')
+    return (
+      info.includes(query.get('header')!.toLowerCase()) ||
+      (query.get('header') === 'content-security-policy' && finding.category.startsWith('Content Security Policy'))
+    );
   if (query?.has('cookie') === true && spot.checkId === 'cookie-flags') {
     const flag = query.get('flag');
-    const categoryFlag = finding.category.startsWith('HttpOnly') ? 'httponly' : finding.category.startsWith('Secure') ? 'secure' : undefined;
+    const categoryFlag = finding.category.startsWith('HttpOnly')
+      ? 'httponly'
+      : finding.category.startsWith('Secure')
+        ? 'secure'
+        : undefined;
     return flag === categoryFlag && info.includes(query.get('cookie')!.toLowerCase());
   }
   if (path.endsWith('/{}')) return finding.path.startsWith(path.slice(0, -2));

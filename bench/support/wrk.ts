@@ -45,9 +45,14 @@ end
 export function ensureWrk(): void {
   if (isOnPath('wrk')) return;
   console.error('wrk not found: installing the Debian package (apt-get install wrk) …');
-  const install = spawnSync('bash', ['-c', 'apt-get update -qq && apt-get install -y -qq wrk'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const install = spawnSync('bash', ['-c', 'apt-get update -qq && apt-get install -y -qq wrk'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   if (install.status !== 0 || !isOnPath('wrk')) {
-    throw new Error('wrk is required and could not be installed; install it by hand (Debian/Ubuntu: `sudo apt-get install wrk`) and run again');
+    throw new Error(
+      'wrk is required and could not be installed; install it by hand (Debian/Ubuntu: `sudo apt-get install wrk`) and run again',
+    );
   }
 }
 
@@ -66,11 +71,17 @@ export function luaString(text: string): string {
  * formatted once per thread, and each thread starts at another point of the cycle.
  */
 export function urlCycleScript(paths: string[], headers: Record<string, string>): string {
-  return requestCycleScript(paths.map((path) => ({ method: 'GET', path })), headers);
+  return requestCycleScript(
+    paths.map((path) => ({ method: 'GET', path })),
+    headers,
+  );
 }
 
 /** Like urlCycleScript, with a method per request (POST status changes, say). */
-export function requestCycleScript(requests: Array<{ method: string; path: string }>, headers: Record<string, string>): string {
+export function requestCycleScript(
+  requests: Array<{ method: string; path: string }>,
+  headers: Record<string, string>,
+): string {
   if (requests.length === 0) throw new Error('requestCycleScript needs at least one request');
   const headerLines = Object.entries(headers).map(([name, value]) => `  [${luaString(name)}] = ${luaString(value)},`);
   return `local specs = {
@@ -105,9 +116,25 @@ export async function runWrk(scope: Scope, options: WrkOptions): Promise<WrkResu
   try {
     const scriptPath = join(dir, 'load.lua');
     writeFileSync(scriptPath, `${options.script ?? ''}\n${doneHook}`);
-    const args = ['--latency', '--timeout', '10s', '-c', String(options.connections), '-t', String(options.threads), '-d', options.duration, '-s', scriptPath, options.url];
+    const args = [
+      '--latency',
+      '--timeout',
+      '10s',
+      '-c',
+      String(options.connections),
+      '-t',
+      String(options.threads),
+      '-d',
+      options.duration,
+      '-s',
+      scriptPath,
+      options.url,
+    ];
     const { code, signal, stdout, stderr } = await run(scope, 'wrk', args);
-    if (code !== 0) throw new Error(`wrk ${signal === null ? `exited with ${code}` : `was stopped by ${signal}`}: ${stderr.trim() || stdout.trim()}`);
+    if (code !== 0)
+      throw new Error(
+        `wrk ${signal === null ? `exited with ${code}` : `was stopped by ${signal}`}: ${stderr.trim() || stdout.trim()}`,
+      );
     const line = stdout.split('\n').find((l) => l.startsWith(resultTag));
     if (line === undefined) throw new Error(`wrk printed no result line:\n${stdout}\n${stderr}`);
     const result = toResult(JSON.parse(line.slice(resultTag.length)) as RawResult);
@@ -141,7 +168,11 @@ function toResult(raw: RawResult): WrkResult {
   };
 }
 
-function run(scope: Scope, command: string, args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function run(
+  scope: Scope,
+  command: string,
+  args: string[],
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     scope.defer(`stop ${command} (pid ${child.pid})`, () => {

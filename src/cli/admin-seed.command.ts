@@ -12,8 +12,10 @@ export function detailsPageBase(runtime: CoreRuntime): string {
 export async function runSeed(runtime: CoreRuntime, args: ParsedArgs, out: (text: string) => void): Promise<unknown> {
   const teamName = args.flags['team'];
   const countText = args.flags['vulnerabilities'];
-  if (teamName === undefined || countText === undefined) throw new OperatorError('seed needs --team NAME --vulnerabilities N');
-  if (!/^\d+$/.test(countText) || Number(countText) < 1 || Number(countText) > 10_000_000) throw new OperatorError('--vulnerabilities must be an integer from 1 to 10000000');
+  if (teamName === undefined || countText === undefined)
+    throw new OperatorError('seed needs --team NAME --vulnerabilities N');
+  if (!/^\d+$/.test(countText) || Number(countText) < 1 || Number(countText) > 10_000_000)
+    throw new OperatorError('--vulnerabilities must be an integer from 1 to 10000000');
   const team = await requireTeam(runtime.store, teamName);
   const started = Date.now();
   let lastReport = started;

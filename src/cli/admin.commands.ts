@@ -74,12 +74,20 @@ function keyTable(keys: ApiKey[]): string {
 }
 
 function presentRevocation({ key, teams, wasRevoked }: Revocation) {
-  return { id: key.publicId, kind: key.kind, teams: teams.map((t) => t.name), revoked: key.revoked?.toISOString() ?? null, was_revoked: wasRevoked };
+  return {
+    id: key.publicId,
+    kind: key.kind,
+    teams: teams.map((t) => t.name),
+    revoked: key.revoked?.toISOString() ?? null,
+    was_revoked: wasRevoked,
+  };
 }
 
 function describeRevocation({ key, teams, wasRevoked }: Revocation): string {
   const owner = `${key.kind}, team ${teams.map((t) => t.name).join(', ') || '(none)'}`;
-  return wasRevoked ? `key ${key.publicId} (${owner}) was revoked already, at ${formatTime(key.revoked, '')}` : `revoked key ${key.publicId} (${owner})`;
+  return wasRevoked
+    ? `key ${key.publicId} (${owner}) was revoked already, at ${formatTime(key.revoked, '')}`
+    : `revoked key ${key.publicId} (${owner})`;
 }
 
 function emit(output: Output, json: boolean, value: unknown, human: string): void {
@@ -108,7 +116,20 @@ export function adminUsage(area?: string): string {
   return `usage:\n${(lines.length > 0 ? lines : usageLines).join('\n')}${lines.length > 0 ? '' : `\n${usageFooter}`}`;
 }
 
-const commands = new Set(['team create', 'key create', 'key list', 'key revoke', 'asset verify', 'asset check', 'member list', 'member accept', 'profile deactivate', 'profile activate', 'monitoring list', 'seed']);
+const commands = new Set([
+  'team create',
+  'key create',
+  'key list',
+  'key revoke',
+  'asset verify',
+  'asset check',
+  'member list',
+  'member accept',
+  'profile deactivate',
+  'profile activate',
+  'monitoring list',
+  'seed',
+]);
 const argOptions = { switches: ['json', 'v3', 'signing'], repeatable: ['permission'] };
 
 /**
@@ -126,7 +147,12 @@ export function checkAdminCommandLine(argv: string[]): string | undefined {
     return undefined;
   }
   const isKnownArea = usageLines.some((l) => l.startsWith(`  perimeter admin ${area} `));
-  const problem = command === '' ? 'perimeter admin: which command?' : action === undefined && isKnownArea ? `perimeter admin ${area}: which action?` : `unknown command: perimeter admin ${command}`;
+  const problem =
+    command === ''
+      ? 'perimeter admin: which command?'
+      : action === undefined && isKnownArea
+        ? `perimeter admin ${area}: which action?`
+        : `unknown command: perimeter admin ${command}`;
   throw new UsageError(`${problem}\n${adminUsage(isKnownArea ? area : undefined)}`);
 }
 
@@ -138,7 +164,10 @@ function commandShape(area: string, action: string | undefined): { flags: Set<st
   });
   const flags = new Set<string>();
   let words = 0;
-  const tokens = (line ?? '').trim().split(/\s+/).slice(action === undefined ? 3 : 4);
+  const tokens = (line ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(action === undefined ? 3 : 4);
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!.replace(/^\[/, '');
     if (token.startsWith('--')) {
@@ -158,7 +187,8 @@ function assertKnownArguments(args: ParsedArgs, area: string, action: string | u
   const unknown = given.find((flag) => !shape.flags.has(flag) && !configFlagNames.includes(flag));
   if (unknown !== undefined) throw new UsageError(`${name}: unknown option --${unknown}\n${adminUsage(area)}`);
   const extra = args.positionals.slice(action === undefined ? 1 : 2);
-  if (extra.length > shape.words) throw new UsageError(`${name}: unexpected ${JSON.stringify(extra[shape.words])}\n${adminUsage(area)}`);
+  if (extra.length > shape.words)
+    throw new UsageError(`${name}: unexpected ${JSON.stringify(extra[shape.words])}\n${adminUsage(area)}`);
 }
 
 /**
@@ -177,7 +207,12 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
     case 'team create': {
       if (name === undefined) throw new OperatorError('team create needs a NAME');
       const team = await createTeam(store, name, args.flags['plan']);
-      return emit(output, json, presentTeam(team), `created team ${team.name} (plan ${team.plan}, verification code ${team.verificationCode})`);
+      return emit(
+        output,
+        json,
+        presentTeam(team),
+        `created team ${team.name} (plan ${team.plan}, verification code ${team.verificationCode})`,
+      );
     }
     case 'key create': {
       const teamName = args.flags['team'];
@@ -189,7 +224,12 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
         permissions: args.lists['permission'] ?? [],
       });
       const value = created.secret === undefined ? { key: created.key } : { key: created.key, secret: created.secret };
-      return emit(output, json, value, `key ${created.key}${created.secret ? `\nsigning secret ${created.secret}` : ''}\n(shown once; store it now)`);
+      return emit(
+        output,
+        json,
+        value,
+        `key ${created.key}${created.secret ? `\nsigning secret ${created.secret}` : ''}\n(shown once; store it now)`,
+      );
     }
     case 'key revoke': {
       if (name === undefined) throw new OperatorError('key revoke needs the key ID (see key list) or the KEY');
@@ -201,7 +241,8 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
       const team = teamName === undefined ? undefined : await requireTeam(store, teamName);
       const limitText = args.flags['limit'] ?? '20';
       const limit = Number(limitText);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new OperatorError(`--limit must be an integer from 1 to 1000, not ${JSON.stringify(limitText)}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new OperatorError(`--limit must be an integer from 1 to 1000, not ${JSON.stringify(limitText)}`);
       const { listSurfaceRuns } = await import('../core/surface/monitoring.service.ts');
       const runs = await listSurfaceRuns(store, { ...(team === undefined ? {} : { teamId: team.id }), limit });
       const present = runs.map((r) => ({
@@ -230,13 +271,25 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
         r.summary === null ? `${r.progress.phase}: ${r.progress.live} names` : runResult(r.summary),
         r.error ?? '',
       ]);
-      return emit(output, json, present, runs.length === 0 ? 'no surface-monitoring runs' : formatTable(['RUN', 'TEAM', 'ASSET', 'STATUS', 'TRIGGER', 'CREATED', 'ENDED', 'RESULT', 'ERROR'], rows));
+      return emit(
+        output,
+        json,
+        present,
+        runs.length === 0
+          ? 'no surface-monitoring runs'
+          : formatTable(['RUN', 'TEAM', 'ASSET', 'STATUS', 'TRIGGER', 'CREATED', 'ENDED', 'RESULT', 'ERROR'], rows),
+      );
     }
     case 'key list': {
       const teamName = args.flags['team'];
       if (teamName === undefined) throw new OperatorError('key list needs --team NAME');
       const keys = await listApiKeys(store, teamName);
-      return emit(output, json, keys.map(presentKey), keys.length > 0 ? keyTable(keys) : `team ${teamName} has no keys`);
+      return emit(
+        output,
+        json,
+        keys.map(presentKey),
+        keys.length > 0 ? keyTable(keys) : `team ${teamName} has no keys`,
+      );
     }
     case 'asset verify': {
       if (name === undefined) throw new OperatorError('asset verify needs the asset NAME');
@@ -249,36 +302,58 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
       const { checkAssetNow } = await import('../core/assets/asset-admin.service.ts');
       const { asset, result } = await checkAssetNow(store, runtime.verification, name, args.flags['team']);
       const value = { ...presentAssetLine(asset), verified_by: result.via ?? null, observations: result.observations };
-      return emit(output, json, value, `${asset.name}: ${asset.status}${result.via ? ` (proven by ${result.via})` : ''}\n${result.observations.map((o) => `  ${o}`).join('\n')}`);
+      return emit(
+        output,
+        json,
+        value,
+        `${asset.name}: ${asset.status}${result.via ? ` (proven by ${result.via})` : ''}\n${result.observations.map((o) => `  ${o}`).join('\n')}`,
+      );
     }
     case 'member list': {
       const teamName = args.flags['team'];
       if (teamName === undefined) throw new OperatorError('member list needs --team NAME');
       const { listMembersForOperator } = await import('../core/members/member.service.ts');
       const members = (await listMembersForOperator(store, teamName)).map(presentMemberLine);
-      return emit(output, json, members, members.map((m) => `${m.email} ${m.role} ${m.state} ${m.user_token}`).join('\n') || 'no members');
+      return emit(
+        output,
+        json,
+        members,
+        members.map((m) => `${m.email} ${m.role} ${m.state} ${m.user_token}`).join('\n') || 'no members',
+      );
     }
     case 'member accept': {
       const teamName = args.flags['team'];
-      if (name === undefined || teamName === undefined) throw new OperatorError('member accept needs the EMAIL and --team NAME');
+      if (name === undefined || teamName === undefined)
+        throw new OperatorError('member accept needs the EMAIL and --team NAME');
       const { acceptInvitation } = await import('../core/members/member.service.ts');
       const member = await acceptInvitation(store, teamName, name, {
         firstName: args.flags['first-name'],
         lastName: args.flags['last-name'],
         authentication: args.flags['authentication'],
       });
-      return emit(output, json, presentMemberLine(member), `${member.email} is an active ${member.role} of team ${teamName}`);
+      return emit(
+        output,
+        json,
+        presentMemberLine(member),
+        `${member.email} is an active ${member.role} of team ${teamName}`,
+      );
     }
     case 'profile deactivate':
     case 'profile activate': {
       const teamName = args.flags['team'];
-      if (name === undefined || teamName === undefined) throw new OperatorError(`profile ${action} needs the profile TOKEN and --team NAME`);
+      if (name === undefined || teamName === undefined)
+        throw new OperatorError(`profile ${action} needs the profile TOKEN and --team NAME`);
       const team = await requireTeam(store, teamName);
       const { setProfileActive } = await import('../core/scans/scan-profile.service.ts');
       const profile = await setProfileActive(store, team, name, action === 'activate').catch((err: unknown) => {
         throw isAppError(err) ? new OperatorError(err.message) : err;
       });
-      return emit(output, json, { token: profile.token, endpoint: profile.endpoint, active: profile.isActive }, `profile ${profile.token} (${profile.endpoint}) is ${profile.isActive ? 'active' : 'deactivated'}`);
+      return emit(
+        output,
+        json,
+        { token: profile.token, endpoint: profile.endpoint, active: profile.isActive },
+        `profile ${profile.token} (${profile.endpoint}) is ${profile.isActive ? 'active' : 'deactivated'}`,
+      );
     }
     case 'seed undefined': {
       const { runSeed } = await import('./admin-seed.command.ts');

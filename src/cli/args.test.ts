@@ -4,7 +4,10 @@ import { isHelpRequest, parseArgs, UsageError } from './args.ts';
 
 describe('command-line arguments', () => {
   it('parses positionals, flags, switches and repeated flags', () => {
-    const args = parseArgs(['key', 'create', '--team', 'demo', '--v3', '--permission=assets', '--permission', 'scans'], { switches: ['v3'], repeatable: ['permission'] });
+    const args = parseArgs(
+      ['key', 'create', '--team', 'demo', '--v3', '--permission=assets', '--permission', 'scans'],
+      { switches: ['v3'], repeatable: ['permission'] },
+    );
     assert.deepEqual(args.positionals, ['key', 'create']);
     assert.deepEqual(args.flags, { team: 'demo' });
     assert.deepEqual([...args.switches], ['v3']);
@@ -12,7 +15,10 @@ describe('command-line arguments', () => {
   });
 
   it('refuses a flag without its value with a usage error', () => {
-    assert.throws(() => parseArgs(['key', 'list', '--team']), (e: unknown) => e instanceof UsageError && e.message === '--team needs a value');
+    assert.throws(
+      () => parseArgs(['key', 'list', '--team']),
+      (e: unknown) => e instanceof UsageError && e.message === '--team needs a value',
+    );
     assert.throws(() => parseArgs(['--team', '--json']), UsageError);
   });
 

@@ -4,8 +4,17 @@ import { formatTable, formatTime } from './table.ts';
 
 describe('CLI tables', () => {
   it('pads every column to its widest cell and leaves no trailing spaces', () => {
-    const text = formatTable(['ID', 'KIND', 'LAST USED'], [['key_1', 'v2', 'never'], ['key_22', 'v3', '2025-01-31 12:00:05Z']]);
-    assert.equal(text, ['ID      KIND  LAST USED', 'key_1   v2    never', 'key_22  v3    2025-01-31 12:00:05Z'].join('\n'));
+    const text = formatTable(
+      ['ID', 'KIND', 'LAST USED'],
+      [
+        ['key_1', 'v2', 'never'],
+        ['key_22', 'v3', '2025-01-31 12:00:05Z'],
+      ],
+    );
+    assert.equal(
+      text,
+      ['ID      KIND  LAST USED', 'key_1   v2    never', 'key_22  v3    2025-01-31 12:00:05Z'].join('\n'),
+    );
   });
 
   it('prints the headers alone when there are no rows', () => {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, configFlagNames, defaultConfig, knownVariables, loadConfig, unknownVariableWarnings } from './config.ts';
+import {
+  ConfigError,
+  configFlagNames,
+  defaultConfig,
+  knownVariables,
+  loadConfig,
+  unknownVariableWarnings,
+} from './config.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -20,19 +27,42 @@ describe('configuration: the SSRF canary', () => {
   });
 
   it('takes a listen address and the URL targets must use, or off', () => {
-    const config = loadConfig({ env: { PERIMETER_SCAN_CANARY_LISTEN: '0.0.0.0:8099', PERIMETER_SCAN_CANARY_URL: 'http://scanner.example.net:8099/' } });
+    const config = loadConfig({
+      env: {
+        PERIMETER_SCAN_CANARY_LISTEN: '0.0.0.0:8099',
+        PERIMETER_SCAN_CANARY_URL: 'http://scanner.example.net:8099/',
+      },
+    });
     assert.deepEqual(config.scanCanaryListen, { host: '0.0.0.0', port: 8099 });
     assert.equal(config.scanCanaryUrl, 'http://scanner.example.net:8099');
     assert.equal(loadConfig({ env: { PERIMETER_SCAN_CANARY_LISTEN: 'off' } }).scanCanaryListen, undefined);
-    assert.equal(loadConfig({ env: {}, flags: { 'scan-canary-listen': '127.0.0.1:9000' } }).scanCanaryListen?.port, 9000);
+    assert.equal(
+      loadConfig({ env: {}, flags: { 'scan-canary-listen': '127.0.0.1:9000' } }).scanCanaryListen?.port,
+      9000,
+    );
   });
 
   it('refuses settings that cannot work: a bad address, a URL with a query, a URL with an ephemeral port, a wildcard without a URL', () => {
-    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '8099' }).join(), /PERIMETER_SCAN_CANARY_LISTEN must be host:port/);
-    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099', PERIMETER_SCAN_CANARY_URL: 'ftp://x' }).join(), /must be an http/);
-    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099', PERIMETER_SCAN_CANARY_URL: 'http://x/?a=1' }).join(), /no query/);
-    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_URL: 'http://scanner.example.net:8099' }).join(), /needs a fixed port/);
-    assert.match(problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '0.0.0.0:8099' }).join(), /PERIMETER_SCAN_CANARY_URL is required/);
+    assert.match(
+      problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '8099' }).join(),
+      /PERIMETER_SCAN_CANARY_LISTEN must be host:port/,
+    );
+    assert.match(
+      problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099', PERIMETER_SCAN_CANARY_URL: 'ftp://x' }).join(),
+      /must be an http/,
+    );
+    assert.match(
+      problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099', PERIMETER_SCAN_CANARY_URL: 'http://x/?a=1' }).join(),
+      /no query/,
+    );
+    assert.match(
+      problemsOf({ PERIMETER_SCAN_CANARY_URL: 'http://scanner.example.net:8099' }).join(),
+      /needs a fixed port/,
+    );
+    assert.match(
+      problemsOf({ PERIMETER_SCAN_CANARY_LISTEN: '0.0.0.0:8099' }).join(),
+      /PERIMETER_SCAN_CANARY_URL is required/,
+    );
   });
 });
 
@@ -53,7 +83,10 @@ describe('configuration: scan threads', () => {
     assert.equal(loadConfig({ env: {}, flags: { 'scan-threads': '4' } }).scanThreads, 4);
     assert.match(problemsOf({ PERIMETER_SCAN_THREADS: '-1' }).join(), /PERIMETER_SCAN_THREADS/);
     assert.match(problemsOf({ PERIMETER_SCAN_THREADS: '65' }).join(), /PERIMETER_SCAN_THREADS/);
-    assert.match(problemsOf({ PERIMETER_SCAN_THREADS: '2', PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099' }).join(), /needs an ephemeral canary port/);
+    assert.match(
+      problemsOf({ PERIMETER_SCAN_THREADS: '2', PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099' }).join(),
+      /needs an ephemeral canary port/,
+    );
     assert.deepEqual(problemsOf({ PERIMETER_SCAN_THREADS: '1', PERIMETER_SCAN_CANARY_LISTEN: '127.0.0.1:8099' }), []);
     assert.deepEqual(problemsOf({ PERIMETER_SCAN_THREADS: '2' }), []);
   });
@@ -64,13 +97,25 @@ describe('configuration: the bulk resolver sockets', () => {
     assert.equal(loadConfig({ env: {} }).dnsUdpSockets, 'batch');
     assert.equal(loadConfig({ env: { PERIMETER_DNS_UDP_SOCKETS: 'dgram' } }).dnsUdpSockets, 'dgram');
     assert.equal(loadConfig({ env: {}, flags: { 'dns-udp-sockets': 'dgram' } }).dnsUdpSockets, 'dgram');
-    assert.match(problemsOf({ PERIMETER_DNS_UDP_SOCKETS: 'fast' }).join(), /PERIMETER_DNS_UDP_SOCKETS must be batch or dgram/);
+    assert.match(
+      problemsOf({ PERIMETER_DNS_UDP_SOCKETS: 'fast' }).join(),
+      /PERIMETER_DNS_UDP_SOCKETS must be batch or dgram/,
+    );
   });
 });
 
 describe('configuration: command-line flags', () => {
   it('lists a flag for every setting, so the CLI passes each on (it once dropped --store-readers and --store-pool-size)', () => {
-    for (const flag of ['config', 'port', 'dns-udp-sockets', 'store-readers', 'store-pool-size', 'monitoring-concurrency', 'scan-threads']) assert.ok(configFlagNames.includes(flag), flag);
+    for (const flag of [
+      'config',
+      'port',
+      'dns-udp-sockets',
+      'store-readers',
+      'store-pool-size',
+      'monitoring-concurrency',
+      'scan-threads',
+    ])
+      assert.ok(configFlagNames.includes(flag), flag);
     assert.equal(new Set(configFlagNames).size, configFlagNames.length);
     assert.equal(configFlagNames.length, Object.keys(defaultConfig).length + 1);
   });
@@ -82,14 +127,22 @@ describe('configuration: the data directory', () => {
     assert.equal(loadConfig({ env: { PERIMETER_DATA_DIR: '/tmp/a' } }).dataDir, '/tmp/a');
     assert.equal(loadConfig({ env: { DATA_DIR: '/tmp/b' } }).dataDir, '/tmp/b');
     assert.equal(loadConfig({ env: { PERIMETER_DATA_DIR: '/tmp/a', DATA_DIR: '/tmp/b' } }).dataDir, '/tmp/b');
-    assert.equal(loadConfig({ env: { PERIMETER_DATA_DIR: '/tmp/a' }, flags: { 'data-dir': '/tmp/c' } }).dataDir, '/tmp/c');
+    assert.equal(
+      loadConfig({ env: { PERIMETER_DATA_DIR: '/tmp/a' }, flags: { 'data-dir': '/tmp/c' } }).dataDir,
+      '/tmp/c',
+    );
   });
 });
 
 describe('configuration: the public URL', () => {
   it('takes an http or https URL and refuses any other scheme', () => {
-    assert.equal(loadConfig({ env: { PERIMETER_PUBLIC_URL: 'https://perimeter.example.com/' } }).publicUrl, 'https://perimeter.example.com');
-    assert.deepEqual(problemsOf({ PERIMETER_PUBLIC_URL: 'javascript:alert(1)' }), ['PERIMETER_PUBLIC_URL must be an http or https URL, got "javascript:alert(1)"']);
+    assert.equal(
+      loadConfig({ env: { PERIMETER_PUBLIC_URL: 'https://perimeter.example.com/' } }).publicUrl,
+      'https://perimeter.example.com',
+    );
+    assert.deepEqual(problemsOf({ PERIMETER_PUBLIC_URL: 'javascript:alert(1)' }), [
+      'PERIMETER_PUBLIC_URL must be an http or https URL, got "javascript:alert(1)"',
+    ]);
   });
 });
 
@@ -99,14 +152,27 @@ describe('configuration: the server key', () => {
     assert.equal(loadConfig({ env: { PERIMETER_SECRET_KEY: key } }).secretKey, key);
     assert.equal(loadConfig({ env: { PERIMETER_SECRET_KEY: key.replace(/=$/, '') } }).secretKey, key.replace(/=$/, ''));
     for (const bad of [`${key}!!!!`, key.slice(0, 40), `${key}AAAA`, 'not a key']) {
-      assert.deepEqual(problemsOf({ PERIMETER_SECRET_KEY: bad }), ['PERIMETER_SECRET_KEY must be the base64 form of 32 bytes (44 characters, as `openssl rand -base64 32` prints)'], bad);
+      assert.deepEqual(
+        problemsOf({ PERIMETER_SECRET_KEY: bad }),
+        [
+          'PERIMETER_SECRET_KEY must be the base64 form of 32 bytes (44 characters, as `openssl rand -base64 32` prints)',
+        ],
+        bad,
+      );
     }
   });
 });
 
 describe('configuration: unknown PERIMETER_ variables', () => {
   it('names each variable nothing reads, with the closest known name when one is near', () => {
-    const warnings = unknownVariableWarnings({ PERIMETER_EGRES_ALLOW: '127.0.0.0/8', PERIMETER_SCAN_THREAD: '2', PERIMETER_WHATEVER_ELSE_ENTIRELY: 'x', PERIMETER_EGRESS_ALLOW: '10.0.0.0/8', HOME: '/root', PORT: '1' });
+    const warnings = unknownVariableWarnings({
+      PERIMETER_EGRES_ALLOW: '127.0.0.0/8',
+      PERIMETER_SCAN_THREAD: '2',
+      PERIMETER_WHATEVER_ELSE_ENTIRELY: 'x',
+      PERIMETER_EGRESS_ALLOW: '10.0.0.0/8',
+      HOME: '/root',
+      PORT: '1',
+    });
     assert.deepEqual(warnings, [
       'PERIMETER_EGRES_ALLOW is not a setting of perimeter and is ignored: did you mean PERIMETER_EGRESS_ALLOW?',
       'PERIMETER_SCAN_THREAD is not a setting of perimeter and is ignored: did you mean PERIMETER_SCAN_THREADS?',
@@ -117,6 +183,7 @@ describe('configuration: unknown PERIMETER_ variables', () => {
   it('knows every variable of every setting, its aliases, the config file and the test runner', () => {
     const env = Object.fromEntries(knownVariables.map((name) => [name, 'x']));
     assert.deepEqual(unknownVariableWarnings(env), []);
-    for (const name of ['PERIMETER_DATA_DIR', 'PERIMETER_CONFIG', 'PERIMETER_SECRET_KEY', 'PERIMETER_TEST_STORE']) assert.ok(knownVariables.includes(name), name);
+    for (const name of ['PERIMETER_DATA_DIR', 'PERIMETER_CONFIG', 'PERIMETER_SECRET_KEY', 'PERIMETER_TEST_STORE'])
+      assert.ok(knownVariables.includes(name), name);
   });
 });

@@ -78,7 +78,10 @@ interface FieldSpec {
 const roleNames = ['api', 'worker', 'scheduler'] as const;
 
 function list(raw: string): string[] {
-  return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 function integer(min: number, max: number) {
@@ -107,7 +110,8 @@ const fields: Record<keyof Config, FieldSpec> = {
     env: 'PERIMETER_DATABASE_SCHEMA',
     flag: 'database-schema',
     parse: (s) => {
-      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(s)) throw new Error('must be a lowercase SQL identifier (letters, digits, underscore)');
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(s))
+        throw new Error('must be a lowercase SQL identifier (letters, digits, underscore)');
       return s;
     },
   },
@@ -117,7 +121,8 @@ const fields: Record<keyof Config, FieldSpec> = {
     parse: (s) => {
       // Exactly 32 bytes in base64 (43 characters and the padding): Node's decoder skips what is
       // not base64, so anything else could pass for a key and be a different one.
-      if (!/^[A-Za-z0-9+/]{43}=?$/.test(s.trim()) || Buffer.from(s.trim(), 'base64').length !== 32) throw new Error('must be the base64 form of 32 bytes (44 characters, as `openssl rand -base64 32` prints)');
+      if (!/^[A-Za-z0-9+/]{43}=?$/.test(s.trim()) || Buffer.from(s.trim(), 'base64').length !== 32)
+        throw new Error('must be the base64 form of 32 bytes (44 characters, as `openssl rand -base64 32` prints)');
       return s.trim();
     },
   },
@@ -157,7 +162,8 @@ const fields: Record<keyof Config, FieldSpec> = {
     parse: (s) => {
       const url = new URL(s);
       // Links in findings and `next` URLs are built on it: only a web address makes sense.
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`must be an http or https URL, got ${JSON.stringify(s)}`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new Error(`must be an http or https URL, got ${JSON.stringify(s)}`);
       return url.toString().replace(/\/$/, '');
     },
   },
@@ -168,7 +174,8 @@ const fields: Record<keyof Config, FieldSpec> = {
       const items = list(s);
       if (items.length === 0) throw new Error('must name at least one role');
       for (const item of items) {
-        if (!(roleNames as readonly string[]).includes(item)) throw new Error(`unknown role "${item}" (api, worker, scheduler)`);
+        if (!(roleNames as readonly string[]).includes(item))
+          throw new Error(`unknown role "${item}" (api, worker, scheduler)`);
       }
       return items;
     },
@@ -177,7 +184,8 @@ const fields: Record<keyof Config, FieldSpec> = {
     env: 'PERIMETER_LOG_LEVEL',
     flag: 'log-level',
     parse: (s) => {
-      if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(s)) throw new Error(`unknown level "${s}"`);
+      if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(s))
+        throw new Error(`unknown level "${s}"`);
       return s;
     },
   },
@@ -187,12 +195,24 @@ const fields: Record<keyof Config, FieldSpec> = {
   storeReaders: { env: 'PERIMETER_STORE_READERS', flag: 'store-readers', parse: integer(0, 16) },
   storePoolSize: { env: 'PERIMETER_STORE_POOL_SIZE', flag: 'store-pool-size', parse: integer(1, 500) },
   scanConcurrency: { env: 'PERIMETER_SCAN_CONCURRENCY', flag: 'scan-concurrency', parse: integer(1, 64) },
-  scanTeamConcurrency: { env: 'PERIMETER_SCAN_TEAM_CONCURRENCY', flag: 'scan-team-concurrency', parse: integer(1, 1000) },
+  scanTeamConcurrency: {
+    env: 'PERIMETER_SCAN_TEAM_CONCURRENCY',
+    flag: 'scan-team-concurrency',
+    parse: integer(1, 1000),
+  },
   scanThreads: { env: 'PERIMETER_SCAN_THREADS', flag: 'scan-threads', parse: integer(0, 64) },
   scanMaxPages: { env: 'PERIMETER_SCAN_MAX_PAGES', flag: 'scan-max-pages', parse: integer(1, 1_000_000) },
   scanMaxDepth: { env: 'PERIMETER_SCAN_MAX_DEPTH', flag: 'scan-max-depth', parse: integer(1, 100) },
-  scanMaxDurationMs: { env: 'PERIMETER_SCAN_MAX_DURATION_MS', flag: 'scan-max-duration-ms', parse: integer(1000, 7 * 24 * 3600 * 1000) },
-  scanRequestTimeoutMs: { env: 'PERIMETER_SCAN_REQUEST_TIMEOUT_MS', flag: 'scan-request-timeout-ms', parse: integer(100, 120_000) },
+  scanMaxDurationMs: {
+    env: 'PERIMETER_SCAN_MAX_DURATION_MS',
+    flag: 'scan-max-duration-ms',
+    parse: integer(1000, 7 * 24 * 3600 * 1000),
+  },
+  scanRequestTimeoutMs: {
+    env: 'PERIMETER_SCAN_REQUEST_TIMEOUT_MS',
+    flag: 'scan-request-timeout-ms',
+    parse: integer(100, 120_000),
+  },
   scanCanaryListen: { env: 'PERIMETER_SCAN_CANARY_LISTEN', flag: 'scan-canary-listen', parse: parseCanaryListen },
   scanCanaryUrl: {
     env: 'PERIMETER_SCAN_CANARY_URL',
@@ -200,14 +220,31 @@ const fields: Record<keyof Config, FieldSpec> = {
     parse: (s) => {
       const url = new URL(s);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an http:// or https:// URL');
-      if (url.search !== '' || url.hash !== '') throw new Error('must have no query or fragment (tokens are appended to its path)');
+      if (url.search !== '' || url.hash !== '')
+        throw new Error('must have no query or fragment (tokens are appended to its path)');
       return url.href.replace(/\/+$/, '');
     },
   },
-  endpointValidationTimeoutMs: { env: 'PERIMETER_ENDPOINT_VALIDATION_TIMEOUT_MS', flag: 'endpoint-validation-timeout-ms', parse: integer(100, 60_000) },
-  schedulerIntervalMs: { env: 'PERIMETER_SCHEDULER_INTERVAL_MS', flag: 'scheduler-interval-ms', parse: integer(100, 3_600_000) },
-  monitoringIntervalMs: { env: 'PERIMETER_MONITORING_INTERVAL_MS', flag: 'monitoring-interval-ms', parse: integer(1000, 90 * 24 * 3_600_000) },
-  monitoringConcurrency: { env: 'PERIMETER_MONITORING_CONCURRENCY', flag: 'monitoring-concurrency', parse: integer(1, 64) },
+  endpointValidationTimeoutMs: {
+    env: 'PERIMETER_ENDPOINT_VALIDATION_TIMEOUT_MS',
+    flag: 'endpoint-validation-timeout-ms',
+    parse: integer(100, 60_000),
+  },
+  schedulerIntervalMs: {
+    env: 'PERIMETER_SCHEDULER_INTERVAL_MS',
+    flag: 'scheduler-interval-ms',
+    parse: integer(100, 3_600_000),
+  },
+  monitoringIntervalMs: {
+    env: 'PERIMETER_MONITORING_INTERVAL_MS',
+    flag: 'monitoring-interval-ms',
+    parse: integer(1000, 90 * 24 * 3_600_000),
+  },
+  monitoringConcurrency: {
+    env: 'PERIMETER_MONITORING_CONCURRENCY',
+    flag: 'monitoring-concurrency',
+    parse: integer(1, 64),
+  },
 };
 
 /** Defaults of every setting; the lowest layer. */
@@ -288,7 +325,11 @@ export function loadConfig(options: { env?: Source; flags?: Source; overrides?: 
   }
 
   for (const [key, spec] of Object.entries(fields)) {
-    const layers: Array<[string, string | undefined]> = [...(spec.envAliases ?? []).map((name): [string, string | undefined] => [name, env[name]]), [spec.env, env[spec.env]], [`--${spec.flag}`, flags[spec.flag]]];
+    const layers: Array<[string, string | undefined]> = [
+      ...(spec.envAliases ?? []).map((name): [string, string | undefined] => [name, env[name]]),
+      [spec.env, env[spec.env]],
+      [`--${spec.flag}`, flags[spec.flag]],
+    ];
     for (const [layer, raw] of layers) {
       if (raw === undefined || raw === '') continue;
       try {
@@ -304,10 +345,19 @@ export function loadConfig(options: { env?: Source; flags?: Source; overrides?: 
 }
 
 /** PERIMETER_ variables read outside the settings: the config file's path and the test runner's own. */
-const otherVariables = ['PERIMETER_CONFIG', 'PERIMETER_TEST_STORE', 'PERIMETER_TEST_DATABASE_URL', 'PERIMETER_TEST_RUN', 'PERIMETER_FUZZ_SEED', 'PERIMETER_FUZZ_REQUESTS'];
+const otherVariables = [
+  'PERIMETER_CONFIG',
+  'PERIMETER_TEST_STORE',
+  'PERIMETER_TEST_DATABASE_URL',
+  'PERIMETER_TEST_RUN',
+  'PERIMETER_FUZZ_SEED',
+  'PERIMETER_FUZZ_REQUESTS',
+];
 
 /** Every environment variable the service or its tests read. */
-export const knownVariables: readonly string[] = [...new Set([...Object.values(fields).flatMap((spec) => [spec.env, ...(spec.envAliases ?? [])]), ...otherVariables])].sort();
+export const knownVariables: readonly string[] = [
+  ...new Set([...Object.values(fields).flatMap((spec) => [spec.env, ...(spec.envAliases ?? [])]), ...otherVariables]),
+].sort();
 
 /**
  * One warning per `PERIMETER_*` variable that nothing reads (a typo such as PERIMETER_EGRES_ALLOW
@@ -318,7 +368,9 @@ export function unknownVariableWarnings(env: Source = process.env): string[] {
   for (const name of Object.keys(env).sort()) {
     if (!name.startsWith('PERIMETER_') || knownVariables.includes(name)) continue;
     const closest = closestName(name, knownVariables);
-    warnings.push(`${name} is not a setting of perimeter and is ignored${closest === undefined ? '' : `: did you mean ${closest}?`}`);
+    warnings.push(
+      `${name} is not a setting of perimeter and is ignored${closest === undefined ? '' : `: did you mean ${closest}?`}`,
+    );
   }
   return warnings;
 }
@@ -339,7 +391,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = row;
   }
   return previous[b.length]!;
@@ -349,9 +402,18 @@ function editDistance(a: string, b: string): number {
 function canaryProblems(config: Config): string[] {
   const listen = config.scanCanaryListen;
   if (listen === undefined) return [];
-  if (config.scanCanaryUrl !== undefined && listen.port === 0) return ['PERIMETER_SCAN_CANARY_URL needs a fixed port in PERIMETER_SCAN_CANARY_LISTEN (an ephemeral port changes with every start)'];
-  if (config.scanCanaryUrl === undefined && isWildcardHost(listen.host)) return [`PERIMETER_SCAN_CANARY_URL is required when the canary listens on ${listen.host} (every interface): say which address targets must use`];
+  if (config.scanCanaryUrl !== undefined && listen.port === 0)
+    return [
+      'PERIMETER_SCAN_CANARY_URL needs a fixed port in PERIMETER_SCAN_CANARY_LISTEN (an ephemeral port changes with every start)',
+    ];
+  if (config.scanCanaryUrl === undefined && isWildcardHost(listen.host))
+    return [
+      `PERIMETER_SCAN_CANARY_URL is required when the canary listens on ${listen.host} (every interface): say which address targets must use`,
+    ];
   // Each scan thread has a canary of its own: one fixed port cannot be bound by two of them.
-  if (listen.port !== 0 && config.scanThreads > 1) return [`PERIMETER_SCAN_THREADS ${config.scanThreads} needs an ephemeral canary port (each thread binds its own canary): use one thread, or port 0 in PERIMETER_SCAN_CANARY_LISTEN`];
+  if (listen.port !== 0 && config.scanThreads > 1)
+    return [
+      `PERIMETER_SCAN_THREADS ${config.scanThreads} needs an ephemeral canary port (each thread binds its own canary): use one thread, or port 0 in PERIMETER_SCAN_CANARY_LISTEN`,
+    ];
   return [];
 }

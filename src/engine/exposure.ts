@@ -17,7 +17,10 @@ export interface ExposureEngineDeps {
 export function createExposureEngines(deps: ExposureEngineDeps): ExposureEngines {
   return {
     ports: createPortScanner({ guard: deps.guard }),
-    tls: createTlsAssessor({ guard: deps.guard, ...(deps.extraRootsPem === undefined ? {} : { extraRootsPem: deps.extraRootsPem }) }),
+    tls: createTlsAssessor({
+      guard: deps.guard,
+      ...(deps.extraRootsPem === undefined ? {} : { extraRootsPem: deps.extraRootsPem }),
+    }),
     fingerprint: createFingerprinter({ guard: deps.guard, resolver: deps.resolver }),
     versions: noVersionAdvisories,
   };

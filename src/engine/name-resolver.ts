@@ -18,7 +18,12 @@ export function createNameResolver(bulk: BulkResolver): NameResolver {
       await bulk.resolveAll(
         names,
         (result) => {
-          out.set(result.name, result.records.length === 0 ? null : result.records.map((r) => ({ name: r.name, ttl: r.ttl, type: r.type, data: r.data })));
+          out.set(
+            result.name,
+            result.records.length === 0
+              ? null
+              : result.records.map((r) => ({ name: r.name, ttl: r.ttl, type: r.type, data: r.data })),
+          );
         },
         { types: lookupTypes, signal },
       );

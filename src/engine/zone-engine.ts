@@ -21,7 +21,8 @@ export function createZoneEngine(deps: ZoneEngineDeps): ZoneEngine {
       try {
         yield* parseZoneBatches(input, { origin });
       } catch (err) {
-        if (err instanceof ZoneSyntaxError) throw new AppError(2421, `Zone file malformed: line ${err.line}: ${err.reason}`, { cause: err });
+        if (err instanceof ZoneSyntaxError)
+          throw new AppError(2421, `Zone file malformed: line ${err.line}: ${err.reason}`, { cause: err });
         throw err;
       }
     },
@@ -33,7 +34,8 @@ export function createZoneEngine(deps: ZoneEngineDeps): ZoneEngine {
         if (err instanceof ZoneTransferError) {
           throw zoneTransferFailed(err.reason, zone, server, err.message, err);
         }
-        if (signal.aborted) throw zoneTransferFailed('timeout', zone, server, 'the transfer took longer than its time limit', err);
+        if (signal.aborted)
+          throw zoneTransferFailed('timeout', zone, server, 'the transfer took longer than its time limit', err);
         throw err;
       }
     },

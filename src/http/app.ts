@@ -10,7 +10,14 @@ import type { ApiKey, Team } from '../core/teams/team.types.ts';
 import type { AppDeps } from './deps.ts';
 import { NotFoundProblem, sendAppError, sendProblem, surfaceOf } from './errors.ts';
 import { createMetrics } from './metrics.ts';
-import { closeAfterAnswer, createClientErrorHandler, createFrameworkErrorHandler, frameworkErrorOf, maxParamLength, parserErrorOf } from './protocol-errors.ts';
+import {
+  closeAfterAnswer,
+  createClientErrorHandler,
+  createFrameworkErrorHandler,
+  frameworkErrorOf,
+  maxParamLength,
+  parserErrorOf,
+} from './protocol-errors.ts';
 import { registerOpsRoutes } from './ops.routes.ts';
 import { authenticateRequest } from './plugins/auth.ts';
 import type { Method, RouteDef } from './route.ts';
@@ -42,7 +49,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics.requests.inc({ method: request.method, route, status });
     if (reply.statusCode >= 500) metrics.faults.inc({ method: request.method, route, status });
     metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
   };
   const clientErrors = createClientErrorHandler(metrics);
   const app = Fastify({
@@ -93,21 +108,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', async (request, reply) => observeResponse(request, reply));
 
-  const handleError = (error: Error & { code?: string; statusCode?: number }, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
+  const handleError = (
+    error: Error & { code?: string; statusCode?: number },
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): FastifyReply | Promise<FastifyReply> => {
     if (error instanceof NotFoundProblem) return sendProblem(request, reply, 404, error.message);
     // QUERY without a Content-Type on a path no QUERY operation serves: any other method's answer there.
-    if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE' && request.is404) return answerNoOperation(request, reply).catch((err: Error) => handleError(err, request, reply));
+    if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE' && request.is404)
+      return answerNoOperation(request, reply).catch((err: Error) => handleError(err, request, reply));
     if (!isAppError(error) && isClientGone(request, error)) {
       // The client hung up mid-request: nothing to answer, nothing failed here.
       request.log.info({ reason: error.message }, 'client closed the connection before the answer');
-      return sendAppError(request, reply, new AppError(1051, 'Request body incomplete: the client closed the connection'));
+      return sendAppError(
+        request,
+        reply,
+        new AppError(1051, 'Request body incomplete: the client closed the connection'),
+      );
     }
     const known = isAppError(error) ? error : frameworkErrorOf(error);
     if (known === undefined) {
       request.log.error({ err: error }, 'unexpected failure');
-      return sendAppError(request, reply, new AppError(1910, `Technical issue while processing the request (request id ${request.id})`));
+      return sendAppError(
+        request,
+        reply,
+        new AppError(1910, `Technical issue while processing the request (request id ${request.id})`),
+      );
     }
-    if (known.remoteFailure !== undefined) metrics.remoteFailures.inc({ operation: known.remoteFailure.operation, reason: known.remoteFailure.reason });
+    if (known.remoteFailure !== undefined)
+      metrics.remoteFailures.inc({ operation: known.remoteFailure.operation, reason: known.remoteFailure.reason });
     // A refused body may still be arriving: answer, then close without a reset.
     if (known.code === 1052 || reply.getHeader('connection') === 'close') closeAfterAnswer(request, reply);
     return sendAppError(request, reply, known);
@@ -115,12 +144,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
 
   // Key and team records are reused for 2 s: a revoked key or a plan change takes effect within that.
-  const caches: RequestCaches = { keys: new TtlCache<ApiKey>(authCacheTtlMs), teams: new TtlCache<Team>(authCacheTtlMs) };
-  const v3Patterns = routes.filter((r) => r.surface === 'v3').map((r) => ({ pattern: pathPattern('v3', r.path), def: r }));
+  const caches: RequestCaches = {
+    keys: new TtlCache<ApiKey>(authCacheTtlMs),
+    teams: new TtlCache<Team>(authCacheTtlMs),
+  };
+  const v3Patterns = routes
+    .filter((r) => r.surface === 'v3')
+    .map((r) => ({ pattern: pathPattern('v3', r.path), def: r }));
   /** The answer to a path no operation serves, or a method none takes there. */
   const answerNoOperation = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const path = request.url.split('?')[0] ?? '';
-    if (/^\/rest\/v1(\/|$)/.test(path)) return sendAppError(request, reply, new AppError(1999, 'Endpoint discontinued: version 1 of the API has been retired; use /rest/v2 or /rest/v3'));
+    if (/^\/rest\/v1(\/|$)/.test(path))
+      return sendAppError(
+        request,
+        reply,
+        new AppError(1999, 'Endpoint discontinued: version 1 of the API has been retired; use /rest/v2 or /rest/v3'),
+      );
     if (surfaceOf(path) === 'v3') {
       // The v3 router authenticates before it tells what exists.
       const { body } = await authenticateRequest(deps, request, 'v3', caches.keys);
@@ -131,7 +170,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ? sendProblem(request, reply, 405, `Method ${request.method} is not allowed on ${path}`)
         : sendProblem(request, reply, 404, `No operation at ${path}`);
     }
-    return sendAppError(request, reply, new AppError(1900, `Endpoint unavailable: no operation ${request.method} ${path}`));
+    return sendAppError(
+      request,
+      reply,
+      new AppError(1900, `Endpoint unavailable: no operation ${request.method} ${path}`),
+    );
   };
   app.setNotFoundHandler(answerNoOperation);
 
@@ -178,9 +221,13 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
       body.verify();
     }
     const teamId = caller.teamIds[0]!;
-    const team = (await caches.teams.get(String(teamId), () => deps.store.teams.findById(teamId))) ?? (await loadTeam(deps.store, teamId));
+    const team =
+      (await caches.teams.get(String(teamId), () => deps.store.teams.findById(teamId))) ??
+      (await loadTeam(deps.store, teamId));
     assertCanCall(caller, team, def.group);
-    const stream = def.isStreamingBody ? new VerifiedBody(isReadable(request.body) ? request.body : request.raw, limit, body) : undefined;
+    const stream = def.isStreamingBody
+      ? new VerifiedBody(isReadable(request.body) ? request.body : request.raw, limit, body)
+      : undefined;
     const query = request.query as Record<string, string | string[] | undefined>;
     let result;
     try {
@@ -242,7 +289,8 @@ async function* emptyStream(): AsyncIterable<Buffer> {}
 /** 1052 before any byte is read when the announced length is already over the limit. */
 function assertAnnouncedLength(request: FastifyRequest, limit: number): void {
   const announced = Number(request.headers['content-length']);
-  if (Number.isFinite(announced) && announced > limit) throw new AppError(1052, `Request body too large for this operation (at most ${limit} bytes)`);
+  if (Number.isFinite(announced) && announced > limit)
+    throw new AppError(1052, `Request body too large for this operation (at most ${limit} bytes)`);
 }
 
 /**

@@ -33,8 +33,16 @@ function renderSurface(doc: Record<string, unknown>, base: string): string {
   const rows: string[] = [];
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(item)) {
-      const params = (op.parameters ?? []).map((p) => `<code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''})${p.description ? `: ${renderMarkdownInline(p.description)}` : ''}`).join('<br>');
-      const errors = Object.entries(op.responses ?? {}).filter(([s]) => Number(s) >= 400).map(([s, r]) => `<b>${s}</b> ${renderMarkdownInline(r.description ?? '')}`).join('<br>');
+      const params = (op.parameters ?? [])
+        .map(
+          (p) =>
+            `<code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''})${p.description ? `: ${renderMarkdownInline(p.description)}` : ''}`,
+        )
+        .join('<br>');
+      const errors = Object.entries(op.responses ?? {})
+        .filter(([s]) => Number(s) >= 400)
+        .map(([s, r]) => `<b>${s}</b> ${renderMarkdownInline(r.description ?? '')}`)
+        .join('<br>');
       const flags = `${op['x-perimeter-extension'] ? ' <em>(extension)</em>' : ''}${op['x-experimental'] ? ' <em>(experimental)</em>' : ''}`;
       rows.push(
         `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escape(base + path)}</code></td>` +
@@ -48,7 +56,10 @@ function renderSurface(doc: Record<string, unknown>, base: string): string {
 /** The /docs page: every operation of both surfaces and the error catalogue, from the OpenAPI documents. */
 export function renderDocsPage(v2: Record<string, unknown>, v3: Record<string, unknown>): string {
   const codes = (Object.keys(errorCatalogue) as unknown as ErrorCode[])
-    .map((code) => `<tr id="error-${code}"><td>${code}</td><td>${httpStatusOf[code]}</td><td>${escape(errorCatalogue[code])}</td></tr>`)
+    .map(
+      (code) =>
+        `<tr id="error-${code}"><td>${code}</td><td>${httpStatusOf[code]}</td><td>${escape(errorCatalogue[code])}</td></tr>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>perimeter API</title>

@@ -46,7 +46,12 @@ export function problemBody(status: number, detail: string, instance: string, ty
  * Sends an AppError in the shape of the request's surface. `instance` replaces the path in a v3
  * problem when the path itself is the malformed input (it is not echoed).
  */
-export function sendAppError(request: FastifyRequest, reply: FastifyReply, error: AppError, options: { instance?: string } = {}): FastifyReply {
+export function sendAppError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: AppError,
+  options: { instance?: string } = {},
+): FastifyReply {
   const status = httpStatusOf[error.code];
   const path = request.url.split('?')[0] ?? request.url;
   if (surfaceOf(request.url) === 'v3') {
@@ -55,13 +60,24 @@ export function sendAppError(request: FastifyRequest, reply: FastifyReply, error
       .type('application/problem+json')
       .send(JSON.stringify(problemBody(status, error.message, options.instance ?? path, `/problems/${error.code}`)));
   }
-  return reply.code(status).type('application/json').send(JSON.stringify(v2ErrorBody(error.code, error.message, error.parameters)));
+  return reply
+    .code(status)
+    .type('application/json')
+    .send(JSON.stringify(v2ErrorBody(error.code, error.message, error.parameters)));
 }
 
 /** Sends a v3 problem that has no v2 code (404/405 of the router). */
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, status: number, detail: string): FastifyReply {
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  detail: string,
+): FastifyReply {
   const path = request.url.split('?')[0] ?? request.url;
-  return reply.code(status).type('application/problem+json').send(JSON.stringify(problemBody(status, detail, path)));
+  return reply
+    .code(status)
+    .type('application/problem+json')
+    .send(JSON.stringify(problemBody(status, detail, path)));
 }
 
 /**

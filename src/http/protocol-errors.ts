@@ -41,7 +41,10 @@ function routePatterns(routes: RouteDef[]): RoutePattern[] {
   return routes.flatMap((def) =>
     [def.path, ...(def.aliases ?? [])].map((path) => {
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-      const body = path.replace(/\/$/, '').replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '([^/]+)');
+      const body = path
+        .replace(/\/$/, '')
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\{\w+\}/g, '([^/]+)');
       return { pattern: new RegExp(`^/rest/${def.surface}${body}/?$`), names };
     }),
   );
@@ -58,7 +61,10 @@ function overlongParameterError(patterns: RoutePattern[], path: string): AppErro
     if (match === null) continue;
     const index = names.findIndex((_, i) => (match[i + 1] ?? '').length > maxParamLength);
     const known = index === -1 ? undefined : pathParameterCodes[names[index]!];
-    if (known !== undefined) return appError(known.code, `${known.label} malformed: longer than ${maxParamLength} characters`, [known.parameter]);
+    if (known !== undefined)
+      return appError(known.code, `${known.label} malformed: longer than ${maxParamLength} characters`, [
+        known.parameter,
+      ]);
   }
   return appError(1900, protocolErrors['FST_ERR_MAX_PARAM_LENGTH']!.message);
 }
@@ -68,7 +74,10 @@ function overlongParameterError(patterns: RoutePattern[], path: string): AppErro
  * with malformed percent-encoding (1900, the path not echoed), a parameter over the router's
  * length limit (the parameter's "malformed" code).
  */
-export function createFrameworkErrorHandler(routes: RouteDef[], observe?: (request: FastifyRequest, reply: FastifyReply) => void) {
+export function createFrameworkErrorHandler(
+  routes: RouteDef[],
+  observe?: (request: FastifyRequest, reply: FastifyReply) => void,
+) {
   const patterns = routePatterns(routes);
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     reply.header('x-request-id', request.id);
@@ -77,7 +86,9 @@ export function createFrameworkErrorHandler(routes: RouteDef[], observe?: (reque
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
     const surface = surfaceOf(path);
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-      void sendAppError(request, reply, overlongParameterError(patterns, path), { instance: `/rest/${surface === 'v3' ? 'v3' : 'v2'}` });
+      void sendAppError(request, reply, overlongParameterError(patterns, path), {
+        instance: `/rest/${surface === 'v3' ? 'v3' : 'v2'}`,
+      });
       return;
     }
     // FST_ERR_BAD_URL, FST_ERR_ASYNC_CONSTRAINT: 1900, the path not echoed.
@@ -111,7 +122,10 @@ export const protocolErrors: Record<string, ProtocolAnswer> = {
   // Node's parser, the request line: nothing names an operation.
   HPE_INVALID_METHOD: { code: 1900, message: 'Endpoint unavailable: unknown HTTP method' },
   HPE_PAUSED_H2_UPGRADE: { code: 1900, message: 'Endpoint unavailable: HTTP/2 is not served; use HTTP/1.1' },
-  HPE_INVALID_URL: { code: 1900, message: 'Endpoint unavailable: the request target holds characters a URL path may not hold' },
+  HPE_INVALID_URL: {
+    code: 1900,
+    message: 'Endpoint unavailable: the request target holds characters a URL path may not hold',
+  },
   HPE_INVALID_VERSION: { code: 1900, message: requestLine },
   HPE_INVALID_CONSTANT: { code: 1900, message: requestLine },
   // Node's parser, the headers.
@@ -122,16 +136,37 @@ export const protocolErrors: Record<string, ProtocolAnswer> = {
   HPE_UNEXPECTED_CONTENT_LENGTH: { code: 1051, message: length },
   HPE_INVALID_TRANSFER_ENCODING: { code: 1051, message: length },
   // Node's parser, line ends of the head or of a chunked body.
-  HPE_CR_EXPECTED: { code: 1051, message: framing, inHead: 'Request malformed: a line of the request head does not end in CRLF' },
-  HPE_LF_EXPECTED: { code: 1051, message: framing, inHead: 'Request malformed: a line of the request head does not end in CRLF' },
-  HPE_STRICT: { code: 1051, message: framing, inHead: 'Request malformed: a line of the request head does not end in CRLF' },
+  HPE_CR_EXPECTED: {
+    code: 1051,
+    message: framing,
+    inHead: 'Request malformed: a line of the request head does not end in CRLF',
+  },
+  HPE_LF_EXPECTED: {
+    code: 1051,
+    message: framing,
+    inHead: 'Request malformed: a line of the request head does not end in CRLF',
+  },
+  HPE_STRICT: {
+    code: 1051,
+    message: framing,
+    inHead: 'Request malformed: a line of the request head does not end in CRLF',
+  },
   // Node's parser, a chunked body.
   HPE_INVALID_CHUNK_SIZE: { code: 1051, message: framing },
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: { code: 1052, message: 'Request body too large: its chunk extensions exceed the limit' },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+    code: 1052,
+    message: 'Request body too large: its chunk extensions exceed the limit',
+  },
   // The connection.
-  HPE_INVALID_EOF_STATE: { code: 1051, message: 'Request incomplete: the connection was closed before the request ended' },
+  HPE_INVALID_EOF_STATE: {
+    code: 1051,
+    message: 'Request incomplete: the connection was closed before the request ended',
+  },
   ERR_HTTP_REQUEST_TIMEOUT: { code: 1051, message: 'Request incomplete: it did not arrive within the time limit' },
-  HPE_CLOSED_CONNECTION: { code: null, message: 'bytes after a request with Connection: close: that request is answered, the rest dropped' },
+  HPE_CLOSED_CONNECTION: {
+    code: null,
+    message: 'bytes after a request with Connection: close: that request is answered, the rest dropped',
+  },
   ECONNRESET: { code: null, message: 'the client reset the connection' },
   EPIPE: { code: null, message: 'the client closed the connection' },
   // Node's HTTP server: requests it would drop or answer itself.
@@ -141,14 +176,29 @@ export const protocolErrors: Record<string, ProtocolAnswer> = {
   // Fastify, the router (frameworkErrors) and the request's content.
   FST_ERR_BAD_URL: { code: 1900, message: 'Endpoint unavailable: the path holds malformed percent-encoding' },
   FST_ERR_ASYNC_CONSTRAINT: { code: 1900, message: 'Endpoint unavailable: the path cannot be routed' },
-  FST_ERR_MAX_PARAM_LENGTH: { code: 1900, message: `Endpoint unavailable: a path segment is longer than ${maxParamLength} characters` },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    code: 1900,
+    message: `Endpoint unavailable: a path segment is longer than ${maxParamLength} characters`,
+  },
   // QUERY without a Content-Type: on a path with no QUERY operation (every path today) it is
   // answered as any method no operation takes (1900, v3 404 / 405), before this row.
-  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: { code: 1051, message: 'Request malformed: a QUERY request must carry a Content-Type' },
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: {
+    code: 1051,
+    message: 'Request malformed: a QUERY request must carry a Content-Type',
+  },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 1052, message: 'Request body too large for this operation' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 1051, message: 'Request body malformed: its Content-Type is not a valid media type' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 1051, message: 'Request body malformed: its size does not match its Content-Length' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 1051, message: 'Request body malformed: empty with Content-Type application/json' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 1051,
+    message: 'Request body malformed: its Content-Type is not a valid media type',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 1051,
+    message: 'Request body malformed: its size does not match its Content-Length',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    code: 1051,
+    message: 'Request body malformed: empty with Content-Type application/json',
+  },
 };
 
 /** The answer to a parser code missing from the table (`HPE_INTERNAL`, `HPE_USER`, `HPE_CB_*` …). */
@@ -166,7 +216,8 @@ export function frameworkErrorOf(error: { code?: string; statusCode?: number; me
   const row = error.code?.startsWith('FST_') === true ? protocolErrors[error.code] : undefined;
   if (row !== undefined && row.code !== null) return appError(row.code, row.message);
   if (error.statusCode === 413) return appError(1052, 'Request body too large');
-  if (error.statusCode === 400 && /aborted|closed/i.test(error.message)) return appError(1051, 'Request body incomplete');
+  if (error.statusCode === 400 && /aborted|closed/i.test(error.message))
+    return appError(1051, 'Request body incomplete');
   return undefined;
 }
 
@@ -187,7 +238,11 @@ export function rawErrorResponse(error: AppError, path: string | undefined, requ
 function errorAnswer(error: AppError, path: string | undefined): { status: number; contentType: string; body: string } {
   const status = httpStatusOf[error.code];
   const isV3 = path !== undefined && surfaceOf(path) === 'v3';
-  const body = JSON.stringify(isV3 ? problemBody(status, error.message, '/rest/v3', `/problems/${error.code}`) : v2ErrorBody(error.code, error.message, error.parameters));
+  const body = JSON.stringify(
+    isV3
+      ? problemBody(status, error.message, '/rest/v3', `/problems/${error.code}`)
+      : v2ErrorBody(error.code, error.message, error.parameters),
+  );
   return { status, contentType: isV3 ? 'application/problem+json' : 'application/json', body };
 }
 
@@ -234,7 +289,14 @@ export function createClientErrorHandler(metrics: HttpMetrics): ClientErrorHandl
   const headStarts = new WeakMap<Socket, string>();
 
   /** Answers a refused request on its connection (after the answer under way, if any), then closes it. */
-  const refuse = (log: FastifyBaseLogger, socket: Socket, code: string, error: AppError, path: string | undefined, current: ServerResponse | undefined): void => {
+  const refuse = (
+    log: FastifyBaseLogger,
+    socket: Socket,
+    code: string,
+    error: AppError,
+    path: string | undefined,
+    current: ServerResponse | undefined,
+  ): void => {
     const requestId = randomUUID();
     metrics.parseErrors.inc({ code });
     log.info({ request_id: requestId, parser_code: code, code: error.code }, 'request refused by the HTTP parser');
@@ -268,7 +330,9 @@ export function createClientErrorHandler(metrics: HttpMetrics): ClientErrorHandl
         socket.destroy();
         return;
       }
-      const path = isOwnBody ? current.req.url?.split('?')[0] : (pathOfRawRequest(headStarts.get(socket)) ?? pathOfRawRequest(err.rawPacket));
+      const path = isOwnBody
+        ? current.req.url?.split('?')[0]
+        : (pathOfRawRequest(headStarts.get(socket)) ?? pathOfRawRequest(err.rawPacket));
       refuse(this.log, socket, code, error, path, isAnswering && !isOwnBody ? current : undefined);
     },
     track(server, log) {
@@ -283,7 +347,8 @@ export function createClientErrorHandler(metrics: HttpMetrics): ClientErrorHandl
           const start = headStarts.get(socket);
           if (start !== undefined) {
             // A head in progress: its first bytes, until the end of the request line.
-            if (start.length < headStartBytes && !start.includes('\n')) headStarts.set(socket, start + chunk.toString('latin1', 0, headStartBytes - start.length));
+            if (start.length < headStartBytes && !start.includes('\n'))
+              headStarts.set(socket, start + chunk.toString('latin1', 0, headStartBytes - start.length));
             return;
           }
           // A segment of a request body still arriving is no head.
@@ -298,7 +363,14 @@ export function createClientErrorHandler(metrics: HttpMetrics): ClientErrorHandl
         socket.resume();
         const current = answering.get(socket);
         const path = req.url?.startsWith('/') === true ? req.url.split('?')[0] : undefined;
-        refuse(log, socket, 'CONNECT', parserErrorOf('CONNECT')!, path, current !== undefined && !current.writableFinished ? current : undefined);
+        refuse(
+          log,
+          socket,
+          'CONNECT',
+          parserErrorOf('CONNECT')!,
+          path,
+          current !== undefined && !current.writableFinished ? current : undefined,
+        );
       });
       // An Expect other than 100-continue: Node would answer a bare 417.
       server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
@@ -306,10 +378,18 @@ export function createClientErrorHandler(metrics: HttpMetrics): ClientErrorHandl
         const error = parserErrorOf('EXPECT')!;
         const { status, contentType, body } = errorAnswer(error, req.url?.split('?')[0]);
         metrics.parseErrors.inc({ code: 'EXPECT' });
-        log.info({ request_id: requestId, parser_code: 'EXPECT', code: error.code }, 'request refused by the HTTP parser');
+        log.info(
+          { request_id: requestId, parser_code: 'EXPECT', code: error.code },
+          'request refused by the HTTP parser',
+        );
         req.resume();
         lingerAfterResponse(req.socket);
-        res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, Connection: 'close' });
+        res.writeHead(status, {
+          'Content-Type': contentType,
+          'Content-Length': Buffer.byteLength(body),
+          'X-Request-Id': requestId,
+          Connection: 'close',
+        });
         res.end(body);
       });
     },

@@ -39,7 +39,10 @@ export async function* requiredUpload(body: AsyncIterable<Buffer>, what: string)
 export function queryList(query: RouteContext['query'], name: string): string[] | undefined {
   const raw = [query[`${name}[]`], query[name]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));
   if (raw.length === 0) return undefined;
-  return raw.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+  return raw
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
 }
 
 /** The single value of a query parameter; several values are 4150. */
@@ -62,7 +65,11 @@ function queryValueOf(query: RouteContext['query'], names: string[]): { name: st
 }
 
 /** A positive integer query parameter within limits, or 4150. */
-export function queryInteger(query: RouteContext['query'], names: string[], limits: { min: number; max: number; fallback: number }): number {
+export function queryInteger(
+  query: RouteContext['query'],
+  names: string[],
+  limits: { min: number; max: number; fallback: number },
+): number {
   const found = queryValueOf(query, names);
   if (found === undefined || found.value === '') return limits.fallback;
   const n = Number(found.value);

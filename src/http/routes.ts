@@ -19,5 +19,23 @@ import { technologyRoutes } from './v3/technologies.routes.ts';
 
 /** Every operation of both surfaces, in documentation order. */
 export function allRoutes(): RouteDef[] {
-  return [...assetRoutes, ...monitoringRoutes, ...profileRoutes, ...scanRoutes, ...zoneRoutes, ...vulnerabilityRoutes, ...memberRoutes, ...groupRoutes, ...groupMemberRoutes, ...assetPatternRoutes, ...legacyDomainRoutes, ...legacyReportRoutes, ...ipRoutes, ...technologyRoutes, ...portRoutes, ...breachRoutes, ...connectorRoutes];
+  return [
+    ...assetRoutes,
+    ...monitoringRoutes,
+    ...profileRoutes,
+    ...scanRoutes,
+    ...zoneRoutes,
+    ...vulnerabilityRoutes,
+    ...memberRoutes,
+    ...groupRoutes,
+    ...groupMemberRoutes,
+    ...assetPatternRoutes,
+    ...legacyDomainRoutes,
+    ...legacyReportRoutes,
+    ...ipRoutes,
+    ...technologyRoutes,
+    ...portRoutes,
+    ...breachRoutes,
+    ...connectorRoutes,
+  ];
 }

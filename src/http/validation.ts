@@ -20,7 +20,8 @@ import type { FieldError, RouteContext, RouteDef, RouteInput, ValidInput } from 
 const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const dateTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => uuidPattern.test(v));
-if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => dateTimePattern.test(v) && Number.isFinite(Date.parse(v)));
+if (!FormatRegistry.Has('date-time'))
+  FormatRegistry.Set('date-time', (v) => dateTimePattern.test(v) && Number.isFinite(Date.parse(v)));
 if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v));
 if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', (v) => /^[^@\s]+@[^@\s]+$/.test(v));
 
@@ -53,7 +54,11 @@ function required(schema: TSchema): TSchema {
 /** The catalogue default for a query value that fails its schema. */
 function defaultQueryError(field: QueryField): FieldError {
   const s = field.schema as { minimum?: number; maximum?: number };
-  if (field.shape === 'integer') return (_v, given) => appError(4150, `${given} must be an integer from ${s.minimum ?? 0} to ${s.maximum ?? Number.MAX_SAFE_INTEGER}`, [given]);
+  if (field.shape === 'integer')
+    return (_v, given) =>
+      appError(4150, `${given} must be an integer from ${s.minimum ?? 0} to ${s.maximum ?? Number.MAX_SAFE_INTEGER}`, [
+        given,
+      ]);
   if (field.shape === 'boolean') return (_v, given) => appError(4150, `${given} must be true or false`, [given]);
   return (_v, given) => appError(4150, `${given} is malformed`, [given]);
 }
@@ -69,12 +74,19 @@ function rawValues(query: RouteContext['query'], names: string[]): Array<{ name:
 function compileQuery(schema: TSchema, input: RouteInput): (query: RouteContext['query']) => Record<string, unknown> {
   const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
   const aliasesOf = new Map<string, string[]>();
-  for (const [alias, name] of Object.entries(input.aliases ?? {})) aliasesOf.set(name, [...(aliasesOf.get(name) ?? []), alias]);
+  for (const [alias, name] of Object.entries(input.aliases ?? {}))
+    aliasesOf.set(name, [...(aliasesOf.get(name) ?? []), alias]);
   const fields: QueryField[] = Object.entries(properties)
     .filter(([name]) => input.aliases?.[name] === undefined)
     .map(([name, s]) => {
       const schema = required(s);
-      return { name, base: name.replace(/\[\]$/, ''), shape: shapeOf(schema), schema, check: TypeCompiler.Compile(schema) };
+      return {
+        name,
+        base: name.replace(/\[\]$/, ''),
+        shape: shapeOf(schema),
+        schema,
+        check: TypeCompiler.Compile(schema),
+      };
     });
   const order = input.order ?? [];
   fields.sort((a, b) => rank(order, a.name) - rank(order, b.name));
@@ -86,7 +98,10 @@ function compileQuery(schema: TSchema, input: RouteInput): (query: RouteContext[
         // Every form at once: name[]=a, name=a, name=a,b.
         const given = rawValues(query, [`${field.base}[]`, field.base]).flatMap((r) => r.values);
         if (given.length === 0) continue;
-        const items = given.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+        const items = given
+          .flatMap((v) => v.split(','))
+          .map((v) => v.trim())
+          .filter((v) => v.length > 0);
         if (!field.check.Check(items)) throw fail(items, field.name);
         out[field.name] = items;
         continue;
@@ -144,7 +159,12 @@ function compileBody(schema: TSchema, input: RouteInput, isRequired: boolean): (
     } catch (err) {
       throw appError(1051, `Request body malformed: ${(err as Error).message}`);
     }
-    if (jsonType === 'object' && !input.isAnyJsonBody && (body === null || typeof body !== 'object' || Array.isArray(body))) throw appError(1051, 'Request body malformed: expected a JSON object');
+    if (
+      jsonType === 'object' &&
+      !input.isAnyJsonBody &&
+      (body === null || typeof body !== 'object' || Array.isArray(body))
+    )
+      throw appError(1051, 'Request body malformed: expected a JSON object');
     if (input.errors === undefined || check.Check(body)) return body;
     // The first failing field in the route's order answers with its declared error; fields
     // without one are left to the operation (their checks live with the rule they enforce).
@@ -166,7 +186,8 @@ export interface RouteValidator {
 export function compileRouteValidator(def: RouteDef): RouteValidator {
   const input = def.input ?? {};
   const query = def.query === undefined || def.isQueryReadByHand ? undefined : compileQuery(def.query, input);
-  const body = def.body === undefined || def.isStreamingBody ? undefined : compileBody(def.body, input, !def.isBodyOptional);
+  const body =
+    def.body === undefined || def.isStreamingBody ? undefined : compileBody(def.body, input, !def.isBodyOptional);
   return {
     validate(ctx) {
       // The body first: every operation with both read its body before its query.

@@ -84,4 +84,3 @@ export interface QueueOptions {
   /** How long a claim holds without renewal (default 30 s); renewed every third of it. */
   leaseMs?: number;
 }
-

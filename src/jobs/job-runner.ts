@@ -37,7 +37,8 @@ export class JobRunner implements JobQueue {
   }
 
   async work(handlers: JobHandler[], options: WorkOptions = {}): Promise<void> {
-    if (this.loop !== undefined || this.stopped !== undefined) throw new Error('work() was already called on this queue, or it is stopped');
+    if (this.loop !== undefined || this.stopped !== undefined)
+      throw new Error('work() was already called on this queue, or it is stopped');
     for (const handler of handlers) {
       if (this.handlers.has(handler.kind)) throw new Error(`two handlers for job kind ${handler.kind}`);
       this.handlers.set(handler.kind, handler);
@@ -63,7 +64,9 @@ export class JobRunner implements JobQueue {
   private claimableKinds(): string[] {
     const counts = new Map<string, number>();
     for (const entry of this.running.values()) counts.set(entry.job.kind, (counts.get(entry.job.kind) ?? 0) + 1);
-    return [...this.handlers.values()].filter((h) => (counts.get(h.kind) ?? 0) < (h.concurrency ?? this.concurrency)).map((h) => h.kind);
+    return [...this.handlers.values()]
+      .filter((h) => (counts.get(h.kind) ?? 0) < (h.concurrency ?? this.concurrency))
+      .map((h) => h.kind);
   }
 
   private async runLoop(): Promise<void> {
@@ -106,21 +109,24 @@ export class JobRunner implements JobQueue {
     this.running.set(job.id, entry);
     let isLeaseLost = false;
     let isBeating = false;
-    const heartbeat = setInterval(() => {
-      if (isBeating || entry.isReleased) return;
-      isBeating = true;
-      this.backend
-        .extend(job)
-        .then((held) => {
-          if (!held && !entry.isReleased) {
-            isLeaseLost = true;
-            log.warn('lease lost: another worker holds the job now; aborting this run');
-            controller.abort(new Error('lease lost'));
-          }
-        })
-        .catch((err: unknown) => log.warn({ err }, 'renewing the lease failed'))
-        .finally(() => (isBeating = false));
-    }, Math.max(5, Math.floor(this.backend.leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        if (isBeating || entry.isReleased) return;
+        isBeating = true;
+        this.backend
+          .extend(job)
+          .then((held) => {
+            if (!held && !entry.isReleased) {
+              isLeaseLost = true;
+              log.warn('lease lost: another worker holds the job now; aborting this run');
+              controller.abort(new Error('lease lost'));
+            }
+          })
+          .catch((err: unknown) => log.warn({ err }, 'renewing the lease failed'))
+          .finally(() => (isBeating = false));
+      },
+      Math.max(5, Math.floor(this.backend.leaseMs / 3)),
+    );
 
     const run = async () => {
       let payload: unknown;
@@ -136,7 +142,12 @@ export class JobRunner implements JobQueue {
       let isOk = false;
       let deferral: JobDeferral | void = undefined;
       try {
-        deferral = await handler.handle(payload, { jobId: job.id, attempt: job.attempt, signal: controller.signal, log });
+        deferral = await handler.handle(payload, {
+          jobId: job.id,
+          attempt: job.attempt,
+          signal: controller.signal,
+          log,
+        });
         isOk = true;
       } catch (err) {
         failure = err;
@@ -180,8 +191,13 @@ export class JobRunner implements JobQueue {
     for (const entry of this.running.values()) {
       // The handler ignored its signal: hand the job back anyway; a late result is dropped.
       entry.isReleased = true;
-      this.log.warn({ jobId: entry.job.id, kind: entry.job.kind }, 'handler did not stop in time; handing its job back');
-      await this.backend.release(entry.job).catch((err: unknown) => this.log.error({ err }, 'handing a job back failed'));
+      this.log.warn(
+        { jobId: entry.job.id, kind: entry.job.kind },
+        'handler did not stop in time; handing its job back',
+      );
+      await this.backend
+        .release(entry.job)
+        .catch((err: unknown) => this.log.error({ err }, 'handing a job back failed'));
     }
     await this.backend.close();
   }

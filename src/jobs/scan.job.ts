@@ -35,7 +35,8 @@ export function scanHandler(deps: ScanRunnerDeps, concurrency: number): JobHandl
     concurrency,
     parse(payload) {
       const scanId = (payload as Partial<Payload> | null)?.scanId;
-      if (typeof scanId !== 'number' || !Number.isInteger(scanId)) throw new Error('scan payload needs an integer scanId');
+      if (typeof scanId !== 'number' || !Number.isInteger(scanId))
+        throw new Error('scan payload needs an integer scanId');
       return { scanId };
     },
     async handle(payload, ctx) {

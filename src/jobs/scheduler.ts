@@ -17,7 +17,10 @@ export interface Scheduler {
  * and, hourly, deletes reports past their lifespan (pruneReports).
  * The first round runs at start, so a fire missed while the service was down runs then.
  */
-export function startScheduler(deps: ScanDeps & { log: ServiceLogger; monitoring?: MonitoringDeps }, options: { intervalMs: number }): Scheduler {
+export function startScheduler(
+  deps: ScanDeps & { log: ServiceLogger; monitoring?: MonitoringDeps },
+  options: { intervalMs: number },
+): Scheduler {
   let isStopped = false;
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
@@ -27,7 +30,8 @@ export function startScheduler(deps: ScanDeps & { log: ServiceLogger; monitoring
       if (isStopped) return;
       try {
         const fired = await fireDueSchedules(deps);
-        if (fired.started.length + fired.skipped.length > 0) deps.log.info({ started: fired.started.map((s) => s.token), skipped: fired.skipped }, 'scan schedules fired');
+        if (fired.started.length + fired.skipped.length > 0)
+          deps.log.info({ started: fired.started.map((s) => s.token), skipped: fired.skipped }, 'scan schedules fired');
         const repaired = await recoverScans(deps);
         if (repaired > 0) deps.log.info({ repaired }, 'live scans without a running job repaired');
         if (deps.monitoring !== undefined) {

@@ -1,4 +1,9 @@
-import { failSurfaceRun, runSurfaceRun, SurfaceRunInterruptedError, type SurfaceRunnerDeps } from '../core/surface/surface-runner.service.ts';
+import {
+  failSurfaceRun,
+  runSurfaceRun,
+  SurfaceRunInterruptedError,
+  type SurfaceRunnerDeps,
+} from '../core/surface/surface-runner.service.ts';
 import type { SurfaceQueue } from '../core/surface/monitoring.service.ts';
 import type { JobHandler, JobQueue } from './job-queue.ts';
 import { runnerName } from './scan.job.ts';
@@ -30,7 +35,8 @@ export function surfaceRunHandler(deps: SurfaceRunnerDeps, concurrency: number):
     concurrency,
     parse(payload) {
       const runId = (payload as Partial<Payload> | null)?.runId;
-      if (typeof runId !== 'number' || !Number.isInteger(runId)) throw new Error('surface-run payload needs an integer runId');
+      if (typeof runId !== 'number' || !Number.isInteger(runId))
+        throw new Error('surface-run payload needs an integer runId');
       return { runId };
     },
     async handle(payload, ctx) {
@@ -38,7 +44,11 @@ export function surfaceRunHandler(deps: SurfaceRunnerDeps, concurrency: number):
         await runSurfaceRun(deps, payload.runId, { runner: runnerName, signal: ctx.signal });
       } catch (err) {
         if (!(err instanceof SurfaceRunInterruptedError) && !ctx.signal.aborted && ctx.attempt > retryLimit) {
-          await failSurfaceRun(deps.store, payload.runId, `The run failed ${ctx.attempt} times: ${(err as Error).message}`);
+          await failSurfaceRun(
+            deps.store,
+            payload.runId,
+            `The run failed ${ctx.attempt} times: ${(err as Error).message}`,
+          );
         }
         throw err;
       }

@@ -34,9 +34,13 @@ export function zoneLookupHandler(store: Store, resolver: NameResolver): JobHand
     async handle(payload, ctx) {
       try {
         const job = await runLookupJob(store, resolver, payload.lookupJobUuid, ctx.signal);
-        ctx.log.info({ lookup: payload.lookupJobUuid, total: job?.total, succeeded: job?.succeeded, failed: job?.failed }, 'zone lookup done');
+        ctx.log.info(
+          { lookup: payload.lookupJobUuid, total: job?.total, succeeded: job?.succeeded, failed: job?.failed },
+          'zone lookup done',
+        );
       } catch (err) {
-        if (!ctx.signal.aborted && ctx.attempt > retryLimit) await failLookupJob(store, payload.lookupJobUuid, (err as Error).message);
+        if (!ctx.signal.aborted && ctx.attempt > retryLimit)
+          await failLookupJob(store, payload.lookupJobUuid, (err as Error).message);
         throw err;
       }
     },

@@ -20,7 +20,16 @@ describe('parseIp', () => {
   it('reads IPv4 literals and refuses what node does not take for an address', () => {
     assert.deepEqual(parseIp('10.0.0.1'), { family: 4, value: 0x0a000001n });
     assert.equal(formatIpv4(0xc000022dn), '192.0.2.45');
-    for (const text of ['127.1', '0x7f.0.0.1', '010.0.0.1', '1.2.3.4.5', '::1::', '1:2:3:4::5:6:7:8', 'example.test', '']) {
+    for (const text of [
+      '127.1',
+      '0x7f.0.0.1',
+      '010.0.0.1',
+      '1.2.3.4.5',
+      '::1::',
+      '1:2:3:4::5:6:7:8',
+      'example.test',
+      '',
+    ]) {
       assert.equal(parseIp(text), undefined, text);
     }
   });
@@ -44,7 +53,17 @@ describe('parseCidr', () => {
   });
 
   it('refuses bad prefixes and bad addresses', () => {
-    for (const text of ['1.2.3.4/33', '::/129', '1.2.3.4/', '/8', '1.2.3.4/8x', '1.2.3.4/-1', ' 10.0.0.0/8', '127.1/8', 'nope']) {
+    for (const text of [
+      '1.2.3.4/33',
+      '::/129',
+      '1.2.3.4/',
+      '/8',
+      '1.2.3.4/8x',
+      '1.2.3.4/-1',
+      ' 10.0.0.0/8',
+      '127.1/8',
+      'nope',
+    ]) {
       assert.equal(parseCidr(text), undefined, text);
     }
   });

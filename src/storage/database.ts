@@ -172,7 +172,8 @@ function openSqlite(options: OpenOptions): Database {
       const source = versionSql[list];
       // While some flow holds a transaction open on the writer, its bumped version is not
       // committed: read the committed one from the pool, which the page and count were read from.
-      if (pool !== undefined && sqlite.inTransaction) return pool.query(source, [teamId], true).then((rows) => Number((rows[0] as unknown[] | undefined)?.[0] ?? 0));
+      if (pool !== undefined && sqlite.inTransaction)
+        return pool.query(source, [teamId], true).then((rows) => Number((rows[0] as unknown[] | undefined)?.[0] ?? 0));
       let statement = versionStatements.get(list);
       if (statement === undefined) versionStatements.set(list, (statement = sqlite.prepare(source).pluck()));
       return Number(statement.get(teamId) ?? 0);
@@ -250,13 +251,22 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   await sql`select 1`.execute(db);
   const versions = new CoalescedRead(async (key) => {
     const [list, teamId] = key.split(':') as [VersionedData, string];
-    const result = await pool.query({ name: `perimeter_version_${list}`, text: versionSql[list].replace('?', '$1'), values: [Number(teamId)], rowMode: 'array' });
+    const result = await pool.query({
+      name: `perimeter_version_${list}`,
+      text: versionSql[list].replace('?', '$1'),
+      values: [Number(teamId)],
+      rowMode: 'array',
+    });
     return Number((result.rows[0] as unknown[] | undefined)?.[0] ?? 0);
   });
   const statistics = new TableStatistics(
     async (table) => {
       await pool.query(`analyze ${table}`);
-      const result = await pool.query({ text: 'select reltuples from pg_class where oid = to_regclass($1)', values: [table], rowMode: 'array' });
+      const result = await pool.query({
+        text: 'select reltuples from pg_class where oid = to_regclass($1)',
+        values: [table],
+        rowMode: 'array',
+      });
       return Number((result.rows[0] as unknown[] | undefined)?.[0] ?? 0);
     },
     (table, error) => options.onBackgroundError?.(`could not analyze ${table} after bulk writes`, error),
@@ -279,7 +289,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     settle: () => {
       names.settle();
       // The reader threads start once migrations ran: they name their statements from the start.
-      if (readers === undefined && readerCount > 0) readers = new PgReadPool({ url, connections: Math.max(1, Math.ceil(poolSize / readerCount)), searchPath: schema }, readerCount);
+      if (readers === undefined && readerCount > 0)
+        readers = new PgReadPool(
+          { url, connections: Math.max(1, Math.ceil(poolSize / readerCount)), searchPath: schema },
+          readerCount,
+        );
     },
     description: `postgres ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}${schema ? ` schema ${schema}` : ''}`,
     tableChanged: (table, rows) => statistics.changed(table, rows),

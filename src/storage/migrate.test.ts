@@ -9,7 +9,9 @@ function runs(...outcomes: MigrationResultSet[]): { run: () => Promise<Migration
   return { run: async () => outcomes[Math.min(calls++, outcomes.length - 1)]!, calls: () => calls };
 }
 
-const undefinedTable: MigrationResultSet = { error: Object.assign(new Error('relation "other.dns_records" does not exist'), { code: '42P01' }) };
+const undefinedTable: MigrationResultSet = {
+  error: Object.assign(new Error('relation "other.dns_records" does not exist'), { code: '42P01' }),
+};
 const done: MigrationResultSet = { results: [] };
 
 describe('migrations: a table dropped elsewhere while Kysely reads the catalogue', () => {

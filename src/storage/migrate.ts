@@ -75,7 +75,8 @@ function migratorOf(database: Database): Migrator {
  * read (no table yet, or any other failure: the migrator then runs and reports the real one).
  */
 async function appliedMigrations(database: Database): Promise<Set<string> | undefined> {
-  const table = database.schema === undefined ? sql.table('kysely_migration') : sql.id(database.schema, 'kysely_migration');
+  const table =
+    database.schema === undefined ? sql.table('kysely_migration') : sql.id(database.schema, 'kysely_migration');
   try {
     const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(database.db);
     return new Set(rows.map((r) => r.name));

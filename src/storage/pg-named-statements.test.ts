@@ -77,7 +77,9 @@ describe('queryNamed', () => {
     const names = new StatementNames();
     names.settle();
     names.nameOf(read);
-    const client = { query: async () => Promise.reject(Object.assign(new Error('relation does not exist'), { code: '42P01' })) };
+    const client = {
+      query: async () => Promise.reject(Object.assign(new Error('relation does not exist'), { code: '42P01' })),
+    };
     await assert.rejects(queryNamed(client as never, names, read, []), /relation does not exist/);
     assert.notEqual(names.nameOf(read), undefined, 'still named');
   });
@@ -85,20 +87,29 @@ describe('queryNamed', () => {
 
 describe('connectionSettings', () => {
   it('turns parallel query off and sets the schema', () => {
-    assert.deepEqual(connectionSettings('postgres://u@db:5432/app', undefined), { connectionString: 'postgres://u@db:5432/app', options: '-c max_parallel_workers_per_gather=0' });
+    assert.deepEqual(connectionSettings('postgres://u@db:5432/app', undefined), {
+      connectionString: 'postgres://u@db:5432/app',
+      options: '-c max_parallel_workers_per_gather=0',
+    });
     assert.deepEqual(connectionSettings('postgres://u@db:5432/app', 'tenant_a'), {
       connectionString: 'postgres://u@db:5432/app',
       options: '-c max_parallel_workers_per_gather=0 -c search_path=tenant_a',
     });
   });
 
-  it('keeps options of the URL first, so the store\'s own win, and leaves the rest of the URL as it was', () => {
-    const settings = connectionSettings('postgres://u:p@db:5432/app?sslmode=require&options=-c%20statement_timeout%3D5000', 's');
+  it("keeps options of the URL first, so the store's own win, and leaves the rest of the URL as it was", () => {
+    const settings = connectionSettings(
+      'postgres://u:p@db:5432/app?sslmode=require&options=-c%20statement_timeout%3D5000',
+      's',
+    );
     assert.equal(settings.options, '-c statement_timeout=5000 -c max_parallel_workers_per_gather=0 -c search_path=s');
     const url = new URL(settings.connectionString);
     assert.equal(url.searchParams.get('options'), null);
     assert.equal(url.searchParams.get('sslmode'), 'require');
     assert.equal(url.password, 'p');
-    assert.equal(connectionSettings('postgres://db/app?options=-c%20a%3D1&options=-c%20b%3D2', undefined).options, '-c a=1 -c b=2 -c max_parallel_workers_per_gather=0');
+    assert.equal(
+      connectionSettings('postgres://db/app?options=-c%20a%3D1&options=-c%20b%3D2', undefined).options,
+      '-c a=1 -c b=2 -c max_parallel_workers_per_gather=0',
+    );
   });
 });

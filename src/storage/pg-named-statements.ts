@@ -15,7 +15,9 @@ export function namingPool(pool: pg.Pool, names: StatementNames): PostgresPool {
       if (wrapper === undefined) {
         // Kysely passes (sql, parameters), or a cursor to stream through.
         const query = (first: unknown, parameters?: unknown) =>
-          typeof first === 'string' && Array.isArray(parameters) ? queryNamed(client, names, first, parameters) : client.query(first as pg.QueryConfig);
+          typeof first === 'string' && Array.isArray(parameters)
+            ? queryNamed(client, names, first, parameters)
+            : client.query(first as pg.QueryConfig);
         wrapper = { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
         wrappers.set(client, wrapper);
       }

@@ -21,7 +21,8 @@ export class PgReadPool extends ReadPool {
       {
         workerUrl: new URL('./pg-read-worker.mjs', import.meta.url),
         workerData: (slab, slotSize) => ({ ...options, slab, slotSize }),
-        error: (failure) => Object.assign(new Error(failure.message), failure.code === undefined ? {} : { code: failure.code }),
+        error: (failure) =>
+          Object.assign(new Error(failure.message), failure.code === undefined ? {} : { code: failure.code }),
       },
       size,
     );

@@ -15,7 +15,11 @@ pool.on('error', () => undefined);
 // Every connection is opened now, while the process starts, not by the first pages it serves (a
 // backend to start and authenticate); the pool keeps them. One that fails to open here is
 // opened again by the first query that needs it, which then reports the failure.
-for (let i = 0; i < connections; i++) void pool.connect().then((client) => client.release(), () => undefined);
+for (let i = 0; i < connections; i++)
+  void pool.connect().then(
+    (client) => client.release(),
+    () => undefined,
+  );
 // Started once migrations ran (database.ts settle): the schema is final for this process.
 const names = new StatementNames();
 names.settle();

@@ -25,7 +25,14 @@ export function queryNamed<R extends pg.QueryResultRow = pg.QueryResultRow>(
 export function storeTypes(driver: typeof pg): pg.CustomTypesConfig;
 
 /** The URL and session `options` of every connection of the store: the URL's own options, then no parallel query and the schema. */
-export function connectionSettings(url: string, searchPath: string | undefined): { connectionString: string; options: string };
+export function connectionSettings(
+  url: string,
+  searchPath: string | undefined,
+): { connectionString: string; options: string };
 
 /** The settings of every pool of the store: its connection settings and `size` connections, kept once opened. */
-export function poolSettings(url: string, searchPath: string | undefined, size: number): { connectionString: string; options: string; max: number; min: number };
+export function poolSettings(
+  url: string,
+  searchPath: string | undefined,
+  size: number,
+): { connectionString: string; options: string; max: number; min: number };

@@ -59,7 +59,11 @@ export class StatementNames {
 }
 
 function isPlainRead(text) {
-  return /^\s*select\s/i.test(text) && !/select\s+\*|\.\s*\*/i.test(text) && !/\bfor\s+(update|share|no key update|key share)\b/i.test(text);
+  return (
+    /^\s*select\s/i.test(text) &&
+    !/select\s+\*|\.\s*\*/i.test(text) &&
+    !/\bfor\s+(update|share|no key update|key share)\b/i.test(text)
+  );
 }
 
 /** PostgreSQL's "cached plan must not change result type" (feature_not_supported). */
@@ -125,7 +129,10 @@ export function connectionSettings(url, searchPath) {
   } catch {
     // Not a URL the WHATWG parser reads: the driver reads it as it is, with our options beside.
   }
-  const own = ['-c max_parallel_workers_per_gather=0', ...(searchPath === undefined ? [] : [`-c search_path=${searchPath}`])];
+  const own = [
+    '-c max_parallel_workers_per_gather=0',
+    ...(searchPath === undefined ? [] : [`-c search_path=${searchPath}`]),
+  ];
   return { connectionString, options: [...fromUrl, ...own].join(' ') };
 }
 

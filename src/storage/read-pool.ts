@@ -1,5 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import { PageSlab, pageSlotSize, type PageSpec, type RenderedBytes, type RenderedPage } from '../core/shared/page-render.mjs';
+import {
+  PageSlab,
+  pageSlotSize,
+  type PageSpec,
+  type RenderedBytes,
+  type RenderedPage,
+} from '../core/shared/page-render.mjs';
 
 interface Pending {
   resolve(rows: unknown): void;
@@ -102,7 +108,10 @@ export class ReadPool {
     return reader;
   }
 
-  protected post(message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec; slot?: number | undefined }, reader = this.pick()): Promise<unknown> {
+  protected post(
+    message: { sql: string; parameters: readonly unknown[]; raw?: boolean; page?: PageSpec; slot?: number | undefined },
+    reader = this.pick(),
+  ): Promise<unknown> {
     if (this.closed || reader === undefined) return Promise.reject(new Error('the store is closed'));
     const id = this.nextId++;
     return new Promise<unknown>((resolve, reject) => {

@@ -6,7 +6,15 @@ import type { Database } from './database.ts';
  * configured server key is the one the store was made with.
  */
 export async function sampleSealedSecret(database: Database): Promise<string | undefined> {
-  const signing = await database.db.selectFrom('api_keys').select('secret_enc').where('secret_enc', 'is not', null).limit(1).executeTakeFirst();
-  const connector = signing === undefined ? await database.db.selectFrom('connectors').select('options_sealed').limit(1).executeTakeFirst() : undefined;
+  const signing = await database.db
+    .selectFrom('api_keys')
+    .select('secret_enc')
+    .where('secret_enc', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  const connector =
+    signing === undefined
+      ? await database.db.selectFrom('connectors').select('options_sealed').limit(1).executeTakeFirst()
+      : undefined;
   return signing?.secret_enc ?? connector?.options_sealed ?? undefined;
 }

@@ -1,4 +1,10 @@
-import type { CompiledQuery as CompiledQueryType, DatabaseConnection, Driver, QueryCompiler, QueryResult } from 'kysely';
+import type {
+  CompiledQuery as CompiledQueryType,
+  DatabaseConnection,
+  Driver,
+  QueryCompiler,
+  QueryResult,
+} from 'kysely';
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect } from './kysely.ts';
 import type { SqliteReadPool } from './sqlite-read-pool.ts';
@@ -93,11 +99,19 @@ class PooledSqliteDriver implements Driver {
     await this.savepointCommand(connection, `savepoint ${name}`, compile);
   }
 
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     await this.savepointCommand(connection, `rollback to ${name}`, compile);
   }
 
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     await this.savepointCommand(connection, `release ${name}`, compile);
   }
 
@@ -115,7 +129,8 @@ class PooledSqliteDriver implements Driver {
   /** Runs a query of this connection: in its transaction, on the pool, or alone on the writer. */
   async execute<R>(connection: PooledConnection, query: CompiledQueryType): Promise<QueryResult<R>> {
     if (connection.release !== undefined) return this.run(query);
-    if (this.pool !== undefined && this.isPlainRead(query)) return { rows: (await this.pool.query(query.sql, query.parameters)) as R[] };
+    if (this.pool !== undefined && this.isPlainRead(query))
+      return { rows: (await this.pool.query(query.sql, query.parameters)) as R[] };
     const release = await this.lock.acquire();
     try {
       return this.run(query);
@@ -139,7 +154,11 @@ class PooledSqliteDriver implements Driver {
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
-  private async savepointCommand(connection: DatabaseConnection, text: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  private async savepointCommand(
+    connection: DatabaseConnection,
+    text: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     void compile;
     await this.execute(connection as PooledConnection, CompiledQuery.raw(text));
   }

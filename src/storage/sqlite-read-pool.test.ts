@@ -29,7 +29,14 @@ describe('embedded store: reads on a pool of worker threads', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const values = async (): Promise<string[]> => (await database.db.selectFrom('items' as never).select('value' as never).orderBy('id' as never).execute()).map((r) => (r as Row).value);
+  const values = async (): Promise<string[]> =>
+    (
+      await database.db
+        .selectFrom('items' as never)
+        .select('value' as never)
+        .orderBy('id' as never)
+        .execute()
+    ).map((r) => (r as Row).value);
 
   it('sees every write that returned before the read was issued (read-your-writes across the pool)', async () => {
     for (let i = 0; i < 200; i++) {
@@ -60,7 +67,11 @@ describe('embedded store: reads on a pool of worker threads', () => {
     // time out here) or, read directly, see its row.
     assert.deepEqual(inside, ['uncommitted']);
     assert.deepEqual(await values(), []);
-    assert.equal(await database.readVersion('vulnerabilities', 1), 0, 'the version is read from committed state while a transaction is open');
+    assert.equal(
+      await database.readVersion('vulnerabilities', 1),
+      0,
+      'the version is read from committed state while a transaction is open',
+    );
     release();
     await transaction;
     assert.deepEqual(await values(), ['uncommitted']);
@@ -72,7 +83,11 @@ describe('embedded store: reads on a pool of worker threads', () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
     const started = performance.now();
-    const { rows } = await sql<{ n: number }>`with recursive c(i) as (select 1 union all select i + 1 from c where i < 1000000) select count(*) as n from c`.execute(database.db);
+    const { rows } = await sql<{
+      n: number;
+    }>`with recursive c(i) as (select 1 union all select i + 1 from c where i < 1000000) select count(*) as n from c`.execute(
+      database.db,
+    );
     const elapsed = performance.now() - started;
     clearInterval(timer);
     assert.equal(Number(rows[0]!.n), 1_000_000);
@@ -83,14 +98,23 @@ describe('embedded store: reads on a pool of worker threads', () => {
 
   it('answers raw rows from the pool and reports a failing read as the store error', async () => {
     await sql`insert into items (value) values ('a'), ('b')`.execute(database.db);
-    assert.deepEqual(await database.rawRows!('select value, length(value) from items order by id', []), [['a', 1], ['b', 1]]);
-    await assert.rejects(sql`select nope from items`.execute(database.db), (error: Error & { code?: string }) => error.code === 'SQLITE_ERROR' && /no such column/.test(error.message));
+    assert.deepEqual(await database.rawRows!('select value, length(value) from items order by id', []), [
+      ['a', 1],
+      ['b', 1],
+    ]);
+    await assert.rejects(
+      sql`select nope from items`.execute(database.db),
+      (error: Error & { code?: string }) => error.code === 'SQLITE_ERROR' && /no such column/.test(error.message),
+    );
     await sql`delete from items`.execute(database.db);
   });
 
   it('reads pages with read(2) on every reader, not through a mapping of the file (each commit made the next mapped read slow)', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => database.rawRows!('pragma mmap_size', [])));
-    assert.deepEqual(answers, Array.from({ length: 8 }, () => [[0]]));
+    assert.deepEqual(
+      answers,
+      Array.from({ length: 8 }, () => [[0]]),
+    );
   });
 
   it('renders pages into slots lent to the readers, given back with the response; too big or none free: a buffer of its own', async () => {
@@ -108,12 +132,17 @@ describe('embedded store: reads on a pool of worker threads', () => {
     }
     assert.equal(database.pageSlotsLent!(), 2 * pageSlots, 'every slot of both readers lent');
     const own = await read();
-    assert.ok(!(own.items as Uint8Array).buffer.constructor.name.startsWith('Shared'), 'no slot free: a buffer of its own');
+    assert.ok(
+      !(own.items as Uint8Array).buffer.constructor.name.startsWith('Shared'),
+      'no slot free: a buffer of its own',
+    );
     assert.equal(takeRelease(withEnvelope('[', own.items, ']')), undefined);
     for (const release of releases) release();
     assert.equal(database.pageSlotsLent!(), 0);
     // A page bigger than a slot.
-    await sql`insert into items (value) values (${JSON.stringify({ big: 'x'.repeat(pageSlotSize) })})`.execute(database.db);
+    await sql`insert into items (value) values (${JSON.stringify({ big: 'x'.repeat(pageSlotSize) })})`.execute(
+      database.db,
+    );
     const big = await read();
     assert.equal(Buffer.from(big.items as Uint8Array).length > pageSlotSize, true);
     assert.ok(!((big.items as Uint8Array).buffer instanceof SharedArrayBuffer));
@@ -129,7 +158,10 @@ describe('embedded store: reads on a pool of worker threads', () => {
     const closing = await openDatabase({ dataDir: dir, readers: 2 });
     try {
       // A read that takes a while on a reader, then close while it runs.
-      const slow = closing.rawRows!('with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000000) select count(*) from c', []);
+      const slow = closing.rawRows!(
+        'with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000000) select count(*) from c',
+        [],
+      );
       await new Promise((r) => setTimeout(r, 20));
       const closed = closing.close();
       assert.deepEqual(await slow, [[2000000]]);
@@ -146,7 +178,10 @@ describe('embedded store: reads on a pool of worker threads', () => {
     try {
       await sql`create table t (x integer)`.execute(single.db);
       await sql`insert into t (x) values (1), (2)`.execute(single.db);
-      assert.deepEqual((await sql<{ x: number }>`select x from t order by x`.execute(single.db)).rows, [{ x: 1 }, { x: 2 }]);
+      assert.deepEqual((await sql<{ x: number }>`select x from t order by x`.execute(single.db)).rows, [
+        { x: 1 },
+        { x: 2 },
+      ]);
       assert.deepEqual(await single.rawRows!('select x from t order by x', []), [[1], [2]]);
     } finally {
       await single.close();

@@ -17,7 +17,8 @@ function statement(sql, raw) {
   let prepared = statements.get(key);
   if (prepared === undefined) {
     prepared = db.prepare(sql);
-    if (!prepared.reader || !prepared.readonly) throw Object.assign(new Error('the read pool runs read-only queries only'), { code: 'PERIMETER_NOT_READ_ONLY' });
+    if (!prepared.reader || !prepared.readonly)
+      throw Object.assign(new Error('the read pool runs read-only queries only'), { code: 'PERIMETER_NOT_READ_ONLY' });
     if (raw) prepared.raw(true);
     if (statements.size >= 1000) statements.clear();
     statements.set(key, prepared);

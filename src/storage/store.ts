@@ -22,11 +22,22 @@ import { KyselyScanRepository } from './repositories/scan.repository.ts';
 import { KyselyBreachRepository } from './repositories/breach.repository.ts';
 import type { Schema } from './schema.ts';
 
-function repositories(db: Kysely<Schema>, database: Database, isTransaction: boolean, options: StoreOptions, tableChanged: Database['tableChanged']): Repositories {
+function repositories(
+  db: Kysely<Schema>,
+  database: Database,
+  isTransaction: boolean,
+  options: StoreOptions,
+  tableChanged: Database['tableChanged'],
+): Repositories {
   return {
     teams: new KyselyTeamRepository(db),
     keys: new KyselyApiKeyRepository(db),
-    assets: new KyselyAssetRepository(db, database.dialect, isTransaction ? undefined : database.rawRows, isTransaction ? undefined : database.readPage),
+    assets: new KyselyAssetRepository(
+      db,
+      database.dialect,
+      isTransaction ? undefined : database.rawRows,
+      isTransaction ? undefined : database.readPage,
+    ),
     members: new KyselyMemberRepository(db, database.dialect),
     groups: new KyselyGroupRepository(db),
     groupMembers: new KyselyGroupMemberRepository(db),
@@ -36,9 +47,19 @@ function repositories(db: Kysely<Schema>, database: Database, isTransaction: boo
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),
     scans: new KyselyScanRepository(db, database.dialect),
-    ipAddresses: new KyselyIpInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
+    ipAddresses: new KyselyIpInventoryRepository(
+      db,
+      database.dialect,
+      isTransaction ? undefined : database,
+      tableChanged,
+    ),
     ports: new KyselyPortInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
-    technologies: new KyselyTechnologyInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
+    technologies: new KyselyTechnologyInventoryRepository(
+      db,
+      database.dialect,
+      isTransaction ? undefined : database,
+      tableChanged,
+    ),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
     breaches: new KyselyBreachRepository(db),
     connectors: new KyselyConnectorRepository(db),
@@ -59,8 +80,13 @@ export function createStore(database: Database, options: StoreOptions): Store {
       // Bulk writes count toward their table's next ANALYZE once committed: one started before
       // the commit would not see them (table-statistics.ts).
       const changed: Array<Parameters<NonNullable<Database['tableChanged']>>> = [];
-      const collect = database.tableChanged === undefined ? undefined : (...change: (typeof changed)[number]) => void changed.push(change);
-      const result = await database.db.transaction().execute((trx) => work(repositories(trx, database, true, options, collect)));
+      const collect =
+        database.tableChanged === undefined
+          ? undefined
+          : (...change: (typeof changed)[number]) => void changed.push(change);
+      const result = await database.db
+        .transaction()
+        .execute((trx) => work(repositories(trx, database, true, options, collect)));
       for (const [table, rows] of changed) database.tableChanged?.(table, rows);
       return result;
     },

@@ -15,7 +15,10 @@ export type GrowingTable = 'vulnerabilities' | 'ip_addresses' | 'ports' | 'techn
  * many rows were written again. SQLite needs none of this (its plans do not depend on the table's size).
  */
 export class TableStatistics {
-  private readonly tables = new Map<GrowingTable, { changed: number; rows: number; running: Promise<void> | undefined }>();
+  private readonly tables = new Map<
+    GrowingTable,
+    { changed: number; rows: number; running: Promise<void> | undefined }
+  >();
 
   constructor(
     /** Runs ANALYZE on the table and answers the planner's estimate of its rows afterwards. */

@@ -23,8 +23,14 @@ interface ListedKey {
 }
 
 /** Runs the real `perimeter` command (a process of its own, on a SQLite store in dataDir). */
-function perimeter(dataDir: string, ...argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnOwned(process.execPath, ['bin/perimeter.js', ...argv], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function perimeter(
+  dataDir: string,
+  ...argv: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnOwned(process.execPath, ['bin/perimeter.js', ...argv], {
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -49,9 +55,15 @@ describe('perimeter admin', () => {
   });
 
   it('refuses a duplicate team, an unknown plan and an unknown permission', async () => {
-    await assert.rejects(h.admin('team', 'create', 'cli-team'), (e: unknown) => e instanceof OperatorError && /exists already/.test(e.message));
+    await assert.rejects(
+      h.admin('team', 'create', 'cli-team'),
+      (e: unknown) => e instanceof OperatorError && /exists already/.test(e.message),
+    );
     await assert.rejects(h.admin('team', 'create', 'x', '--plan', 'gold'), /unknown plan "gold"/);
-    await assert.rejects(h.admin('key', 'create', '--team', 'cli-team', '--permission', 'root'), /unknown endpoint group/);
+    await assert.rejects(
+      h.admin('key', 'create', '--team', 'cli-team', '--permission', 'root'),
+      /unknown endpoint group/,
+    );
   });
 
   it('creates keys (a secret only with --signing), lists them by hint and revokes them', async () => {
@@ -74,24 +86,73 @@ describe('perimeter admin', () => {
   it('lists each key with a public id, its kind, permissions, signing, creation, last use and revocation', async () => {
     await h.admin('team', 'create', 'list-team');
     const plain = await h.key('list-team');
-    const signed = await h.key('list-team', '--v3', '--signing', '--permission', 'assets', '--permission', 'vulnerabilities');
+    const signed = await h.key(
+      'list-team',
+      '--v3',
+      '--signing',
+      '--permission',
+      'assets',
+      '--permission',
+      'vulnerabilities',
+    );
     const listed = JSON.parse(await h.admin('key', 'list', '--team', 'list-team', '--json')) as ListedKey[];
-    assert.deepEqual(listed.map((k) => Object.keys(k)), [0, 1].map(() => ['id', 'hint', 'kind', 'permissions', 'signing', 'created', 'last_used', 'revoked']));
+    assert.deepEqual(
+      listed.map((k) => Object.keys(k)),
+      [0, 1].map(() => ['id', 'hint', 'kind', 'permissions', 'signing', 'created', 'last_used', 'revoked']),
+    );
     const [a, b] = listed as [ListedKey, ListedKey];
     assert.match(a.id, /^key_[0-9a-hjkmnp-tv-z]{10}$/);
     assert.notEqual(a.id, b.id);
     for (const secret of [plain.key, signed.key, hashKey(plain.key), hashKey(signed.key)]) {
-      assert.equal(a.id.includes(secret.slice(0, 6)) || b.id.includes(secret.slice(0, 6)), false, 'an id shows nothing of a key or its hash');
+      assert.equal(
+        a.id.includes(secret.slice(0, 6)) || b.id.includes(secret.slice(0, 6)),
+        false,
+        'an id shows nothing of a key or its hash',
+      );
     }
-    assert.deepEqual({ ...a, id: '', created: '' }, { id: '', hint: `${plain.key.slice(0, 6)}…`, kind: 'v2', permissions: 'all of the plan', signing: false, created: '', last_used: null, revoked: null });
-    assert.deepEqual({ ...b, id: '', created: '' }, { id: '', hint: `${signed.key.slice(0, 6)}…`, kind: 'v3', permissions: ['assets', 'vulnerabilities'], signing: true, created: '', last_used: null, revoked: null });
+    assert.deepEqual(
+      { ...a, id: '', created: '' },
+      {
+        id: '',
+        hint: `${plain.key.slice(0, 6)}…`,
+        kind: 'v2',
+        permissions: 'all of the plan',
+        signing: false,
+        created: '',
+        last_used: null,
+        revoked: null,
+      },
+    );
+    assert.deepEqual(
+      { ...b, id: '', created: '' },
+      {
+        id: '',
+        hint: `${signed.key.slice(0, 6)}…`,
+        kind: 'v3',
+        permissions: ['assets', 'vulnerabilities'],
+        signing: true,
+        created: '',
+        last_used: null,
+        revoked: null,
+      },
+    );
     assert.ok(Math.abs(Date.parse(a.created) - Date.now()) < 60_000);
     const table = (await h.admin('key', 'list', '--team', 'list-team')).split('\n');
     assert.match(table[0]!, /^ID +HINT +KIND +PERMISSIONS +SIGNING +CREATED +LAST USED +REVOKED$/);
-    assert.match(table[1]!, new RegExp(`^${a.id} +${plain.key.slice(0, 6)}… +v2 +all of the plan +no +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ +never +no$`));
+    assert.match(
+      table[1]!,
+      new RegExp(
+        `^${a.id} +${plain.key.slice(0, 6)}… +v2 +all of the plan +no +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ +never +no$`,
+      ),
+    );
     assert.match(table[2]!, new RegExp(`^${b.id} +${signed.key.slice(0, 6)}… +v3 +assets,vulnerabilities +yes +`));
     assert.equal(table.length, 3);
-    assert.equal(await h.admin('team', 'create', 'keyless'), 'created team keyless (plan professional, verification code ' + (await h.runtime.store.teams.findByName('keyless'))!.verificationCode + ')');
+    assert.equal(
+      await h.admin('team', 'create', 'keyless'),
+      'created team keyless (plan professional, verification code ' +
+        (await h.runtime.store.teams.findByName('keyless'))!.verificationCode +
+        ')',
+    );
     assert.equal(await h.admin('key', 'list', '--team', 'keyless'), 'team keyless has no keys');
     assert.deepEqual(JSON.parse(await h.admin('key', 'list', '--team', 'keyless', '--json')), []);
   });
@@ -105,18 +166,33 @@ describe('perimeter admin', () => {
     await h.key('use-b');
     const before = Date.now();
     assert.equal((await h.send('GET', '/rest/v2/assets/', { key: used.key })).statusCode, 200);
-    assert.equal((await h.send('GET', '/rest/v2/assets/', { key: signed.key, secret: 'AAAA' + signed.secret!.slice(4) })).statusCode, 401, 'a bad signature is no use');
+    assert.equal(
+      (await h.send('GET', '/rest/v2/assets/', { key: signed.key, secret: 'AAAA' + signed.secret!.slice(4) }))
+        .statusCode,
+      401,
+      'a bad signature is no use',
+    );
     await keyUsageOf(h.runtime.store)!.flush();
     const afterFirst = JSON.parse(await h.admin('key', 'list', '--team', 'use-a', '--json')) as ListedKey[];
     const usedAt = Date.parse(afterFirst[0]!.last_used!);
     assert.ok(usedAt >= before && usedAt <= Date.now(), `last used ${afterFirst[0]!.last_used}`);
-    assert.deepEqual(afterFirst.slice(1).map((k) => k.last_used), [null, null]);
+    assert.deepEqual(
+      afterFirst.slice(1).map((k) => k.last_used),
+      [null, null],
+    );
     assert.match((await h.admin('key', 'list', '--team', 'use-a')).split('\n')[3]!, / never +no$/);
-    assert.equal((await h.send('GET', '/rest/v2/assets/', { key: signed.key, secret: signed.secret! })).statusCode, 200);
+    assert.equal(
+      (await h.send('GET', '/rest/v2/assets/', { key: signed.key, secret: signed.secret! })).statusCode,
+      200,
+    );
     await keyUsageOf(h.runtime.store)!.flush();
     const afterSigned = JSON.parse(await h.admin('key', 'list', '--team', 'use-a', '--json')) as ListedKey[];
     assert.notEqual(afterSigned[1]!.last_used, null, 'a signed key counts once its signature is verified');
-    assert.deepEqual((JSON.parse(await h.admin('key', 'list', '--team', 'use-b', '--json')) as ListedKey[]).map((k) => k.last_used), [null], "another team's key is untouched");
+    assert.deepEqual(
+      (JSON.parse(await h.admin('key', 'list', '--team', 'use-b', '--json')) as ListedKey[]).map((k) => k.last_used),
+      [null],
+      "another team's key is untouched",
+    );
   });
 
   it('writes a last use only when none was written within the interval, and never moves it back', async () => {
@@ -139,26 +215,54 @@ describe('perimeter admin', () => {
     await h.admin('team', 'create', 'revoke-team');
     const byId = await h.key('revoke-team');
     const byKey = await h.key('revoke-team', '--v3');
-    const [first, second] = JSON.parse(await h.admin('key', 'list', '--team', 'revoke-team', '--json')) as [ListedKey, ListedKey];
+    const [first, second] = JSON.parse(await h.admin('key', 'list', '--team', 'revoke-team', '--json')) as [
+      ListedKey,
+      ListedKey,
+    ];
     assert.equal(await h.admin('key', 'revoke', first.id), `revoked key ${first.id} (v2, team revoke-team)`);
     assert.equal((await h.send('GET', '/rest/v2/assets/', { key: byId.key })).statusCode, 401);
     const revoked = JSON.parse(await h.admin('key', 'revoke', byKey.key, '--json'));
-    assert.deepEqual({ ...revoked, revoked: '' }, { id: second.id, kind: 'v3', teams: ['revoke-team'], revoked: '', was_revoked: false });
+    assert.deepEqual(
+      { ...revoked, revoked: '' },
+      { id: second.id, kind: 'v3', teams: ['revoke-team'], revoked: '', was_revoked: false },
+    );
     assert.ok(Math.abs(Date.parse(revoked.revoked) - Date.now()) < 60_000);
     const listed = JSON.parse(await h.admin('key', 'list', '--team', 'revoke-team', '--json')) as ListedKey[];
     assert.equal(listed[1]!.revoked, revoked.revoked);
     assert.notEqual(listed[0]!.revoked, null);
-    assert.match((await h.admin('key', 'list', '--team', 'revoke-team')).split('\n')[1]!, / never +\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
+    assert.match(
+      (await h.admin('key', 'list', '--team', 'revoke-team')).split('\n')[1]!,
+      / never +\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/,
+    );
     // Revoking again changes nothing and says so.
     const again = await h.admin('key', 'revoke', first.id);
-    assert.match(again, new RegExp(`^key ${first.id} \\(v2, team revoke-team\\) was revoked already, at ${listed[0]!.revoked!.slice(0, 19).replace('T', ' ')}Z$`));
+    assert.match(
+      again,
+      new RegExp(
+        `^key ${first.id} \\(v2, team revoke-team\\) was revoked already, at ${listed[0]!.revoked!.slice(0, 19).replace('T', ' ')}Z$`,
+      ),
+    );
   });
 
   it('refuses an unknown id, an unknown key and anything else with a clear message', async () => {
-    await assert.rejects(h.admin('key', 'revoke', 'key_0000000000'), (e: unknown) => e instanceof OperatorError && e.message === 'no key with id key_0000000000');
-    await assert.rejects(h.admin('key', 'revoke', 'f'.repeat(32)), (e: unknown) => e instanceof OperatorError && e.message === 'no such key');
-    await assert.rejects(h.admin('key', 'revoke', 'key_123'), (e: unknown) => e instanceof OperatorError && /^give a key id \(key_ and 10 characters, see key list\) or a key/.test(e.message));
-    await assert.rejects(h.admin('key', 'revoke'), (e: unknown) => e instanceof OperatorError && /needs the key ID/.test(e.message));
+    await assert.rejects(
+      h.admin('key', 'revoke', 'key_0000000000'),
+      (e: unknown) => e instanceof OperatorError && e.message === 'no key with id key_0000000000',
+    );
+    await assert.rejects(
+      h.admin('key', 'revoke', 'f'.repeat(32)),
+      (e: unknown) => e instanceof OperatorError && e.message === 'no such key',
+    );
+    await assert.rejects(
+      h.admin('key', 'revoke', 'key_123'),
+      (e: unknown) =>
+        e instanceof OperatorError &&
+        /^give a key id \(key_ and 10 characters, see key list\) or a key/.test(e.message),
+    );
+    await assert.rejects(
+      h.admin('key', 'revoke'),
+      (e: unknown) => e instanceof OperatorError && /needs the key ID/.test(e.message),
+    );
   });
 
   it('prints the usage when asked for help, and for an area or command it does not know', async () => {
@@ -166,11 +270,27 @@ describe('perimeter admin', () => {
     assert.match(all, /^usage:\n {2}perimeter admin team create NAME/);
     assert.match(all, /perimeter admin key revoke ID\|KEY/);
     assert.equal(await h.admin('help'), all);
-    await assert.rejects(h.admin(), (e: unknown) => e instanceof UsageError && e.message === `perimeter admin: which command?\n${all}`);
+    await assert.rejects(
+      h.admin(),
+      (e: unknown) => e instanceof UsageError && e.message === `perimeter admin: which command?\n${all}`,
+    );
     const keyHelp = await h.admin('key', '--help');
-    assert.deepEqual(keyHelp.split('\n').slice(1).map((l) => l.split(' ').slice(0, 6).join(' ')), ['  perimeter admin key create', '  perimeter admin key list', '  perimeter admin key revoke']);
-    await assert.rejects(h.admin('key'), (e: unknown) => e instanceof UsageError && e.message.startsWith(`perimeter admin key: which action?\n${keyHelp}`));
-    await assert.rejects(h.admin('frob', 'nicate'), (e: unknown) => e instanceof UsageError && e.message.startsWith('unknown command: perimeter admin frob nicate\nusage:'));
+    assert.deepEqual(
+      keyHelp
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(' ').slice(0, 6).join(' ')),
+      ['  perimeter admin key create', '  perimeter admin key list', '  perimeter admin key revoke'],
+    );
+    await assert.rejects(
+      h.admin('key'),
+      (e: unknown) => e instanceof UsageError && e.message.startsWith(`perimeter admin key: which action?\n${keyHelp}`),
+    );
+    await assert.rejects(
+      h.admin('frob', 'nicate'),
+      (e: unknown) =>
+        e instanceof UsageError && e.message.startsWith('unknown command: perimeter admin frob nicate\nusage:'),
+    );
   });
 
   it('answers help, usage mistakes and unknown keys from the command line without a stack trace', async () => {
@@ -191,7 +311,8 @@ describe('perimeter admin', () => {
       assert.match(area.stderr, /^perimeter admin key: which action\?\nusage:\n {2}perimeter admin key create/);
       assert.deepEqual([missing.code, missing.stderr], [2, '--team needs a value\n']);
       assert.deepEqual([unknown.code, unknown.stderr], [1, 'no key with id key_0000000000\n']);
-      for (const run of [top, admin, area, missing, unknown]) assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+      for (const run of [top, admin, area, missing, unknown])
+        assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -211,14 +332,34 @@ describe('perimeter admin', () => {
       assert.deepEqual([none.code, none.stdout], [2, '']);
       assert.match(none.stderr, /^perimeter admin: which command\?\nusage:/);
       assert.equal(typo.code, 2);
-      assert.match(typo.stderr, /^perimeter admin team create: unknown option --plna\nusage:\n {2}perimeter admin team create NAME/);
+      assert.match(
+        typo.stderr,
+        /^perimeter admin team create: unknown option --plna\nusage:\n {2}perimeter admin team create NAME/,
+      );
       assert.equal(extra.code, 2);
       assert.match(extra.stderr, /^perimeter admin team create: unexpected "extra"\n/);
-      assert.deepEqual([serveTypo.code, serveTypo.stderr.split('\n')[0]], [2, 'perimeter serve: unknown option --prot']);
+      assert.deepEqual(
+        [serveTypo.code, serveTypo.stderr.split('\n')[0]],
+        [2, 'perimeter serve: unknown option --prot'],
+      );
       assert.deepEqual([serveExtra.code, serveExtra.stderr.split('\n')[0]], [2, 'perimeter serve: unexpected "extra"']);
-      assert.deepEqual([migrateTypo.code, migrateTypo.stderr.split('\n')[0]], [2, 'perimeter migrate: unknown option --bogus']);
+      assert.deepEqual(
+        [migrateTypo.code, migrateTypo.stderr.split('\n')[0]],
+        [2, 'perimeter migrate: unknown option --bogus'],
+      );
       // Options of the configuration stay accepted by every command.
-      const listed = await perimeter(dataDir, 'admin', 'team', 'create', 'acme', '--plan', 'starter', '--log-level', 'warn', '--json');
+      const listed = await perimeter(
+        dataDir,
+        'admin',
+        'team',
+        'create',
+        'acme',
+        '--plan',
+        'starter',
+        '--log-level',
+        'warn',
+        '--json',
+      );
       assert.equal(listed.code, 0, listed.stderr);
       assert.equal(JSON.parse(listed.stdout).plan, 'starter');
     } finally {
@@ -238,7 +379,10 @@ describe('perimeter admin', () => {
         perimeter(dataDir, 'migrate', '--database-url', 'postgres://u:s3cretpw@127.0.0.1:1/x?password=s3cretpw'),
       ]);
       assert.equal(database.code, 1);
-      assert.match(database.stderr, /^cannot open the database postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/x\?password=\*\*\*: .+\n$/);
+      assert.match(
+        database.stderr,
+        /^cannot open the database postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/x\?password=\*\*\*: .+\n$/,
+      );
       assert.doesNotMatch(database.stdout + database.stderr, /s3cretpw/);
       assert.equal(store.code, 1);
       assert.match(store.stderr, /^cannot open the embedded store in \/dev\/null\/perimeter: .*\n$/);
@@ -265,11 +409,23 @@ describe('perimeter admin', () => {
     await h.send('POST', '/rest/v2/assets/', { key: a.key, body: { name: 'shared.example' } });
     await h.send('POST', '/rest/v2/assets/', { key: b.key, body: { name: 'shared.example' } });
     await h.send('POST', '/rest/v2/assets/', { key: a.key, body: { name: 'only-a.example' } });
-    await assert.rejects(h.admin('asset', 'verify', 'shared.example'), /several teams own "shared.example" \(team-a, team-b\)/);
-    assert.deepEqual(JSON.parse(await h.admin('asset', 'verify', 'shared.example', '--team', 'team-b', '--json')).status, 'verified');
+    await assert.rejects(
+      h.admin('asset', 'verify', 'shared.example'),
+      /several teams own "shared.example" \(team-a, team-b\)/,
+    );
+    assert.deepEqual(
+      JSON.parse(await h.admin('asset', 'verify', 'shared.example', '--team', 'team-b', '--json')).status,
+      'verified',
+    );
     assert.match(await h.admin('asset', 'verify', 'only-a.example'), /only-a.example is verified/);
     const list = (await h.send('GET', '/rest/v2/assets/', { key: a.key })).json();
-    assert.deepEqual(list.assets.map((x: { name: string; status: string }) => [x.name, x.status]), [['shared.example', 'unverified'], ['only-a.example', 'verified']]);
+    assert.deepEqual(
+      list.assets.map((x: { name: string; status: string }) => [x.name, x.status]),
+      [
+        ['shared.example', 'unverified'],
+        ['only-a.example', 'verified'],
+      ],
+    );
     await assert.rejects(h.admin('asset', 'verify', 'nowhere.example'), /no asset named "nowhere.example"/);
   });
 });

@@ -50,7 +50,13 @@ describe('v2 asset patterns', () => {
     const p = res.json() as WirePattern;
     assert.match(p.token, token);
     assert.match(p.created, iso);
-    assert.deepEqual(p, { token: p.token, group_token: group, pattern: '*.example.com', created: p.created, updated: p.created });
+    assert.deepEqual(p, {
+      token: p.token,
+      group_token: group,
+      pattern: '*.example.com',
+      created: p.created,
+      updated: p.created,
+    });
     const cidr = (await create('192.0.2.0/24')).json() as WirePattern;
     assert.equal(cidr.pattern, '192.0.2.0/24');
     assert.deepEqual(await list(), [p, cidr]);
@@ -63,7 +69,10 @@ describe('v2 asset patterns', () => {
       [undefined, 'pattern is required'],
       ['www .example.com', 'a pattern contains no spaces'],
       ['bücher.example', 'a pattern is ASCII (send international names in punycode)'],
-      ['ap*.example.com', '"ap*.example.com": * must be a whole label (as in *.example.com), not part of the label "ap*"'],
+      [
+        'ap*.example.com',
+        '"ap*.example.com": * must be a whole label (as in *.example.com), not part of the label "ap*"',
+      ],
       ['10.0.0.0/40', '"10.0.0.0/40" is not a valid CIDR range'],
     ];
     for (const [pattern, why] of cases) {
@@ -85,11 +94,21 @@ describe('v2 asset patterns', () => {
     const [p] = await list();
     let res = await h.send('PUT', `${base(group)}${p!.token}/`, { key, body: { pattern: 'WWW.example.com' } });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual({ ...(res.json() as WirePattern), updated: '' }, { ...p, pattern: 'www.example.com', updated: '' });
+    assert.deepEqual(
+      { ...(res.json() as WirePattern), updated: '' },
+      { ...p, pattern: 'www.example.com', updated: '' },
+    );
     res = await h.send('PATCH', `${base(group)}${p!.token}`, { key, body: { pattern: '*.example.com' } });
     assert.equal(res.json().pattern, '*.example.com');
     res = await h.send('PUT', `${base(group)}${p!.token}/`, { key, body: { pattern: '*example.com' } });
-    assert.deepEqual(res.json(), v2Error(9012, 'Asset pattern invalid: "*example.com": * must be a whole label (as in *.example.com), not part of the label "*example"', ['pattern']));
+    assert.deepEqual(
+      res.json(),
+      v2Error(
+        9012,
+        'Asset pattern invalid: "*example.com": * must be a whole label (as in *.example.com), not part of the label "*example"',
+        ['pattern'],
+      ),
+    );
     assert.equal((await list())[0]!.pattern, '*.example.com');
   });
 
@@ -98,8 +117,17 @@ describe('v2 asset patterns', () => {
     for (const method of ['PUT', 'DELETE'] as const) {
       let res = await h.send(method, `${base(group)}nope/`, { key, body: { pattern: 'a.example' } });
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', ['assetPatternToken']));
-      for (const [g, t] of [[group, unknownToken], [sibling, p!.token], [group, theirPattern.token]] as const) {
+      assert.deepEqual(
+        res.json(),
+        v2Error(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', [
+          'assetPatternToken',
+        ]),
+      );
+      for (const [g, t] of [
+        [group, unknownToken],
+        [sibling, p!.token],
+        [group, theirPattern.token],
+      ] as const) {
         res = await h.send(method, `${base(g)}${t}/`, { key, body: { pattern: 'a.example' } });
         assert.equal(res.statusCode, 404);
         assert.deepEqual(res.json(), v2Error(9013, 'Asset pattern does not exist', ['assetPatternToken']));
@@ -109,10 +137,20 @@ describe('v2 asset patterns', () => {
   });
 
   it("answers 9001 and 9003 for the group in every operation, another team's group included", async () => {
-    const ops = (g: string) => [['GET', base(g)], ['POST', base(g)], ['PUT', `${base(g)}${unknownToken}/`], ['DELETE', `${base(g)}${unknownToken}/`]] as const;
+    const ops = (g: string) =>
+      [
+        ['GET', base(g)],
+        ['POST', base(g)],
+        ['PUT', `${base(g)}${unknownToken}/`],
+        ['DELETE', `${base(g)}${unknownToken}/`],
+      ] as const;
     for (const [method, path] of ops('not-a-token')) {
       const res = await h.send(method, path, { key, body: { pattern: 'a.example' } });
-      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']), path);
+      assert.deepEqual(
+        res.json(),
+        v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']),
+        path,
+      );
     }
     for (const g of [unknownToken, theirGroup]) {
       for (const [method, path] of ops(g)) {
@@ -125,7 +163,10 @@ describe('v2 asset patterns', () => {
 
   it('deletes a pattern', async () => {
     const [p, cidr] = await list();
-    const res = await h.send('DELETE', `${base(group)}${cidr!.token}/`, { key, headers: { 'content-type': 'application/json' } });
+    const res = await h.send('DELETE', `${base(group)}${cidr!.token}/`, {
+      key,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), {});
     assert.deepEqual(await list(), [p]);

@@ -32,8 +32,10 @@ describe('v2 asset settings: bodies without the port-scanning fields', () => {
   });
   after(async () => h.close());
 
-  const put = (name: string, body: unknown) => h.send('PUT', `/rest/v2/domains/${tokens[name]}/settings/`, { key, body });
-  const read = async (name: string) => (await h.send('GET', `/rest/v2/assets/${tokens[name]}/settings/`, { key })).json();
+  const put = (name: string, body: unknown) =>
+    h.send('PUT', `/rest/v2/domains/${tokens[name]}/settings/`, { key, body });
+  const read = async (name: string) =>
+    (await h.send('GET', `/rest/v2/assets/${tokens[name]}/settings/`, { key })).json();
   /** Updates, then asserts both the answer and a later read give `expected`. */
   async function putAndRead(name: string, body: unknown, expected: unknown): Promise<void> {
     const res = await put(name, body);
@@ -56,7 +58,12 @@ describe('v2 asset settings: bodies without the port-scanning fields', () => {
   it('applies the port-scanning fields a body carries and keeps the ones it leaves out', async () => {
     assert.equal((await put('partial.example', { ...legacy, ...customPorts })).statusCode, 200);
     const body = { ...legacy, port_scanning_force_list: '9000, 9001', enable_port_scanning: true };
-    await putAndRead('partial.example', body, { ...legacy, ...customPorts, port_scanning_force_list: [9000, 9001], enable_port_scanning: true });
+    await putAndRead('partial.example', body, {
+      ...legacy,
+      ...customPorts,
+      port_scanning_force_list: [9000, 9001],
+      enable_port_scanning: true,
+    });
   });
 
   it('answers 2422 naming a missing one of the 14, and changes nothing', async () => {
@@ -64,16 +71,34 @@ describe('v2 asset settings: bodies without the port-scanning fields', () => {
     const { subdomain_takeover_tests: _s, ...withoutOne } = legacy;
     let res = await put('missing.example', withoutOne);
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), v2Error(2422, 'Asset settings malformed: all settings fields must be provided; missing: subdomain_takeover_tests', ['subdomain_takeover_tests']));
+    assert.deepEqual(
+      res.json(),
+      v2Error(
+        2422,
+        'Asset settings malformed: all settings fields must be provided; missing: subdomain_takeover_tests',
+        ['subdomain_takeover_tests'],
+      ),
+    );
     const { requests_per_second: _r, custom_headers: _c, ...withoutTwo } = legacy;
     res = await put('missing.example', { ...withoutTwo, ...customPorts });
-    assert.deepEqual(res.json(), v2Error(2422, 'Asset settings malformed: all settings fields must be provided; missing: custom_headers, requests_per_second', ['custom_headers', 'requests_per_second']));
+    assert.deepEqual(
+      res.json(),
+      v2Error(
+        2422,
+        'Asset settings malformed: all settings fields must be provided; missing: custom_headers, requests_per_second',
+        ['custom_headers', 'requests_per_second'],
+      ),
+    );
     assert.deepEqual(await read('missing.example'), before);
   });
 
   describe('edge values older scripts send', () => {
     it('accepts requests_per_second 0 (no limit) and reads it back as 0', async () => {
-      await putAndRead('edges.example', { ...legacy, requests_per_second: 0 }, { ...legacy, requests_per_second: 0, ...defaultPorts });
+      await putAndRead(
+        'edges.example',
+        { ...legacy, requests_per_second: 0 },
+        { ...legacy, requests_per_second: 0, ...defaultPorts },
+      );
     });
 
     it('refuses requests_per_second below 0, above 1000 or not an integer (2422)', async () => {
@@ -81,7 +106,11 @@ describe('v2 asset settings: bodies without the port-scanning fields', () => {
         const res = await put('edges.example', { ...legacy, requests_per_second: value });
         assert.deepEqual(
           res.json(),
-          v2Error(2422, 'Asset settings malformed: requests_per_second must be 0 (no limit) or an integer from 1 to 1000', ['requests_per_second']),
+          v2Error(
+            2422,
+            'Asset settings malformed: requests_per_second must be 0 (no limit) or an integer from 1 to 1000',
+            ['requests_per_second'],
+          ),
           JSON.stringify(value),
         );
       }
@@ -97,32 +126,60 @@ describe('v2 asset settings: bodies without the port-scanning fields', () => {
       res = await put('edges.example', { ...legacy, custom_headers: {} });
       assert.deepEqual((await read('edges.example')).custom_headers, {});
       res = await put('edges.example', { ...legacy, custom_headers: [] });
-      assert.deepEqual(res.json(), v2Error(2422, 'Asset settings malformed: custom_headers must be an object mapping header names to values', ['custom_headers']));
+      assert.deepEqual(
+        res.json(),
+        v2Error(2422, 'Asset settings malformed: custom_headers must be an object mapping header names to values', [
+          'custom_headers',
+        ]),
+      );
     });
 
     it('accepts every switch off and the deprecated ssl_audit on; 2426 still guards brute_force without scrape', async () => {
-      const allOff = Object.fromEntries(Object.entries(legacy).map(([k, v]) => [k, typeof v === 'boolean' ? false : v]));
+      const allOff = Object.fromEntries(
+        Object.entries(legacy).map(([k, v]) => [k, typeof v === 'boolean' ? false : v]),
+      );
       let res = await put('edges.example', { ...allOff, ssl_audit: true });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { ...allOff, ssl_audit: true, ...defaultPorts });
       res = await put('edges.example', { ...legacy, brute_force: true, scrape: false });
-      assert.deepEqual(res.json(), v2Error(2426, 'brute_force can be true only when scrape is true; disable brute_force before disabling scrape', ['brute_force', 'scrape']));
+      assert.deepEqual(
+        res.json(),
+        v2Error(2426, 'brute_force can be true only when scrape is true; disable brute_force before disabling scrape', [
+          'brute_force',
+          'scrape',
+        ]),
+      );
     });
   });
 
   it('accepts the 14 fields on a name discovered by DNS: it becomes an asset with the default port settings', async () => {
-    await h.send('POST', '/rest/v2/zone/file/?origin=fresh.example', { key, body: '$ORIGIN fresh.example.\n$TTL 300\nwww IN A 192.0.2.1\n' });
-    const subs = (await h.send('GET', `/rest/v2/assets/${tokens['fresh.example']}/subdomains/`, { key })).json().assets as Array<{ token: string; name: string }>;
+    await h.send('POST', '/rest/v2/zone/file/?origin=fresh.example', {
+      key,
+      body: '$ORIGIN fresh.example.\n$TTL 300\nwww IN A 192.0.2.1\n',
+    });
+    const subs = (await h.send('GET', `/rest/v2/assets/${tokens['fresh.example']}/subdomains/`, { key })).json()
+      .assets as Array<{ token: string; name: string }>;
     const www = subs.find((s) => s.name === 'www.fresh.example')!;
-    const res = await h.send('PUT', `/rest/v2/domains/${www.token}/settings/`, { key, body: { ...legacy, requests_per_second: 0 } });
+    const res = await h.send('PUT', `/rest/v2/domains/${www.token}/settings/`, {
+      key,
+      body: { ...legacy, requests_per_second: 0 },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { ...legacy, requests_per_second: 0, ...defaultPorts });
   });
 
-  it('refuses another team\'s token with 2014', async () => {
+  it("refuses another team's token with 2014", async () => {
     const other = await h.team('legacy-settings-other');
-    const res = await h.send('PUT', `/rest/v2/domains/${tokens['ported.example']}/settings/`, { key: other.key, body: legacy });
+    const res = await h.send('PUT', `/rest/v2/domains/${tokens['ported.example']}/settings/`, {
+      key: other.key,
+      body: legacy,
+    });
     assert.deepEqual(res.json(), v2Error(2014, 'Asset does not exist', ['token']));
-    assert.deepEqual(await read('ported.example'), { ...legacy, custom_headers: { 'X-Team': 'blue' }, stateless_tests: false, ...customPorts });
+    assert.deepEqual(await read('ported.example'), {
+      ...legacy,
+      custom_headers: { 'X-Team': 'blue' },
+      stateless_tests: false,
+      ...customPorts,
+    });
   });
 });

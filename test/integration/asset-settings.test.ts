@@ -31,14 +31,22 @@ describe('v2 asset settings', () => {
   before(async () => {
     h = await createHarness({ egressAllow: [] });
     key = (await h.team('small', { plan: 'starter' })).key;
-    for (const name of ['one.example', 'two.example', 'three.example', 'four.example', 'unverified.example', '192.0.2.1']) {
+    for (const name of [
+      'one.example',
+      'two.example',
+      'three.example',
+      'four.example',
+      'unverified.example',
+      '192.0.2.1',
+    ]) {
       tokens[name] = (await h.send('POST', '/rest/v2/assets/', { key, body: { name } })).json().token;
       if (name !== 'unverified.example') await h.admin('asset', 'verify', name);
     }
   });
   after(async () => h.close());
 
-  const put = (name: string, body: unknown, path = 'domains') => h.send('PUT', `/rest/v2/${path}/${tokens[name]}/settings/`, { key, body });
+  const put = (name: string, body: unknown, path = 'domains') =>
+    h.send('PUT', `/rest/v2/${path}/${tokens[name]}/settings/`, { key, body });
 
   it('reads the defaults of every field, on both paths', async () => {
     for (const path of ['domains', 'assets']) {
@@ -49,23 +57,43 @@ describe('v2 asset settings', () => {
   });
 
   it('replaces the settings and reads them back; port lists accept the comma-separated form', async () => {
-    const body = { ...defaults, custom_headers: { 'X-Scanner': 'perimeter' }, port_scanning_avoid_list: '22, 3389', port_scanning_force_list: [8443, 8080], requests_per_second: 50 };
+    const body = {
+      ...defaults,
+      custom_headers: { 'X-Scanner': 'perimeter' },
+      port_scanning_avoid_list: '22, 3389',
+      port_scanning_force_list: [8443, 8080],
+      requests_per_second: 50,
+    };
     const res = await put('one.example', body, 'assets');
     assert.equal(res.statusCode, 200);
     const expected = { ...body, port_scanning_avoid_list: [22, 3389] };
     assert.deepEqual(res.json(), expected);
-    assert.deepEqual((await h.send('GET', `/rest/v2/domains/${tokens['one.example']}/settings/`, { key })).json(), expected);
+    assert.deepEqual(
+      (await h.send('GET', `/rest/v2/domains/${tokens['one.example']}/settings/`, { key })).json(),
+      expected,
+    );
   });
 
   it('answers 2422 naming every missing field', async () => {
     const { monitoring: _m, scrape: _s, ...partial } = defaults;
     const res = await put('one.example', partial);
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), v2Error(2422, 'Asset settings malformed: all settings fields must be provided; missing: monitoring, scrape', ['monitoring', 'scrape']));
+    assert.deepEqual(
+      res.json(),
+      v2Error(2422, 'Asset settings malformed: all settings fields must be provided; missing: monitoring, scrape', [
+        'monitoring',
+        'scrape',
+      ]),
+    );
   });
 
   it('answers 2422 for mistyped fields, bad ports and bad header names', async () => {
-    const res = await put('one.example', { ...defaults, monitoring: 'yes', port_scanning_force_list: [0, 80], custom_headers: { Authorization: 'x' } });
+    const res = await put('one.example', {
+      ...defaults,
+      monitoring: 'yes',
+      port_scanning_force_list: [0, 80],
+      custom_headers: { Authorization: 'x' },
+    });
     assert.equal(res.statusCode, 400);
     assert.deepEqual(
       res.json(),
@@ -80,7 +108,13 @@ describe('v2 asset settings', () => {
 
   it('answers 2426 for brute force without scraping', async () => {
     const res = await put('one.example', { ...defaults, brute_force: true, scrape: false });
-    assert.deepEqual(res.json(), v2Error(2426, 'brute_force can be true only when scrape is true; disable brute_force before disabling scrape', ['brute_force', 'scrape']));
+    assert.deepEqual(
+      res.json(),
+      v2Error(2426, 'brute_force can be true only when scrape is true; disable brute_force before disabling scrape', [
+        'brute_force',
+        'scrape',
+      ]),
+    );
   });
 
   it('answers 2423 for monitoring an IP address and 2425 for an unverified domain', async () => {
@@ -88,7 +122,10 @@ describe('v2 asset settings', () => {
     assert.equal(res.statusCode, 400);
     assert.deepEqual(res.json(), v2Error(2423, 'Surface monitoring is not available for IP addresses', ['monitoring']));
     res = await put('unverified.example', { ...defaults, monitoring: true });
-    assert.deepEqual(res.json(), v2Error(2425, 'Surface monitoring needs a verified domain; unverified.example is not verified', ['monitoring']));
+    assert.deepEqual(
+      res.json(),
+      v2Error(2425, 'Surface monitoring needs a verified domain; unverified.example is not verified', ['monitoring']),
+    );
   });
 
   it('answers 2424 (403) past the capacity of the plan, and frees a slot when monitoring stops', async () => {
@@ -100,8 +137,15 @@ describe('v2 asset settings', () => {
     assert.equal(listed.assets.filter((a: { monitored: boolean }) => a.monitored).length, 3);
     let res = await put('four.example', { ...defaults, monitoring: true });
     assert.equal(res.statusCode, 403);
-    assert.deepEqual(res.json(), v2Error(2424, 'Monitored-domain capacity reached: the starter plan monitors at most 3 domains', ['monitoring']));
-    assert.equal((await put('one.example', { ...defaults, monitoring: true })).statusCode, 200, 'a monitored domain keeps its slot');
+    assert.deepEqual(
+      res.json(),
+      v2Error(2424, 'Monitored-domain capacity reached: the starter plan monitors at most 3 domains', ['monitoring']),
+    );
+    assert.equal(
+      (await put('one.example', { ...defaults, monitoring: true })).statusCode,
+      200,
+      'a monitored domain keeps its slot',
+    );
     assert.equal((await put('two.example', defaults)).statusCode, 200);
     res = await put('four.example', { ...defaults, monitoring: true });
     assert.equal(res.statusCode, 200);

@@ -89,7 +89,10 @@ describe('asset verification behind the egress guard', () => {
     await h.send('POST', '/rest/v2/assets/', { key, body: { name: `internal.test:${web.port}` } });
     const out = JSON.parse(await h.admin('asset', 'check', 'internal.test', '--json'));
     assert.equal(out.status, 'unverified');
-    assert.ok(out.observations.some((o: string) => /denied by egress guard: 127\.0\.0\.1 is in loopback range/.test(o)), out.observations.join('\n'));
+    assert.ok(
+      out.observations.some((o: string) => /denied by egress guard: 127\.0\.0\.1 is in loopback range/.test(o)),
+      out.observations.join('\n'),
+    );
     assert.equal(web.connections, 0);
   });
 });

@@ -34,18 +34,39 @@ describe('v2 assets', () => {
       for (const n of names) assert.equal((await add(n, otherKey)).status, 200);
       const first = await h.send('GET', '/rest/v2/assets/?pageSize=2', { key: otherKey });
       const page1 = first.json();
-      assert.deepEqual(page1.assets.map((a: { name: string }) => a.name), names.slice(0, 2));
+      assert.deepEqual(
+        page1.assets.map((a: { name: string }) => a.name),
+        names.slice(0, 2),
+      );
       assert.equal(page1.has_more, true);
       assert.equal(typeof page1.next_marker, 'string');
       assert.equal(typeof page1.current_marker, 'string');
       await add('page-late.example', otherKey);
-      const page2 = (await h.send('GET', `/rest/v2/assets/?page_size=2&marker=${encodeURIComponent(page1.next_marker)}`, { key: otherKey })).json();
-      assert.deepEqual(page2.assets.map((a: { name: string }) => a.name), names.slice(2, 4));
-      const page3 = (await h.send('GET', `/rest/v2/assets/?pageSize=2&marker=${encodeURIComponent(page2.next_marker)}`, { key: otherKey })).json();
-      assert.deepEqual(page3.assets.map((a: { name: string }) => a.name), [names[4], 'page-late.example']);
+      const page2 = (
+        await h.send('GET', `/rest/v2/assets/?page_size=2&marker=${encodeURIComponent(page1.next_marker)}`, {
+          key: otherKey,
+        })
+      ).json();
+      assert.deepEqual(
+        page2.assets.map((a: { name: string }) => a.name),
+        names.slice(2, 4),
+      );
+      const page3 = (
+        await h.send('GET', `/rest/v2/assets/?pageSize=2&marker=${encodeURIComponent(page2.next_marker)}`, {
+          key: otherKey,
+        })
+      ).json();
+      assert.deepEqual(
+        page3.assets.map((a: { name: string }) => a.name),
+        [names[4], 'page-late.example'],
+      );
       assert.equal(page3.has_more, false);
       assert.equal('next_marker' in page3, false);
-      const again = (await h.send('GET', `/rest/v2/assets/?pageSize=2&marker=${encodeURIComponent(page1.current_marker)}`, { key: otherKey })).json();
+      const again = (
+        await h.send('GET', `/rest/v2/assets/?pageSize=2&marker=${encodeURIComponent(page1.current_marker)}`, {
+          key: otherKey,
+        })
+      ).json();
       assert.deepEqual(again.assets, page1.assets);
     });
 
@@ -53,7 +74,17 @@ describe('v2 assets', () => {
       const res = await h.send('GET', '/rest/v2/assets/?pageSize=3', { key: otherKey });
       const body = res.json();
       assert.equal(res.body, JSON.stringify(body), 'no whitespace anywhere in the page');
-      assert.deepEqual(Object.keys(body.assets[0]), ['token', 'name', 'status', 'added_by', 'monitored', 'created', 'updated', 'discovered', 'last_seen']);
+      assert.deepEqual(Object.keys(body.assets[0]), [
+        'token',
+        'name',
+        'status',
+        'added_by',
+        'monitored',
+        'created',
+        'updated',
+        'discovered',
+        'last_seen',
+      ]);
       assert.deepEqual([typeof body.assets[0].monitored, Array.isArray(body.assets[0].added_by)], ['boolean', true]);
     });
 
@@ -73,7 +104,14 @@ describe('v2 assets', () => {
     it('refuses a malformed from with 1085, and a bad page size or marker with 4150', async () => {
       let res = await h.send('GET', '/rest/v2/assets/?from=yesterday', { key });
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(1085, 'from must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"', ['from']));
+      assert.deepEqual(
+        res.json(),
+        v2Error(
+          1085,
+          'from must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"',
+          ['from'],
+        ),
+      );
       res = await h.send('GET', '/rest/v2/assets/?pageSize=0', { key });
       assert.deepEqual(res.json(), v2Error(4150, 'pageSize must be an integer from 1 to 1000', ['pageSize']));
       res = await h.send('GET', '/rest/v2/assets/?page_size=abc', { key });
@@ -99,12 +137,25 @@ describe('v2 assets', () => {
       const { status, body } = await add('Example.COM');
       assert.equal(status, 200);
       assert.match(String(body['token']), token);
-      assert.deepEqual({ ...body, token: '', created: '', updated: '', discovered: '', last_seen: '' }, {
-        token: '', name: 'example.com', status: 'unverified', added_by: ['manual'], monitored: false, created: '', updated: '', discovered: '', last_seen: '',
-      });
+      assert.deepEqual(
+        { ...body, token: '', created: '', updated: '', discovered: '', last_seen: '' },
+        {
+          token: '',
+          name: 'example.com',
+          status: 'unverified',
+          added_by: ['manual'],
+          monitored: false,
+          created: '',
+          updated: '',
+          discovered: '',
+          last_seen: '',
+        },
+      );
       for (const f of ['created', 'updated', 'discovered', 'last_seen']) assert.match(String(body[f]), iso);
       // Listings render assets in the database; they must match the presenter field for field.
-      const listed = (await h.send('GET', '/rest/v2/assets/?pageSize=1000', { key })).json().assets.find((a: { token: string }) => a.token === body['token']);
+      const listed = (await h.send('GET', '/rest/v2/assets/?pageSize=1000', { key }))
+        .json()
+        .assets.find((a: { token: string }) => a.token === body['token']);
       assert.deepEqual(listed, body);
     });
 
@@ -124,12 +175,25 @@ describe('v2 assets', () => {
       const res = await add('shop.example.com');
       assert.equal(res.status, 202);
       const { asset, ...error } = res.body as { asset: Record<string, unknown> };
-      assert.deepEqual(error, v2Error(2019, "Asset accepted as a subdomain of example.com, which is already a root asset; it appears in that asset's subdomains", ['name']));
+      assert.deepEqual(
+        error,
+        v2Error(
+          2019,
+          "Asset accepted as a subdomain of example.com, which is already a root asset; it appears in that asset's subdomains",
+          ['name'],
+        ),
+      );
       assert.equal(asset['name'], 'shop.example.com');
       const roots = (await h.send('GET', '/rest/v2/assets/?pageSize=1000', { key })).json();
-      assert.equal(roots.assets.some((a: { name: string }) => a.name === 'shop.example.com'), false);
+      assert.equal(
+        roots.assets.some((a: { name: string }) => a.name === 'shop.example.com'),
+        false,
+      );
       const all = (await h.send('GET', '/rest/v2/assets/?include_subdomains=true&pageSize=1000', { key })).json();
-      assert.equal(all.assets.some((a: { name: string }) => a.name === 'shop.example.com'), true);
+      assert.equal(
+        all.assets.some((a: { name: string }) => a.name === 'shop.example.com'),
+        true,
+      );
     });
 
     it('adds a subdomain without its apex as a root asset', async () => {
@@ -141,7 +205,14 @@ describe('v2 assets', () => {
     it('refuses malformed and non-ASCII names with 2012', async () => {
       const res = await add('bücher.example');
       assert.equal(res.status, 400);
-      assert.deepEqual(res.body, v2Error(2012, 'Domain name malformed: "bücher.example" contains characters outside ASCII (send international names in punycode) (expected a second-level domain, a subdomain or an IP address, with an optional port)', ['name']));
+      assert.deepEqual(
+        res.body,
+        v2Error(
+          2012,
+          'Domain name malformed: "bücher.example" contains characters outside ASCII (send international names in punycode) (expected a second-level domain, a subdomain or an IP address, with an optional port)',
+          ['name'],
+        ),
+      );
       for (const bad of ['com', 'not a domain', 'example.com:99999']) assert.equal((await add(bad)).body['code'], 2012);
       const missing = await h.send('POST', '/rest/v2/assets/', { key, body: {} });
       assert.deepEqual(missing.json(), v2Error(2012, 'Domain name malformed: name must be a string', ['name']));
@@ -151,7 +222,11 @@ describe('v2 assets', () => {
       let res = await h.send('POST', '/rest/v2/assets/', { key });
       assert.equal(res.statusCode, 400);
       assert.deepEqual(res.json(), v2Error(1050, 'Request body missing: this operation needs a JSON body'));
-      res = await h.send('POST', '/rest/v2/assets/', { key, body: '{"name":', headers: { 'content-type': 'application/json' } });
+      res = await h.send('POST', '/rest/v2/assets/', {
+        key,
+        body: '{"name":',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.json().code, 1051);
       res = await h.send('POST', '/rest/v2/assets/', { key, body: '["example.org"]' });
       assert.deepEqual(res.json(), v2Error(1051, 'Request body malformed: expected a JSON object'));
@@ -160,35 +235,53 @@ describe('v2 assets', () => {
 
   describe('subdomains and delete', () => {
     it('lists the subdomains of a root asset', async () => {
-      const root = (await h.send('GET', '/rest/v2/assets/?pageSize=1000', { key })).json().assets.find((a: { name: string }) => a.name === 'example.com');
+      const root = (await h.send('GET', '/rest/v2/assets/?pageSize=1000', { key }))
+        .json()
+        .assets.find((a: { name: string }) => a.name === 'example.com');
       await add('a.b.example.com');
       const res = await h.send('GET', `/rest/v2/assets/${root.token}/subdomains/`, { key });
       assert.equal(res.statusCode, 200);
       const body = res.json();
-      assert.deepEqual(body.assets.map((a: { name: string }) => a.name), ['shop.example.com', 'a.b.example.com']);
+      assert.deepEqual(
+        body.assets.map((a: { name: string }) => a.name),
+        ['shop.example.com', 'a.b.example.com'],
+      );
       assert.equal(body.has_more, false);
     });
 
     it("treats another team's asset token as unknown (2014) and a malformed token as 2011", async () => {
       const theirs = (await add('theirs.example', otherKey)).body['token'];
-      for (const [method, path] of [['GET', `/rest/v2/assets/${theirs}/subdomains/`], ['DELETE', `/rest/v2/assets/${theirs}/`], ['GET', `/rest/v2/domains/${theirs}/settings/`]] as const) {
+      for (const [method, path] of [
+        ['GET', `/rest/v2/assets/${theirs}/subdomains/`],
+        ['DELETE', `/rest/v2/assets/${theirs}/`],
+        ['GET', `/rest/v2/domains/${theirs}/settings/`],
+      ] as const) {
         const res = await h.send(method, path, { key });
         assert.equal(res.statusCode, 404, path);
         assert.deepEqual(res.json(), v2Error(2014, 'Asset does not exist', ['token']));
       }
       const res = await h.send('DELETE', '/rest/v2/assets/not-a-token/', { key });
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']));
+      assert.deepEqual(
+        res.json(),
+        v2Error(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']),
+      );
     });
 
     it('deletes an asset with its subdomains, accepting an empty JSON body', async () => {
       const { body } = await add('gone.example');
       await add('www.gone.example');
-      const res = await h.send('DELETE', `/rest/v2/assets/${body['token']}/`, { key, headers: { 'content-type': 'application/json' } });
+      const res = await h.send('DELETE', `/rest/v2/assets/${body['token']}/`, {
+        key,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), {});
       const all = (await h.send('GET', '/rest/v2/assets/?include_subdomains=true&pageSize=1000', { key })).json();
-      assert.equal(all.assets.some((a: { name: string }) => a.name.endsWith('gone.example')), false);
+      assert.equal(
+        all.assets.some((a: { name: string }) => a.name.endsWith('gone.example')),
+        false,
+      );
       const again = await h.send('DELETE', `/rest/v2/assets/${body['token']}/`, { key });
       assert.deepEqual(again.json(), v2Error(2014, 'Asset does not exist', ['token']));
     });

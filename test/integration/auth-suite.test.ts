@@ -48,12 +48,18 @@ describe('authentication and access, on every route', () => {
         it('answers 1001 without a key', async () => {
           const res = await h.send(def.method, url);
           assert.equal(res.statusCode, 401);
-          assert.deepEqual(res.json(), v2Error(1001, 'API key missing: send it as X-Service-Key, HTTP Basic user name or URL user-info'));
+          assert.deepEqual(
+            res.json(),
+            v2Error(1001, 'API key missing: send it as X-Service-Key, HTTP Basic user name or URL user-info'),
+          );
         });
         it('answers 1002 for a malformed key', async () => {
           const res = await h.send(def.method, url, { key: 'not-a-key' });
           assert.equal(res.statusCode, 401);
-          assert.deepEqual(res.json(), v2Error(1002, 'API key malformed: a key is 32 lowercase hexadecimal characters'));
+          assert.deepEqual(
+            res.json(),
+            v2Error(1002, 'API key malformed: a key is 32 lowercase hexadecimal characters'),
+          );
         });
         it('answers 1003 for an unknown key, a revoked key and a v3 key alike', async () => {
           for (const key of [unknownKey, revoked.key, v3.key]) {
@@ -64,12 +70,26 @@ describe('authentication and access, on every route', () => {
         });
         it('answers 1003 for a signing key without a signature, with a wrong one, or an old timestamp', async () => {
           let res = await h.send(def.method, url, { key: signed.key });
-          assert.deepEqual(res.json(), v2Error(1003, 'This API key requires signed requests: send X-Service-Signature and X-Service-Timestamp'));
+          assert.deepEqual(
+            res.json(),
+            v2Error(1003, 'This API key requires signed requests: send X-Service-Signature and X-Service-Timestamp'),
+          );
           res = await h.send(def.method, url, { key: signed.key, secret: Buffer.alloc(32, 7).toString('base64') });
           assert.deepEqual(res.json(), v2Error(1003, 'Request signature invalid'));
-          res = await h.send(def.method, url, { key: signed.key, secret: signed.secret!, timestamp: Math.floor(Date.now() / 1000) - 11 });
-          assert.deepEqual(res.json(), v2Error(1003, 'Request timestamp outside the accepted window (10 s before to 5 s after the server time)'));
-          res = await h.send(def.method, url, { key: signed.key, secret: signed.secret!, timestamp: Math.floor(Date.now() / 1000) + 7 });
+          res = await h.send(def.method, url, {
+            key: signed.key,
+            secret: signed.secret!,
+            timestamp: Math.floor(Date.now() / 1000) - 11,
+          });
+          assert.deepEqual(
+            res.json(),
+            v2Error(1003, 'Request timestamp outside the accepted window (10 s before to 5 s after the server time)'),
+          );
+          res = await h.send(def.method, url, {
+            key: signed.key,
+            secret: signed.secret!,
+            timestamp: Math.floor(Date.now() / 1000) + 7,
+          });
           assert.equal(res.json().code, 1003);
         });
         it('passes authentication with a good signature', async () => {
@@ -111,7 +131,11 @@ describe('the ways of giving a v2 key', () => {
   after(async () => h.close());
 
   it('accepts X-Service-Key, HTTP Basic and URL user-info (Basic with empty password)', async () => {
-    const ways: Array<Record<string, string>> = [{ 'x-service-key': key.key }, { authorization: `Basic ${Buffer.from(`${key.key}:`).toString('base64')}` }, { authorization: `Basic ${Buffer.from(key.key).toString('base64')}` }];
+    const ways: Array<Record<string, string>> = [
+      { 'x-service-key': key.key },
+      { authorization: `Basic ${Buffer.from(`${key.key}:`).toString('base64')}` },
+      { authorization: `Basic ${Buffer.from(key.key).toString('base64')}` },
+    ];
     for (const headers of ways) {
       const res = await h.send('GET', '/rest/v2/assets/', { headers });
       assert.equal(res.statusCode, 200, JSON.stringify(headers));
@@ -120,26 +144,51 @@ describe('the ways of giving a v2 key', () => {
 
   it('accepts the same key twice but answers 1002 for two different keys', async () => {
     const basic = (k: string) => `Basic ${Buffer.from(`${k}:`).toString('base64')}`;
-    let res = await h.send('GET', '/rest/v2/assets/', { headers: { 'x-service-key': key.key, authorization: basic(key.key) } });
+    let res = await h.send('GET', '/rest/v2/assets/', {
+      headers: { 'x-service-key': key.key, authorization: basic(key.key) },
+    });
     assert.equal(res.statusCode, 200);
-    res = await h.send('GET', '/rest/v2/assets/', { headers: { 'x-service-key': key.key, authorization: basic(unknownKey) } });
+    res = await h.send('GET', '/rest/v2/assets/', {
+      headers: { 'x-service-key': key.key, authorization: basic(unknownKey) },
+    });
     assert.deepEqual(res.json(), v2Error(1002, 'API key malformed: two different keys were given'));
   });
 
   it('answers 1002 for an Authorization header that is not Basic', async () => {
     const res = await h.send('GET', '/rest/v2/assets/', { headers: { authorization: 'Token abc' } });
-    assert.deepEqual(res.json(), v2Error(1002, 'API key malformed: Authorization must be Basic with the key as user name'));
+    assert.deepEqual(
+      res.json(),
+      v2Error(1002, 'API key malformed: Authorization must be Basic with the key as user name'),
+    );
   });
 
   it('signs POST bodies byte for byte', async () => {
     const signed = await h.key('ways', '--signing');
-    let res = await h.send('POST', '/rest/v2/assets/', { key: signed.key, secret: signed.secret!, body: { name: 'signed.example' } });
+    let res = await h.send('POST', '/rest/v2/assets/', {
+      key: signed.key,
+      secret: signed.secret!,
+      body: { name: 'signed.example' },
+    });
     assert.equal(res.statusCode, 200);
-    res = await h.send('POST', '/rest/v2/assets/?x=1', { key: signed.key, secret: signed.secret!, body: { name: 'signed2.example' } });
+    res = await h.send('POST', '/rest/v2/assets/?x=1', {
+      key: signed.key,
+      secret: signed.secret!,
+      body: { name: 'signed2.example' },
+    });
     assert.equal(res.statusCode, 200, 'signed over path and query');
-    res = await h.send('POST', '/rest/v2/assets/?x=1', { key: signed.key, secret: signed.secret!, body: { name: 'signed3.example' }, signedPath: '/v2/assets/' });
+    res = await h.send('POST', '/rest/v2/assets/?x=1', {
+      key: signed.key,
+      secret: signed.secret!,
+      body: { name: 'signed3.example' },
+      signedPath: '/v2/assets/',
+    });
     assert.deepEqual(res.json(), v2Error(1003, 'Request signature invalid'), 'the query string is signed');
-    res = await h.send('POST', '/rest/v2/assets/', { key: signed.key, secret: signed.secret!, body: { name: 'signed4.example' }, signedPath: '/v2/assets/' });
+    res = await h.send('POST', '/rest/v2/assets/', {
+      key: signed.key,
+      secret: signed.secret!,
+      body: { name: 'signed4.example' },
+      signedPath: '/v2/assets/',
+    });
     assert.equal(res.statusCode, 200, 'a request without a query is signed over its path');
   });
 });
@@ -158,7 +207,13 @@ describe('v3 authentication', () => {
     for (const authorization of [v3.key, `Bearer ${v3.key}`]) {
       const res = await h.send('GET', '/rest/v3/nothing-here', { headers: { authorization } });
       assert.equal(res.statusCode, 404);
-      assert.deepEqual(res.json(), { type: '/problems/not-found', title: 'Not Found', status: 404, detail: 'No operation at /rest/v3/nothing-here', instance: '/rest/v3/nothing-here' });
+      assert.deepEqual(res.json(), {
+        type: '/problems/not-found',
+        title: 'Not Found',
+        status: 404,
+        detail: 'No operation at /rest/v3/nothing-here',
+        instance: '/rest/v3/nothing-here',
+      });
     }
   });
 
@@ -167,6 +222,12 @@ describe('v3 authentication', () => {
     const res = await h.send('GET', '/rest/v3/nothing-here', { headers: { authorization: v2.key } });
     assert.equal(res.statusCode, 401);
     assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-    assert.deepEqual(res.json(), { type: '/problems/1003', title: 'Unauthorized', status: 401, detail: 'API key invalid', instance: '/rest/v3/nothing-here' });
+    assert.deepEqual(res.json(), {
+      type: '/problems/1003',
+      title: 'Unauthorized',
+      status: 401,
+      detail: 'API key invalid',
+      instance: '/rest/v3/nothing-here',
+    });
   });
 });

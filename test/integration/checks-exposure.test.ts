@@ -8,12 +8,37 @@ import { startVulnerableSites, type VulnerableSites } from '../support/vulnerabl
 
 const limits = { ...fixtureScanLimits, maxDurationMs: 60_000, requestTimeoutMs: 5000 };
 
-const EXPOSURE_CHECKS = new Set(['exposed-git', 'directory-listing', 'exposed-svn', 'exposed-env-file', 'backup-files', 'phpinfo', 'server-status', 'stack-trace', 'source-map', 'secrets-in-javascript', 'default-page']);
-const CWE: Record<string, number> = { 'exposed-git': 527, 'directory-listing': 548, 'exposed-svn': 527, 'exposed-env-file': 538, 'backup-files': 530, phpinfo: 497, 'server-status': 497, 'stack-trace': 209, 'source-map': 540, 'secrets-in-javascript': 798, 'default-page': 1188 };
+const EXPOSURE_CHECKS = new Set([
+  'exposed-git',
+  'directory-listing',
+  'exposed-svn',
+  'exposed-env-file',
+  'backup-files',
+  'phpinfo',
+  'server-status',
+  'stack-trace',
+  'source-map',
+  'secrets-in-javascript',
+  'default-page',
+]);
+const CWE: Record<string, number> = {
+  'exposed-git': 527,
+  'directory-listing': 548,
+  'exposed-svn': 527,
+  'exposed-env-file': 538,
+  'backup-files': 530,
+  phpinfo: 497,
+  'server-status': 497,
+  'stack-trace': 209,
+  'source-map': 540,
+  'secrets-in-javascript': 798,
+  'default-page': 1188,
+};
 
 const scan = (server: Parameters<typeof scanFixture>[0]) => scanFixture(server, limits);
 const pathOf = (finding: FindingInput): string => pathOfLocation(finding.location);
-const exposureFindings = (findings: FindingInput[]): FindingInput[] => findings.filter((f) => EXPOSURE_CHECKS.has(f.checkId));
+const exposureFindings = (findings: FindingInput[]): FindingInput[] =>
+  findings.filter((f) => EXPOSURE_CHECKS.has(f.checkId));
 
 describe('exposure checks on the vulnerable fixture site', () => {
   let sites: VulnerableSites;
@@ -31,7 +56,9 @@ describe('exposure checks on the vulnerable fixture site', () => {
     assert.ok(spots.length >= 12, `${spots.length} spots`);
     const seen = vulnerable.map((f) => `${f.checkId} ${pathOf(f)}`);
     assert.equal(new Set(seen).size, seen.length, `no finding twice:\n${seen.sort().join('\n')}`);
-    const missing = spots.filter((s) => !seen.includes(`${s.checkId} ${s.location}`)).map((s) => `${s.id} (${s.checkId} ${s.location})`);
+    const missing = spots
+      .filter((s) => !seen.includes(`${s.checkId} ${s.location}`))
+      .map((s) => `${s.id} (${s.checkId} ${s.location})`);
     assert.deepEqual(missing, [], `found:\n${seen.sort().join('\n')}`);
     for (const spot of spots) {
       const finding = vulnerable.find((f) => f.checkId === spot.checkId && pathOf(f) === spot.location)!;
@@ -44,7 +71,11 @@ describe('exposure checks on the vulnerable fixture site', () => {
       assert.ok(finding.response !== undefined && finding.request !== undefined, `${spot.id}: the exchange`);
       const highlight = finding.details?.text?.[0]?.highlights.find((h) => h.field === 'response.body');
       assert.ok(highlight !== undefined && highlight.length > 0, `${spot.id}: a highlight`);
-      assert.equal(finding.response.body.slice(highlight.offset, highlight.offset + highlight.length), highlight.value, `${spot.id}: the highlight points at the evidence`);
+      assert.equal(
+        finding.response.body.slice(highlight.offset, highlight.offset + highlight.length),
+        highlight.value,
+        `${spot.id}: the highlight points at the evidence`,
+      );
     }
   });
 
@@ -71,8 +102,13 @@ describe('exposure checks on the vulnerable fixture site', () => {
       assert.equal(requested.filter((p) => p === `/legacy/${name}`).length, 1, name);
     }
     // /backoffice/ answers 200 for every name: only the real .orig is reported there.
-    assert.deepEqual(vulnerable.filter((f) => pathOf(f).startsWith('/backoffice/')).map(pathOf), ['/backoffice/settings.php.orig']);
-    assert.ok(requested.some((p) => /^\/backoffice\/prmtr[0-9a-f]{12}\.php\.bak$/.test(p)), 'a baseline of the same shape was requested');
+    assert.deepEqual(vulnerable.filter((f) => pathOf(f).startsWith('/backoffice/')).map(pathOf), [
+      '/backoffice/settings.php.orig',
+    ]);
+    assert.ok(
+      requested.some((p) => /^\/backoffice\/prmtr[0-9a-f]{12}\.php\.bak$/.test(p)),
+      'a baseline of the same shape was requested',
+    );
   });
 });
 
@@ -86,9 +122,30 @@ describe('exposure checks on the safe twin', () => {
   it('reports nothing, although every probe ran against it (soft-404s included)', async () => {
     const result = await scan(sites.safe);
     assert.equal(result.status, 'completed');
-    assert.deepEqual(exposureFindings(result.findings).map((f) => `${f.checkId} ${pathOf(f)}`), []);
+    assert.deepEqual(
+      exposureFindings(result.findings).map((f) => `${f.checkId} ${pathOf(f)}`),
+      [],
+    );
     const requested = sites.safe.requests.map((r) => r.path);
-    for (const path of ['/.svn/wc.db', '/.svn/entries', '/.env', '/.env.local', '/.env.production', '/phpinfo.php', '/info.php', '/server-status', '/server-info', '/index.nginx-debian.html', '/iisstart.htm', '/config.php.bak', '/legacy/product.php.bak', '/legacy/.search.php.swp', '/backoffice/settings.php.orig', '/bundles/vendor.js.map', '/bundles/app.bundle.js.map']) {
+    for (const path of [
+      '/.svn/wc.db',
+      '/.svn/entries',
+      '/.env',
+      '/.env.local',
+      '/.env.production',
+      '/phpinfo.php',
+      '/info.php',
+      '/server-status',
+      '/server-info',
+      '/index.nginx-debian.html',
+      '/iisstart.htm',
+      '/config.php.bak',
+      '/legacy/product.php.bak',
+      '/legacy/.search.php.swp',
+      '/backoffice/settings.php.orig',
+      '/bundles/vendor.js.map',
+      '/bundles/app.bundle.js.map',
+    ]) {
       assert.ok(requested.includes(path), `${path} was probed`);
     }
   });
@@ -97,9 +154,14 @@ describe('exposure checks on the safe twin', () => {
     const before = sites.safe.requests.length;
     await scan(sites.safe);
     const paths = sites.safe.requests.slice(before).map((r) => r.path);
-    const probes = paths.filter((p) => /^\/(?:\.svn|\.env|phpinfo\.php|info\.php|server-(?:status|info))|\.(?:bak|old|orig|swp|map)$|~$/.test(p));
+    const probes = paths.filter((p) =>
+      /^\/(?:\.svn|\.env|phpinfo\.php|info\.php|server-(?:status|info))|\.(?:bak|old|orig|swp|map)$|~$/.test(p),
+    );
     assert.equal(new Set(probes).size, probes.length, probes.join('\n'));
     // The documented bound: 9 fixed paths, 5 names and at most 5 baselines per backup path, one map per script.
-    assert.ok(probes.length <= 9 + maxBackupPathsPerOrigin * 10 + maxScriptsPerOrigin, `${probes.length} probe requests`);
+    assert.ok(
+      probes.length <= 9 + maxBackupPathsPerOrigin * 10 + maxScriptsPerOrigin,
+      `${probes.length} probe requests`,
+    );
   });
 });

@@ -12,7 +12,12 @@ import type { TargetServer } from '../support/target-site.ts';
 import { startVulnerableSites, type VulnerableSites } from '../support/vulnerable-site/index.ts';
 import { injectionAdvancedModule } from '../support/vulnerable-site/injection-advanced.ts';
 
-const engineWith = (canary?: CanaryConfig): ScanEngine => createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver([]), ...(canary === undefined ? {} : { canary }) });
+const engineWith = (canary?: CanaryConfig): ScanEngine =>
+  createHttpScanEngine({
+    guard: new EgressGuard(['127.0.0.0/8']),
+    resolver: createDnsResolver([]),
+    ...(canary === undefined ? {} : { canary }),
+  });
 // The default canary: 127.0.0.1 on an ephemeral port, which the fixture (on 127.0.0.1) can reach.
 const engine = engineWith();
 // Time-based injection spots of the site sleep 4 s: the request time limit leaves room for them.
@@ -25,17 +30,34 @@ interface ScanResult {
   warnings: string[];
 }
 
-async function scan(server: TargetServer, scanEngine = engine, signal = new AbortController().signal): Promise<ScanResult> {
+async function scan(
+  server: TargetServer,
+  scanEngine = engine,
+  signal = new AbortController().signal,
+): Promise<ScanResult> {
   const findings: FindingInput[] = [];
   const warnings: string[] = [];
-  const sink: ScanSink = { finding: async (f) => void findings.push(f), progress: () => undefined, warning: (w) => void warnings.push(w) };
-  const outcome = await scanEngine.scan({ scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' }, { ...defaultScanProfileSettings }, limits, sink, signal);
+  const sink: ScanSink = {
+    finding: async (f) => void findings.push(f),
+    progress: () => undefined,
+    warning: (w) => void warnings.push(w),
+  };
+  const outcome = await scanEngine.scan(
+    { scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' },
+    { ...defaultScanProfileSettings },
+    limits,
+    sink,
+    signal,
+  );
   return { status: outcome.status, findings, warnings };
 }
 
 const pathOf = (location: string): string => location.replace(/^https?:\/\/[^/]+/, '');
 const mine = (findings: FindingInput[]): FindingInput[] => findings.filter((f) => myChecks.has(f.checkId));
-const summary = (findings: FindingInput[]): string[] => mine(findings).map((f) => `${f.checkId} ${pathOf(f.location)}`).sort();
+const summary = (findings: FindingInput[]): string[] =>
+  mine(findings)
+    .map((f) => `${f.checkId} ${pathOf(f.location)}`)
+    .sort();
 const findingAt = (result: ScanResult, spotId: string): FindingInput => {
   const spot = injectionAdvancedModule.spots.find((s) => s.id === spotId)!;
   return result.findings.find((f) => f.checkId === spot.checkId && pathOf(f.location) === spot.location)!;
@@ -56,7 +78,11 @@ function isRefused(port: number): Promise<boolean> {
 
 /** The canary ports the scanner handed a site (from the URLs its requests carried). */
 function canaryPorts(server: TargetServer): number[] {
-  const ports = server.requests.flatMap((r) => [...decodeURIComponent(r.path).matchAll(/http:\/\/127\.0\.0\.1:(\d+)\/prmtr[0-9a-f]{24}/g)].map((m) => Number(m[1])));
+  const ports = server.requests.flatMap((r) =>
+    [...decodeURIComponent(r.path).matchAll(/http:\/\/127\.0\.0\.1:(\d+)\/prmtr[0-9a-f]{24}/g)].map((m) =>
+      Number(m[1]),
+    ),
+  );
   return [...new Set(ports)];
 }
 
@@ -86,26 +112,49 @@ describe('XXE, CRLF, SSRF and stored-XSS checks on the vulnerable fixture site',
     assert.ok(spots.length >= 7 && new Set(spots.map((s) => s.checkId)).size === 4, `${spots.length} spots`);
     for (const spot of spots) {
       assert.equal(spot.class, 'injection');
-      const found = vulnerable.findings.filter((f) => f.checkId === spot.checkId && pathOf(f.location) === spot.location);
-      assert.equal(found.length, 1, `${spot.id}: ${spot.checkId} at ${spot.location} (found: ${summary(vulnerable.findings).join(', ')})`);
+      const found = vulnerable.findings.filter(
+        (f) => f.checkId === spot.checkId && pathOf(f.location) === spot.location,
+      );
+      assert.equal(
+        found.length,
+        1,
+        `${spot.id}: ${spot.checkId} at ${spot.location} (found: ${summary(vulnerable.findings).join(', ')})`,
+      );
       const finding = found[0]!;
       assert.match(evidenceOf(finding), /Confirmed /, `${spot.id} says how it was confirmed`);
-      assert.ok(finding.cwe !== undefined && finding.cvss?.cvss_3_1 !== undefined && finding.owasp?.[0]?.year === 2021, spot.id);
+      assert.ok(
+        finding.cwe !== undefined && finding.cvss?.cvss_3_1 !== undefined && finding.owasp?.[0]?.year === 2021,
+        spot.id,
+      );
       assert.ok(finding.request !== undefined && finding.response !== undefined, spot.id);
       assert.ok((finding.details?.markdown?.[0]?.value ?? '').length > 0, `${spot.id}: remediation`);
       assert.ok(finding.references !== undefined && finding.references.length >= 3, `${spot.id}: references`);
     }
     const expected = new Set(spots.map((s) => `${s.checkId} ${s.location}`));
-    assert.deepEqual(summary(vulnerable.findings).filter((s) => !expected.has(s)), []);
+    assert.deepEqual(
+      summary(vulnerable.findings).filter((s) => !expected.has(s)),
+      [],
+    );
   });
 
   it('reports nothing from these checks on the safe twin, though each of them ran against it', () => {
     assert.equal(safe.status, 'completed', safe.warnings.join('\n'));
     assert.deepEqual(summary(safe.findings), []);
     const paths = sites.safe.requests.map((r) => decodeURIComponent(r.path));
-    assert.ok(paths.some((p) => /^\/media\/preview\?url=http:\/\/127\.0\.0\.1:\d+\/prmtr/.test(p)), 'the SSRF probe was sent');
-    assert.ok(paths.some((p) => /^\/locale\?lang=en\r\nX-Prmtr-/.test(p)), 'the CRLF payload was sent');
-    assert.ok(sites.safe.requests.some((r) => r.method === 'POST' && r.path === '/orders/submit' && r.headers['content-type'] === 'application/xml'), 'the XML body was posted');
+    assert.ok(
+      paths.some((p) => /^\/media\/preview\?url=http:\/\/127\.0\.0\.1:\d+\/prmtr/.test(p)),
+      'the SSRF probe was sent',
+    );
+    assert.ok(
+      paths.some((p) => /^\/locale\?lang=en\r\nX-Prmtr-/.test(p)),
+      'the CRLF payload was sent',
+    );
+    assert.ok(
+      sites.safe.requests.some(
+        (r) => r.method === 'POST' && r.path === '/orders/submit' && r.headers['content-type'] === 'application/xml',
+      ),
+      'the XML body was posted',
+    );
   });
 
   it('grades and classifies each kind', () => {
@@ -117,7 +166,11 @@ describe('XXE, CRLF, SSRF and stored-XSS checks on the vulnerable fixture site',
     ];
     for (const [spotId, cwe, severity, score, owasp] of kinds) {
       const f = findingAt(vulnerable, spotId);
-      assert.deepEqual([f.cwe, f.severity, f.cvss?.cvss_3_1?.score, f.owasp?.[0]?.classification], [cwe, severity, score, owasp], spotId);
+      assert.deepEqual(
+        [f.cwe, f.severity, f.cvss?.cvss_3_1?.score, f.owasp?.[0]?.classification],
+        [cwe, severity, score, owasp],
+        spotId,
+      );
     }
   });
 
@@ -127,15 +180,27 @@ describe('XXE, CRLF, SSRF and stored-XSS checks on the vulnerable fixture site',
     assert.ok(highlight !== undefined);
     assert.match(highlight.value, /^root:x:0:0:/);
     assert.equal(inBand.response?.body.slice(highlight.offset, highlight.offset + highlight.length), highlight.value);
-    assert.match(inBand.request?.body ?? '', /ENTITY%20prmtr%20SYSTEM%20%22file%3A%2F%2F%2Fetc%2Fpasswd|ENTITY\+prmtr\+SYSTEM\+%22file%3A%2F%2F%2Fetc%2Fpasswd/);
+    assert.match(
+      inBand.request?.body ?? '',
+      /ENTITY%20prmtr%20SYSTEM%20%22file%3A%2F%2F%2Fetc%2Fpasswd|ENTITY\+prmtr\+SYSTEM\+%22file%3A%2F%2F%2Fetc%2Fpasswd/,
+    );
     const blind = findingAt(vulnerable, 'xxe-blind-body');
-    assert.match(evidenceOf(blind), /Confirmed out of band: the whole request body \(application\/xml\) .* received GET \/prmtr[0-9a-f]{24} from 127\.0\.0\.1:\d+ \(User-Agent: "fixture-fetcher\/1\.0"\)/);
+    assert.match(
+      evidenceOf(blind),
+      /Confirmed out of band: the whole request body \(application\/xml\) .* received GET \/prmtr[0-9a-f]{24} from 127\.0\.0\.1:\d+ \(User-Agent: "fixture-fetcher\/1\.0"\)/,
+    );
     assert.equal(blind.request?.headers.find((h) => h.name === 'content-type')?.value, 'application/xml');
-    assert.match(blind.request?.body ?? '', /^<\?xml .*\n<!DOCTYPE prmtr \[<!ENTITY prmtr SYSTEM "http:\/\/127\.0\.0\.1:\d+\/prmtr[0-9a-f]{24}">\]>/);
+    assert.match(
+      blind.request?.body ?? '',
+      /^<\?xml .*\n<!DOCTYPE prmtr \[<!ENTITY prmtr SYSTEM "http:\/\/127\.0\.0\.1:\d+\/prmtr[0-9a-f]{24}">\]>/,
+    );
   });
 
   it('records CRLF injection by the injected header, a header of its own', () => {
-    for (const [spotId, how] of [['crlf-location', /CR LF \(%0D%0A\)/], ['crlf-unicode', /U\+560D U\+560A/]] as const) {
+    for (const [spotId, how] of [
+      ['crlf-location', /CR LF \(%0D%0A\)/],
+      ['crlf-unicode', /U\+560D U\+560A/],
+    ] as const) {
       const f = findingAt(vulnerable, spotId);
       const highlight = f.details?.text?.[0]?.highlights[0];
       assert.match(highlight?.field ?? '', /^response\.headers\.x-prmtr-[0-9a-f]{10}$/, spotId);
@@ -147,10 +212,15 @@ describe('XXE, CRLF, SSRF and stored-XSS checks on the vulnerable fixture site',
 
   it('records SSRF with the hit: source, method and User-Agent, during the request or after it', () => {
     const fetch = findingAt(vulnerable, 'ssrf-fetch');
-    assert.match(evidenceOf(fetch), /received GET \/prmtr[0-9a-f]{24} from 127\.0\.0\.1:\d+ \(User-Agent: "fixture-fetcher\/1\.0"\) \d+ ms after the request was sent/);
+    assert.match(
+      evidenceOf(fetch),
+      /received GET \/prmtr[0-9a-f]{24} from 127\.0\.0\.1:\d+ \(User-Agent: "fixture-fetcher\/1\.0"\) \d+ ms after the request was sent/,
+    );
     assert.match(fetch.response?.body ?? '', /fetched \d+ bytes/);
     const token = fetch.details?.text?.[0]?.highlights.find((h) => h.field === 'request.url');
-    assert.ok(token !== undefined && fetch.request?.url.slice(token.offset, token.offset + token.length) === token.value);
+    assert.ok(
+      token !== undefined && fetch.request?.url.slice(token.offset, token.offset + token.length) === token.value,
+    );
     const webhook = findingAt(vulnerable, 'ssrf-webhook-blind');
     assert.match(webhook.response?.body ?? '', /Test delivery queued/);
     assert.match(evidenceOf(webhook), /form field callback set to http:\/\/127\.0\.0\.1:\d+\/prmtr/);
@@ -164,7 +234,10 @@ describe('XXE, CRLF, SSRF and stored-XSS checks on the vulnerable fixture site',
     assert.ok(highlight !== undefined);
     assert.match(highlight.value, /^"'><prmtr[0-9a-f]{12}>$/);
     assert.equal(f.response?.body.slice(highlight.offset, highlight.offset + highlight.length), highlight.value);
-    assert.match(evidenceOf(f), /submitted in form field comment of POST \/guestbook\/sign shows unencoded at offset \d+ of GET \/guestbook/);
+    assert.match(
+      evidenceOf(f),
+      /submitted in form field comment of POST \/guestbook\/sign shows unencoded at offset \d+ of GET \/guestbook/,
+    );
   });
 
   it('closes the canary when the scans end, and never sends a request to another host', async () => {
@@ -187,8 +260,14 @@ describe('the SSRF canary: configuration and lifecycle', () => {
   it('skips SSRF with a warning when the canary is off, and still finds XXE in band', async () => {
     const result = await scan(sites.vulnerable, engineWith({ listen: undefined, url: undefined }));
     assert.equal(result.status, 'completed');
-    assert.ok(result.warnings.some((w) => /SSRF canary is not available .*server-side-request-forgery was skipped/.test(w)), result.warnings.join('\n'));
-    assert.deepEqual(summary(result.findings).filter((s) => /^(server-side-request-forgery|xml-external-entity)/.test(s)), ['xml-external-entity /xml/import?body=doc']);
+    assert.ok(
+      result.warnings.some((w) => /SSRF canary is not available .*server-side-request-forgery was skipped/.test(w)),
+      result.warnings.join('\n'),
+    );
+    assert.deepEqual(
+      summary(result.findings).filter((s) => /^(server-side-request-forgery|xml-external-entity)/.test(s)),
+      ['xml-external-entity /xml/import?body=doc'],
+    );
   });
 
   it('uses the configured canary URL and closes the canary when a scan is aborted', async () => {
@@ -197,7 +276,8 @@ describe('the SSRF canary: configuration and lifecycle', () => {
     const controller = new AbortController();
     const running = scan(sites.vulnerable, scanEngine, controller.signal);
     // Abort once the scanner has handed the site a URL of the canary (it listens by then).
-    for (let i = 0; i < 400 && canaryPorts(sites.vulnerable).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 400 && canaryPorts(sites.vulnerable).length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(canaryPorts(sites.vulnerable), [port]);
     controller.abort();
     const result = await running;

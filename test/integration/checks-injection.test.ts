@@ -18,8 +18,14 @@ describe('injection checks on the vulnerable fixture site', () => {
     const spots = sites.manifest.filter((s) => s.class === 'injection');
     assert.ok(spots.length >= 10, `${spots.length} injection spots`);
     for (const spot of spots) {
-      const found = vulnerable.findings.filter((f) => f.checkId === spot.checkId && pathOf(f.location) === spot.location);
-      assert.equal(found.length, 1, `${spot.id}: ${spot.checkId} at ${spot.location} (found: ${summary(vulnerable.findings).join(', ')})`);
+      const found = vulnerable.findings.filter(
+        (f) => f.checkId === spot.checkId && pathOf(f.location) === spot.location,
+      );
+      assert.equal(
+        found.length,
+        1,
+        `${spot.id}: ${spot.checkId} at ${spot.location} (found: ${summary(vulnerable.findings).join(', ')})`,
+      );
       const finding = found[0]!;
       assert.match(finding.details?.text?.[0]?.value ?? '', /Confirmed|canary/, `${spot.id} says how it was confirmed`);
       assert.ok(finding.cwe !== undefined && finding.cvss?.cvss_3_1 !== undefined && finding.owasp?.[0]?.year === 2021);
@@ -34,7 +40,9 @@ describe('injection checks on the vulnerable fixture site', () => {
   });
 
   it('confirms time-based command injection twice against a fast control', () => {
-    const timed = vulnerable.findings.find((f) => f.checkId === 'command-injection' && pathOf(f.location) === '/tools/lookup?domain=');
+    const timed = vulnerable.findings.find(
+      (f) => f.checkId === 'command-injection' && pathOf(f.location) === '/tools/lookup?domain=',
+    );
     assert.match(timed?.details?.text?.[0]?.value ?? '', /by timing, twice/);
   });
 

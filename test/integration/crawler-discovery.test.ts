@@ -26,9 +26,17 @@ describe('crawler discovery', () => {
     site = await startHttpServer({
       '/': { status: 200, body: INDEX, headers: html },
       '/robots.txt': 'User-agent: *\nDisallow: /hidden/\nSitemap: /sitemap-index.xml\n',
-      '/static/app.js': { status: 200, body: 'const api = "/api/items"; const re = /a+b/g;', headers: { 'content-type': 'application/javascript' } },
+      '/static/app.js': {
+        status: 200,
+        body: 'const api = "/api/items"; const re = /a+b/g;',
+        headers: { 'content-type': 'application/javascript' },
+      },
       '/api/inline': { status: 200, body: '{}', headers: { 'content-type': 'application/json' } },
-      '/api/items': { status: 200, body: JSON.stringify({ next: '/api/items?page=2', items: [{ href: '/api/item/1' }] }), headers: { 'content-type': 'application/json' } },
+      '/api/items': {
+        status: 200,
+        body: JSON.stringify({ next: '/api/items?page=2', items: [{ href: '/api/item/1' }] }),
+        headers: { 'content-type': 'application/json' },
+      },
       '/api/items?page=2': { status: 200, body: '{"items": []}', headers: { 'content-type': 'application/json' } },
       '/api/item/1': { status: 200, body: '{"id": 1}', headers: { 'content-type': 'application/json' } },
       '/hidden/': { status: 200, body: '<p>hidden</p>', headers: html },
@@ -53,8 +61,18 @@ describe('crawler discovery', () => {
 
   it('finds pages through robots.txt, sitemaps, scripts, JSON and POST forms, and keeps away from logout and destructive forms', async () => {
     const warnings: string[] = [];
-    const sink: ScanSink = { finding: async () => undefined, progress: () => undefined, warning: (w) => warnings.push(w) };
-    const outcome = await engine.scan({ scheme: 'http', host: '127.0.0.1', port: site.port, scopeName: '127.0.0.1' }, { ...defaultScanProfileSettings }, limits, sink, new AbortController().signal);
+    const sink: ScanSink = {
+      finding: async () => undefined,
+      progress: () => undefined,
+      warning: (w) => warnings.push(w),
+    };
+    const outcome = await engine.scan(
+      { scheme: 'http', host: '127.0.0.1', port: site.port, scopeName: '127.0.0.1' },
+      { ...defaultScanProfileSettings },
+      limits,
+      sink,
+      new AbortController().signal,
+    );
     assert.equal(outcome.status, 'completed');
     assert.deepEqual(warnings, []);
     const requests = site.requests.map((r) => r.split(' ').slice(0, 2).join(' '));
@@ -79,22 +97,45 @@ describe('crawler discovery', () => {
     assert.ok(!requests.some((r) => r.includes('/not-javascript')), 'a JSON-LD script is not read as JavaScript');
     // Distinct requests: active checks re-send a page they test as their baseline.
     const distinct = new Set(requests);
-    assert.equal(['GET /dir', 'GET /dir/'].filter((r) => distinct.has(r)).length, 1, 'trailing-slash variants are one page');
-    assert.equal(['GET /page?id=1', 'GET /page?id=2'].filter((r) => distinct.has(r)).length, 1, 'query-value variants are one page');
+    assert.equal(
+      ['GET /dir', 'GET /dir/'].filter((r) => distinct.has(r)).length,
+      1,
+      'trailing-slash variants are one page',
+    );
+    assert.equal(
+      ['GET /page?id=1', 'GET /page?id=2'].filter((r) => distinct.has(r)).length,
+      1,
+      'query-value variants are one page',
+    );
   });
 
   it('resolves a relative link against each page that carries it, and a link from the root or the network the same on every page', async () => {
     const pages = await startHttpServer({});
     try {
       const links = `<a href="next">next</a> <a href="/shared">shared</a> <a href="//127.0.0.1:${pages.port}/by-network-path">network path</a>`;
-      for (const [path, body] of Object.entries({ '/': '<a href="/a/">a</a> <a href="/b/">b</a>', '/a/': links, '/b/': links, '/a/next': '', '/b/next': '', '/shared': '', '/by-network-path': '' })) {
+      for (const [path, body] of Object.entries({
+        '/': '<a href="/a/">a</a> <a href="/b/">b</a>',
+        '/a/': links,
+        '/b/': links,
+        '/a/next': '',
+        '/b/next': '',
+        '/shared': '',
+        '/by-network-path': '',
+      })) {
         pages.routes.set(path, { status: 200, body: `<html><body>${body}</body></html>`, headers: html });
       }
       const sink: ScanSink = { finding: async () => undefined, progress: () => undefined, warning: () => undefined };
-      const outcome = await engine.scan({ scheme: 'http', host: '127.0.0.1', port: pages.port, scopeName: '127.0.0.1' }, { ...defaultScanProfileSettings }, limits, sink, new AbortController().signal);
+      const outcome = await engine.scan(
+        { scheme: 'http', host: '127.0.0.1', port: pages.port, scopeName: '127.0.0.1' },
+        { ...defaultScanProfileSettings },
+        limits,
+        sink,
+        new AbortController().signal,
+      );
       assert.equal(outcome.status, 'completed');
       const requested = new Set(pages.requests.map((r) => r.split(' ').slice(0, 2).join(' ')));
-      for (const expected of ['GET /a/next', 'GET /b/next', 'GET /shared', 'GET /by-network-path']) assert.ok(requested.has(expected), `${expected} was requested (${[...requested].join(', ')})`);
+      for (const expected of ['GET /a/next', 'GET /b/next', 'GET /shared', 'GET /by-network-path'])
+        assert.ok(requested.has(expected), `${expected} was requested (${[...requested].join(', ')})`);
     } finally {
       await pages.stop();
     }

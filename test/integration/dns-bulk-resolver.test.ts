@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBulkResolver, type BulkResolver, type BulkResolverOptions, type LookupResult } from '../../src/engine/dns/bulk-resolver.ts';
+import {
+  createBulkResolver,
+  type BulkResolver,
+  type BulkResolverOptions,
+  type LookupResult,
+} from '../../src/engine/dns/bulk-resolver.ts';
 import type { ZoneRecord } from '../../src/engine/dns/zone-record.ts';
 import { startBind, type BindServer } from '../support/bind-server.ts';
 import { TestDnsServer } from '../support/dns-server.ts';
@@ -29,7 +34,8 @@ ${Array.from({ length: 3000 }, (_, i) => `h${i} A 10.1.${i >> 8}.${i & 255}`).jo
 let bind: BindServer;
 let stub: TestDnsServer;
 
-const sorted = (records: ZoneRecord[]): string[] => records.map((r) => `${r.name} ${r.ttl} ${r.class} ${r.type} ${r.data}`).sort();
+const sorted = (records: ZoneRecord[]): string[] =>
+  records.map((r) => `${r.name} ${r.ttl} ${r.class} ${r.type} ${r.data}`).sort();
 
 before(async () => {
   bind = await startBind([{ name: 'engine.test', text: ZONE }]);
@@ -57,49 +63,78 @@ for (const udpSockets of ['batch', 'dgram'] as const) {
       try {
         const www = await r.lookup('WWW.engine.test');
         assert.equal(www.outcome, 'answer');
-        assert.deepEqual(sorted(www.records), ['www.engine.test 300 IN A 192.0.2.10', 'www.engine.test 300 IN AAAA 2001:db8::10']);
+        assert.deepEqual(sorted(www.records), [
+          'www.engine.test 300 IN A 192.0.2.10',
+          'www.engine.test 300 IN AAAA 2001:db8::10',
+        ]);
         const txt = await r.lookup('txt.engine.test.', ['TXT']);
-        assert.deepEqual(txt.records.map((x) => x.data), ['"v=spf1 -all" "second string"']);
+        assert.deepEqual(
+          txt.records.map((x) => x.data),
+          ['"v=spf1 -all" "second string"'],
+        );
         const alias = await r.lookup('alias.engine.test', ['A']);
-        assert.deepEqual(sorted(alias.records), ['alias.engine.test 300 IN CNAME www.engine.test.', 'www.engine.test 300 IN A 192.0.2.10']);
-        assert.deepEqual(await r.lookup('only-txt.engine.test'), { name: 'only-txt.engine.test', outcome: 'nodata', records: [], failures: [] });
-        assert.deepEqual(await r.lookup('missing.engine.test'), { name: 'missing.engine.test', outcome: 'nxdomain', records: [], failures: [] });
+        assert.deepEqual(sorted(alias.records), [
+          'alias.engine.test 300 IN CNAME www.engine.test.',
+          'www.engine.test 300 IN A 192.0.2.10',
+        ]);
+        assert.deepEqual(await r.lookup('only-txt.engine.test'), {
+          name: 'only-txt.engine.test',
+          outcome: 'nodata',
+          records: [],
+          failures: [],
+        });
+        assert.deepEqual(await r.lookup('missing.engine.test'), {
+          name: 'missing.engine.test',
+          outcome: 'nxdomain',
+          records: [],
+          failures: [],
+        });
       } finally {
         r.close();
       }
     });
 
-    it('sends what a waiting source submitted: a source whose next name depends on the answers does not stall', { timeout: 10_000 }, async () => {
-      const r = resolver();
-      try {
-        const answered = new Set<string>();
-        let release: (() => void) | undefined;
-        // Two names, then a wait for both answers (far fewer than a window: nothing else pumps).
-        async function* names(): AsyncGenerator<string> {
-          yield 'www.engine.test';
-          yield 'h1.engine.test';
-          await new Promise<void>((resolve) => {
-            release = resolve;
-            if (answered.size === 2) resolve();
-          });
-          yield 'h2.engine.test';
+    it(
+      'sends what a waiting source submitted: a source whose next name depends on the answers does not stall',
+      { timeout: 10_000 },
+      async () => {
+        const r = resolver();
+        try {
+          const answered = new Set<string>();
+          let release: (() => void) | undefined;
+          // Two names, then a wait for both answers (far fewer than a window: nothing else pumps).
+          async function* names(): AsyncGenerator<string> {
+            yield 'www.engine.test';
+            yield 'h1.engine.test';
+            await new Promise<void>((resolve) => {
+              release = resolve;
+              if (answered.size === 2) resolve();
+            });
+            yield 'h2.engine.test';
+          }
+          const stats = await r.resolveAll(
+            names(),
+            (result) => {
+              answered.add(result.name);
+              if (answered.size === 2) release?.();
+            },
+            { types: ['A'], signal: AbortSignal.timeout(5000) },
+          );
+          assert.equal(stats.names, 3);
+          assert.deepEqual([...answered].sort(), ['h1.engine.test', 'h2.engine.test', 'www.engine.test']);
+        } finally {
+          r.close();
         }
-        const stats = await r.resolveAll(names(), (result) => {
-          answered.add(result.name);
-          if (answered.size === 2) release?.();
-        }, { types: ['A'], signal: AbortSignal.timeout(5000) });
-        assert.equal(stats.names, 3);
-        assert.deepEqual([...answered].sort(), ['h1.engine.test', 'h2.engine.test', 'www.engine.test']);
-      } finally {
-        r.close();
-      }
-    });
+      },
+    );
 
     it('falls back to TCP when BIND truncates a large answer over UDP', async () => {
       const r = create({ servers: [bind.address], timeoutMs: 1000, ednsUdpSize: 0, isRecursionDesired: false });
       try {
         const results: LookupResult[] = [];
-        const stats = await r.resolveAll(['big.engine.test'], (result) => void results.push(result), { types: ['TXT'] });
+        const stats = await r.resolveAll(['big.engine.test'], (result) => void results.push(result), {
+          types: ['TXT'],
+        });
         assert.equal(results[0]?.outcome, 'answer');
         assert.equal(results[0]?.records[0]?.data, BIG_TXT);
         assert.equal(stats.tcpFallbacks, 1);
@@ -118,10 +153,21 @@ for (const udpSockets of ['batch', 'dgram'] as const) {
       }
       try {
         const seen = new Map<string, LookupResult>();
-        const stats = await r.resolveAll(names(), async (result) => void seen.set(result.name, result), { types: ['A'] });
+        const stats = await r.resolveAll(names(), async (result) => void seen.set(result.name, result), {
+          types: ['A'],
+        });
         assert.equal(stats.names, 3003);
         assert.equal(seen.size, 3003);
-        assert.deepEqual(stats.outcomes, { answer: 3000, nodata: 0, nxdomain: 1, servfail: 0, refused: 0, timeout: 0, error: 0, invalid: 2 });
+        assert.deepEqual(stats.outcomes, {
+          answer: 3000,
+          nodata: 0,
+          nxdomain: 1,
+          servfail: 0,
+          refused: 0,
+          timeout: 0,
+          error: 0,
+          invalid: 2,
+        });
         assert.equal(seen.get('h2999.engine.test')?.records[0]?.data, '10.1.11.183');
         assert.equal(seen.get('bad..name')?.failures[0]?.detail, 'empty label in name "bad..name."');
       } finally {
@@ -141,7 +187,11 @@ for (const udpSockets of ['batch', 'dgram'] as const) {
       const held: Array<() => void> = [];
       let isHolding = true;
       try {
-        const run = r.resolveAll(names(), () => (isHolding ? new Promise<void>((resolve) => held.push(resolve)) : undefined), { types: ['A'] });
+        const run = r.resolveAll(
+          names(),
+          () => (isHolding ? new Promise<void>((resolve) => held.push(resolve)) : undefined),
+          { types: ['A'] },
+        );
         while (held.length < 16) await sleep(5);
         await sleep(50);
         // 16 callbacks unsettled stop the intake: at most a window in flight and one queued besides them.
@@ -205,7 +255,11 @@ for (const udpSockets of ['batch', 'dgram'] as const) {
       const r = create({ servers: [stub.address], concurrency: 5, timeoutMs: 300, retries: 0 });
       try {
         stub.queries.length = 0;
-        const run = r.resolveAll(Array.from({ length: 20 }, () => 'silent.test'), () => undefined, { types: ['A'] });
+        const run = r.resolveAll(
+          Array.from({ length: 20 }, () => 'silent.test'),
+          () => undefined,
+          { types: ['A'] },
+        );
         await new Promise((resolve) => setTimeout(resolve, 150));
         assert.equal(stub.queries.length, 5);
         const stats = await run;
@@ -218,7 +272,11 @@ for (const udpSockets of ['batch', 'dgram'] as const) {
     it('holds the query rate', async () => {
       const r = create({ servers: [stub.address], ratePerSecond: 200 });
       try {
-        const stats = await r.resolveAll(Array.from({ length: 100 }, () => 'ok.test'), () => undefined, { types: ['A'] });
+        const stats = await r.resolveAll(
+          Array.from({ length: 100 }, () => 'ok.test'),
+          () => undefined,
+          { types: ['A'] },
+        );
         assert.equal(stats.outcomes.answer, 100);
         // 100 queries at 200/s with a 10-query burst: at least (100 - 10) / 200 s.
         assert.ok(stats.durationMs >= 440, `took ${stats.durationMs} ms`);
@@ -231,7 +289,10 @@ for (const udpSockets of ['batch', 'dgram'] as const) {
       const r = create({ servers: [stub.address] });
       try {
         const result = await r.lookup('München.test', ['A']);
-        assert.deepEqual(result.records.map((x) => `${x.name} ${x.data}`), ['xn--mnchen-3ya.test 192.0.2.99']);
+        assert.deepEqual(
+          result.records.map((x) => `${x.name} ${x.data}`),
+          ['xn--mnchen-3ya.test 192.0.2.99'],
+        );
       } finally {
         r.close();
       }
@@ -243,7 +304,11 @@ for (const udpSockets of ['batch', 'dgram'] as const) {
         const controller = new AbortController();
         setTimeout(() => controller.abort(), 50);
         await assert.rejects(
-          r.resolveAll(Array.from({ length: 50 }, () => 'silent.test'), () => undefined, { signal: controller.signal }),
+          r.resolveAll(
+            Array.from({ length: 50 }, () => 'silent.test'),
+            () => undefined,
+            { signal: controller.signal },
+          ),
           { name: 'AbortError' },
         );
       } finally {

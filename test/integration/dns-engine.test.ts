@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { transferZone, transferZoneBatches, ZoneTransferError, type TransferZoneOptions } from '../../src/engine/dns/axfr.ts';
+import {
+  transferZone,
+  transferZoneBatches,
+  ZoneTransferError,
+  type TransferZoneOptions,
+} from '../../src/engine/dns/axfr.ts';
 import type { DnsResolver } from '../../src/engine/dns/resolver.ts';
 import { parseZone, type ZoneRecord } from '../../src/engine/dns/zone-parser.ts';
 import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
@@ -29,16 +34,28 @@ const hosts: DnsResolver = {
   resolveAddresses: async (name) => ({ 'ns.engine.test': ['127.0.0.1'], 'internal.test': ['10.0.0.5'] })[name] ?? [],
 };
 
-const sorted = (records: ZoneRecord[]): string[] => records.map((r) => `${r.name} ${r.ttl} ${r.class} ${r.type} ${r.data}`).sort();
+const sorted = (records: ZoneRecord[]): string[] =>
+  records.map((r) => `${r.name} ${r.ttl} ${r.class} ${r.type} ${r.data}`).sort();
 
 async function collect(options: Partial<TransferZoneOptions>): Promise<ZoneRecord[]> {
   const records: ZoneRecord[] = [];
-  const full = { server: { host: '127.0.0.1', port: bind.port }, zone: 'engine.test', guard: localGuard, resolver: hosts, timeoutMs: 2000, ...options };
+  const full = {
+    server: { host: '127.0.0.1', port: bind.port },
+    zone: 'engine.test',
+    guard: localGuard,
+    resolver: hosts,
+    timeoutMs: 2000,
+    ...options,
+  };
   for await (const record of transferZone(full)) records.push(record);
   return records;
 }
 
-async function assertTransferError(options: Partial<TransferZoneOptions>, reason: string, message: RegExp): Promise<void> {
+async function assertTransferError(
+  options: Partial<TransferZoneOptions>,
+  reason: string,
+  message: RegExp,
+): Promise<void> {
   await assert.rejects(collect(options), (err: unknown) => {
     assert.ok(err instanceof ZoneTransferError, String(err));
     assert.equal(err.reason, reason, err.message);
@@ -48,7 +65,9 @@ async function assertTransferError(options: Partial<TransferZoneOptions>, reason
 }
 
 /** A TCP server on 127.0.0.1 running `onConnection`, counting connections. */
-async function tcpServer(onConnection: (socket: net.Socket) => void): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+async function tcpServer(
+  onConnection: (socket: net.Socket) => void,
+): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
   let count = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -102,7 +121,12 @@ describe('AXFR against BIND', () => {
 
   it('streams a multi-message transfer in batches and resolves the server name through the guard', async () => {
     const sizes: number[] = [];
-    const options = { server: { host: 'ns.engine.test', port: bind.port }, zone: 'engine.test.', guard: localGuard, resolver: hosts };
+    const options = {
+      server: { host: 'ns.engine.test', port: bind.port },
+      zone: 'engine.test.',
+      guard: localGuard,
+      resolver: hosts,
+    };
     for await (const batch of transferZoneBatches(options)) sizes.push(batch.length);
     assert.ok(sizes.length > 1, `messages: ${sizes.length}`);
     assert.equal(
@@ -116,14 +140,22 @@ describe('AXFR against BIND', () => {
   });
 
   it('reports a zone the server does not serve', async () => {
-    await assertTransferError({ zone: 'elsewhere.test' }, 'notauth', /is not authoritative for elsewhere\.test \(NOTAUTH\)/);
+    await assertTransferError(
+      { zone: 'elsewhere.test' },
+      'notauth',
+      /is not authoritative for elsewhere\.test \(NOTAUTH\)/,
+    );
   });
 
   it('times out against a server that accepts and never answers', async () => {
     const silent = await tcpServer(() => undefined);
     try {
       const startedAt = Date.now();
-      await assertTransferError({ server: { host: '127.0.0.1', port: silent.port }, timeoutMs: 300 }, 'timeout', /sent nothing for 300 ms/);
+      await assertTransferError(
+        { server: { host: '127.0.0.1', port: silent.port }, timeoutMs: 300 },
+        'timeout',
+        /sent nothing for 300 ms/,
+      );
       assert.ok(Date.now() - startedAt < 2000);
     } finally {
       await silent.close();
@@ -133,14 +165,26 @@ describe('AXFR against BIND', () => {
   it('reports a refused connection', async () => {
     const closed = await tcpServer(() => undefined);
     await closed.close();
-    await assertTransferError({ server: { host: '127.0.0.1', port: closed.port } }, 'connection', /refused the connection/);
+    await assertTransferError(
+      { server: { host: '127.0.0.1', port: closed.port } },
+      'connection',
+      /refused the connection/,
+    );
   });
 
   it('is denied by the egress guard without opening any connection', async () => {
     const watched = await tcpServer((socket) => socket.destroy());
     try {
-      await assertTransferError({ server: { host: '127.0.0.1', port: watched.port }, guard: new EgressGuard([]) }, 'denied', /127\.0\.0\.1 is in loopback range/);
-      await assertTransferError({ server: { host: 'internal.test', port: watched.port } }, 'denied', /10\.0\.0\.5 is in private range/);
+      await assertTransferError(
+        { server: { host: '127.0.0.1', port: watched.port }, guard: new EgressGuard([]) },
+        'denied',
+        /127\.0\.0\.1 is in loopback range/,
+      );
+      await assertTransferError(
+        { server: { host: 'internal.test', port: watched.port } },
+        'denied',
+        /10\.0\.0\.5 is in private range/,
+      );
       assert.equal(watched.connections(), 0);
     } finally {
       await watched.close();
@@ -150,9 +194,15 @@ describe('AXFR against BIND', () => {
   it('reports a server that closes the connection before the closing SOA', async () => {
     // Answers the first SOA only, then hangs up.
     const soa = Buffer.concat([Buffer.from('c00c000600010000003c0016', 'hex'), Buffer.alloc(22)]);
-    const cut = await tcpServer((socket) => socket.once('data', (query: Buffer) => socket.end(framedAnswer(query, [soa]))));
+    const cut = await tcpServer((socket) =>
+      socket.once('data', (query: Buffer) => socket.end(framedAnswer(query, [soa]))),
+    );
     try {
-      await assertTransferError({ server: { host: '127.0.0.1', port: cut.port } }, 'connection', /closed the connection before the transfer of engine\.test ended \(1 records received\)/);
+      await assertTransferError(
+        { server: { host: '127.0.0.1', port: cut.port } },
+        'connection',
+        /closed the connection before the transfer of engine\.test ended \(1 records received\)/,
+      );
     } finally {
       await cut.close();
     }
@@ -160,9 +210,15 @@ describe('AXFR against BIND', () => {
 
   it('reports a transfer that does not start with the SOA as malformed', async () => {
     const a = Buffer.from('c00c000100010000003c0004c0000201', 'hex');
-    const wrong = await tcpServer((socket) => socket.once('data', (query: Buffer) => socket.end(framedAnswer(query, [a]))));
+    const wrong = await tcpServer((socket) =>
+      socket.once('data', (query: Buffer) => socket.end(framedAnswer(query, [a]))),
+    );
     try {
-      await assertTransferError({ server: { host: '127.0.0.1', port: wrong.port } }, 'malformed', /does not start with the SOA of engine\.test/);
+      await assertTransferError(
+        { server: { host: '127.0.0.1', port: wrong.port } },
+        'malformed',
+        /does not start with the SOA of engine\.test/,
+      );
     } finally {
       await wrong.close();
     }
@@ -173,7 +229,10 @@ describe('AXFR against BIND', () => {
     try {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 100);
-      await assert.rejects(collect({ server: { host: '127.0.0.1', port: silent.port }, signal: controller.signal, timeoutMs: 5000 }), { name: 'AbortError' });
+      await assert.rejects(
+        collect({ server: { host: '127.0.0.1', port: silent.port }, signal: controller.signal, timeoutMs: 5000 }),
+        { name: 'AbortError' },
+      );
     } finally {
       await silent.close();
     }

@@ -12,10 +12,17 @@ describe('routing errors', () => {
   after(async () => h.close());
 
   it('answers 1999 (410) for anything under /rest/v1', async () => {
-    for (const [method, url] of [['GET', '/rest/v1/domains/'], ['POST', '/rest/v1/anything/at/all'], ['GET', '/rest/v1']] as const) {
+    for (const [method, url] of [
+      ['GET', '/rest/v1/domains/'],
+      ['POST', '/rest/v1/anything/at/all'],
+      ['GET', '/rest/v1'],
+    ] as const) {
       const res = await h.send(method, url);
       assert.equal(res.statusCode, 410);
-      assert.deepEqual(res.json(), v2Error(1999, 'Endpoint discontinued: version 1 of the API has been retired; use /rest/v2 or /rest/v3'));
+      assert.deepEqual(
+        res.json(),
+        v2Error(1999, 'Endpoint discontinued: version 1 of the API has been retired; use /rest/v2 or /rest/v3'),
+      );
     }
   });
 
@@ -40,7 +47,10 @@ describe('routing errors', () => {
   });
 
   it('answers 1052 (413) for a body over the limit', async () => {
-    const res = await h.send('POST', '/rest/v2/assets/', { key, body: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }) });
+    const res = await h.send('POST', '/rest/v2/assets/', {
+      key,
+      body: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     assert.equal(res.statusCode, 413);
     assert.deepEqual(res.json(), v2Error(1052, 'Request body too large for this operation'));
   });
@@ -60,7 +70,10 @@ describe('routing errors', () => {
       h.runtime.store.assets.renderPage = original;
     }
     const metrics = (await h.send('GET', '/metrics')).body;
-    assert.match(metrics, /^perimeter_http_server_faults_total\{method="GET",route="\/rest\/v2\/assets\/",status="500"\} 1$/m);
+    assert.match(
+      metrics,
+      /^perimeter_http_server_faults_total\{method="GET",route="\/rest\/v2\/assets\/",status="500"\} 1$/m,
+    );
   });
 });
 

@@ -1,20 +1,37 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { FingerprintOptions, FingerprintOrigin, FingerprintReport } from '../../src/core/surface/exposure-engines.ts';
+import type {
+  FingerprintOptions,
+  FingerprintOrigin,
+  FingerprintReport,
+} from '../../src/core/surface/exposure-engines.ts';
 import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
 import { createFingerprinter } from '../../src/engine/fingerprint/fingerprinter.ts';
 import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
 import { listenTracked, startHttpsServer, type TrackedServer } from '../support/http-server.ts';
-import { loadFingerprintCorpus, serveFingerprintCorpus, type CorpusPage, type FingerprintSite } from '../support/fingerprint-site.ts';
+import {
+  loadFingerprintCorpus,
+  serveFingerprintCorpus,
+  type CorpusPage,
+  type FingerprintSite,
+} from '../support/fingerprint-site.ts';
 
 // Every origin is 127.0.0.1: the resolver is never asked and nothing leaves the machine.
-const resolver = createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */;
+const resolver = createDnsResolver(['127.0.0.1:9']); /* no name leaves the machine: a closed loopback port */
 const fingerprinter = createFingerprinter({ guard: new EgressGuard(['127.0.0.0/8', '::1/128']), resolver });
 const options: FingerprintOptions = { requestsPerSecond: 0, customHeaders: [], requestTimeoutMs: 5000 };
-const origin = (port: number, scheme: 'http' | 'https' = 'http'): FingerprintOrigin => ({ scheme, host: '127.0.0.1', port, scopeName: '127.0.0.1' });
-const run = (origins: FingerprintOrigin[], overrides: Partial<FingerprintOptions> = {}, signal = new AbortController().signal): Promise<FingerprintReport> =>
-  fingerprinter.fingerprint(origins, { ...options, ...overrides }, signal);
+const origin = (port: number, scheme: 'http' | 'https' = 'http'): FingerprintOrigin => ({
+  scheme,
+  host: '127.0.0.1',
+  port,
+  scopeName: '127.0.0.1',
+});
+const run = (
+  origins: FingerprintOrigin[],
+  overrides: Partial<FingerprintOptions> = {},
+  signal = new AbortController().signal,
+): Promise<FingerprintReport> => fingerprinter.fingerprint(origins, { ...options, ...overrides }, signal);
 
 /** A server on 127.0.0.1 answering every request with `handler`. */
 async function serve(handler: http.RequestListener): Promise<TrackedServer> {
@@ -43,8 +60,10 @@ describe('fingerprinting the corpus', () => {
       const found = report.technologies.filter((t) => t.port === port);
       for (const expected of page.expected) {
         const hit = found.find((t) => t.name === expected.name);
-        if (hit === undefined) misses.push(`${page.id}: ${expected.name} not found (found ${found.map((t) => t.name).join(', ')})`);
-        else if (expected.version !== undefined && hit.version !== expected.version) misses.push(`${page.id}: ${expected.name} version ${String(hit.version)}, expected ${expected.version}`);
+        if (hit === undefined)
+          misses.push(`${page.id}: ${expected.name} not found (found ${found.map((t) => t.name).join(', ')})`);
+        else if (expected.version !== undefined && hit.version !== expected.version)
+          misses.push(`${page.id}: ${expected.name} version ${String(hit.version)}, expected ${expected.version}`);
       }
     }
     assert.deepEqual(misses, []);
@@ -53,7 +72,10 @@ describe('fingerprinting the corpus', () => {
   it('finds none of the corpus stacks on the plain page', () => {
     const stacks = new Set(corpus.flatMap((p) => p.expected.map((e) => e.name)));
     const plain = report.technologies.filter((t) => t.port === site.portOf('plain'));
-    assert.deepEqual(plain.filter((t) => stacks.has(t.name)), []);
+    assert.deepEqual(
+      plain.filter((t) => stacks.has(t.name)),
+      [],
+    );
   });
 
   it('reports each observation with host, port, protocol, category names and a confidence', () => {
@@ -61,10 +83,21 @@ describe('fingerprinting the corpus', () => {
     assert.equal(report.requests, corpus.length);
     assert.deepEqual(report.warnings, []);
     const nginx = report.technologies.find((t) => t.port === site.portOf('nginx') && t.name === 'Nginx');
-    assert.deepEqual(nginx, { host: '127.0.0.1', port: site.portOf('nginx'), serviceProtocol: 'http', name: 'Nginx', version: '1.24.0', categories: ['Web servers', 'Reverse proxies'], confidence: 100 });
+    assert.deepEqual(nginx, {
+      host: '127.0.0.1',
+      port: site.portOf('nginx'),
+      serviceProtocol: 'http',
+      name: 'Nginx',
+      version: '1.24.0',
+      categories: ['Web servers', 'Reverse proxies'],
+      confidence: 100,
+    });
     for (const t of report.technologies) {
       assert.ok(t.confidence > 0 && t.confidence <= 100, `${t.name} confidence ${t.confidence}`);
-      assert.ok(t.categories.length > 0 && t.categories.every((c) => !/^\d+$/.test(c)), `${t.name} categories ${t.categories.join(',')}`);
+      assert.ok(
+        t.categories.length > 0 && t.categories.every((c) => !/^\d+$/.test(c)),
+        `${t.name} categories ${t.categories.join(',')}`,
+      );
     }
   });
 
@@ -75,7 +108,6 @@ describe('fingerprinting the corpus', () => {
     assert.ok(on('openresty').some((t) => t.name === 'Nginx'));
     assert.ok(on('iis').some((t) => t.name === 'Windows Server'));
   });
-
 });
 
 describe('fingerprinting: what the page source shows', () => {
@@ -105,7 +137,10 @@ describe('fingerprinting: requests', () => {
     const server = await serve((req, res) => {
       paths.push(req.url ?? '');
       if (req.url === '/') res.writeHead(302, { location: '/blog/' }).end();
-      else res.writeHead(200, Object.fromEntries(page.headers.filter(([n]) => n.toLowerCase() !== 'set-cookie'))).end(page.body);
+      else
+        res
+          .writeHead(200, Object.fromEntries(page.headers.filter(([n]) => n.toLowerCase() !== 'set-cookie')))
+          .end(page.body);
     });
     try {
       const report = await run([origin(server.port)]);
@@ -134,7 +169,13 @@ describe('fingerprinting: requests', () => {
   });
 
   it('fingerprints an HTTPS origin as https', async () => {
-    const server = await startHttpsServer({ '/': { status: 200, body: '<html><body>hi</body></html>', headers: { 'content-type': 'text/html', server: 'Caddy' } } });
+    const server = await startHttpsServer({
+      '/': {
+        status: 200,
+        body: '<html><body>hi</body></html>',
+        headers: { 'content-type': 'text/html', server: 'Caddy' },
+      },
+    });
     try {
       const report = await run([origin(server.port, 'https')]);
       const caddy = report.technologies.find((t) => t.name === 'Caddy');
@@ -151,7 +192,12 @@ describe('fingerprinting: requests', () => {
       res.writeHead(200, { 'content-type': 'text/html', server: 'nginx' }).end('<p>x</p>');
     });
     try {
-      await run([origin(server.port)], { customHeaders: [{ name: 'X-Team', value: 'blue' }, { name: 'User-Agent', value: 'team-agent/1' }] });
+      await run([origin(server.port)], {
+        customHeaders: [
+          { name: 'X-Team', value: 'blue' },
+          { name: 'User-Agent', value: 'team-agent/1' },
+        ],
+      });
       assert.equal(seen.length, 1);
       assert.equal(seen[0]!['x-team'], 'blue');
       assert.equal(seen[0]!['user-agent'], 'team-agent/1');
@@ -172,12 +218,16 @@ describe('fingerprinting: requests', () => {
       );
     }
     try {
-      const report = await run(servers.map((s) => origin(s.port)), { requestsPerSecond: 4 });
+      const report = await run(
+        servers.map((s) => origin(s.port)),
+        { requestsPerSecond: 4 },
+      );
       assert.equal(report.requests, 5);
       arrivals.sort((a, b) => a - b);
       // 5 requests at 4 per second span at least 1 s (4 intervals of 250 ms); a little timer slack allowed.
       assert.ok(arrivals[4]! - arrivals[0]! >= 950, `span ${arrivals[4]! - arrivals[0]!} ms`);
-      for (let i = 1; i < arrivals.length; i += 1) assert.ok(arrivals[i]! - arrivals[i - 1]! >= 200, `gap ${arrivals[i]! - arrivals[i - 1]!} ms`);
+      for (let i = 1; i < arrivals.length; i += 1)
+        assert.ok(arrivals[i]! - arrivals[i - 1]! >= 200, `gap ${arrivals[i]! - arrivals[i - 1]!} ms`);
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
     }

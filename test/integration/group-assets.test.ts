@@ -43,17 +43,24 @@ describe('v2 assets of groups (experimental)', () => {
 
   async function group(name: string, patterns: string[], k = key): Promise<string> {
     const token = (await h.send('POST', '/rest/v2/groups/', { key: k, body: { name } })).json().token as string;
-    for (const pattern of patterns) assert.equal((await h.send('POST', `/rest/v2/groups/${token}/assetpatterns/`, { key: k, body: { pattern } })).statusCode, 200);
+    for (const pattern of patterns)
+      assert.equal(
+        (await h.send('POST', `/rest/v2/groups/${token}/assetpatterns/`, { key: k, body: { pattern } })).statusCode,
+        200,
+      );
     return token;
   }
-  const assetsOf = async (body: unknown, query = '', k = key) => h.send('POST', `/rest/v2/groups/assets/${query}`, { key: k, body });
-  const namesOf = async (tokens: string[], query = '') => ((await assetsOf(tokens, query)).json().assets as Array<{ name: string }>).map((a) => a.name);
+  const assetsOf = async (body: unknown, query = '', k = key) =>
+    h.send('POST', `/rest/v2/groups/assets/${query}`, { key: k, body });
+  const namesOf = async (tokens: string[], query = '') =>
+    ((await assetsOf(tokens, query)).json().assets as Array<{ name: string }>).map((a) => a.name);
 
   before(async () => {
     h = await createHarness({ egressAllow: [] });
     key = (await h.team('acme')).key;
     otherKey = (await h.team('other')).key;
-    for (const name of names) assert.ok([200, 202].includes((await h.send('POST', '/rest/v2/assets/', { key, body: { name } })).statusCode));
+    for (const name of names)
+      assert.ok([200, 202].includes((await h.send('POST', '/rest/v2/assets/', { key, body: { name } })).statusCode));
     await h.send('POST', '/rest/v2/assets/', { key: otherKey, body: { name: 'theirs.example.com' } });
     let i = 0;
     for (const pattern of Object.keys(table)) groupOf[pattern] = await group(`g${i++}`, [pattern]);
@@ -70,16 +77,28 @@ describe('v2 assets of groups (experimental)', () => {
   it('answers the asset list object with the assets as the asset listings show them', async () => {
     const res = await assetsOf([groupOf['EXAMPLE.*']]);
     assert.equal(res.statusCode, 200);
-    const all = (await h.send('GET', '/rest/v2/assets/?include_subdomains=true', { key })).json().assets as Array<{ name: string }>;
+    const all = (await h.send('GET', '/rest/v2/assets/?include_subdomains=true', { key })).json().assets as Array<{
+      name: string;
+    }>;
     const body = res.json();
-    assert.deepEqual(body, { assets: all.filter((a) => ['example.com', 'example.org'].includes(a.name)), has_more: false, current_marker: body.current_marker });
+    assert.deepEqual(body, {
+      assets: all.filter((a) => ['example.com', 'example.org'].includes(a.name)),
+      has_more: false,
+      current_marker: body.current_marker,
+    });
     assert.equal(typeof body.current_marker, 'string');
   });
 
   it('selects the union of several groups once each, in inventory order', async () => {
-    assert.deepEqual(await namesOf([groupOf['192.0.2.0/24']!, groupOf['*.example.com']!, groupOf['example.com']!, groupOf['example.com']!]), [
-      'example.com', 'www.example.com', 'a.b.example.com', 'api.eu.example.com', '192.0.2.10',
-    ]);
+    assert.deepEqual(
+      await namesOf([
+        groupOf['192.0.2.0/24']!,
+        groupOf['*.example.com']!,
+        groupOf['example.com']!,
+        groupOf['example.com']!,
+      ]),
+      ['example.com', 'www.example.com', 'a.b.example.com', 'api.eu.example.com', '192.0.2.10'],
+    );
   });
 
   it('answers an empty list for no groups and for groups without patterns', async () => {
@@ -110,7 +129,9 @@ describe('v2 assets of groups (experimental)', () => {
     const res = await assetsOf([groupOf['example.com']], `?marker=${encodeURIComponent(first.next_marker)}`);
     assert.equal(res.statusCode, 400);
     assert.deepEqual(res.json(), v2Error(4150, 'marker is not a marker of this listing', ['marker']));
-    const again = (await assetsOf([everything, everything], `?pageSize=2&marker=${encodeURIComponent(first.current_marker)}`)).json();
+    const again = (
+      await assetsOf([everything, everything], `?pageSize=2&marker=${encodeURIComponent(first.current_marker)}`)
+    ).json();
     assert.deepEqual(again.assets, first.assets, 'the same set of groups, however written, shares markers');
   });
 
@@ -128,7 +149,10 @@ describe('v2 assets of groups (experimental)', () => {
     for (const body of [['nope'], [groupOf['example.com'], 42]]) {
       const res = await assetsOf(body);
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupTokens']));
+      assert.deepEqual(
+        res.json(),
+        v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupTokens']),
+      );
     }
     for (const t of [unknownToken, theirGroup]) {
       const res = await assetsOf([groupOf['example.com'], t]);
@@ -136,7 +160,11 @@ describe('v2 assets of groups (experimental)', () => {
       assert.deepEqual(res.json(), v2Error(9003, `Group does not exist: ${t}`, ['groupTokens']));
     }
     const theirs = (await assetsOf([theirGroup], '', otherKey)).json();
-    assert.deepEqual(theirs.assets.map((a: { name: string }) => a.name), ['theirs.example.com'], "a team's groups select only its own assets");
+    assert.deepEqual(
+      theirs.assets.map((a: { name: string }) => a.name),
+      ['theirs.example.com'],
+      "a team's groups select only its own assets",
+    );
   });
 });
 
@@ -151,23 +179,49 @@ describe('v2 assets of groups over a large inventory', () => {
     const team = (await h.runtime.store.teams.findByName('big'))!;
     const at = Date.now();
     const rows = Array.from({ length: total }, (_, i) => ({
-      team_id: team.id, token: `${i.toString(16).padStart(8, '0')}${'0'.repeat(24)}`, uuid: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
-      name: `h${i}.${i % 7 === 0 ? 'hit' : 'miss'}.example`, kind: 'domain' as const, port: null, is_root: 1, root_id: null, status: 'unverified' as const,
-      added_by: '["manual"]', monitored: 0, settings: null, created: at, updated: at, discovered: at, last_seen: at, verified_at: null, checked_at: null,
+      team_id: team.id,
+      token: `${i.toString(16).padStart(8, '0')}${'0'.repeat(24)}`,
+      uuid: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
+      name: `h${i}.${i % 7 === 0 ? 'hit' : 'miss'}.example`,
+      kind: 'domain' as const,
+      port: null,
+      is_root: 1,
+      root_id: null,
+      status: 'unverified' as const,
+      added_by: '["manual"]',
+      monitored: 0,
+      settings: null,
+      created: at,
+      updated: at,
+      discovered: at,
+      last_seen: at,
+      verified_at: null,
+      checked_at: null,
     }));
-    for (let i = 0; i < rows.length; i += 250) await h.runtime.database.db.insertInto('assets').values(rows.slice(i, i + 250)).execute();
+    for (let i = 0; i < rows.length; i += 250)
+      await h.runtime.database.db
+        .insertInto('assets')
+        .values(rows.slice(i, i + 250))
+        .execute();
   });
   after(async () => h.close());
 
   it('finds every sparse match across scan chunks and pages', async () => {
     const group = (await h.send('POST', '/rest/v2/groups/', { key, body: { name: 'hits' } })).json().token;
     await h.send('POST', `/rest/v2/groups/${group}/assetpatterns/`, { key, body: { pattern: '*.hit.example' } });
-    const expected = Array.from({ length: total }, (_, i) => i).filter((i) => i % 7 === 0).map((i) => `h${i}.hit.example`);
+    const expected = Array.from({ length: total }, (_, i) => i)
+      .filter((i) => i % 7 === 0)
+      .map((i) => `h${i}.hit.example`);
     const seen: string[] = [];
     const sizes: number[] = [];
     let marker = '';
     for (;;) {
-      const body = (await h.send('POST', `/rest/v2/groups/assets/?pageSize=40&marker=${encodeURIComponent(marker)}`, { key, body: [group] })).json();
+      const body = (
+        await h.send('POST', `/rest/v2/groups/assets/?pageSize=40&marker=${encodeURIComponent(marker)}`, {
+          key,
+          body: [group],
+        })
+      ).json();
       seen.push(...body.assets.map((a: { name: string }) => a.name));
       sizes.push(body.assets.length);
       if (!body.has_more) break;

@@ -25,7 +25,11 @@ describe('v2 group members', () => {
 
   async function setUpTeam(k: string, emails: string[]) {
     await h.send('POST', '/rest/v2/members/', { key: k, body: emails.map((email) => ({ email, role: 'Editor' })) });
-    for (const m of (await h.send('GET', '/rest/v2/members/', { key: k })).json() as Array<{ email: string; user_token: string }>) users[m.email] = m.user_token;
+    for (const m of (await h.send('GET', '/rest/v2/members/', { key: k })).json() as Array<{
+      email: string;
+      user_token: string;
+    }>)
+      users[m.email] = m.user_token;
   }
 
   before(async () => {
@@ -41,8 +45,10 @@ describe('v2 group members', () => {
   });
   after(async () => h.close());
 
-  const add = async (body: unknown, g = group, k = key) => h.send('POST', `/rest/v2/groups/${g}/members/`, { key: k, body });
-  const list = async (g = group, k = key) => (await h.send('GET', `/rest/v2/groups/${g}/members/`, { key: k })).json() as WireGroupMember[];
+  const add = async (body: unknown, g = group, k = key) =>
+    h.send('POST', `/rest/v2/groups/${g}/members/`, { key: k, body });
+  const list = async (g = group, k = key) =>
+    (await h.send('GET', `/rest/v2/groups/${g}/members/`, { key: k })).json() as WireGroupMember[];
 
   it('lists no members of a new group', async () => {
     const res = await h.send('GET', `/rest/v2/groups/${group}/members/`, { key });
@@ -56,7 +62,13 @@ describe('v2 group members', () => {
     const ann = res.json() as WireGroupMember;
     assert.match(ann.token, token);
     assert.match(ann.created, iso);
-    assert.deepEqual(ann, { token: ann.token, group_token: group, user_token: users['ann@acme.example'], created: ann.created, updated: ann.created });
+    assert.deepEqual(ann, {
+      token: ann.token,
+      group_token: group,
+      user_token: users['ann@acme.example'],
+      created: ann.created,
+      updated: ann.created,
+    });
     const ben = (await add({ user_token: users['ben@acme.example'] })).json() as WireGroupMember;
     assert.equal(ben.user_token, users['ben@acme.example']);
     assert.deepEqual(await list(), [ann, ben]);
@@ -71,11 +83,16 @@ describe('v2 group members', () => {
     assert.equal((await list()).length, 2);
   });
 
-  it("answers 9022 for a malformed user token and 9024 for a user outside the team", async () => {
+  it('answers 9022 for a malformed user token and 9024 for a user outside the team', async () => {
     for (const body of [{}, { userToken: 'nope' }, { userToken: 42 }, { userToken: unknownToken.toUpperCase() }]) {
       const res = await add(body);
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), v2Error(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', ['userToken']));
+      assert.deepEqual(
+        res.json(),
+        v2Error(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', [
+          'userToken',
+        ]),
+      );
     }
     for (const userToken of [unknownToken, users['zoe@other.example']]) {
       const res = await add({ userToken });
@@ -85,10 +102,19 @@ describe('v2 group members', () => {
   });
 
   it("answers 9001 and 9003 for the group in every operation, another team's group included", async () => {
-    const paths = (g: string) => [['GET', `/rest/v2/groups/${g}/members/`], ['POST', `/rest/v2/groups/${g}/members/`], ['DELETE', `/rest/v2/groups/${g}/members/${unknownToken}/`]] as const;
+    const paths = (g: string) =>
+      [
+        ['GET', `/rest/v2/groups/${g}/members/`],
+        ['POST', `/rest/v2/groups/${g}/members/`],
+        ['DELETE', `/rest/v2/groups/${g}/members/${unknownToken}/`],
+      ] as const;
     for (const [method, path] of paths('not-a-token')) {
       const res = await h.send(method, path, { key, body: { userToken: users['ann@acme.example'] } });
-      assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']), path);
+      assert.deepEqual(
+        res.json(),
+        v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']),
+        path,
+      );
     }
     for (const g of [unknownToken, theirGroup]) {
       for (const [method, path] of paths(g)) {
@@ -108,14 +134,29 @@ describe('v2 group members', () => {
 
   it('removes a member from the group; 9021 for a malformed token, 9023 for one not in this group', async () => {
     const [ann, ben] = await list();
-    const theirMember = (await add({ userToken: users['zoe@other.example'] }, theirGroup, otherKey)).json() as WireGroupMember;
+    const theirMember = (
+      await add({ userToken: users['zoe@other.example'] }, theirGroup, otherKey)
+    ).json() as WireGroupMember;
     let res = await h.send('DELETE', `/rest/v2/groups/${group}/members/not-a-token/`, { key });
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), v2Error(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', ['groupMemberToken']));
-    for (const [g, t] of [[group, unknownToken], [otherGroup, ann!.token], [group, theirMember.token], [theirGroup, theirMember.token]] as const) {
+    assert.deepEqual(
+      res.json(),
+      v2Error(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', [
+        'groupMemberToken',
+      ]),
+    );
+    for (const [g, t] of [
+      [group, unknownToken],
+      [otherGroup, ann!.token],
+      [group, theirMember.token],
+      [theirGroup, theirMember.token],
+    ] as const) {
       res = await h.send('DELETE', `/rest/v2/groups/${g}/members/${t}/`, { key });
       assert.equal(res.statusCode, 404);
-      const expected = g === theirGroup ? v2Error(9003, 'Group does not exist', ['groupToken']) : v2Error(9023, 'Group member does not exist', ['groupMemberToken']);
+      const expected =
+        g === theirGroup
+          ? v2Error(9003, 'Group does not exist', ['groupToken'])
+          : v2Error(9023, 'Group member does not exist', ['groupMemberToken']);
       assert.deepEqual(res.json(), expected);
     }
     res = await h.send('DELETE', `/rest/v2/groups/${group}/members/${ann!.token}/`, { key });

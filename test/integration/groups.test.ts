@@ -42,7 +42,13 @@ describe('v2 groups', () => {
     const group = res.json() as WireGroup;
     assert.match(group.token, token);
     assert.match(group.created, iso);
-    assert.deepEqual(group, { token: group.token, name: 'Web team_1', description: 'Public web properties', created: group.created, updated: group.created });
+    assert.deepEqual(group, {
+      token: group.token,
+      name: 'Web team_1',
+      description: 'Public web properties',
+      created: group.created,
+      updated: group.created,
+    });
     const bare = (await create({ name: 'ops' })).json() as WireGroup;
     assert.equal(bare.description, '');
     const listed = (await h.send('GET', '/rest/v2/groups/', { key })).json() as WireGroup[];
@@ -56,10 +62,22 @@ describe('v2 groups', () => {
       [{ name: '' }, 'Group name invalid: the name is empty', 'name'],
       [{ name: '   ' }, 'Group name invalid: the name is empty', 'name'],
       [{ name: 'a'.repeat(255) }, 'Group name invalid: the name must be shorter than 255 characters', 'name'],
-      [{ name: 'web/team' }, 'Group name invalid: the name may contain only letters, digits, underscore, dash and space', 'name'],
-      [{ name: 'équipe' }, 'Group name invalid: the name may contain only letters, digits, underscore, dash and space', 'name'],
+      [
+        { name: 'web/team' },
+        'Group name invalid: the name may contain only letters, digits, underscore, dash and space',
+        'name',
+      ],
+      [
+        { name: 'équipe' },
+        'Group name invalid: the name may contain only letters, digits, underscore, dash and space',
+        'name',
+      ],
       [{ name: 'WEB TEAM_1' }, 'Group name invalid: a group with that name exists', 'name'],
-      [{ name: 'desc', description: 'd'.repeat(255) }, 'Group description invalid: the description must be shorter than 255 characters', 'description'],
+      [
+        { name: 'desc', description: 'd'.repeat(255) },
+        'Group description invalid: the description must be shorter than 255 characters',
+        'description',
+      ],
       [{ name: 'desc', description: ['x'] }, 'Group description invalid: description must be a string', 'description'],
     ];
     for (const [body, message, parameter] of cases) {
@@ -67,14 +85,19 @@ describe('v2 groups', () => {
       assert.equal(res.statusCode, 400, message);
       assert.deepEqual(res.json(), v2Error(9002, message, [parameter]));
     }
-    assert.equal((await create({ name: 'a'.repeat(254), description: 'd'.repeat(254) })).statusCode, 200, '254 characters are allowed');
+    assert.equal(
+      (await create({ name: 'a'.repeat(254), description: 'd'.repeat(254) })).statusCode,
+      200,
+      '254 characters are allowed',
+    );
     assert.equal((await create({ name: 'Web team_1' }, otherKey)).statusCode, 200, 'names are unique per team only');
   });
 
   it('creates one group of concurrent creations with the same name', async () => {
     const results = await Promise.all(['Race', 'race', 'RACE', 'Race'].map((name) => create({ name })));
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, 400, 400, 400]);
-    for (const r of results.filter((x) => x.statusCode === 400)) assert.deepEqual(r.json(), v2Error(9002, 'Group name invalid: a group with that name exists', ['name']));
+    for (const r of results.filter((x) => x.statusCode === 400))
+      assert.deepEqual(r.json(), v2Error(9002, 'Group name invalid: a group with that name exists', ['name']));
   });
 
   it('answers 1050 without a body and 1051 for a body that is not a JSON object', async () => {
@@ -97,7 +120,10 @@ describe('v2 groups', () => {
       assert.deepEqual({ ...updated, updated: '' }, { ...group, description: 'second', updated: '' });
       assert.match(updated.updated, iso);
       res = await h.send('PATCH', `/rest/v2/groups/${group.token}`, { key, body: { name: 'EDITABLE renamed' } });
-      assert.deepEqual({ ...(res.json() as WireGroup), updated: '' }, { ...group, name: 'EDITABLE renamed', description: 'second', updated: '' });
+      assert.deepEqual(
+        { ...(res.json() as WireGroup), updated: '' },
+        { ...group, name: 'EDITABLE renamed', description: 'second', updated: '' },
+      );
       res = await h.send('PUT', `/rest/v2/groups/${group.token}/`, { key, body: { name: 'editable RENAMED' } });
       assert.equal(res.statusCode, 200, 'a group may change the case of its own name');
       res = await h.send('PUT', `/rest/v2/groups/${group.token}/`, { key, body: { name: 'ops' } });
@@ -112,7 +138,10 @@ describe('v2 groups', () => {
       for (const method of ['PUT', 'DELETE'] as const) {
         let res = await h.send(method, '/rest/v2/groups/not-a-token/', { key, body: { name: 'x' } });
         assert.equal(res.statusCode, 400);
-        assert.deepEqual(res.json(), v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']));
+        assert.deepEqual(
+          res.json(),
+          v2Error(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', ['groupToken']),
+        );
         for (const t of [unknownToken, theirGroup.token]) {
           res = await h.send(method, `/rest/v2/groups/${t}/`, { key, body: { name: 'x' } });
           assert.equal(res.statusCode, 404);
@@ -126,15 +155,37 @@ describe('v2 groups', () => {
     it('deletes a group with its members and patterns, accepting an empty JSON body', async () => {
       await h.send('POST', '/rest/v2/members/', { key, body: [{ email: 'del@example.com', role: 'Viewer' }] });
       const member = ((await h.send('GET', '/rest/v2/members/', { key })).json() as Array<{ user_token: string }>)[0]!;
-      assert.equal((await h.send('POST', `/rest/v2/groups/${group.token}/members/`, { key, body: { userToken: member.user_token } })).statusCode, 200);
-      assert.equal((await h.send('POST', `/rest/v2/groups/${group.token}/assetpatterns/`, { key, body: { pattern: '*.example.com' } })).statusCode, 200);
-      const res = await h.send('DELETE', `/rest/v2/groups/${group.token}/`, { key, headers: { 'content-type': 'application/json' } });
+      assert.equal(
+        (
+          await h.send('POST', `/rest/v2/groups/${group.token}/members/`, {
+            key,
+            body: { userToken: member.user_token },
+          })
+        ).statusCode,
+        200,
+      );
+      assert.equal(
+        (
+          await h.send('POST', `/rest/v2/groups/${group.token}/assetpatterns/`, {
+            key,
+            body: { pattern: '*.example.com' },
+          })
+        ).statusCode,
+        200,
+      );
+      const res = await h.send('DELETE', `/rest/v2/groups/${group.token}/`, {
+        key,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), {});
       const db = h.runtime.database.db;
       assert.deepEqual(await db.selectFrom('group_members').select('id').execute(), []);
       assert.deepEqual(await db.selectFrom('asset_patterns').select('id').execute(), []);
-      assert.equal(((await h.send('GET', '/rest/v2/groups/', { key })).json() as WireGroup[]).some((g) => g.token === group.token), false);
+      assert.equal(
+        ((await h.send('GET', '/rest/v2/groups/', { key })).json() as WireGroup[]).some((g) => g.token === group.token),
+        false,
+      );
       const again = await h.send('DELETE', `/rest/v2/groups/${group.token}/`, { key });
       assert.deepEqual(again.json(), v2Error(9003, 'Group does not exist', ['groupToken']));
     });

@@ -12,7 +12,7 @@ import { startHttpServer } from '../support/http-server.ts';
 import { startGeneratedSite, startTargetSite, type TargetServer, type TargetSites } from '../support/target-site.ts';
 
 // Every target is an IP literal on 127.0.0.1, so the system resolver is never asked.
-const resolver = createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */;
+const resolver = createDnsResolver(['127.0.0.1:9']); /* no name leaves the machine: a closed loopback port */
 const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver });
 const limits: ScanLimits = { maxPages: 200, maxDepth: 10, maxDurationMs: 20_000, requestTimeoutMs: 2000 };
 const never = (): AbortSignal => new AbortController().signal;
@@ -40,16 +40,29 @@ function recordingSink(): RecordingSink {
   };
 }
 
-const targetOf = (server: TargetServer): ScanTarget => ({ scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' });
-const settingsWith = (overrides: Partial<ScanProfileSettings> = {}): ScanProfileSettings => ({ ...defaultScanProfileSettings, ...overrides });
+const targetOf = (server: TargetServer): ScanTarget => ({
+  scheme: server.scheme,
+  host: '127.0.0.1',
+  port: server.port,
+  scopeName: '127.0.0.1',
+});
+const settingsWith = (overrides: Partial<ScanProfileSettings> = {}): ScanProfileSettings => ({
+  ...defaultScanProfileSettings,
+  ...overrides,
+});
 
-async function scan(server: TargetServer, overrides: Partial<ScanProfileSettings> = {}, scanLimits: ScanLimits = limits): Promise<RecordingSink & { status: string; error: string | undefined }> {
+async function scan(
+  server: TargetServer,
+  overrides: Partial<ScanProfileSettings> = {},
+  scanLimits: ScanLimits = limits,
+): Promise<RecordingSink & { status: string; error: string | undefined }> {
   const sink = recordingSink();
   const outcome = await engine.scan(targetOf(server), settingsWith(overrides), scanLimits, sink, never());
   return Object.assign(sink, { status: outcome.status, error: outcome.error });
 }
 
-const summary = (findings: FindingInput[]): string[] => findings.map((f) => `${f.checkId} ${f.location.replace(/:\d+/, ':PORT')}`).sort();
+const summary = (findings: FindingInput[]): string[] =>
+  findings.map((f) => `${f.checkId} ${f.location.replace(/:\d+/, ':PORT')}`).sort();
 
 describe('http scan engine: checks', () => {
   let sites: TargetSites;
@@ -67,20 +80,33 @@ describe('http scan engine: checks', () => {
     const result = await scan(sites.vulnerable);
     assert.equal(result.status, 'completed', result.error);
     // The first five checks on this site; the later checks are judged on test/support/vulnerable-site.
-    const firstChecks = new Set(['cookie-flags', 'directory-listing', 'exposed-git', 'http-security-headers', 'reflected-xss']);
-    assert.deepEqual(summary(result.findings.filter((f) => firstChecks.has(f.checkId) && !/header=referrer-policy/.test(f.location))), [
-      'cookie-flags http://127.0.0.1:PORT/?cookie=session&flag=httponly',
-      'cookie-flags http://127.0.0.1:PORT/?cookie=session&flag=samesite',
-      'directory-listing http://127.0.0.1:PORT/files/',
-      'exposed-git http://127.0.0.1:PORT/.git/HEAD',
-      'http-security-headers http://127.0.0.1:PORT/?header=content-security-policy',
-      'http-security-headers http://127.0.0.1:PORT/?header=x-content-type-options',
-      'http-security-headers http://127.0.0.1:PORT/?header=x-frame-options',
-      'reflected-xss http://127.0.0.1:PORT/search?q=',
+    const firstChecks = new Set([
+      'cookie-flags',
+      'directory-listing',
+      'exposed-git',
+      'http-security-headers',
+      'reflected-xss',
     ]);
+    assert.deepEqual(
+      summary(result.findings.filter((f) => firstChecks.has(f.checkId) && !/header=referrer-policy/.test(f.location))),
+      [
+        'cookie-flags http://127.0.0.1:PORT/?cookie=session&flag=httponly',
+        'cookie-flags http://127.0.0.1:PORT/?cookie=session&flag=samesite',
+        'directory-listing http://127.0.0.1:PORT/files/',
+        'exposed-git http://127.0.0.1:PORT/.git/HEAD',
+        'http-security-headers http://127.0.0.1:PORT/?header=content-security-policy',
+        'http-security-headers http://127.0.0.1:PORT/?header=x-content-type-options',
+        'http-security-headers http://127.0.0.1:PORT/?header=x-frame-options',
+        'reflected-xss http://127.0.0.1:PORT/search?q=',
+      ],
+    );
     const xss = result.findings.find((f) => f.checkId === 'reflected-xss')!;
     assert.equal(xss.cwe, 79);
-    assert.deepEqual(xss.cvss?.cvss_3_1, { score: 6.1, severity: 'medium', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N' });
+    assert.deepEqual(xss.cvss?.cvss_3_1, {
+      score: 6.1,
+      severity: 'medium',
+      vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
+    });
     assert.equal(xss.severityV3, 'medium');
     assert.deepEqual(xss.owasp, [{ classification: 'A03:2021-Injection', year: 2021 }]);
     const highlight = xss.details?.text?.[0]?.highlights[0];
@@ -102,7 +128,12 @@ describe('http scan engine: checks', () => {
       assert.ok((f.details?.markdown?.[0]?.value ?? '').length > 0, 'remediation in details.markdown');
     }
     const last = result.counters.at(-1)!;
-    assert.ok(last.pagesCrawled >= 10 && last.requestsSent > last.pagesCrawled && last.checksDone === last.pagesCrawled * createDefaultChecks().length, JSON.stringify(last));
+    assert.ok(
+      last.pagesCrawled >= 10 &&
+        last.requestsSent > last.pagesCrawled &&
+        last.checksDone === last.pagesCrawled * createDefaultChecks().length,
+      JSON.stringify(last),
+    );
   });
 
   it('reports nothing on the safe twin, although every check ran against it', async () => {
@@ -114,18 +145,37 @@ describe('http scan engine: checks', () => {
     assert.ok(paths.includes('/files/'));
     // The probe comes back encoded in text: the text breakout was tried, and failed.
     assert.ok(paths.some((p) => p.startsWith('/search?q=%3Cprmtr')));
-    assert.ok(paths.some((p) => p.startsWith('/find?term=')), 'GET form followed with its inputs filled');
-    assert.ok(sites.safe.requests.some((r) => r.method === 'POST' && r.path === '/login'), 'POST form submitted with its inputs filled');
+    assert.ok(
+      paths.some((p) => p.startsWith('/find?term=')),
+      'GET form followed with its inputs filled',
+    );
+    assert.ok(
+      sites.safe.requests.some((r) => r.method === 'POST' && r.path === '/login'),
+      'POST form submitted with its inputs filled',
+    );
   });
 
   it('over HTTPS also finds Strict-Transport-Security and the Secure flag, and nothing on the safe twin', async () => {
     const vulnerable = await scan(tls.vulnerable);
     const ids = summary(vulnerable.findings);
-    assert.ok(ids.includes('http-security-headers https://127.0.0.1:PORT/?header=strict-transport-security'), ids.join('\n'));
+    assert.ok(
+      ids.includes('http-security-headers https://127.0.0.1:PORT/?header=strict-transport-security'),
+      ids.join('\n'),
+    );
     assert.ok(ids.includes('cookie-flags https://127.0.0.1:PORT/?cookie=session&flag=secure'), ids.join('\n'));
     // The first five checks' findings (the later checks add Referrer-Policy and clickjacking here; they are judged on test/support/vulnerable-site).
-    const firstChecks = new Set(['cookie-flags', 'directory-listing', 'exposed-git', 'http-security-headers', 'reflected-xss']);
-    assert.equal(vulnerable.findings.filter((f) => firstChecks.has(f.checkId) && !/header=referrer-policy/.test(f.location)).length, 10);
+    const firstChecks = new Set([
+      'cookie-flags',
+      'directory-listing',
+      'exposed-git',
+      'http-security-headers',
+      'reflected-xss',
+    ]);
+    assert.equal(
+      vulnerable.findings.filter((f) => firstChecks.has(f.checkId) && !/header=referrer-policy/.test(f.location))
+        .length,
+      10,
+    );
     const safe = await scan(tls.safe);
     assert.deepEqual(summary(safe.findings), []);
   });
@@ -160,7 +210,10 @@ describe('http scan engine: settings and limits', () => {
       assert.equal(request.headers.authorization, `Basic ${Buffer.from('alice:pa ss').toString('base64')}`);
     }
     const afterAccount = received.slice(received.findIndex((r) => r.path === '/account') + 1);
-    assert.ok(afterAccount.some((r) => String(r.headers.cookie).includes('session=abc123')), 'site cookie sent back');
+    assert.ok(
+      afterAccount.some((r) => String(r.headers.cookie).includes('session=abc123')),
+      'site cookie sent back',
+    );
   });
 
   it('never requests blacklisted paths', async () => {
@@ -168,7 +221,10 @@ describe('http scan engine: settings and limits', () => {
     const result = await scan(sites.vulnerable, { blacklisted_paths: ['/admin', '/files', '/.git'] });
     const paths = sites.vulnerable.requests.slice(before).map((r) => r.path);
     assert.ok(paths.includes('/about'));
-    assert.deepEqual(paths.filter((p) => p.startsWith('/admin') || p.startsWith('/files') || p.startsWith('/.git')), []);
+    assert.deepEqual(
+      paths.filter((p) => p.startsWith('/admin') || p.startsWith('/files') || p.startsWith('/.git')),
+      [],
+    );
     assert.ok(!result.findings.some((f) => f.checkId === 'exposed-git' || f.checkId === 'directory-listing'));
   });
 
@@ -191,7 +247,8 @@ describe('http scan engine: settings and limits', () => {
     // "/" is an auto-index answered late: its children robots.txt and sitemap.xml are inspected
     // while it is pending, and the directory-listing check must not request "/" again (the crawl
     // does). Other checks' requests of "/" follow its answer.
-    const listing = '<html><head><title>Index of /</title></head><body><h1>Index of /</h1><a href="notes.txt">notes.txt</a></body></html>';
+    const listing =
+      '<html><head><title>Index of /</title></head><body><h1>Index of /</h1><a href="notes.txt">notes.txt</a></body></html>';
     let rootGetsBeforeAnswer = 0;
     let isAnswered = false;
     const server = createServer((req, res) => {
@@ -206,10 +263,18 @@ describe('http scan engine: settings and limits', () => {
     try {
       const port = (server.address() as AddressInfo).port;
       const sink = recordingSink();
-      const outcome = await engine.scan({ scheme: 'http', host: '127.0.0.1', port, scopeName: '127.0.0.1' }, settingsWith(), limits, sink, never());
+      const outcome = await engine.scan(
+        { scheme: 'http', host: '127.0.0.1', port, scopeName: '127.0.0.1' },
+        settingsWith(),
+        limits,
+        sink,
+        never(),
+      );
       assert.equal(outcome.status, 'completed', outcome.error);
       assert.equal(rootGetsBeforeAnswer, 1, 'only the crawl asked for "/" while it was pending');
-      assert.deepEqual(summary(sink.findings.filter((f) => f.checkId === 'directory-listing')), ['directory-listing http://127.0.0.1:PORT/']);
+      assert.deepEqual(summary(sink.findings.filter((f) => f.checkId === 'directory-listing')), [
+        'directory-listing http://127.0.0.1:PORT/',
+      ]);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -218,7 +283,10 @@ describe('http scan engine: settings and limits', () => {
   it('stops at maxPages with a warning and still completes', async () => {
     const result = await scan(generated, {}, { ...limits, maxPages: 5 });
     assert.equal(result.status, 'completed');
-    assert.ok(result.warnings.some((w) => w.includes('maxPages')), result.warnings.join('\n'));
+    assert.ok(
+      result.warnings.some((w) => w.includes('maxPages')),
+      result.warnings.join('\n'),
+    );
     assert.equal(result.counters.at(-1)?.pagesCrawled, 5);
   });
 
@@ -261,7 +329,13 @@ describe('http scan engine: settings and limits', () => {
   it('stops within a second of an abort and resolves aborted', async () => {
     const controller = new AbortController();
     const sink = recordingSink();
-    const running = engine.scan(targetOf(generated), settingsWith({ requests_per_second: 5 }), limits, sink, controller.signal);
+    const running = engine.scan(
+      targetOf(generated),
+      settingsWith({ requests_per_second: 5 }),
+      limits,
+      sink,
+      controller.signal,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const abortedAt = performance.now();
     controller.abort();
@@ -286,9 +360,18 @@ describe('http scan engine: egress guard and resolution', () => {
       const outcome = await strict.scan(targetOf(sites.vulnerable), settingsWith(), limits, sink, never());
       assert.equal(outcome.status, 'unable_to_complete');
       assert.match(outcome.error ?? '', /denied by egress guard/);
-      const probe = await strict.probe({ host: '127.0.0.1', port: sites.vulnerable.port, scheme: null }, '127.0.0.1', never(), 1000);
+      const probe = await strict.probe(
+        { host: '127.0.0.1', port: sites.vulnerable.port, scheme: null },
+        '127.0.0.1',
+        never(),
+        1000,
+      );
       assert.equal(probe.isReachable, false);
-      assert.ok(!probe.isReachable && probe.observations.length === 2 && probe.observations.every((o) => o.includes('denied by egress guard')));
+      assert.ok(
+        !probe.isReachable &&
+          probe.observations.length === 2 &&
+          probe.observations.every((o) => o.includes('denied by egress guard')),
+      );
       assert.equal(sites.vulnerable.connections, 0);
     } finally {
       await sites.stop();
@@ -298,7 +381,13 @@ describe('http scan engine: egress guard and resolution', () => {
   it('answers unable_to_resolve for a name without addresses', async () => {
     const empty: DnsResolver = { resolveTxt: async () => [], resolveAddresses: async () => [] };
     const local = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: empty });
-    const outcome = await local.scan({ scheme: 'http', host: 'app.example.test', port: 80, scopeName: 'example.test' }, settingsWith(), limits, recordingSink(), never());
+    const outcome = await local.scan(
+      { scheme: 'http', host: 'app.example.test', port: 80, scopeName: 'example.test' },
+      settingsWith(),
+      limits,
+      recordingSink(),
+      never(),
+    );
     assert.equal(outcome.status, 'unable_to_resolve');
     assert.match(outcome.error ?? '', /no address/);
   });
@@ -308,9 +397,25 @@ describe('http scan engine: probe', () => {
   it('answers for a plain HTTP port after HTTPS failed, and for a given scheme', async () => {
     const server = await startHttpServer({ '/': 'hello' });
     try {
-      const result = await engine.probe({ host: '127.0.0.1', port: server.port, scheme: null }, '127.0.0.1', never(), 2000);
-      assert.deepEqual(result, { isReachable: true, scheme: 'http', port: server.port, status: 200, url: `http://127.0.0.1:${server.port}/` });
-      const only = await engine.probe({ host: '127.0.0.1', port: server.port, scheme: 'https' }, '127.0.0.1', never(), 2000);
+      const result = await engine.probe(
+        { host: '127.0.0.1', port: server.port, scheme: null },
+        '127.0.0.1',
+        never(),
+        2000,
+      );
+      assert.deepEqual(result, {
+        isReachable: true,
+        scheme: 'http',
+        port: server.port,
+        status: 200,
+        url: `http://127.0.0.1:${server.port}/`,
+      });
+      const only = await engine.probe(
+        { host: '127.0.0.1', port: server.port, scheme: 'https' },
+        '127.0.0.1',
+        never(),
+        2000,
+      );
       assert.equal(only.isReachable, false);
       assert.ok(!only.isReachable && only.observations.length === 1);
     } finally {
@@ -321,7 +426,12 @@ describe('http scan engine: probe', () => {
   it('answers HTTPS with a self-signed certificate', async () => {
     const tls = await startTargetSite({ isHttps: true });
     try {
-      const result = await engine.probe({ host: '127.0.0.1', port: tls.safe.port, scheme: null }, '127.0.0.1', never(), 2000);
+      const result = await engine.probe(
+        { host: '127.0.0.1', port: tls.safe.port, scheme: null },
+        '127.0.0.1',
+        never(),
+        2000,
+      );
       assert.equal(result.isReachable && result.scheme, 'https');
     } finally {
       await tls.stop();
@@ -334,9 +444,23 @@ describe('http scan engine: probe', () => {
       '/home': { status: 301, headers: { location: 'http://elsewhere.invalid/' } },
     });
     try {
-      const result = await engine.probe({ host: '127.0.0.1', port: server.port, scheme: 'http' }, '127.0.0.1', never(), 2000);
-      assert.deepEqual(result, { isReachable: true, scheme: 'http', port: server.port, status: 301, url: `http://127.0.0.1:${server.port}/home` });
-      assert.deepEqual(server.requests.map((r) => r.split(' ')[1]), ['/', '/home']);
+      const result = await engine.probe(
+        { host: '127.0.0.1', port: server.port, scheme: 'http' },
+        '127.0.0.1',
+        never(),
+        2000,
+      );
+      assert.deepEqual(result, {
+        isReachable: true,
+        scheme: 'http',
+        port: server.port,
+        status: 301,
+        url: `http://127.0.0.1:${server.port}/home`,
+      });
+      assert.deepEqual(
+        server.requests.map((r) => r.split(' ')[1]),
+        ['/', '/home'],
+      );
     } finally {
       await server.stop();
     }
@@ -347,11 +471,19 @@ describe('http scan engine: probe', () => {
     const port = closed.port;
     await closed.stop();
     const refused = await engine.probe({ host: '127.0.0.1', port, scheme: null }, '127.0.0.1', never(), 1000);
-    assert.deepEqual(refused, { isReachable: false, observations: [`https://127.0.0.1:${port}: connection refused`, `http://127.0.0.1:${port}: connection refused`] });
+    assert.deepEqual(refused, {
+      isReachable: false,
+      observations: [`https://127.0.0.1:${port}: connection refused`, `http://127.0.0.1:${port}: connection refused`],
+    });
     const silent = await startHttpServer({ '/': { isHanging: true } });
     try {
       const started = performance.now();
-      const result = await engine.probe({ host: '127.0.0.1', port: silent.port, scheme: 'http' }, '127.0.0.1', never(), 400);
+      const result = await engine.probe(
+        { host: '127.0.0.1', port: silent.port, scheme: 'http' },
+        '127.0.0.1',
+        never(),
+        400,
+      );
       assert.equal(result.isReachable, false);
       assert.ok(performance.now() - started < 900);
     } finally {

@@ -14,17 +14,26 @@ interface Worker {
 /** Starts test/support/job-worker.ts on the harness's store and waits until it works jobs. */
 async function startWorker(h: Harness): Promise<Worker> {
   const child = spawnOwned(process.execPath, ['--import', 'tsx', 'test/support/job-worker.ts'], {
-    env: { ...process.env, JOB_WORKER_DATA_DIR: h.config.dataDir, JOB_WORKER_SCHEMA: h.schema, JOB_WORKER_LEASE_MS: '1000' },
+    env: {
+      ...process.env,
+      JOB_WORKER_DATA_DIR: h.config.dataDir,
+      JOB_WORKER_SCHEMA: h.schema,
+      JOB_WORKER_LEASE_MS: '1000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await waitUntil('the worker process to start', async () => {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
-    return output.includes('worker ready') ? true : undefined;
-  }, 30_000).catch(async (err: unknown) => {
+  await waitUntil(
+    'the worker process to start',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
+      return output.includes('worker ready') ? true : undefined;
+    },
+    30_000,
+  ).catch(async (err: unknown) => {
     await killNow(child);
     throw err;
   });
@@ -62,14 +71,22 @@ describe(`a job survives its worker process (${testStore})`, () => {
 
     const second = await startWorker(h);
     workers.push(second);
-    const done = await waitUntil('the job to complete', async () => {
-      const state = await jobStateOf(h.runtime.database, id);
-      return state?.state === 'completed' ? state : undefined;
-    }, 30_000);
+    const done = await waitUntil(
+      'the job to complete',
+      async () => {
+        const state = await jobStateOf(h.runtime.database, id);
+        return state?.state === 'completed' ? state : undefined;
+      },
+      30_000,
+    );
     assert.equal(done.attempt, 2);
     const final = await stepsOf(h.runtime.database, id);
     assert.equal(final.next, steps);
-    assert.deepEqual(final.counts, Array.from({ length: steps }, () => 1), 'each step counted once');
+    assert.deepEqual(
+      final.counts,
+      Array.from({ length: steps }, () => 1),
+      'each step counted once',
+    );
 
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0, second.output());
@@ -80,10 +97,16 @@ describe(`a job survives its worker process (${testStore})`, () => {
     const id = await h.jobs.enqueue('test-steps', { steps, stepMs: 150 });
     const first = await startWorker(h);
     workers.push(first);
-    await waitUntil('the job to pass step 5', async () => ((await stepsOf(h.runtime.database, id)).next >= 5 ? true : undefined));
+    await waitUntil('the job to pass step 5', async () =>
+      (await stepsOf(h.runtime.database, id)).next >= 5 ? true : undefined,
+    );
     first.child.kill('SIGTERM');
     assert.equal(await first.exited, 0, first.output());
-    assert.deepEqual(await jobStateOf(h.runtime.database, id), { state: 'queued', attempt: 0, lastError: null }, 'handed back, the run not counted');
+    assert.deepEqual(
+      await jobStateOf(h.runtime.database, id),
+      { state: 'queued', attempt: 0, lastError: null },
+      'handed back, the run not counted',
+    );
     assert.ok((await stepsOf(h.runtime.database, id)).next < steps);
 
     const second = await startWorker(h);
@@ -93,7 +116,10 @@ describe(`a job survives its worker process (${testStore})`, () => {
       return state?.state === 'completed' ? state : undefined;
     });
     assert.equal(done.attempt, 1);
-    assert.deepEqual((await stepsOf(h.runtime.database, id)).counts, Array.from({ length: steps }, () => 1));
+    assert.deepEqual(
+      (await stepsOf(h.runtime.database, id)).counts,
+      Array.from({ length: steps }, () => 1),
+    );
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0, second.output());
   });

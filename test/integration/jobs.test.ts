@@ -43,11 +43,17 @@ describe(`durable jobs (${testStore})`, () => {
     await h.jobs.work([countJob(h.runtime.database, { kind: 'test-once' })], { pollIntervalMs: 50 });
     const id = await h.jobs.enqueue('test-once', {});
     assert.deepEqual(await completed(id), { state: 'completed', attempt: 1, lastError: null });
-    assert.deepEqual((await runsFor(id)).map((r) => r.attempt), [1]);
+    assert.deepEqual(
+      (await runsFor(id)).map((r) => r.attempt),
+      [1],
+    );
 
     const flaky = await h.jobs.enqueue('test-once', { failUntilAttempt: 1 });
     assert.equal((await completed(flaky)).attempt, 2);
-    assert.deepEqual((await runsFor(flaky)).map((r) => r.attempt), [1, 2]);
+    assert.deepEqual(
+      (await runsFor(flaky)).map((r) => r.attempt),
+      [1, 2],
+    );
   });
 
   it('starts a job enqueued in the working process at once, without waiting for the next poll', async () => {
@@ -69,7 +75,10 @@ describe(`durable jobs (${testStore})`, () => {
       return state?.state === 'failed' ? state : undefined;
     });
     assert.deepEqual(failed, { state: 'failed', attempt: 3, lastError: 'planned failure 3' });
-    assert.deepEqual((await runsFor(id)).map((r) => r.attempt), [1, 2, 3]);
+    assert.deepEqual(
+      (await runsFor(id)).map((r) => r.attempt),
+      [1, 2, 3],
+    );
   });
 
   it('fails a job whose payload does not parse at once, without running it', async () => {
@@ -115,7 +124,10 @@ describe(`durable jobs (${testStore})`, () => {
 
   it('stop() aborts a running handler and hands its job back at once; the next worker finishes it', async () => {
     const a = await otherProcess();
-    await a.queue.work([countJob(h.runtime.database, { kind: 'test-handback', runner: 'a', block: true, retryLimit: 0 })], { pollIntervalMs: 50 });
+    await a.queue.work(
+      [countJob(h.runtime.database, { kind: 'test-handback', runner: 'a', block: true, retryLimit: 0 })],
+      { pollIntervalMs: 50 },
+    );
     const id = await a.queue.enqueue('test-handback', {});
     await waitUntil('runner a started', async () => ((await runsFor(id)).length === 1 ? true : undefined));
     const started = Date.now();
@@ -124,9 +136,14 @@ describe(`durable jobs (${testStore})`, () => {
     assert.deepEqual(await jobStateOf(h.runtime.database, id), { state: 'queued', attempt: 0, lastError: null });
 
     const b = await otherProcess();
-    await b.queue.work([countJob(h.runtime.database, { kind: 'test-handback', runner: 'b', retryLimit: 0 })], { pollIntervalMs: 50 });
+    await b.queue.work([countJob(h.runtime.database, { kind: 'test-handback', runner: 'b', retryLimit: 0 })], {
+      pollIntervalMs: 50,
+    });
     assert.equal((await completed(id)).attempt, 1, 'a handed-back run does not count as an attempt');
-    assert.deepEqual((await runsFor(id)).map((r) => [r.runner, r.attempt]).sort(), [['a', 1], ['b', 1]]);
+    assert.deepEqual((await runsFor(id)).map((r) => [r.runner, r.attempt]).sort(), [
+      ['a', 1],
+      ['b', 1],
+    ]);
   });
 
   it('hands out again a job whose worker vanished once its lease expires; the vanished claim can no longer write', async () => {
@@ -142,7 +159,10 @@ describe(`durable jobs (${testStore})`, () => {
     await b.queue.work([handler], { pollIntervalMs: 50 });
     const done = await completed(id);
     assert.equal(done.attempt, 2, 'the lost run counts as an attempt');
-    assert.deepEqual((await runsFor(id)).map((r) => [r.runner, r.attempt]), [['b', 2]]);
+    assert.deepEqual(
+      (await runsFor(id)).map((r) => [r.runner, r.attempt]),
+      [['b', 2]],
+    );
     assert.equal(await vanished.complete(claim), false);
     assert.equal(await vanished.extend(claim), false);
     await vanished.close();
@@ -151,8 +171,14 @@ describe(`durable jobs (${testStore})`, () => {
   it('two workers on separate connection pools run each of 200 jobs exactly once', async () => {
     const a = await otherProcess();
     const b = await otherProcess();
-    await a.queue.work([countJob(a.database, { kind: 'test-many', runner: 'a' })], { concurrency: 4, pollIntervalMs: 20 });
-    await b.queue.work([countJob(b.database, { kind: 'test-many', runner: 'b' })], { concurrency: 4, pollIntervalMs: 20 });
+    await a.queue.work([countJob(a.database, { kind: 'test-many', runner: 'a' })], {
+      concurrency: 4,
+      pollIntervalMs: 20,
+    });
+    await b.queue.work([countJob(b.database, { kind: 'test-many', runner: 'b' })], {
+      concurrency: 4,
+      pollIntervalMs: 20,
+    });
     const ids = new Set<string>();
     for (let i = 0; i < 200; i++) ids.add(await h.jobs.enqueue('test-many', { sleepMs: 5 }));
     assert.equal(ids.size, 200);

@@ -41,7 +41,12 @@ function richFinding(checkId: string, severity: FindingInput['severity'], score:
     cvss: { cvss_3_1: { score, severity, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N' } },
     owasp: [{ classification: 'A03', year: 2021 }],
     references: [{ link: 'https://owasp.org/Top10/A03_2021-Injection/', name: 'OWASP A03', source: 'owasp' }],
-    request: { method: 'GET', url: `https://${host}/${checkId}?q=1`, body: '', headers: [{ name: 'accept', value: '*/*' }] },
+    request: {
+      method: 'GET',
+      url: `https://${host}/${checkId}?q=1`,
+      body: '',
+      headers: [{ name: 'accept', value: '*/*' }],
+    },
     details: {
       text: [{ topic: 'Evidence', highlights: [], value: `evidence of ${checkId}` }],
       markdown: [{ topic: 'Remediation', highlights: [], value: '**Encode** output', fallback: 'Encode output' }],
@@ -62,8 +67,17 @@ function highestScore(findings: ClientFindingT[]): number {
 }
 
 /** The counts per severity add up to the findings listed. */
-function assertCounts(report: { findings: ClientFindingT[]; high_level_findings: number; medium_level_findings: number; low_level_findings: number; information_findings: number }): void {
-  assert.equal(report.high_level_findings + report.medium_level_findings + report.low_level_findings + report.information_findings, report.findings.length);
+function assertCounts(report: {
+  findings: ClientFindingT[];
+  high_level_findings: number;
+  medium_level_findings: number;
+  low_level_findings: number;
+  information_findings: number;
+}): void {
+  assert.equal(
+    report.high_level_findings + report.medium_level_findings + report.low_level_findings + report.information_findings,
+    report.findings.length,
+  );
 }
 
 describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () => {
@@ -75,7 +89,8 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
   let example: Asset;
   let sub: Asset;
   const profiles: Record<'vulnerable' | 'safe', string> = { vulnerable: '', safe: '' };
-  const send = (method: string, url: string, body?: unknown) => h.send(method, url, body === undefined ? { key } : { key, body });
+  const send = (method: string, url: string, body?: unknown) =>
+    h.send(method, url, body === undefined ? { key } : { key, body });
   const get = async (url: string, status = 200) => {
     const res = await send('GET', url);
     assert.equal(res.statusCode, status, `${url}: ${res.body}`);
@@ -106,7 +121,12 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
     const onRoot: ScanTarget = { team, asset: example };
     const onSub: ScanTarget = { team, asset: sub };
     await scan(h, onRoot, [richFinding('header', 'low', 3.1, 'example.com')], { at: new Date(T1) });
-    await scan(h, onSub, [richFinding('xss', 'medium', 6.1, 'app.example.com'), richFinding('rce', 'critical', 9.8, 'app.example.com')], { at: new Date(T2) });
+    await scan(
+      h,
+      onSub,
+      [richFinding('xss', 'medium', 6.1, 'app.example.com'), richFinding('rce', 'critical', 9.8, 'app.example.com')],
+      { at: new Date(T2) },
+    );
     // A complete scan of the root that no longer sees `header`: it reads patched.
     await scan(h, onRoot, [richFinding('git', 'high', 7.5, 'example.com')], { at: new Date(T3) });
   });
@@ -119,7 +139,11 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
   describe('reports: the release gate', () => {
     before(async () => {
       for (const name of ['vulnerable', 'safe'] as const) {
-        const res = await send('POST', '/rest/v2/profiles/', { asset_token: ipAsset, endpoint: `127.0.0.1:${sites[name].port}`, name: `gate ${name}` });
+        const res = await send('POST', '/rest/v2/profiles/', {
+          asset_token: ipAsset,
+          endpoint: `127.0.0.1:${sites[name].port}`,
+          name: `gate ${name}`,
+        });
         assert.equal(res.statusCode, 200, res.body);
         profiles[name] = res.json().token;
       }
@@ -128,17 +152,28 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
     /** create profile → start scan → poll status until `state` reads stopped → full latest report. */
     async function gate(name: 'vulnerable' | 'safe') {
       const token = profiles[name];
-      const started = await h.send('POST', `/rest/v2/scans/${token}/`, { key, headers: { 'content-type': 'application/json' } });
+      const started = await h.send('POST', `/rest/v2/scans/${token}/`, {
+        key,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(started.statusCode, 202, started.body);
-      await waitUntil(`the ${name} scan to read stopped`, async () => {
-        const status = decode(ClientScanStatus, await get(`/rest/v2/scans/${token}/`));
-        return status.state === 'stopped' ? status : undefined;
-      }, 30_000);
+      await waitUntil(
+        `the ${name} scan to read stopped`,
+        async () => {
+          const status = decode(ClientScanStatus, await get(`/rest/v2/scans/${token}/`));
+          return status.state === 'stopped' ? status : undefined;
+        },
+        30_000,
+      );
       return decode(ClientFullReport, await get(`/rest/v2/fullreports/${token}/latest/`));
     }
 
     it('answers 2604 (404) for the reports of a profile never scanned', async () => {
-      const none = v2Error(2604, 'Scan profile has no report yet: a report is written when a scan of the profile ends', ['scanProfileToken']);
+      const none = v2Error(
+        2604,
+        'Scan profile has no report yet: a report is written when a scan of the profile ends',
+        ['scanProfileToken'],
+      );
       await error(`/rest/v2/fullreports/${profiles.vulnerable}/latest/`, 404, none);
       await error(`/rest/v2/reports/${profiles.vulnerable}/latest/`, 404, none);
       await error(`/rest/v2/findings/${profiles.vulnerable}/`, 404, none);
@@ -150,7 +185,17 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       // Scanner checks come and go; what holds for any check set: the .git exposure (CVSS 3.1
       // 7.5) is among the findings, and cvss is the highest 3.1 score of the report's findings.
       const git = gitFinding(report.findings);
-      assert.deepEqual(git.score.find((s) => s.version === '3.1'), { version: '3.1', score: 7.5, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N', severity: 'high', from: 7, to: 8.9 });
+      assert.deepEqual(
+        git.score.find((s) => s.version === '3.1'),
+        {
+          version: '3.1',
+          score: 7.5,
+          vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+          severity: 'high',
+          from: 7,
+          to: 8.9,
+        },
+      );
       assert.equal(report.cvss, highestScore(report.findings));
       assert.ok(report.cvss >= 7.5, 'a gate at 7.0 fails this release');
       assert.equal(report.scan_profile_token, profiles.vulnerable);
@@ -160,15 +205,25 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       assert.match(report.url, new RegExp(`/rest/v2/reports/${profiles.vulnerable}/\\?from=\\d+&to=\\d+$`));
       assertCounts(report);
       assert.ok(report.high_level_findings >= 1);
-      for (const cwe of ['CWE-79', 'CWE-527', 'CWE-548']) assert.ok(report.findings.some((f) => f.details.some((d) => d.value === cwe)), cwe);
+      for (const cwe of ['CWE-79', 'CWE-527', 'CWE-548'])
+        assert.ok(
+          report.findings.some((f) => f.details.some((d) => d.value === cwe)),
+          cwe,
+        );
       for (const f of report.findings) {
         assert.equal(f.scan_profile_token, profiles.vulnerable);
         assert.equal(f.domain_token, ipAsset);
         assert.deepEqual([f.target.type, f.target.address], ['ip', '127.0.0.1']);
         assert.ok(f.found_at.startsWith(`http://127.0.0.1:${sites.vulnerable.port}/`), f.found_at);
         assert.equal(f.regression_uuid, f.uuid);
-        assert.ok(f.score.some((s) => s.version === '3.1' && s.vector.startsWith('CVSS:3.1/')), f.title);
-        assert.ok(f.owasp.every((o) => /^\d{4}$/.test(o.year)), 'year is a string of four digits');
+        assert.ok(
+          f.score.some((s) => s.version === '3.1' && s.vector.startsWith('CVSS:3.1/')),
+          f.title,
+        );
+        assert.ok(
+          f.owasp.every((o) => /^\d{4}$/.test(o.year)),
+          'year is a string of four digits',
+        );
         assert.deepEqual(f.tags, []);
       }
 
@@ -181,18 +236,28 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       const high = decodeArray(ClientFinding, await get(`/rest/v2/findings/${profiles.vulnerable}/?severity=high`));
       assert.equal(high.length, report.high_level_findings);
       assert.ok(high.some((f) => f.uuid === git.uuid));
-      const one = decode(ClientFinding, await get(`/rest/v2/findings/${profiles.vulnerable}/${report.token}/${git.uuid}/`));
+      const one = decode(
+        ClientFinding,
+        await get(`/rest/v2/findings/${profiles.vulnerable}/${report.token}/${git.uuid}/`),
+      );
       assert.equal(one.uuid, git.uuid);
       assert.deepEqual(one.score, git.score);
     });
 
-    it('passes the safe twin: below the gate, none of the vulnerable site\'s flaws', async (t) => {
+    it("passes the safe twin: below the gate, none of the vulnerable site's flaws", async (t) => {
       const report = await gate('safe');
-      t.diagnostic(`the safe twin's report: cvss ${report.cvss}, findings: ${report.findings.map((f) => f.title).join('; ') || 'none'}`);
+      t.diagnostic(
+        `the safe twin's report: cvss ${report.cvss}, findings: ${report.findings.map((f) => f.title).join('; ') || 'none'}`,
+      );
       assertCounts(report);
-      assert.equal(report.cvss, highestScore(report.findings), 'cvss is the highest score of its findings, 0 when none');
+      assert.equal(
+        report.cvss,
+        highestScore(report.findings),
+        'cvss is the highest score of its findings, 0 when none',
+      );
       assert.ok(report.cvss < 7, 'a gate at 7.0 passes this release');
-      for (const cwe of ['CWE-79', 'CWE-527', 'CWE-548']) assert.ok(!report.findings.some((f) => f.details.some((d) => d.value === cwe)), cwe);
+      for (const cwe of ['CWE-79', 'CWE-527', 'CWE-548'])
+        assert.ok(!report.findings.some((f) => f.details.some((d) => d.value === cwe)), cwe);
       assert.deepEqual(decodeArray(ClientFinding, await get(`/rest/v2/findings/${profiles.safe}/`)), report.findings);
     });
 
@@ -202,7 +267,12 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       const git = gitFinding(first.findings);
       sites.harden('/.git/HEAD');
       assert.equal((await send('POST', `/rest/v2/scans/${t}/`)).statusCode, 202);
-      await waitUntil('the rescan to read stopped', async () => (decode(ClientScanStatus, await get(`/rest/v2/scans/${t}/`)).state === 'stopped' ? true : undefined), 30_000);
+      await waitUntil(
+        'the rescan to read stopped',
+        async () =>
+          decode(ClientScanStatus, await get(`/rest/v2/scans/${t}/`)).state === 'stopped' ? true : undefined,
+        30_000,
+      );
       const rescan = decode(ClientFullReport, await get(`/rest/v2/fullreports/${t}/latest/`));
       assert.notEqual(rescan.token, first.token);
       assert.ok(!rescan.findings.some((f) => f.uuid === git.uuid), 'the .git exposure is fixed');
@@ -210,42 +280,111 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       assertCounts(rescan);
 
       const { findings: _, ...latest } = rescan;
-      assert.deepEqual(decodeArray(ClientReport, await get(`/rest/v2/reports/${t}/`)).map((r) => r.token), [rescan.token, first.token]);
+      assert.deepEqual(
+        decodeArray(ClientReport, await get(`/rest/v2/reports/${t}/`)).map((r) => r.token),
+        [rescan.token, first.token],
+      );
       const at = second(first.created);
       const around = decodeArray(ClientReport, await get(`/rest/v2/reports/${t}/?from=${at}&to=${at}`));
       assert.ok(around.some((r) => r.token === first.token));
       assert.ok(around.every((r) => second(r.created) === at));
       assert.deepEqual(decodeArray(ClientReport, await get(`/rest/v2/reports/${t}/?to=${at - 1}`)), []);
-      assert.deepEqual(decodeArray(ClientReport, await get(`/rest/v2/reports/${t}/?from=${second(rescan.created)}`))[0], latest);
+      assert.deepEqual(
+        decodeArray(ClientReport, await get(`/rest/v2/reports/${t}/?from=${second(rescan.created)}`))[0],
+        latest,
+      );
 
       // The first report still has the .git finding; the rescan patched it, so it carries the status tag.
       const patched = decode(ClientFinding, await get(`/rest/v2/findings/${t}/${first.token}/${git.uuid}/`));
       assert.deepEqual(patched.tags, [{ type: 'status', value: 'patched' }]);
-      await error(`/rest/v2/findings/${t}/${rescan.token}/${git.uuid}/`, 404, v2Error(1900, `Vulnerability ${git.uuid} is not a finding of this report`, ['uuid']));
+      await error(
+        `/rest/v2/findings/${t}/${rescan.token}/${git.uuid}/`,
+        404,
+        v2Error(1900, `Vulnerability ${git.uuid} is not a finding of this report`, ['uuid']),
+      );
     });
 
     it('answers the catalogue codes for bad profile, report and finding identifiers', async () => {
       const t = profiles.vulnerable;
       const report = decode(ClientReport, await get(`/rest/v2/reports/${t}/latest/`)).token;
       const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
-      await error('/rest/v2/fullreports/nope/latest/', 400, v2Error(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', ['scanProfileToken']));
-      await error(`/rest/v2/reports/${'0'.repeat(32)}/`, 404, v2Error(2604, 'Scan profile does not exist', ['scanProfileToken']));
-      await error(`/rest/v2/findings/${t}/not-a-report/${uuid}/`, 400, v2Error(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']));
-      await error(`/rest/v2/findings/${t}/${'0'.repeat(32)}/${uuid}/`, 404, v2Error(2604, 'Report does not exist for this scan profile', ['reportToken']));
-      await error(`/rest/v2/findings/${profiles.safe}/${report}/${uuid}/`, 404, v2Error(2604, 'Report does not exist for this scan profile', ['reportToken']));
-      await error(`/rest/v2/findings/${t}/${report}/not-a-uuid/`, 400, v2Error(4111, 'Vulnerability UUID malformed: expected a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e', ['uuid']));
-      await error(`/rest/v2/findings/${t}/${report}/${uuid}/`, 404, v2Error(1900, `Vulnerability ${uuid} does not exist`, ['uuid']));
-      await error(`/rest/v2/reports/${t}/?from=yesterday`, 400, v2Error(1085, 'from must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"', ['from']));
-      await error(`/rest/v2/findings/${t}/?severity=urgent`, 400, v2Error(4085, 'Severity malformed: "urgent" (allowed: high, medium, low, information)', ['severity']));
+      await error(
+        '/rest/v2/fullreports/nope/latest/',
+        400,
+        v2Error(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', [
+          'scanProfileToken',
+        ]),
+      );
+      await error(
+        `/rest/v2/reports/${'0'.repeat(32)}/`,
+        404,
+        v2Error(2604, 'Scan profile does not exist', ['scanProfileToken']),
+      );
+      await error(
+        `/rest/v2/findings/${t}/not-a-report/${uuid}/`,
+        400,
+        v2Error(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']),
+      );
+      await error(
+        `/rest/v2/findings/${t}/${'0'.repeat(32)}/${uuid}/`,
+        404,
+        v2Error(2604, 'Report does not exist for this scan profile', ['reportToken']),
+      );
+      await error(
+        `/rest/v2/findings/${profiles.safe}/${report}/${uuid}/`,
+        404,
+        v2Error(2604, 'Report does not exist for this scan profile', ['reportToken']),
+      );
+      await error(
+        `/rest/v2/findings/${t}/${report}/not-a-uuid/`,
+        400,
+        v2Error(4111, 'Vulnerability UUID malformed: expected a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e', [
+          'uuid',
+        ]),
+      );
+      await error(
+        `/rest/v2/findings/${t}/${report}/${uuid}/`,
+        404,
+        v2Error(1900, `Vulnerability ${uuid} does not exist`, ['uuid']),
+      );
+      await error(
+        `/rest/v2/reports/${t}/?from=yesterday`,
+        400,
+        v2Error(
+          1085,
+          'from must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"',
+          ['from'],
+        ),
+      );
+      await error(
+        `/rest/v2/findings/${t}/?severity=urgent`,
+        400,
+        v2Error(4085, 'Severity malformed: "urgent" (allowed: high, medium, low, information)', ['severity']),
+      );
     });
   });
 
   describe('domains', () => {
     it('lists the root assets as domains, bare and strictly typed', async () => {
       const domains = decodeArray(ClientDomain, await get('/rest/v2/domains/'));
-      assert.deepEqual(domains.map((d) => d.name), ['127.0.0.1', 'example.com']);
+      assert.deepEqual(
+        domains.map((d) => d.name),
+        ['127.0.0.1', 'example.com'],
+      );
       const d = domains[1]!;
-      assert.deepEqual({ ...d, created: '', updated: '' }, { uuid: example.uuid, name: 'example.com', status: 'unverified', created: '', updated: '', token: example.token, monitored: false, owner: { name: 'legacy' } });
+      assert.deepEqual(
+        { ...d, created: '', updated: '' },
+        {
+          uuid: example.uuid,
+          name: 'example.com',
+          status: 'unverified',
+          created: '',
+          updated: '',
+          token: example.token,
+          monitored: false,
+          owner: { name: 'legacy' },
+        },
+      );
       assert.equal(domains[0]!.status, 'verified');
     });
 
@@ -257,26 +396,53 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       assert.equal(added.status, 'unverified');
       const again = await send('POST', '/rest/v2/domains/', { name: 'new.example.org' });
       assert.equal(again.statusCode, 409);
-      assert.deepEqual(decode(ClientError, again.body), v2Error(2018, 'Asset already exists: the team has new.example.org already', ['name']));
+      assert.deepEqual(
+        decode(ClientError, again.body),
+        v2Error(2018, 'Asset already exists: the team has new.example.org already', ['name']),
+      );
       const subdomain = await send('POST', '/rest/v2/domains/', { name: 'www.new.example.org' });
       assert.equal(subdomain.statusCode, 202);
       const { domain, ...rest } = subdomain.json();
-      assert.deepEqual(rest, v2Error(2019, "Asset accepted as a subdomain of new.example.org, which is already a root asset; it appears in that domain's subdomains", ['name']));
+      assert.deepEqual(
+        rest,
+        v2Error(
+          2019,
+          "Asset accepted as a subdomain of new.example.org, which is already a root asset; it appears in that domain's subdomains",
+          ['name'],
+        ),
+      );
       assert.equal(decode(ClientDomain, JSON.stringify(domain)).name, 'www.new.example.org');
       const bad = await send('POST', '/rest/v2/domains/', { name: 'not a name' });
       assert.equal(bad.statusCode, 400);
       assert.equal(decode(ClientError, bad.body).code, 2012);
-      const missing = await h.send('POST', '/rest/v2/domains/', { key, headers: { 'content-type': 'application/json' } });
+      const missing = await h.send('POST', '/rest/v2/domains/', {
+        key,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(decode(ClientError, missing.body).code, 1050);
-      assert.deepEqual(decodeArray(ClientDomain, await get('/rest/v2/domains/')).map((x) => x.name), ['127.0.0.1', 'example.com', 'new.example.org']);
+      assert.deepEqual(
+        decodeArray(ClientDomain, await get('/rest/v2/domains/')).map((x) => x.name),
+        ['127.0.0.1', 'example.com', 'new.example.org'],
+      );
     });
 
     it('lists subdomains as a bare array', async () => {
       const subs = decodeArray(ClientSubdomain, await get(`/rest/v2/domains/${example.token}/subdomains/`));
-      assert.deepEqual(subs.map((s) => [s.name, s.token]), [['app.example.com', sub.token]]);
+      assert.deepEqual(
+        subs.map((s) => [s.name, s.token]),
+        [['app.example.com', sub.token]],
+      );
       assert.deepEqual(decodeArray(ClientSubdomain, await get(`/rest/v2/domains/${sub.token}/subdomains/`)), []);
-      await error('/rest/v2/domains/xyz/subdomains/', 400, v2Error(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']));
-      await error(`/rest/v2/domains/${'0'.repeat(32)}/subdomains/`, 404, v2Error(2014, 'Asset does not exist', ['token']));
+      await error(
+        '/rest/v2/domains/xyz/subdomains/',
+        400,
+        v2Error(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']),
+      );
+      await error(
+        `/rest/v2/domains/${'0'.repeat(32)}/subdomains/`,
+        404,
+        v2Error(2014, 'Asset does not exist', ['token']),
+      );
     });
   });
 
@@ -296,12 +462,36 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       assert.equal(xss.scan_profile_token, 'a'.repeat(32));
       assert.deepEqual(xss.owasp, [{ year: '2021', classification: 'A03' }]);
       assert.deepEqual(xss.score, [
-        { version: '3.0', score: 6.1, vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N', severity: 'medium', from: 4, to: 6.9 },
-        { version: '3.1', score: 6.1, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N', severity: 'medium', from: 4, to: 6.9 },
+        {
+          version: '3.0',
+          score: 6.1,
+          vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
+          severity: 'medium',
+          from: 4,
+          to: 6.9,
+        },
+        {
+          version: '3.1',
+          score: 6.1,
+          vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
+          severity: 'medium',
+          from: 4,
+          to: 6.9,
+        },
       ]);
-      assert.deepEqual(xss.details.map((d) => [d.type, d.name, d.value]), [['cwe', 'CWE', 'CWE-79'], ['text', 'Evidence', 'evidence of xss'], ['markdown', 'Remediation', '**Encode** output']]);
+      assert.deepEqual(
+        xss.details.map((d) => [d.type, d.name, d.value]),
+        [
+          ['cwe', 'CWE', 'CWE-79'],
+          ['text', 'Evidence', 'evidence of xss'],
+          ['markdown', 'Remediation', '**Encode** output'],
+        ],
+      );
       assert.equal(new Set(xss.details.map((d) => d.uuid)).size, 3);
-      assert.deepEqual(xss.definition.references.map((r) => [r.link, r.name, r.source]), [['https://owasp.org/Top10/A03_2021-Injection/', 'OWASP A03', 'owasp']]);
+      assert.deepEqual(
+        xss.definition.references.map((r) => [r.link, r.name, r.source]),
+        [['https://owasp.org/Top10/A03_2021-Injection/', 'OWASP A03', 'owasp']],
+      );
       assert.deepEqual([xss.definition.description, xss.definition.risk], ['d', 'r']);
       assert.deepEqual(xss.tags, []);
       assert.deepEqual(list[0]!.tags, [{ type: 'status', value: 'patched' }], 'not seen by the last complete scan');
@@ -310,12 +500,28 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
     it('marks a finding fixed by hand with the patched status tag, and keeps team tags', async () => {
       const list = decodeArray(ClientFinding, await get(`${base()}/findings/`));
       const rce = list.find((f) => f.title === 'Title of rce')!;
-      assert.equal((await h.send('POST', `/rest/v2/vulnerabilities/uuid/${rce.uuid}/setfixedstatus/`, { key, headers: { 'content-type': 'application/json' } })).statusCode, 200);
-      assert.equal((await send('POST', `/rest/v2/vulnerabilities/uuid/${rce.uuid}/tags/`, { name: 'release-42' })).statusCode, 200);
+      assert.equal(
+        (
+          await h.send('POST', `/rest/v2/vulnerabilities/uuid/${rce.uuid}/setfixedstatus/`, {
+            key,
+            headers: { 'content-type': 'application/json' },
+          })
+        ).statusCode,
+        200,
+      );
+      assert.equal(
+        (await send('POST', `/rest/v2/vulnerabilities/uuid/${rce.uuid}/tags/`, { name: 'release-42' })).statusCode,
+        200,
+      );
       const one = decode(ClientFinding, await get(`${base()}/findings/${rce.uuid}/`));
-      assert.deepEqual(one.tags, [{ type: 'status', value: 'patched' }, { type: 'tag', value: 'release-42' }]);
+      assert.deepEqual(one.tags, [
+        { type: 'status', value: 'patched' },
+        { type: 'tag', value: 'release-42' },
+      ]);
       assert.equal((await send('POST', `/rest/v2/vulnerabilities/uuid/${rce.uuid}/unsetfixedstatus/`)).statusCode, 200);
-      assert.deepEqual(decode(ClientFinding, await get(`${base()}/findings/${rce.uuid}/`)).tags, [{ type: 'tag', value: 'release-42' }]);
+      assert.deepEqual(decode(ClientFinding, await get(`${base()}/findings/${rce.uuid}/`)).tags, [
+        { type: 'tag', value: 'release-42' },
+      ]);
     });
 
     it('filters by severity (high includes critical) and by from/to, inclusive Unix seconds', async () => {
@@ -329,15 +535,46 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       assert.deepEqual(await q(`from=${second(T2) + 1}&to=${second(T3) - 1}`), []);
       assert.deepEqual(await q(`from=${second(T2)}&severity=high`), ['Title of rce', 'Title of git']);
       const uuids = decodeArray(ClientUuid, await get(`${base()}/findinguuids/?from=${second(T2)}&severity=medium`));
-      assert.deepEqual(uuids, decodeArray(ClientFinding, await get(`${base()}/findings/?severity=medium`)).map((f) => f.uuid));
+      assert.deepEqual(
+        uuids,
+        decodeArray(ClientFinding, await get(`${base()}/findings/?severity=medium`)).map((f) => f.uuid),
+      );
     });
 
     it('validates from, to and severity with the catalogue codes', async () => {
       for (const path of ['findings/', 'findings/paginated/', 'findinguuids/']) {
-        await error(`${base()}/${path}?from=soon`, 400, v2Error(1085, 'from must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "soon"', ['from']));
-        await error(`${base()}/${path}?to=12ab`, 400, v2Error(1085, 'to must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "12ab"', ['to']));
-        await error(`${base()}/${path}?from=200&to=100`, 400, v2Error(4150, 'from (1970-01-01T00:03:20.000Z) is after to (1970-01-01T00:01:40.000Z): both bounds are inclusive', ['from', 'to']));
-        await error(`${base()}/${path}?severity=urgent`, 400, v2Error(4085, 'Severity malformed: "urgent" (allowed: high, medium, low, information)', ['severity']));
+        await error(
+          `${base()}/${path}?from=soon`,
+          400,
+          v2Error(
+            1085,
+            'from must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "soon"',
+            ['from'],
+          ),
+        );
+        await error(
+          `${base()}/${path}?to=12ab`,
+          400,
+          v2Error(
+            1085,
+            'to must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "12ab"',
+            ['to'],
+          ),
+        );
+        await error(
+          `${base()}/${path}?from=200&to=100`,
+          400,
+          v2Error(
+            4150,
+            'from (1970-01-01T00:03:20.000Z) is after to (1970-01-01T00:01:40.000Z): both bounds are inclusive',
+            ['from', 'to'],
+          ),
+        );
+        await error(
+          `${base()}/${path}?severity=urgent`,
+          400,
+          v2Error(4085, 'Severity malformed: "urgent" (allowed: high, medium, low, information)', ['severity']),
+        );
       }
     });
 
@@ -368,21 +605,46 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
 
     it('refuses a marker of another domain with 4150', async () => {
       const page = decode(ClientFindingPage, await get(`${base()}/findings/paginated/?pageSize=1`));
-      await error(`/rest/v2/domains/${ipAsset}/findings/paginated/?marker=${encodeURIComponent(page.next_marker!)}`, 400, v2Error(4150, 'marker is not a marker of this listing', ['marker']));
-      await error(`${base()}/findings/paginated/?marker=forged.marker`, 400, v2Error(4150, 'marker is not a marker of this listing', ['marker']));
+      await error(
+        `/rest/v2/domains/${ipAsset}/findings/paginated/?marker=${encodeURIComponent(page.next_marker!)}`,
+        400,
+        v2Error(4150, 'marker is not a marker of this listing', ['marker']),
+      );
+      await error(
+        `${base()}/findings/paginated/?marker=forged.marker`,
+        400,
+        v2Error(4150, 'marker is not a marker of this listing', ['marker']),
+      );
     });
 
-    it('reads one finding of the domain with complete details; another domain\'s answers 1900', async () => {
+    it("reads one finding of the domain with complete details; another domain's answers 1900", async () => {
       const [first] = decodeArray(ClientFinding, await get(`${base()}/findings/`));
       const one = decode(ClientFinding, await get(`${base()}/findings/${first!.uuid}/`));
       assert.equal(one.uuid, first!.uuid);
       const other = decodeArray(ClientFinding, await get(`/rest/v2/domains/${ipAsset}/findings/`))[0]!;
-      await error(`${base()}/findings/${other.uuid}/`, 404, v2Error(1900, `Vulnerability ${other.uuid} does not exist on this domain`, ['uuid']));
-      await error(`${base()}/findings/nope/`, 400, v2Error(4111, 'Vulnerability UUID malformed: expected a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e', ['uuid']));
+      await error(
+        `${base()}/findings/${other.uuid}/`,
+        404,
+        v2Error(1900, `Vulnerability ${other.uuid} does not exist on this domain`, ['uuid']),
+      );
+      await error(
+        `${base()}/findings/nope/`,
+        400,
+        v2Error(4111, 'Vulnerability UUID malformed: expected a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e', [
+          'uuid',
+        ]),
+      );
       const unknown = '0f8fad5b-d9cb-469f-a165-70867728950e';
-      await error(`${base()}/findings/${unknown}/`, 404, v2Error(1900, `Vulnerability ${unknown} does not exist`, ['uuid']));
+      await error(
+        `${base()}/findings/${unknown}/`,
+        404,
+        v2Error(1900, `Vulnerability ${unknown} does not exist`, ['uuid']),
+      );
       // A subdomain asset's token reads its own findings only.
-      assert.deepEqual(titles(decodeArray(ClientFinding, await get(`/rest/v2/domains/${sub.token}/findings/`))), ['Title of xss', 'Title of rce']);
+      assert.deepEqual(titles(decodeArray(ClientFinding, await get(`/rest/v2/domains/${sub.token}/findings/`))), [
+        'Title of xss',
+        'Title of rce',
+      ]);
     });
   });
 
@@ -394,9 +656,13 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       // More subdomain assets than the per-asset index branches: the tree is read as a subquery.
       const subs: Asset[] = [];
       for (let i = 0; i < 31; i++) subs.push((await addAsset(h.runtime.store, team, `s${i}.bulk.example`)).asset);
-      const many = Array.from({ length: legacyFindingCap + 1 }, (_, i) => finding(`bulk-${i}`, { host: 'bulk.example', location: `https://bulk.example/p${i}` }));
+      const many = Array.from({ length: legacyFindingCap + 1 }, (_, i) =>
+        finding(`bulk-${i}`, { host: 'bulk.example', location: `https://bulk.example/p${i}` }),
+      );
       await scan(h, { team, asset: bulk }, many, { at: new Date(T1) });
-      await scan(h, { team, asset: subs[30]! }, [finding('on-the-last-subdomain', { host: 's30.bulk.example' })], { at: new Date(T2) });
+      await scan(h, { team, asset: subs[30]! }, [finding('on-the-last-subdomain', { host: 's30.bulk.example' })], {
+        at: new Date(T2),
+      });
     });
 
     it('caps the bare array at 1000 findings and says so in x-perimeter-truncated', async () => {
@@ -417,7 +683,12 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
       const paged: string[] = [];
       let marker = '';
       do {
-        const page = decode(ClientFindingPage, await get(`/rest/v2/domains/${bulk.token}/findings/paginated/?page_size=100&marker=${encodeURIComponent(marker)}`));
+        const page = decode(
+          ClientFindingPage,
+          await get(
+            `/rest/v2/domains/${bulk.token}/findings/paginated/?page_size=100&marker=${encodeURIComponent(marker)}`,
+          ),
+        );
         paged.push(...page.findings.map((f) => f.uuid));
         marker = page.nextMarker ?? '';
       } while (marker !== '');
@@ -427,7 +698,9 @@ describe(`older v2 endpoints: domains, findings and reports (${testStore})`, () 
   });
 
   it('lists every older operation in the OpenAPI document as deprecated', async () => {
-    const doc = JSON.parse(await get('/rest/v2/openapi.json')) as { paths: Record<string, Record<string, { deprecated?: boolean }>> };
+    const doc = JSON.parse(await get('/rest/v2/openapi.json')) as {
+      paths: Record<string, Record<string, { deprecated?: boolean }>>;
+    };
     const legacyPaths = [
       '/domains/',
       '/domains/{domainToken}/subdomains/',

@@ -29,41 +29,100 @@ describe('migration 014: inventory rows stored before it get their list document
       const enriched = i === 0;
       await sql`insert into ip_addresses (team_id, asset_id, ip_address, ip_version, domain_name, active, first_seen_at, last_seen_at, disappeared_at, enriched, as_number, as_name, as_domain, continent, continent_name, country, country_name)
         values (${teamId}, ${assetId}, ${`10.0.${i >> 8}.${i & 255}`}, 'IPv4', ${`h${i}.example.com`}, ${i === 1 ? 0 : 1}, ${seen + i}, ${seen + i}, ${i === 1 ? gone : null},
-          ${enriched ? 1 : 0}, ${enriched ? 15169 : null}, ${enriched ? 'Google "LLC"' : null}, null, ${enriched ? 'NA' : null}, ${enriched ? 'North America' : null}, ${enriched ? 'US' : null}, ${enriched ? 'United States' : null})`.execute(db);
+          ${enriched ? 1 : 0}, ${enriched ? 15169 : null}, ${enriched ? 'Google "LLC"' : null}, null, ${enriched ? 'NA' : null}, ${enriched ? 'North America' : null}, ${enriched ? 'US' : null}, ${enriched ? 'United States' : null})`.execute(
+        db,
+      );
     }
     await sql`insert into ports (team_id, asset_id, ip_address, port, domain_name, status, service, is_tls, is_http, banner, product, version, first_seen_at, last_seen_at, disappeared_at)
-      values (${teamId}, ${assetId}, '10.0.0.1', 443, 'www.example.com', 'CLOSED', 'https', 1, 1, null, null, null, ${seen}, ${seen}, ${gone})`.execute(db);
+      values (${teamId}, ${assetId}, '10.0.0.1', 443, 'www.example.com', 'CLOSED', 'https', 1, 1, null, null, null, ${seen}, ${seen}, ${gone})`.execute(
+      db,
+    );
     await sql`insert into technologies (team_id, asset_id, domain_name, port, name, version, service_protocol, categories, active, first_seen_at, last_seen_at, disappeared_at)
-      values (${teamId}, ${assetId}, 'www.example.com', 443, 'Nginx', '1.25.3', 'https', '["Web servers","Reverse proxies"]', 1, ${seen}, ${seen}, null)`.execute(db);
+      values (${teamId}, ${assetId}, 'www.example.com', 443, 'Nginx', '1.25.3', 'https', '["Web servers","Reverse proxies"]', 1, ${seen}, ${seen}, null)`.execute(
+      db,
+    );
 
     await migrateToLatest(database);
 
-    const page = await new KyselyIpInventoryRepository(db, database.dialect, database).listPage({ teamId, filter: {}, after: undefined, limit: 2 });
+    const page = await new KyselyIpInventoryRepository(db, database.dialect, database).listPage({
+      teamId,
+      filter: {},
+      after: undefined,
+      limit: 2,
+    });
     assert.deepEqual(JSON.parse(`[${Buffer.from(page.items).toString()}]`), [
       {
-        id: '1', active: true, disappeared_at: null, ip_address: '10.0.0.0', ip_version: 'IPv4', domain_name: 'h0.example.com', asset_id: 'asset-token', team_id: 'team-token',
-        enriched: true, first_seen_at: '2026-04-01T12:00:00Z',
-        autonomous_system: { name: 'Google "LLC"', domain: null, number: 15169 }, geolocation: { continent: 'NA', continent_name: 'North America', country: 'US', country_name: 'United States' },
+        id: '1',
+        active: true,
+        disappeared_at: null,
+        ip_address: '10.0.0.0',
+        ip_version: 'IPv4',
+        domain_name: 'h0.example.com',
+        asset_id: 'asset-token',
+        team_id: 'team-token',
+        enriched: true,
+        first_seen_at: '2026-04-01T12:00:00Z',
+        autonomous_system: { name: 'Google "LLC"', domain: null, number: 15169 },
+        geolocation: { continent: 'NA', continent_name: 'North America', country: 'US', country_name: 'United States' },
       },
       {
-        id: '2', active: false, disappeared_at: '2026-05-02T08:30:15Z', ip_address: '10.0.0.1', ip_version: 'IPv4', domain_name: 'h1.example.com', asset_id: 'asset-token', team_id: 'team-token',
-        enriched: false, first_seen_at: '2026-04-01T12:00:00Z',
-        autonomous_system: { name: null, domain: null, number: null }, geolocation: { continent: null, continent_name: null, country: null, country_name: null },
+        id: '2',
+        active: false,
+        disappeared_at: '2026-05-02T08:30:15Z',
+        ip_address: '10.0.0.1',
+        ip_version: 'IPv4',
+        domain_name: 'h1.example.com',
+        asset_id: 'asset-token',
+        team_id: 'team-token',
+        enriched: false,
+        first_seen_at: '2026-04-01T12:00:00Z',
+        autonomous_system: { name: null, domain: null, number: null },
+        geolocation: { continent: null, continent_name: null, country: null, country_name: null },
       },
     ]);
     assert.deepEqual(page.next, { firstSeenAt: seen + 1, id: 2 });
     const { rows } = await sql<{ n: number }>`select count(*) as n from ip_addresses where document = '{}'`.execute(db);
     assert.equal(Number(rows[0]!.n), 0, 'every row of every batch has its document');
 
-    const ports = await new KyselyPortInventoryRepository(db, database.dialect, database).listPage({ teamId, filter: {}, after: undefined, limit: 10 });
+    const ports = await new KyselyPortInventoryRepository(db, database.dialect, database).listPage({
+      teamId,
+      filter: {},
+      after: undefined,
+      limit: 10,
+    });
     assert.deepEqual(JSON.parse(`[${Buffer.from(ports.items).toString()}]`), [
-      { id: '1', status: 'CLOSED', disappeared_at: '2026-05-02T08:30:15Z', team_id: 'team-token', asset_id: 'asset-token', domain_name: 'www.example.com', ip_address: '10.0.0.1', port: 443, first_seen_at: '2026-04-01T12:00:00Z' },
+      {
+        id: '1',
+        status: 'CLOSED',
+        disappeared_at: '2026-05-02T08:30:15Z',
+        team_id: 'team-token',
+        asset_id: 'asset-token',
+        domain_name: 'www.example.com',
+        ip_address: '10.0.0.1',
+        port: 443,
+        first_seen_at: '2026-04-01T12:00:00Z',
+      },
     ]);
-    const technologies = await new KyselyTechnologyInventoryRepository(db, database.dialect, database).listPage({ teamId, filter: {}, after: undefined, limit: 10 });
+    const technologies = await new KyselyTechnologyInventoryRepository(db, database.dialect, database).listPage({
+      teamId,
+      filter: {},
+      after: undefined,
+      limit: 10,
+    });
     assert.deepEqual(JSON.parse(`[${Buffer.from(technologies.items).toString()}]`), [
       {
-        id: '1', active: true, disappeared_at: null, asset_id: 'asset-token', team_id: 'team-token', domain_name: 'www.example.com', service_protocol: 'https', port: 443,
-        name: 'Nginx', version: '1.25.3', categories: ['Web servers', 'Reverse proxies'], first_seen_at: '2026-04-01T12:00:00Z',
+        id: '1',
+        active: true,
+        disappeared_at: null,
+        asset_id: 'asset-token',
+        team_id: 'team-token',
+        domain_name: 'www.example.com',
+        service_protocol: 'https',
+        port: 443,
+        name: 'Nginx',
+        version: '1.25.3',
+        categories: ['Web servers', 'Reverse proxies'],
+        first_seen_at: '2026-04-01T12:00:00Z',
       },
     ]);
   });

@@ -6,7 +6,9 @@ type Document = { info: { description: string }; paths: Record<string, Record<st
 
 /** A well-formed value for a path parameter: the operation must answer its own "not found", never 1900. */
 function fill(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, (_m, name: string) => (/uuid/i.test(name) ? '3f0c2a9e-5b1d-4c7e-9a2f-0d4b6e8c1a3f' : /id$/i.test(name) ? 'key_0000000000' : 'a'.repeat(32)));
+  return path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+    /uuid/i.test(name) ? '3f0c2a9e-5b1d-4c7e-9a2f-0d4b6e8c1a3f' : /id$/i.test(name) ? 'key_0000000000' : 'a'.repeat(32),
+  );
 }
 
 describe('the OpenAPI documents describe only what answers', () => {
@@ -23,12 +25,20 @@ describe('the OpenAPI documents describe only what answers', () => {
   for (const surface of ['v2', 'v3'] as const) {
     it(`no ${surface} operation of the document answers 1900`, async () => {
       const doc = (await h.send('GET', `/rest/${surface}/openapi.json`)).json() as Document;
-      const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => [method.toUpperCase(), path] as const));
+      const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => [method.toUpperCase(), path] as const),
+      );
       assert.ok(surface === 'v3' || operations.length > 40, `${surface} lists ${operations.length} operations`);
       for (const [method, path] of operations) {
         const url = `/rest/${surface}${fill(path)}`;
-        const res = await h.send(method, url, { key: surface === 'v2' ? v2Key : v3Key, ...(['POST', 'PUT', 'PATCH'].includes(method) ? { body: {} } : {}) });
-        const body = res.body.length > 0 && /json/.test(String(res.headers['content-type'])) ? (res.json() as Record<string, unknown>) : {};
+        const res = await h.send(method, url, {
+          key: surface === 'v2' ? v2Key : v3Key,
+          ...(['POST', 'PUT', 'PATCH'].includes(method) ? { body: {} } : {}),
+        });
+        const body =
+          res.body.length > 0 && /json/.test(String(res.headers['content-type']))
+            ? (res.json() as Record<string, unknown>)
+            : {};
         // 1900 also answers an unknown vulnerability or tag (the spec has no code of its own for
         // them); what must never come back is the router's "no operation".
         const message = String(body['message'] ?? body['detail'] ?? '');
@@ -43,7 +53,11 @@ describe('the OpenAPI documents describe only what answers', () => {
     const spec = ['/ips', '/technologies', '/ports', '/breaches', '/connectors', '/connectors/external-id'];
     for (const path of spec) {
       const served = doc.paths[path] !== undefined;
-      assert.equal(doc.info.description.includes(`\`${path}\``), !served, `${path}: served ${served}, named as missing ${!served}`);
+      assert.equal(
+        doc.info.description.includes(`\`${path}\``),
+        !served,
+        `${path}: served ${served}, named as missing ${!served}`,
+      );
       if (!served) {
         const res = await h.send('GET', `/rest/v3${path}`, { key: v3Key });
         assert.equal(res.statusCode, 404);

@@ -54,7 +54,10 @@ after(async () => {
 
 describe('dns resolver against the test server', () => {
   it('joins the character strings of each TXT record', async () => {
-    assert.deepEqual(await resolver.resolveTxt('txt-ok.test', never()), ['v=spf1 -all', `perimeter-verification=${CODE}`]);
+    assert.deepEqual(await resolver.resolveTxt('txt-ok.test', never()), [
+      'v=spf1 -all',
+      `perimeter-verification=${CODE}`,
+    ]);
   });
 
   it('returns A then AAAA addresses', async () => {
@@ -68,7 +71,9 @@ describe('dns resolver against the test server', () => {
   });
 
   it('throws a clear error on a server failure', async () => {
-    await assert.rejects(resolver.resolveTxt('broken.test', never()), { message: 'dns: TXT lookup of broken.test failed: server failure' });
+    await assert.rejects(resolver.resolveTxt('broken.test', never()), {
+      message: 'dns: TXT lookup of broken.test failed: server failure',
+    });
   });
 
   it('fetches an answer too large for UDP over TCP', async () => {
@@ -78,14 +83,17 @@ describe('dns resolver against the test server', () => {
   });
 
   it('accepts a resolver given by host name and resolves it once', async (t) => {
-    if ((await lookup('localhost')).address !== '127.0.0.1') return t.skip('localhost does not resolve to 127.0.0.1 here');
+    if ((await lookup('localhost')).address !== '127.0.0.1')
+      return t.skip('localhost does not resolve to 127.0.0.1 here');
     const byName = createDnsResolver([`localhost:${dns.address.split(':')[1]}`]);
     assert.deepEqual(await byName.resolveAddresses('web.test', never()), ['127.0.0.1']);
   });
 
   it('ends promptly when the signal aborts a query that gets no answer', async () => {
     const started = Date.now();
-    await assert.rejects(resolver.resolveTxt('silent.test', AbortSignal.timeout(100)), { message: 'dns: TXT lookup of silent.test aborted' });
+    await assert.rejects(resolver.resolveTxt('silent.test', AbortSignal.timeout(100)), {
+      message: 'dns: TXT lookup of silent.test aborted',
+    });
     assert.ok(Date.now() - started < 800, `took ${Date.now() - started} ms`);
   });
 });
@@ -100,7 +108,11 @@ describe('ownership check by DNS', () => {
     const result = await checker().check(domain('txt-wrong.test'), CODE, never());
     assert.deepEqual(result, {
       isVerified: false,
-      observations: ['dns: no TXT record holds the code', 'https://txt-wrong.test: txt-wrong.test has no address', 'http://txt-wrong.test: txt-wrong.test has no address'],
+      observations: [
+        'dns: no TXT record holds the code',
+        'https://txt-wrong.test: txt-wrong.test has no address',
+        'http://txt-wrong.test: txt-wrong.test has no address',
+      ],
     });
   });
 
@@ -108,7 +120,11 @@ describe('ownership check by DNS', () => {
     const result = await checker().check(domain('missing.test'), CODE, never());
     assert.deepEqual(result, {
       isVerified: false,
-      observations: ['dns: no TXT record at the name', 'https://missing.test: missing.test has no address', 'http://missing.test: missing.test has no address'],
+      observations: [
+        'dns: no TXT record at the name',
+        'https://missing.test: missing.test has no address',
+        'http://missing.test: missing.test has no address',
+      ],
     });
   });
 });
@@ -154,7 +170,10 @@ describe('ownership check by HTTP', () => {
     misc.routes.set('/code.txt', CODE);
     const result = await checker().check(domain('misc.test', misc.port), CODE, never());
     assert.equal(result.isVerified, false);
-    assert.equal(result.observations.at(-1), `http://misc.test:${misc.port}: answered 302 (redirects are not followed)`);
+    assert.equal(
+      result.observations.at(-1),
+      `http://misc.test:${misc.port}: answered 302 (redirects are not followed)`,
+    );
     assert.ok(!misc.requests.some((line) => line.startsWith('GET /code.txt')));
   });
 
@@ -172,9 +191,17 @@ describe('ownership check through the egress guard', () => {
     const denied = 'denied by egress guard: 127.0.0.1 is in loopback range 127.0.0.0/8';
     assert.deepEqual(result, {
       isVerified: false,
-      observations: ['dns: no TXT record at the name', `https://web.test:${untouched.port}: ${denied}`, `http://web.test:${untouched.port}: ${denied}`],
+      observations: [
+        'dns: no TXT record at the name',
+        `https://web.test:${untouched.port}: ${denied}`,
+        `http://web.test:${untouched.port}: ${denied}`,
+      ],
     });
-    const ipResult = await checker(new EgressGuard([])).check({ name: '127.0.0.1', kind: 'ip', port: untouched.port }, CODE, never());
+    const ipResult = await checker(new EgressGuard([])).check(
+      { name: '127.0.0.1', kind: 'ip', port: untouched.port },
+      CODE,
+      never(),
+    );
     assert.equal(ipResult.isVerified, false);
     assert.equal(ipResult.observations.at(-1), `http://127.0.0.1:${untouched.port}: ${denied}`);
     assert.equal(untouched.connections, 0);
@@ -183,7 +210,10 @@ describe('ownership check through the egress guard', () => {
 
   it('refuses a name when any of its addresses is denied', async () => {
     const result = await checker().check(domain('dual.test', untouched.port), CODE, never());
-    assert.equal(result.observations.at(-1), `http://dual.test:${untouched.port}: denied by egress guard: ::1 is in loopback range ::1/128`);
+    assert.equal(
+      result.observations.at(-1),
+      `http://dual.test:${untouched.port}: denied by egress guard: ::1 is in loopback range ::1/128`,
+    );
     assert.equal(untouched.connections, 0);
   });
 });
@@ -203,7 +233,11 @@ describe('ownership check time limits', () => {
     assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
     assert.deepEqual(result, {
       isVerified: false,
-      observations: ['dns: TXT lookup of silent.test aborted', 'https://silent.test: aborted', 'http://silent.test: aborted'],
+      observations: [
+        'dns: TXT lookup of silent.test aborted',
+        'https://silent.test: aborted',
+        'http://silent.test: aborted',
+      ],
     });
   });
 

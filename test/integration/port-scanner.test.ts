@@ -19,7 +19,9 @@ import { selfSignedCertificate } from '../support/http-server.ts';
  */
 
 const loopback = new EgressGuard(['127.0.0.0/8', '::1/128']);
-const quick: Partial<PortScannerDeps> = { identify: { bannerWaitMs: 300, clientFirstWaitMs: 100, probeTimeoutMs: 600, budgetMs: 4000 } };
+const quick: Partial<PortScannerDeps> = {
+  identify: { bannerWaitMs: 300, clientFirstWaitMs: 100, probeTimeoutMs: 600, budgetMs: 4000 },
+};
 const servers: net.Server[] = [];
 /** Connections each listener accepted, by port. */
 const accepted = new Map<number, number>();
@@ -100,7 +102,8 @@ function listeningPorts(): Set<number> {
     for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
       const [address, port] = (fields[1] ?? '').split(':');
-      if (fields[3] === '0A' && port !== undefined && /^(0100007F|0+|0{16}FFFF00000100007F)$/.test(address ?? '')) ports.add(parseInt(port, 16));
+      if (fields[3] === '0A' && port !== undefined && /^(0100007F|0+|0{16}FFFF00000100007F)$/.test(address ?? ''))
+        ports.add(parseInt(port, 16));
     }
   }
   return ports;
@@ -162,13 +165,23 @@ describe('port scanner: connect scan', () => {
       const progress: Array<{ probed: number; open: number }> = [];
       const ports = [...openPorts, ...closedPorts];
       const listeningBefore = listeningPorts();
-      const report = await scanner.scan({ addresses: ['127.0.0.1'], ports, identify: false, signal: AbortSignal.timeout(10_000), onProgress: (p) => progress.push(p) });
+      const report = await scanner.scan({
+        addresses: ['127.0.0.1'],
+        ports,
+        identify: false,
+        signal: AbortSignal.timeout(10_000),
+        onProgress: (p) => progress.push(p),
+      });
       // The closed ports were ours until the test closed them: another test process running in
       // parallel may have bound one since. Such a port is really open, and is judged as such.
       const listening = new Set([...listeningBefore, ...listeningPorts()]);
       const found = openOf(report);
       for (const port of openPorts) assert.ok(found.includes(port), `listener ${port} missed`);
-      assert.deepEqual(found.filter((port) => !openPorts.includes(port) && !listening.has(port)), [], 'closed ports reported open');
+      assert.deepEqual(
+        found.filter((port) => !openPorts.includes(port) && !listening.has(port)),
+        [],
+        'closed ports reported open',
+      );
       assert.equal(report.probed, ports.length);
       assert.deepEqual(report.warnings, []);
       assert.ok(report.open.every((o) => o.address === '127.0.0.1' && o.service.name === 'unknown'));
@@ -183,13 +196,23 @@ describe('port scanner: connect scan', () => {
     const listeningBefore = listeningPorts();
     const scanner = createPortScanner({ guard: loopback, threads: 2 });
     let last = { probed: 0, open: 0 };
-    const report = await scanner.scan({ addresses: ['127.0.0.1'], ports, identify: false, signal: AbortSignal.timeout(30_000), onProgress: (p) => (last = p) });
+    const report = await scanner.scan({
+      addresses: ['127.0.0.1'],
+      ports,
+      identify: false,
+      signal: AbortSignal.timeout(30_000),
+      onProgress: (p) => (last = p),
+    });
     const listening = new Set([...listeningBefore, ...listeningPorts()]);
     const found = openOf(report);
     assert.equal(report.probed, ports.length);
     assert.deepEqual(last, { probed: ports.length, open: found.length });
     for (const port of openPorts) assert.ok(found.includes(port), `listener ${port} missed`);
-    assert.deepEqual(found.filter((port) => !listening.has(port)), [], 'open ports nothing listens on');
+    assert.deepEqual(
+      found.filter((port) => !listening.has(port)),
+      [],
+      'open ports nothing listens on',
+    );
   });
 
   it('scans every address given, over IPv4 and IPv6 loopback', async () => {
@@ -198,7 +221,12 @@ describe('port scanner: connect scan', () => {
     servers.push(v6);
     const port = (v6.address() as AddressInfo).port;
     const scanner = createPortScanner({ guard: loopback });
-    const report = await scanner.scan({ addresses: ['127.0.0.1', '::1'], ports: [port, openPorts[0] as number], identify: false, signal: AbortSignal.timeout(10_000) });
+    const report = await scanner.scan({
+      addresses: ['127.0.0.1', '::1'],
+      ports: [port, openPorts[0] as number],
+      identify: false,
+      signal: AbortSignal.timeout(10_000),
+    });
     const seen = report.open.map((o) => `${o.address} ${o.port}`).sort();
     assert.ok(seen.includes(`::1 ${port}`), seen.join(', '));
     assert.ok(seen.includes(`127.0.0.1 ${openPorts[0]}`), seen.join(', '));
@@ -208,23 +236,46 @@ describe('port scanner: connect scan', () => {
   it('makes no connection to an address the egress guard refuses', async () => {
     const before = [...accepted.values()].reduce((a, b) => a + b, 0);
     const scanner = createPortScanner({ guard: new EgressGuard([]) });
-    const report = await scanner.scan({ addresses: ['127.0.0.1'], ports: openPorts, identify: true, signal: AbortSignal.timeout(10_000) });
+    const report = await scanner.scan({
+      addresses: ['127.0.0.1'],
+      ports: openPorts,
+      identify: true,
+      signal: AbortSignal.timeout(10_000),
+    });
     assert.deepEqual(report.open, []);
     assert.equal(report.probed, 0);
     assert.equal(report.warnings.length, 1);
-    assert.match(report.warnings[0] as string, /^127\.0\.0\.1 not scanned: 127\.0\.0\.1 is in loopback range 127\.0\.0\.0\/8/);
+    assert.match(
+      report.warnings[0] as string,
+      /^127\.0\.0\.1 not scanned: 127\.0\.0\.1 is in loopback range 127\.0\.0\.0\/8/,
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal([...accepted.values()].reduce((a, b) => a + b, 0), before);
+    assert.equal(
+      [...accepted.values()].reduce((a, b) => a + b, 0),
+      before,
+    );
   });
 
   it('times out a port that never answers, tries it again, and calls it filtered', async () => {
-    const scanner = createPortScanner({ guard: loopback, maxRetries: 2, timeouts: { initialMs: 150, minMs: 150, maxMs: 400 } });
+    const scanner = createPortScanner({
+      guard: loopback,
+      maxRetries: 2,
+      timeouts: { initialMs: 150, minMs: 150, maxMs: 400 },
+    });
     const startedAt = performance.now();
-    const report = await scanner.scan({ addresses: ['127.0.0.1'], ports: [blackhole.port, openPorts[0] as number], identify: false, signal: AbortSignal.timeout(10_000) });
+    const report = await scanner.scan({
+      addresses: ['127.0.0.1'],
+      ports: [blackhole.port, openPorts[0] as number],
+      identify: false,
+      signal: AbortSignal.timeout(10_000),
+    });
     const ms = performance.now() - startedAt;
     assert.deepEqual(openOf(report), [openPorts[0]]);
     assert.equal(report.probed, 2);
-    assert.ok(report.warnings.includes('1 of 2 probed ports never answered (filtered), after 2 retries'), report.warnings.join('; '));
+    assert.ok(
+      report.warnings.includes('1 of 2 probed ports never answered (filtered), after 2 retries'),
+      report.warnings.join('; '),
+    );
     // Three tries of at least the 150 ms floor each, and well under the 400 ms cap × 3.
     assert.ok(ms >= 3 * 150 - 20 && ms < 3 * 400 + 500, `${ms} ms`);
   });
@@ -233,11 +284,25 @@ describe('port scanner: connect scan', () => {
     it(`stops within a second of the abort, with every socket closed (${threads} thread${threads > 1 ? 's' : ''})`, async () => {
       await settle();
       const baseline = openSockets();
-      const scanner = createPortScanner({ guard: loopback, threads, concurrency: 32, timeouts: { initialMs: 5000, minMs: 5000, maxMs: 5000 } });
+      const scanner = createPortScanner({
+        guard: loopback,
+        threads,
+        concurrency: 32,
+        timeouts: { initialMs: 5000, minMs: 5000, maxMs: 5000 },
+      });
       const controller = new AbortController();
-      const ports = [blackhole.port, ...Array.from({ length: 65535 }, (_, i) => i + 1).filter((p) => p !== blackhole.port)];
+      const ports = [
+        blackhole.port,
+        ...Array.from({ length: 65535 }, (_, i) => i + 1).filter((p) => p !== blackhole.port),
+      ];
       let probed = 0;
-      const scan = scanner.scan({ addresses: ['127.0.0.1'], ports, identify: true, signal: controller.signal, onProgress: (p) => (probed = p.probed) });
+      const scan = scanner.scan({
+        addresses: ['127.0.0.1'],
+        ports,
+        identify: true,
+        signal: controller.signal,
+        onProgress: (p) => (probed = p.probed),
+      });
       await new Promise((resolve) => setTimeout(resolve, threads > 1 ? 800 : 300));
       assert.equal(pendingConnects(blackhole.port), 1, 'the connect to the port that never answers is waiting');
       const abortedAt = performance.now();
@@ -254,9 +319,17 @@ describe('port scanner: connect scan', () => {
   it('stops identifying within a second of the abort, with every socket closed', async () => {
     await settle();
     const baseline = openSockets();
-    const scanner = createPortScanner({ guard: loopback, identify: { bannerWaitMs: 5000, probeTimeoutMs: 5000, budgetMs: 20_000 } });
+    const scanner = createPortScanner({
+      guard: loopback,
+      identify: { bannerWaitMs: 5000, probeTimeoutMs: 5000, budgetMs: 20_000 },
+    });
     const controller = new AbortController();
-    const scan = scanner.scan({ addresses: ['127.0.0.1'], ports: [named['silent'] as number, ...openPorts], identify: true, signal: controller.signal });
+    const scan = scanner.scan({
+      addresses: ['127.0.0.1'],
+      ports: [named['silent'] as number, ...openPorts],
+      identify: true,
+      signal: controller.signal,
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.ok(openSockets() > baseline, 'identification holds a socket while it waits');
     const abortedAt = performance.now();
@@ -274,11 +347,23 @@ describe('port scanner: service identification', () => {
 
   before(async () => {
     const scanner = createPortScanner({ guard: loopback, ...quick });
-    report = await scanner.scan({ addresses: ['127.0.0.1'], ports: Object.values(named), identify: true, signal: AbortSignal.timeout(30_000) });
+    report = await scanner.scan({
+      addresses: ['127.0.0.1'],
+      ports: Object.values(named),
+      identify: true,
+      signal: AbortSignal.timeout(30_000),
+    });
   });
 
   it('reads an SSH greeting with product and version', () => {
-    assert.deepEqual(serviceOf(named['ssh'] as number), { name: 'ssh', isTls: false, isHttp: false, banner: 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\\r\\n', product: 'OpenSSH', version: '9.2p1' });
+    assert.deepEqual(serviceOf(named['ssh'] as number), {
+      name: 'ssh',
+      isTls: false,
+      isHttp: false,
+      banner: 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\\r\\n',
+      product: 'OpenSSH',
+      version: '9.2p1',
+    });
   });
 
   it('recognises plain HTTP and the Server header', () => {

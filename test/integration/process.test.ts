@@ -14,7 +14,11 @@ interface Started {
 }
 
 /** Starts `perimeter serve` on a free port and waits until it prints where it listens; kills it if it does not. */
-async function startServer(dataDir: string, hostArgs: string[] = ['--host', '127.0.0.1'], env: Record<string, string> = {}): Promise<Started> {
+async function startServer(
+  dataDir: string,
+  hostArgs: string[] = ['--host', '127.0.0.1'],
+  env: Record<string, string> = {},
+): Promise<Started> {
   const child = spawnOwned(process.execPath, ['bin/perimeter.js', 'serve', '--port', '0', ...hostArgs], {
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PERIMETER_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,11 +60,18 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
     const keys = /v2 API key: ([0-9a-f]{32})\n\s+v3 API key: ([0-9a-f]{32})/.exec(server.output());
     assert.ok(keys, server.output());
     v2Key = keys[1]!;
-    const added = await fetch(`${server.url}/rest/v2/assets/`, { method: 'POST', headers: { 'x-service-key': v2Key, 'content-type': 'application/json', 'x-request-id': 'proc-1' }, body: '{"name":"survivor.example"}' });
+    const added = await fetch(`${server.url}/rest/v2/assets/`, {
+      method: 'POST',
+      headers: { 'x-service-key': v2Key, 'content-type': 'application/json', 'x-request-id': 'proc-1' },
+      body: '{"name":"survivor.example"}',
+    });
     assert.equal(added.status, 200);
     assert.equal(added.headers.get('x-request-id'), 'proc-1');
     assert.equal(await stop(server), 0);
-    const requestLine = server.output().split('\n').find((l) => l.includes('"request_id":"proc-1"'));
+    const requestLine = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"request_id":"proc-1"'));
     assert.ok(requestLine, 'a JSON log line carries the request id');
     assert.equal(JSON.parse(requestLine).url, '/rest/v2/assets/');
   });
@@ -72,7 +83,10 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
       assert.doesNotMatch(server.output(), /API key:/);
       const res = await fetch(`${server.url}/rest/v2/assets/`, { headers: { 'x-service-key': v2Key } });
       const body = (await res.json()) as { assets: Array<{ name: string }> };
-      assert.deepEqual(body.assets.map((a) => a.name), ['survivor.example']);
+      assert.deepEqual(
+        body.assets.map((a) => a.name),
+        ['survivor.example'],
+      );
     } finally {
       await stop(server);
     }
@@ -87,10 +101,12 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
       });
       let output = '';
       // The demo keys are printed after the port is bound and before the roles start.
-      const seeded = new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => {
-        output += d.toString();
-        if (output.includes('v3 API key:')) resolve();
-      }));
+      const seeded = new Promise<void>((resolve) =>
+        child.stdout!.on('data', (d: Buffer) => {
+          output += d.toString();
+          if (output.includes('v3 API key:')) resolve();
+        }),
+      );
       child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
       await seeded;
       assert.equal(await stopChild(child), 0, output);
@@ -100,7 +116,10 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
   });
 
   it('refuses an invalid configuration, naming every problem', async () => {
-    const child = spawnOwned(process.execPath, ['bin/perimeter.js', 'serve'], { env: { ...process.env, PORT: 'eighty', PERIMETER_EGRESS_ALLOW: 'nope', DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnOwned(process.execPath, ['bin/perimeter.js', 'serve'], {
+      env: { ...process.env, PORT: 'eighty', PERIMETER_EGRESS_ALLOW: 'nope', DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -111,15 +130,28 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
   it('keeps its files to its owner, warns of a PERIMETER_ variable nothing reads and names the egress allow-list', async () => {
     const fresh = join(mkdtempSync(join(tmpdir(), 'perimeter-modes-')), 'data');
     try {
-      const server = await startServer(fresh, ['--host', '127.0.0.1'], { PERIMETER_EGRES_ALLOW: '127.0.0.0/8', PERIMETER_EGRESS_ALLOW: '127.0.0.0/8,::1/128' });
+      const server = await startServer(fresh, ['--host', '127.0.0.1'], {
+        PERIMETER_EGRES_ALLOW: '127.0.0.0/8',
+        PERIMETER_EGRESS_ALLOW: '127.0.0.0/8,::1/128',
+      });
       try {
         const mode = (path: string) => (statSync(join(fresh, path)).mode & 0o777).toString(8);
         assert.equal(mode('.'), '700', 'the data directory');
-        for (const file of ['server.key', 'perimeter.db', 'perimeter.db-wal', 'perimeter.db-shm']) assert.equal(mode(file), '600', file);
-        const warning = server.output().split('\n').find((l) => l.includes('PERIMETER_EGRES_ALLOW'));
+        for (const file of ['server.key', 'perimeter.db', 'perimeter.db-wal', 'perimeter.db-shm'])
+          assert.equal(mode(file), '600', file);
+        const warning = server
+          .output()
+          .split('\n')
+          .find((l) => l.includes('PERIMETER_EGRES_ALLOW'));
         assert.ok(warning, server.output());
-        assert.equal(JSON.parse(warning).msg, 'PERIMETER_EGRES_ALLOW is not a setting of perimeter and is ignored: did you mean PERIMETER_EGRESS_ALLOW?');
-        assert.match(server.output(), /perimeter listening on http:\/\/127\.0\.0\.1:\d+ \(.*egress allowed: 127\.0\.0\.0\/8,::1\/128\)/);
+        assert.equal(
+          JSON.parse(warning).msg,
+          'PERIMETER_EGRES_ALLOW is not a setting of perimeter and is ignored: did you mean PERIMETER_EGRESS_ALLOW?',
+        );
+        assert.match(
+          server.output(),
+          /perimeter listening on http:\/\/127\.0\.0\.1:\d+ \(.*egress allowed: 127\.0\.0\.0\/8,::1\/128\)/,
+        );
       } finally {
         await stop(server);
       }

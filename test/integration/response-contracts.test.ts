@@ -5,10 +5,18 @@ import { Value } from '@sinclair/typebox/value';
 import { ErrorBody } from '../../src/http/v2/schemas.ts';
 import { seedWalk, sendWalk, walkRequests, type Seed, type WalkRequest } from '../support/api-walk.ts';
 
-type Document = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
+type Document = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+};
 
 /** The v3 problem body, as components.schemas.Problem of the v3 document gives it. */
-const Problem = Type.Object({ type: Type.String(), title: Type.String(), status: Type.Integer(), detail: Type.String(), instance: Type.String() });
+const Problem = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String(),
+  instance: Type.String(),
+});
 
 /**
  * Every answer of the API walk (test/support/api-walk.ts: every operation of both surfaces on a
@@ -22,7 +30,8 @@ describe('every answer matches its OpenAPI response', () => {
   const docs: Partial<Record<'v2' | 'v3', Document>> = {};
   before(async () => {
     seed = await seedWalk();
-    for (const surface of ['v2', 'v3'] as const) docs[surface] = (await seed.h.send('GET', `/rest/${surface}/openapi.json`)).json() as Document;
+    for (const surface of ['v2', 'v3'] as const)
+      docs[surface] = (await seed.h.send('GET', `/rest/${surface}/openapi.json`)).json() as Document;
   });
   after(async () => seed.h.close());
 
@@ -39,7 +48,15 @@ describe('every answer matches its OpenAPI response', () => {
         continue;
       }
       const kinds = seen.get(r.route.operationId) ?? new Set<string>();
-      kinds.add(res.statusCode < 300 ? 'success' : res.statusCode === 401 ? 'no-key' : res.statusCode === 404 ? 'not-found' : 'error');
+      kinds.add(
+        res.statusCode < 300
+          ? 'success'
+          : res.statusCode === 401
+            ? 'no-key'
+            : res.statusCode === 404
+              ? 'not-found'
+              : 'error',
+      );
       seen.set(r.route.operationId, kinds);
       const documented = op.responses[String(res.statusCode)];
       if (documented === undefined) {
@@ -47,7 +64,8 @@ describe('every answer matches its OpenAPI response', () => {
         continue;
       }
       if (res.body.length === 0) {
-        if (documented.content !== undefined) problems.push(`${what}: empty body where the document names ${Object.keys(documented.content).join(', ')}`);
+        if (documented.content !== undefined)
+          problems.push(`${what}: empty body where the document names ${Object.keys(documented.content).join(', ')}`);
         continue;
       }
       const type = String(res.headers['content-type']).split(';')[0]!;
@@ -62,7 +80,11 @@ describe('every answer matches its OpenAPI response', () => {
         problems.push(`${what}: body does not match its schema (${first.join('; ')}): ${res.body.slice(0, 300)}`);
       }
     }
-    assert.deepEqual(problems.slice(0, 20), [], `${problems.length} answers of ${requests.length} do not match the documents`);
+    assert.deepEqual(
+      problems.slice(0, 20),
+      [],
+      `${problems.length} answers of ${requests.length} do not match the documents`,
+    );
     // Each operation was seen answering: a success (or its documented refusal on the seed), 401 without a key, and an error.
     for (const [operation, kinds] of seen) {
       assert.ok(kinds.has('no-key'), `${operation}: no 401`);
@@ -72,12 +94,18 @@ describe('every answer matches its OpenAPI response', () => {
   });
 
   it('sees every list non-empty on the seed (pre-rendered pages included)', async () => {
-    const lists = walkRequests(seed).filter((r: WalkRequest) => r.kind === 'success' && r.method === 'GET' && /^list/.test(r.route.operationId) && !r.route.path.includes('{'));
+    const lists = walkRequests(seed).filter(
+      (r: WalkRequest) =>
+        r.kind === 'success' && r.method === 'GET' && /^list/.test(r.route.operationId) && !r.route.path.includes('{'),
+    );
     assert.ok(lists.length >= 8, `${lists.length} lists`);
     for (const r of lists) {
       const body = (await sendWalk(seed, r)).json() as unknown;
       const items = Array.isArray(body) ? body : Object.values(body as Record<string, unknown>).find(Array.isArray);
-      assert.ok(Array.isArray(items) && items.length > 0, `${r.route.operationId} lists nothing: ${JSON.stringify(body).slice(0, 200)}`);
+      assert.ok(
+        Array.isArray(items) && items.length > 0,
+        `${r.route.operationId} lists nothing: ${JSON.stringify(body).slice(0, 200)}`,
+      );
     }
   });
 });

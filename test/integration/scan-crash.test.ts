@@ -6,9 +6,15 @@ import type { Scan } from '../../src/core/scans/scan.types.ts';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 import { startGeneratedSite, type TargetServer } from '../support/target-site.ts';
 import { jobStateOf, waitUntil } from '../support/test-jobs.ts';
-import { killAll, killHard, startWorker as startWorkerOf, type WorkerProcess as Worker } from '../support/worker-process.ts';
+import {
+  killAll,
+  killHard,
+  startWorker as startWorkerOf,
+  type WorkerProcess as Worker,
+} from '../support/worker-process.ts';
 
-const startWorker = (h: Harness, workers: Worker[]): Promise<Worker> => startWorkerOf(h, workers, { kind: 'script', leaseMs: 1000 });
+const startWorker = (h: Harness, workers: Worker[]): Promise<Worker> =>
+  startWorkerOf(h, workers, { kind: 'script', leaseMs: 1000 });
 
 // A scan whose worker process is killed (SIGKILL, no chance to hand its job back) is never
 // left `running` for ever: the next worker resumes it under the same scan id once the dead
@@ -16,18 +22,21 @@ const startWorker = (h: Harness, workers: Worker[]): Promise<Worker> => startWor
 // `unable_to_complete`; either way the profile can be scanned again. Only child worker
 // processes (test/support/scan-worker.ts) work jobs here: the harness is the API.
 
-
 interface Vuln {
   uuid: string;
   title: string;
   request?: { url: string };
 }
 
-const missingHeaders = ['Missing security header: Content-Security-Policy', 'Missing security header: Referrer-Policy', 'Missing security header: X-Content-Type-Options', 'Missing security header: X-Frame-Options'];
+const missingHeaders = [
+  'Missing security header: Content-Security-Policy',
+  'Missing security header: Referrer-Policy',
+  'Missing security header: X-Content-Type-Options',
+  'Missing security header: X-Frame-Options',
+];
 const liveStatuses = ['starting', 'running', 'stopping'];
-const killedError = 'The worker running this scan stopped (the process was killed or crashed) and the scan could not be resumed; start it again';
-
-
+const killedError =
+  'The worker running this scan stopped (the process was killed or crashed) and the scan could not be resumed; start it again';
 
 describe(`a scan whose worker process is killed (${testStore})`, () => {
   let h: Harness;
@@ -45,7 +54,10 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     const asset = await h.send('POST', '/rest/v2/assets/', { key, body: { name: '127.0.0.1' } });
     assert.equal(asset.statusCode, 200, asset.body);
     await h.admin('asset', 'verify', '127.0.0.1', '--team', 'crash');
-    const profile = await h.send('POST', '/rest/v2/profiles/', { key, body: { asset_token: asset.json().token, endpoint: `127.0.0.1:${site.port}`, name: 'slow' } });
+    const profile = await h.send('POST', '/rest/v2/profiles/', {
+      key,
+      body: { asset_token: asset.json().token, endpoint: `127.0.0.1:${site.port}`, name: 'slow' },
+    });
     assert.equal(profile.statusCode, 200, profile.body);
     profileToken = profile.json().token;
     teamId = (await h.runtime.store.teams.findByName('crash'))!.id;
@@ -59,7 +71,10 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
   });
 
   const setRate = async (requestsPerSecond: number) => {
-    const res = await h.send('PUT', `/rest/v2/profiles/${profileToken}/settings/`, { key, body: { requests_per_second: requestsPerSecond } });
+    const res = await h.send('PUT', `/rest/v2/profiles/${profileToken}/settings/`, {
+      key,
+      body: { requests_per_second: requestsPerSecond },
+    });
     assert.equal(res.statusCode, 200, res.body);
   };
   const start = async () => {
@@ -68,18 +83,31 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     assert.equal(res.json().status, 'starting');
   };
   const status = async () => (await h.send('GET', `/rest/v2/scans/${profileToken}/`, { key })).json();
-  const latestScan = async (): Promise<Scan> => (await h.runtime.store.scans.latestOf(teamId, [profileId])).get(profileId)!;
-  const finished = (timeoutMs: number) => waitUntil('the scan to end', async () => {
-    const s = await status();
-    return liveStatuses.includes(s.status) ? undefined : s;
-  }, timeoutMs);
+  const latestScan = async (): Promise<Scan> =>
+    (await h.runtime.store.scans.latestOf(teamId, [profileId])).get(profileId)!;
+  const finished = (timeoutMs: number) =>
+    waitUntil(
+      'the scan to end',
+      async () => {
+        const s = await status();
+        return liveStatuses.includes(s.status) ? undefined : s;
+      },
+      timeoutMs,
+    );
   /** Waits until the scan runs and a progress save shows pages crawled and findings recorded. */
-  const runningWithProgress = () => waitUntil('the scan to run with some progress', async () => {
-    const s = await status();
-    return s.status === 'running' && s.progress.pages_crawled >= 5 && s.progress.findings >= 1 ? s : undefined;
-  }, 20_000);
+  const runningWithProgress = () =>
+    waitUntil(
+      'the scan to run with some progress',
+      async () => {
+        const s = await status();
+        return s.status === 'running' && s.progress.pages_crawled >= 5 && s.progress.findings >= 1 ? s : undefined;
+      },
+      20_000,
+    );
   const vulnerabilities = async (): Promise<Vuln[]> => {
-    const res = await h.send('GET', `/rest/v2/vulnerabilities/?pageSize=100&scan_profile_token[]=${profileToken}`, { key });
+    const res = await h.send('GET', `/rest/v2/vulnerabilities/?pageSize=100&scan_profile_token[]=${profileToken}`, {
+      key,
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json().vulnerabilities;
   };
@@ -108,7 +136,10 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     assert.equal((await jobStateOf(h.runtime.database, before.jobId!))?.state, 'active');
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(site.requests.length, requestsAtKill, 'nothing crawls once the worker is dead');
-    assert.ok(requestsAtKill < 300, `killed mid-crawl (${requestsAtKill} requests, ${progressed.progress.pages_crawled} pages saved)`);
+    assert.ok(
+      requestsAtKill < 300,
+      `killed mid-crawl (${requestsAtKill} requests, ${progressed.progress.pages_crawled} pages saved)`,
+    );
 
     // The resumed run crawls every page again: unlimited, so this file stays short. The run
     // reads the profile's settings when it starts, so the change applies to the resumed run.
@@ -125,11 +156,16 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
       const resumed = done.warnings.filter((w: string) => w.startsWith('Resumed at '));
       assert.equal(resumed.length, 1, JSON.stringify(done.warnings));
       assert.match(resumed[0], /after the worker running it stopped \(run 2\)/);
-      assert.equal(after.progress.pagesCrawled, 302, 'the resumed run crawled the whole site (300 pages, robots.txt and sitemap.xml)');
+      assert.equal(
+        after.progress.pagesCrawled,
+        302,
+        'the resumed run crawled the whole site (300 pages, robots.txt and sitemap.xml)',
+      );
       // requests_sent counts both runs: what the first had saved, and every request of the second.
       const secondRun = site.requests.length - requestsAtKill;
       assert.ok(
-        after.progress.requestsSent >= before.progress.requestsSent + secondRun && after.progress.requestsSent <= site.requests.length,
+        after.progress.requestsSent >= before.progress.requestsSent + secondRun &&
+          after.progress.requestsSent <= site.requests.length,
         `requests_sent ${after.progress.requestsSent}: first run saved ${before.progress.requestsSent}, second sent ${secondRun}, the site saw ${site.requests.length}`,
       );
       const vulns = await vulnerabilities();
@@ -145,7 +181,10 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
       assert.equal(done.status, 'unable_to_complete', JSON.stringify(done));
       assert.ok(done.error.length > 20, `a clear error: ${done.error}`);
     }
-    assert.equal((await jobStateOf(h.runtime.database, before.jobId!))?.state, done.status === 'completed' ? 'completed' : 'failed');
+    assert.equal(
+      (await jobStateOf(h.runtime.database, before.jobId!))?.state,
+      done.status === 'completed' ? 'completed' : 'failed',
+    );
 
     // The profile is free again: a new scan starts (202) and completes on the live worker.
     const uuidsBefore = (await vulnerabilities()).map((v) => v.uuid).sort();
@@ -159,7 +198,12 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     assert.deepEqual(rescan.warnings, []);
     const vulnsAfter = await vulnerabilities();
     assertNoTwins(vulnsAfter);
-    if (uuidsBefore.length > 0) assert.deepEqual(vulnsAfter.map((v) => v.uuid).sort(), uuidsBefore, 'the rescan updates the same vulnerabilities');
+    if (uuidsBefore.length > 0)
+      assert.deepEqual(
+        vulnsAfter.map((v) => v.uuid).sort(),
+        uuidsBefore,
+        'the rescan updates the same vulnerabilities',
+      );
 
     second.child.kill('SIGTERM');
     assert.deepEqual(await second.exited, { code: 0, signal: null }, second.output());
@@ -213,10 +257,14 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     assert.deepEqual(vulns.map((v) => v.title).sort(), missingHeaders);
 
     // The old job, handed out again once its lease expired, finds its scan ended and leaves it so.
-    await waitUntil('the killed scan\'s job to be settled', async () => {
-      const state = await jobStateOf(h.runtime.database, killed.jobId!);
-      return state?.state === 'completed' || state?.state === 'failed' ? state : undefined;
-    }, 20_000);
+    await waitUntil(
+      "the killed scan's job to be settled",
+      async () => {
+        const state = await jobStateOf(h.runtime.database, killed.jobId!);
+        return state?.state === 'completed' || state?.state === 'failed' ? state : undefined;
+      },
+      20_000,
+    );
     const old = (await h.runtime.store.scans.findById(killed.id))!;
     assert.equal(old.status, 'unable_to_complete');
     assert.equal(old.error, killedError);

@@ -21,8 +21,11 @@ describe(`a scan whose profile is deleted while it runs (${testStore})`, () => {
   before(async () => {
     h = await createHarness({ endpointValidationTimeoutMs: 3000 });
     key = (await h.team('deleting', { plan: 'enterprise' })).key;
-    site = await startHttpServer({ '/': { status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>hello</body></html>' } });
-    assetToken = (await h.send('POST', '/rest/v2/assets/', { key, body: { name: '127.0.0.1' } })).json().token as string;
+    site = await startHttpServer({
+      '/': { status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>hello</body></html>' },
+    });
+    assetToken = (await h.send('POST', '/rest/v2/assets/', { key, body: { name: '127.0.0.1' } })).json()
+      .token as string;
     await h.admin('asset', 'verify', '127.0.0.1', '--team', 'deleting');
   });
   after(async () => {
@@ -31,9 +34,18 @@ describe(`a scan whose profile is deleted while it runs (${testStore})`, () => {
   });
 
   it('stops the engine at the next tick and ends quietly, though a finding and a warning arrive after the deletion', async () => {
-    const profile = (await h.send('POST', '/rest/v2/profiles/', { key, body: { asset_token: assetToken, endpoint: `127.0.0.1:${site.port}`, name: 'doomed' } })).json().token as string;
+    const profile = (
+      await h.send('POST', '/rest/v2/profiles/', {
+        key,
+        body: { asset_token: assetToken, endpoint: `127.0.0.1:${site.port}`, name: 'doomed' },
+      })
+    ).json().token as string;
     assert.equal((await h.send('POST', `/rest/v2/scans/${profile}/`, { key })).statusCode, 202);
-    const { id: scanId } = await h.runtime.database.db.selectFrom('scans').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const { id: scanId } = await h.runtime.database.db
+      .selectFrom('scans')
+      .select('id')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
 
     let deleted!: () => void;
     const isDeleted = new Promise<void>((resolve) => (deleted = resolve));
@@ -42,7 +54,9 @@ describe(`a scan whose profile is deleted while it runs (${testStore})`, () => {
       scan: async (_target, _settings, _limits, sink, signal): Promise<ScanOutcome> => {
         await isDeleted;
         const at = Date.now();
-        void sink.finding(finding('late-finding', { host: '127.0.0.1', location: `http://127.0.0.1:${site.port}/late` })).catch(() => undefined);
+        void sink
+          .finding(finding('late-finding', { host: '127.0.0.1', location: `http://127.0.0.1:${site.port}/late` }))
+          .catch(() => undefined);
         sink.warning('a warning after the deletion');
         await new Promise<void>((resolve) => {
           const aborted = () => {
@@ -58,13 +72,21 @@ describe(`a scan whose profile is deleted while it runs (${testStore})`, () => {
         return { status: signal.aborted ? 'aborted' : 'completed' };
       },
     };
-    const run = runScan({ ...h.runtime.scanRunner, engine, tickMs: 50 }, Number(scanId), { runner: 'test', signal: new AbortController().signal });
-    await waitUntil('the scan to run', async () => ((await h.send('GET', `/rest/v2/scans/${profile}/`, { key })).json().status === 'running' ? true : undefined));
+    const run = runScan({ ...h.runtime.scanRunner, engine, tickMs: 50 }, Number(scanId), {
+      runner: 'test',
+      signal: new AbortController().signal,
+    });
+    await waitUntil('the scan to run', async () =>
+      (await h.send('GET', `/rest/v2/scans/${profile}/`, { key })).json().status === 'running' ? true : undefined,
+    );
     assert.equal((await h.send('DELETE', `/rest/v2/profiles/${profile}/`, { key })).statusCode, 200);
     deleted();
 
     assert.deepEqual(await run, { kind: 'done' });
-    assert.ok(abortedAfterMs !== undefined && abortedAfterMs < 2000, `the engine was aborted ${abortedAfterMs} ms after the deletion`);
+    assert.ok(
+      abortedAfterMs !== undefined && abortedAfterMs < 2000,
+      `the engine was aborted ${abortedAfterMs} ms after the deletion`,
+    );
     assert.equal(await h.runtime.store.scans.findById(Number(scanId)), undefined);
     assert.equal((await h.send('GET', `/rest/v2/scans/${profile}/`, { key })).json().code, 2604);
   });

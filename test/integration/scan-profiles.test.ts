@@ -15,7 +15,10 @@ describe(`v2 scan profiles (${testStore})`, () => {
     h = await createHarness({ endpointValidationTimeoutMs: 1500 });
     key = (await h.team('scanners', { plan: 'starter' })).key;
     other = (await h.team('others')).key;
-    site = await startHttpServer({ '/': 'hello', '/away': { status: 302, headers: { location: 'http://elsewhere.example/' } } });
+    site = await startHttpServer({
+      '/': 'hello',
+      '/away': { status: 302, headers: { location: 'http://elsewhere.example/' } },
+    });
     for (const name of ['127.0.0.1', 'unverified.example', 'shop.example']) {
       tokens[name] = (await h.send('POST', '/rest/v2/assets/', { key, body: { name } })).json().token;
     }
@@ -31,21 +34,37 @@ describe(`v2 scan profiles (${testStore})`, () => {
 
   it('creates a profile after a real GET to the endpoint, remembering the origin that answered', async () => {
     const before = site.requests.length;
-    const res = await create({ asset_token: tokens['127.0.0.1'], endpoint: `127.0.0.1:${site.port}`, name: 'Local site' });
+    const res = await create({
+      asset_token: tokens['127.0.0.1'],
+      endpoint: `127.0.0.1:${site.port}`,
+      name: 'Local site',
+    });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.match(body.token, /^[0-9a-f]{32}$/);
-    assert.deepEqual({ ...body, token: undefined, created: undefined }, { token: undefined, created: undefined, name: 'Local site', endpoint: `127.0.0.1:${site.port}` });
-    assert.ok(site.requests.slice(before).some((r) => r.startsWith('GET / ')), 'the endpoint was requested');
+    assert.deepEqual(
+      { ...body, token: undefined, created: undefined },
+      { token: undefined, created: undefined, name: 'Local site', endpoint: `127.0.0.1:${site.port}` },
+    );
+    assert.ok(
+      site.requests.slice(before).some((r) => r.startsWith('GET / ')),
+      'the endpoint was requested',
+    );
     tokens['profile'] = body.token;
-    const profile = await h.runtime.store.scanProfiles.findByToken((await h.runtime.store.teams.findByName('scanners'))!.id, body.token);
+    const profile = await h.runtime.store.scanProfiles.findByToken(
+      (await h.runtime.store.teams.findByName('scanners'))!.id,
+      body.token,
+    );
     assert.equal(profile?.scheme, 'http');
     assert.equal(profile?.port, site.port);
   });
 
   it('lists all profiles and the profiles of one asset; the name defaults to the endpoint', async () => {
     const list = (await h.send('GET', '/rest/v2/profiles/', { key })).json();
-    assert.deepEqual(list.map((p: { token: string }) => p.token), [tokens['profile']]);
+    assert.deepEqual(
+      list.map((p: { token: string }) => p.token),
+      [tokens['profile']],
+    );
     assert.equal(list[0].latest_scan, undefined);
     const ofAsset = await h.send('GET', `/rest/v2/profiles/${tokens['127.0.0.1']}/`, { key });
     assert.equal(ofAsset.statusCode, 200);
@@ -58,7 +77,12 @@ describe(`v2 scan profiles (${testStore})`, () => {
     const endpoint = `127.0.0.1:${site.port}`;
     const dup = await create({ domain_token: tokens['127.0.0.1'], endpoint });
     assert.equal(dup.statusCode, 409);
-    assert.deepEqual(dup.json(), v2Error(2605, `Scan profile already exists: the team has a profile for ${endpoint} (${tokens['profile']})`, ['endpoint']));
+    assert.deepEqual(
+      dup.json(),
+      v2Error(2605, `Scan profile already exists: the team has a profile for ${endpoint} (${tokens['profile']})`, [
+        'endpoint',
+      ]),
+    );
     const same = await create({ domain_token: tokens['127.0.0.1'], endpoint, unique: true, valid: true });
     assert.equal(same.statusCode, 200);
     assert.equal(same.json().token, tokens['profile']);
@@ -68,15 +92,34 @@ describe(`v2 scan profiles (${testStore})`, () => {
     const unverified = await create({ asset_token: tokens['unverified.example'], endpoint: 'unverified.example' });
     assert.equal(unverified.statusCode, 423);
     assert.equal(unverified.json().code, 2021);
-    for (const endpoint of ['ftp://127.0.0.1', '127.0.0.1/path', '127.0.0.1:0', '127.0.0.1:99999', 'bad host', '', 42]) {
+    for (const endpoint of [
+      'ftp://127.0.0.1',
+      '127.0.0.1/path',
+      '127.0.0.1:0',
+      '127.0.0.1:99999',
+      'bad host',
+      '',
+      42,
+    ]) {
       const res = await create({ asset_token: tokens['127.0.0.1'], endpoint });
       assert.equal(res.statusCode, 400, String(endpoint));
       assert.equal(res.json().code, 2606, String(endpoint));
       assert.deepEqual(res.json().parameters, ['endpoint']);
     }
     const outside = await create({ asset_token: tokens['shop.example'], endpoint: 'evilshop.example' });
-    assert.deepEqual(outside.json(), v2Error(2607, 'Endpoint does not match the associated asset name: evilshop.example is neither shop.example nor a subdomain of it', ['endpoint']));
-    const long = await create({ asset_token: tokens['127.0.0.1'], endpoint: `127.0.0.1:${site.port}`, name: 'x'.repeat(256) });
+    assert.deepEqual(
+      outside.json(),
+      v2Error(
+        2607,
+        'Endpoint does not match the associated asset name: evilshop.example is neither shop.example nor a subdomain of it',
+        ['endpoint'],
+      ),
+    );
+    const long = await create({
+      asset_token: tokens['127.0.0.1'],
+      endpoint: `127.0.0.1:${site.port}`,
+      name: 'x'.repeat(256),
+    });
     assert.deepEqual(long.json(), v2Error(2602, 'Scan profile name longer than 255 characters (256)', ['name']));
   });
 
@@ -96,15 +139,28 @@ describe(`v2 scan profiles (${testStore})`, () => {
     assert.equal((await create({ asset_token: tokens['127.0.0.1'], endpoint: '127.0.0.1' }, other)).json().code, 2014);
     assert.equal((await create({ endpoint: '127.0.0.1' })).json().code, 1050);
     assert.equal((await h.send('POST', '/rest/v2/profiles/', { key, body: '{' })).json().code, 1051);
-    assert.equal((await create({ asset_token: tokens['127.0.0.1'], endpoint: '127.0.0.1', unique: 'yes' })).json().code, 1051);
+    assert.equal(
+      (await create({ asset_token: tokens['127.0.0.1'], endpoint: '127.0.0.1', unique: 'yes' })).json().code,
+      1051,
+    );
   });
 
   it('reads and partially updates every setting, each violation with its own code and field', async () => {
     const path = `/rest/v2/profiles/${tokens['profile']}/settings/`;
     const initial = (await h.send('GET', path, { key })).json();
     assert.deepEqual(initial, {
-      blacklisted_paths: [], blacklisted_ports: [], blacklisted_subdomains: [], crawl_subdomains: false, custom_cookies: [], custom_headers: [],
-      report_lifespan_days: 0, requests_per_second: 0, scan_common_ports: false, scan_region: 'inherit-from-team', whitelisted_paths: [], whitelisted_ports: [],
+      blacklisted_paths: [],
+      blacklisted_ports: [],
+      blacklisted_subdomains: [],
+      crawl_subdomains: false,
+      custom_cookies: [],
+      custom_headers: [],
+      report_lifespan_days: 0,
+      requests_per_second: 0,
+      scan_common_ports: false,
+      scan_region: 'inherit-from-team',
+      whitelisted_paths: [],
+      whitelisted_ports: [],
     });
     const update = {
       basic_auth: { username: 'u', password: 'p' },
@@ -119,9 +175,16 @@ describe(`v2 scan profiles (${testStore})`, () => {
     };
     const res = await h.send('PUT', path, { key, body: update });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), { ...initial, ...update, custom_cookies: [{ name: 'consent', value: 'yes', secure: true, httponly: false }] });
+    assert.deepEqual(res.json(), {
+      ...initial,
+      ...update,
+      custom_cookies: [{ name: 'consent', value: 'yes', secure: true, httponly: false }],
+    });
     // Partial: only one field changes; PATCH does the same; empty arrays remove all; null removes.
-    const patched = await h.send('PATCH', path, { key, body: { requests_per_second: 0, blacklisted_paths: [], basic_auth: null } });
+    const patched = await h.send('PATCH', path, {
+      key,
+      body: { requests_per_second: 0, blacklisted_paths: [], basic_auth: null },
+    });
     assert.equal(patched.statusCode, 200);
     assert.equal(patched.json().requests_per_second, 0);
     assert.deepEqual(patched.json().blacklisted_paths, []);
@@ -154,7 +217,10 @@ describe(`v2 scan profiles (${testStore})`, () => {
       assert.equal(bad.json().code, code, JSON.stringify(body));
       assert.deepEqual(bad.json().parameters, [field], JSON.stringify(body));
     }
-    assert.equal((await h.send('PUT', path, { key, body: { report_lifespan_days: 7, requests_per_second: 1000 } })).statusCode, 200);
+    assert.equal(
+      (await h.send('PUT', path, { key, body: { report_lifespan_days: 7, requests_per_second: 1000 } })).statusCode,
+      200,
+    );
     // Changing the region is a team permission (enterprise); this team is on starter.
     const region = await h.send('PUT', path, { key, body: { scan_region: 'eu-west-1' } });
     assert.equal(region.statusCode, 403);
@@ -163,18 +229,34 @@ describe(`v2 scan profiles (${testStore})`, () => {
   });
 
   it('refuses a settings body over 30 KB with 1052', async () => {
-    const body = { custom_headers: Array.from({ length: 400 }, (_, i) => ({ name: `X-H${i}`, value: 'v'.repeat(80) })) };
+    const body = {
+      custom_headers: Array.from({ length: 400 }, (_, i) => ({ name: `X-H${i}`, value: 'v'.repeat(80) })),
+    };
     const res = await h.send('PUT', `/rest/v2/profiles/${tokens['profile']}/settings/`, { key, body });
     assert.equal(res.statusCode, 413);
     assert.equal(res.json().code, 1052);
   });
 
   it('keeps profiles to their team: a foreign token is 2604 everywhere, a malformed one 2601', async () => {
-    for (const [method, path] of [['GET', 'profiles/T/settings/'], ['PUT', 'profiles/T/settings/'], ['DELETE', 'profiles/T/'], ['GET', 'scans/T/'], ['POST', 'scans/T/'], ['DELETE', 'scans/T/'], ['GET', 'scanschedules/T/']] as const) {
-      const foreign = await h.send(method, `/rest/v2/${path.replace('T', tokens['profile']!)}`, { key: other, ...(method === 'PUT' ? { body: {} } : {}) });
+    for (const [method, path] of [
+      ['GET', 'profiles/T/settings/'],
+      ['PUT', 'profiles/T/settings/'],
+      ['DELETE', 'profiles/T/'],
+      ['GET', 'scans/T/'],
+      ['POST', 'scans/T/'],
+      ['DELETE', 'scans/T/'],
+      ['GET', 'scanschedules/T/'],
+    ] as const) {
+      const foreign = await h.send(method, `/rest/v2/${path.replace('T', tokens['profile']!)}`, {
+        key: other,
+        ...(method === 'PUT' ? { body: {} } : {}),
+      });
       assert.equal(foreign.statusCode, 404, `${method} ${path}`);
       assert.deepEqual(foreign.json(), v2Error(2604, 'Scan profile does not exist', ['scanProfileToken']));
-      const malformed = await h.send(method, `/rest/v2/${path.replace('T', 'zz')}`, { key, ...(method === 'PUT' ? { body: {} } : {}) });
+      const malformed = await h.send(method, `/rest/v2/${path.replace('T', 'zz')}`, {
+        key,
+        ...(method === 'PUT' ? { body: {} } : {}),
+      });
       assert.equal(malformed.json().code, 2601, `${method} ${path}`);
     }
   });
@@ -185,11 +267,20 @@ describe(`v2 scan profiles (${testStore})`, () => {
     const extra = await startHttpServer({ '/': 'ok' });
     try {
       // The site listens on 127.0.0.1 only; 127.0.0.2 answers through the scheme fallbacks only when bound, so use the first asset.
-      assert.equal((await create({ asset_token: tokens['127.0.0.1'], endpoint: `http://127.0.0.1:${extra.port}` })).statusCode, 200);
-      assert.equal((await create({ asset_token: tokens['127.0.0.1'], endpoint: `127.0.0.1:${extra.port}` })).statusCode, 200);
+      assert.equal(
+        (await create({ asset_token: tokens['127.0.0.1'], endpoint: `http://127.0.0.1:${extra.port}` })).statusCode,
+        200,
+      );
+      assert.equal(
+        (await create({ asset_token: tokens['127.0.0.1'], endpoint: `127.0.0.1:${extra.port}` })).statusCode,
+        200,
+      );
       const over = await create({ asset_token: tokens['127.0.0.1'], endpoint: `https://127.0.0.1:${extra.port}` });
       assert.equal(over.statusCode, 403);
-      assert.deepEqual(over.json(), v2Error(2618, 'Scan profile limit of the subscription reached: the starter plan allows 3 profiles'));
+      assert.deepEqual(
+        over.json(),
+        v2Error(2618, 'Scan profile limit of the subscription reached: the starter plan allows 3 profiles'),
+      );
     } finally {
       await extra.stop();
     }
@@ -199,9 +290,15 @@ describe(`v2 scan profiles (${testStore})`, () => {
   it('refuses to delete an asset with profiles (2026), deletes a profile, then the asset', async () => {
     const blocked = await h.send('DELETE', `/rest/v2/assets/${tokens['127.0.0.1']}/`, { key });
     assert.equal(blocked.statusCode, 409);
-    assert.deepEqual(blocked.json(), v2Error(2026, 'Asset still has Application scan profiles: delete its 3 scan profiles first', ['token']));
+    assert.deepEqual(
+      blocked.json(),
+      v2Error(2026, 'Asset still has Application scan profiles: delete its 3 scan profiles first', ['token']),
+    );
     for (const profile of (await h.send('GET', '/rest/v2/profiles/', { key })).json()) {
-      const res = await h.send('DELETE', `/rest/v2/profiles/${profile.token}/`, { key, headers: { 'content-type': 'application/json' } });
+      const res = await h.send('DELETE', `/rest/v2/profiles/${profile.token}/`, {
+        key,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), {});
     }
@@ -250,7 +347,8 @@ describe(`v2 scan profiles: the oldest body, without an asset token (${testStore
     assets[name] = res.json().token;
     return res.json().token as string;
   };
-  const profilesOf = async (assetToken: string, k = key) => (await h.send('GET', `/rest/v2/profiles/${assetToken}/`, { key: k })).json().map((p: { token: string }) => p.token);
+  const profilesOf = async (assetToken: string, k = key) =>
+    (await h.send('GET', `/rest/v2/profiles/${assetToken}/`, { key: k })).json().map((p: { token: string }) => p.token);
 
   it('runs the Python 3 example: add_domain, add_scan_profile {endpoint, unique}, start_scan 2021 until the asset is verified', async () => {
     const domain = await addDomain('abcd.example');
@@ -272,7 +370,12 @@ describe(`v2 scan profiles: the oldest body, without an asset token (${testStore
 
     const refused = await h.send('POST', `/rest/v2/scans/${token}/`, { key });
     assert.equal(refused.statusCode, 423);
-    assert.deepEqual(refused.json(), v2Error(2021, 'Asset not verified: only verified assets can be scanned, and abcd.example is not verified', ['scanProfileToken']));
+    assert.deepEqual(
+      refused.json(),
+      v2Error(2021, 'Asset not verified: only verified assets can be scanned, and abcd.example is not verified', [
+        'scanProfileToken',
+      ]),
+    );
 
     await h.runtime.verification.settle();
     await h.admin('asset', 'verify', 'abcd.example', '--team', 'pythonists');
@@ -310,9 +413,23 @@ describe(`v2 scan profiles: the oldest body, without an asset token (${testStore
   it('answers 2607 when no root asset of the team holds the host, and 2606 for a malformed endpoint', async () => {
     const none = await create({ endpoint: 'nowhere.example', unique: true });
     assert.equal(none.statusCode, 400);
-    assert.deepEqual(none.json(), v2Error(2607, 'Endpoint does not match the associated asset name: nowhere.example is neither an asset of the team nor a subdomain of one', ['endpoint']));
+    assert.deepEqual(
+      none.json(),
+      v2Error(
+        2607,
+        'Endpoint does not match the associated asset name: nowhere.example is neither an asset of the team nor a subdomain of one',
+        ['endpoint'],
+      ),
+    );
     const lookalike = await create({ endpoint: 'evillongest.example', unique: true });
-    assert.deepEqual(lookalike.json(), v2Error(2607, 'Endpoint does not match the associated asset name: evillongest.example is neither an asset of the team nor a subdomain of one', ['endpoint']));
+    assert.deepEqual(
+      lookalike.json(),
+      v2Error(
+        2607,
+        'Endpoint does not match the associated asset name: evillongest.example is neither an asset of the team nor a subdomain of one',
+        ['endpoint'],
+      ),
+    );
     const otherIp = await create({ endpoint: '192.0.2.8', unique: true });
     assert.equal(otherIp.json().code, 2607);
     for (const endpoint of ['ftp://my.abcd.example', 'my.abcd.example/path', 'my.abcd.example:0', 'bad host', '', 42]) {
@@ -327,23 +444,43 @@ describe(`v2 scan profiles: the oldest body, without an asset token (${testStore
     const theirs = await addDomain('theirs.example', stranger);
     const res = await create({ endpoint: 'www.theirs.example', unique: true });
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), v2Error(2607, 'Endpoint does not match the associated asset name: www.theirs.example is neither an asset of the team nor a subdomain of one', ['endpoint']));
+    assert.deepEqual(
+      res.json(),
+      v2Error(
+        2607,
+        'Endpoint does not match the associated asset name: www.theirs.example is neither an asset of the team nor a subdomain of one',
+        ['endpoint'],
+      ),
+    );
     // The other way round too: abcd.example belongs to pythonists only.
     const back = await create({ endpoint: 'my.abcd.example', unique: true }, stranger);
-    assert.deepEqual(back.json(), v2Error(2607, 'Endpoint does not match the associated asset name: my.abcd.example is neither an asset of the team nor a subdomain of one', ['endpoint']));
+    assert.deepEqual(
+      back.json(),
+      v2Error(
+        2607,
+        'Endpoint does not match the associated asset name: my.abcd.example is neither an asset of the team nor a subdomain of one',
+        ['endpoint'],
+      ),
+    );
     assert.deepEqual(await profilesOf(theirs, stranger), []);
     assert.deepEqual((await h.send('GET', '/rest/v2/profiles/', { key: stranger })).json(), []);
   });
 
   it('keeps every check of the bodies with a token; only {endpoint, unique} without one skips them', async () => {
     await addDomain('unchecked.example');
-    assert.deepEqual((await create({ endpoint: 'unchecked.example' })).json(), v2Error(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', ['asset_token']));
+    assert.deepEqual(
+      (await create({ endpoint: 'unchecked.example' })).json(),
+      v2Error(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', ['asset_token']),
+    );
     for (const field of ['asset_token', 'domain_token']) {
       const res = await create({ [field]: assets['unchecked.example'], endpoint: 'unchecked.example', unique: true });
       assert.equal(res.statusCode, 423, field);
       assert.equal(res.json().code, 2021, field);
     }
-    assert.equal((await create({ asset_token: 'nope', endpoint: 'unchecked.example', unique: true })).json().code, 2011);
+    assert.equal(
+      (await create({ asset_token: 'nope', endpoint: 'unchecked.example', unique: true })).json().code,
+      2011,
+    );
     assert.deepEqual(await profilesOf(assets['unchecked.example']!), []);
     const oldest = await create({ endpoint: 'unchecked.example', unique: true });
     assert.equal(oldest.statusCode, 200, oldest.body);

@@ -34,8 +34,15 @@ describe(`scans run end to end on the worker (${testStore})`, () => {
     slow = await startGeneratedSite(400);
     assetToken = (await h.send('POST', '/rest/v2/assets/', { key, body: { name: '127.0.0.1' } })).json().token;
     await h.admin('asset', 'verify', '127.0.0.1', '--team', 'scanning');
-    for (const [name, site] of [['vulnerable', sites.vulnerable], ['safe', sites.safe], ['slow', slow]] as const) {
-      const res = await h.send('POST', '/rest/v2/profiles/', { key, body: { asset_token: assetToken, endpoint: `127.0.0.1:${site.port}`, name } });
+    for (const [name, site] of [
+      ['vulnerable', sites.vulnerable],
+      ['safe', sites.safe],
+      ['slow', slow],
+    ] as const) {
+      const res = await h.send('POST', '/rest/v2/profiles/', {
+        key,
+        body: { asset_token: assetToken, endpoint: `127.0.0.1:${site.port}`, name },
+      });
       assert.equal(res.statusCode, 200, res.body);
       profiles[name] = res.json().token;
     }
@@ -48,29 +55,45 @@ describe(`scans run end to end on the worker (${testStore})`, () => {
   });
 
   const status = async (name: string) => (await h.send('GET', `/rest/v2/scans/${profiles[name]}/`, { key })).json();
-  const finished = (name: string) => waitUntil(`the ${name} scan to finish`, async () => {
-    const s = await status(name);
-    return ['starting', 'running', 'stopping'].includes(s.status) ? undefined : s;
-  }, 30_000);
+  const finished = (name: string) =>
+    waitUntil(
+      `the ${name} scan to finish`,
+      async () => {
+        const s = await status(name);
+        return ['starting', 'running', 'stopping'].includes(s.status) ? undefined : s;
+      },
+      30_000,
+    );
   const vulnerabilitiesOf = async (name: string): Promise<Vuln[]> =>
-    (await h.send('GET', `/rest/v2/vulnerabilities/?pageSize=100&scan_profile_token[]=${profiles[name]}`, { key })).json().vulnerabilities;
+    (
+      await h.send('GET', `/rest/v2/vulnerabilities/?pageSize=100&scan_profile_token[]=${profiles[name]}`, { key })
+    ).json().vulnerabilities;
 
   it('answers 5004 for the status of a profile never scanned and for stopping when nothing runs', async () => {
-    assert.deepEqual((await h.send('GET', `/rest/v2/scans/${profiles['vulnerable']}/`, { key })).json(), v2Error(5004, 'No scan on the scan profile yet: start one first', ['scanProfileToken']));
+    assert.deepEqual(
+      (await h.send('GET', `/rest/v2/scans/${profiles['vulnerable']}/`, { key })).json(),
+      v2Error(5004, 'No scan on the scan profile yet: start one first', ['scanProfileToken']),
+    );
     const stop = await h.send('DELETE', `/rest/v2/scans/${profiles['vulnerable']}/`, { key });
     assert.equal(stop.statusCode, 404);
     assert.deepEqual(stop.json(), v2Error(5004, 'No scan running on the scan profile', ['scanProfileToken']));
   });
 
   it('starts with 202, refuses a second start with 5009, and finds every first check on the vulnerable site', async () => {
-    const started = await h.send('POST', `/rest/v2/scans/${profiles['vulnerable']}/`, { key, headers: { 'content-type': 'application/json' } });
+    const started = await h.send('POST', `/rest/v2/scans/${profiles['vulnerable']}/`, {
+      key,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(started.statusCode, 202, started.body);
     assert.equal(started.json().status, 'starting');
     assert.equal(started.json().state, 'starting');
     assert.equal(started.json().scan_profile_token, profiles['vulnerable']);
     const again = await h.send('POST', `/rest/v2/scans/${profiles['vulnerable']}/`, { key });
     if (again.statusCode !== 409) assert.fail(`expected 5009 while the first scan is live, got ${again.body}`);
-    assert.deepEqual(again.json(), v2Error(5009, 'Scan already running on the scan profile: stop it or wait until it ends', ['scanProfileToken']));
+    assert.deepEqual(
+      again.json(),
+      v2Error(5009, 'Scan already running on the scan profile: stop it or wait until it ends', ['scanProfileToken']),
+    );
 
     const done = await finished('vulnerable');
     assert.equal(done.status, 'completed', JSON.stringify(done));
@@ -98,7 +121,9 @@ describe(`scans run end to end on the worker (${testStore})`, () => {
     }
     const cwes = new Set(vulns.map((v) => v.cwe));
     for (const cwe of [79, 527, 548]) assert.ok(cwes.has(cwe), `CWE-${cwe} found: ${[...cwes].join(',')}`);
-    const listing = (await h.send('GET', `/rest/v2/profiles/${assetToken}/`, { key })).json().find((p: { token: string }) => p.token === profiles['vulnerable']);
+    const listing = (await h.send('GET', `/rest/v2/profiles/${assetToken}/`, { key }))
+      .json()
+      .find((p: { token: string }) => p.token === profiles['vulnerable']);
     assert.equal(listing.latest_scan.status, 'completed');
   });
 
@@ -107,7 +132,10 @@ describe(`scans run end to end on the worker (${testStore})`, () => {
     const profile = (await h.runtime.store.scanProfiles.findByToken(team.id, profiles['vulnerable']!))!;
     const scan = (await h.runtime.store.scans.latestOf(team.id, [profile.id])).get(profile.id)!;
     assert.equal(scan.status, 'completed');
-    assert.equal(Object.values(scan.counts).reduce((a, b) => a + b, 0), 10);
+    assert.equal(
+      Object.values(scan.counts).reduce((a, b) => a + b, 0),
+      10,
+    );
     assert.equal(scan.highestCvss, 7.5);
     assert.equal(scan.counts.high, 1);
     assert.equal(scan.endpoint, `127.0.0.1:${sites.vulnerable.port}`);
@@ -136,7 +164,9 @@ describe(`scans run end to end on the worker (${testStore})`, () => {
   it('stops a running scan within 5 s on DELETE (202); a stopped scan patches nothing', async () => {
     await h.send('PUT', `/rest/v2/profiles/${profiles['slow']}/settings/`, { key, body: { requests_per_second: 5 } });
     assert.equal((await h.send('POST', `/rest/v2/scans/${profiles['slow']}/`, { key })).statusCode, 202);
-    await waitUntil('the slow scan to run', async () => ((await status('slow')).status === 'running' ? true : undefined));
+    await waitUntil('the slow scan to run', async () =>
+      (await status('slow')).status === 'running' ? true : undefined,
+    );
     const stopAsked = Date.now();
     const stop = await h.send('DELETE', `/rest/v2/scans/${profiles['slow']}/`, { key });
     assert.equal(stop.statusCode, 202);
@@ -159,12 +189,25 @@ describe(`scans run end to end on the worker (${testStore})`, () => {
     await h.admin('profile', 'deactivate', profiles['safe']!, '--team', 'scanning');
     const deactivated = await h.send('POST', `/rest/v2/scans/${profiles['safe']}/`, { key });
     assert.equal(deactivated.statusCode, 423);
-    assert.deepEqual(deactivated.json(), v2Error(2616, 'Scan profile deactivated: it cannot be scanned until an operator activates it', ['scanProfileToken']));
+    assert.deepEqual(
+      deactivated.json(),
+      v2Error(2616, 'Scan profile deactivated: it cannot be scanned until an operator activates it', [
+        'scanProfileToken',
+      ]),
+    );
     await h.admin('profile', 'activate', profiles['safe']!, '--team', 'scanning');
-    await h.runtime.database.db.updateTable('assets').set({ status: 'unverified' }).where('name', '=', '127.0.0.1').execute();
+    await h.runtime.database.db
+      .updateTable('assets')
+      .set({ status: 'unverified' })
+      .where('name', '=', '127.0.0.1')
+      .execute();
     const unverified = await h.send('POST', `/rest/v2/scans/${profiles['safe']}/`, { key });
     assert.equal(unverified.statusCode, 423);
     assert.equal(unverified.json().code, 2021);
-    await h.runtime.database.db.updateTable('assets').set({ status: 'verified' }).where('name', '=', '127.0.0.1').execute();
+    await h.runtime.database.db
+      .updateTable('assets')
+      .set({ status: 'verified' })
+      .where('name', '=', '127.0.0.1')
+      .execute();
   });
 });

@@ -19,14 +19,19 @@ describe(`the server key and the store (${testStore})`, () => {
     await h.team('keyed');
     const other = randomBytes(32).toString('base64');
     // No sealed secret yet: any key opens the store (nothing to check).
-    const before = await openCoreRuntime({ ...h.config, secretKey: other }, { database: await h.openDatabase(), log: pino({ level: 'silent' }) });
+    const before = await openCoreRuntime(
+      { ...h.config, secretKey: other },
+      { database: await h.openDatabase(), log: pino({ level: 'silent' }) },
+    );
     await before.database.close();
     await h.key('keyed', '--signing');
     const database = await h.openDatabase();
     try {
       await assert.rejects(
         openCoreRuntime({ ...h.config, secretKey: other }, { database, log: pino({ level: 'silent' }) }),
-        (err: unknown) => err instanceof OperatorError && /^the server key does not open this store's secrets \(.+\): it was made with another key/.test(err.message),
+        (err: unknown) =>
+          err instanceof OperatorError &&
+          /^the server key does not open this store's secrets \(.+\): it was made with another key/.test(err.message),
       );
       const right = await openCoreRuntime(h.config, { database, log: pino({ level: 'silent' }) });
       assert.ok(right.box !== undefined);

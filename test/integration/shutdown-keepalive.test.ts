@@ -20,15 +20,24 @@ describe('closing the server with a keep-alive client mid-request', () => {
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = h.app.server.address() as AddressInfo;
     const agent = new http.Agent({ keepAlive: true });
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/rest/v2/zone/file/?origin=closing.example', agent, headers: { 'x-service-key': key, 'content-type': 'text/plain' } });
-    const answered = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-      req.on('response', (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
-      });
-      req.on('error', reject);
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/rest/v2/zone/file/?origin=closing.example',
+      agent,
+      headers: { 'x-service-key': key, 'content-type': 'text/plain' },
     });
+    const answered = new Promise<{ status: number; connection: string | undefined; body: string }>(
+      (resolve, reject) => {
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+        });
+        req.on('error', reject);
+      },
+    );
     req.write('; a zone sent slowly\n');
     await sleep(200);
     const closing = h.app.close(); // what SIGTERM does first

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createBulkResolver, type BulkResolver, type LookupResult } from '../../src/engine/dns/bulk-resolver.ts';
 import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
-import { discoverSurface, type DiscoveredName, type DiscoveryDeps, type DiscoveryReport, type DiscoveryRequest } from '../../src/engine/discovery/surface-discovery.ts';
+import {
+  discoverSurface,
+  type DiscoveredName,
+  type DiscoveryDeps,
+  type DiscoveryReport,
+  type DiscoveryRequest,
+} from '../../src/engine/discovery/surface-discovery.ts';
 import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
 import { startBind, type BindServer } from '../support/bind-server.ts';
 import { listenTracked, type TrackedServer } from '../support/http-server.ts';
@@ -111,9 +117,16 @@ function page(host: string, path: string): { status: number; type: string; body:
 <script>fetch("https://api-inline.disc.test/v1/items")</script></body></html>`,
     };
   }
-  if (host === 'page-link.disc.test' && path === '/') return { status: 200, type: 'text/html', body: '<p>Our status page moved to http://deeper.disc.test/status</p>' };
-  if (host === 'static.disc.test' && path === '/app.js') return { status: 200, type: 'application/javascript', body: 'const endpoint = "https://from-script.disc.test/graphql";' };
-  if (host === 'static.disc.test' && /^\/app[23]\.js$/.test(path)) return { status: 200, type: 'application/javascript', body: '/* nothing */' };
+  if (host === 'page-link.disc.test' && path === '/')
+    return { status: 200, type: 'text/html', body: '<p>Our status page moved to http://deeper.disc.test/status</p>' };
+  if (host === 'static.disc.test' && path === '/app.js')
+    return {
+      status: 200,
+      type: 'application/javascript',
+      body: 'const endpoint = "https://from-script.disc.test/graphql";',
+    };
+  if (host === 'static.disc.test' && /^\/app[23]\.js$/.test(path))
+    return { status: 200, type: 'application/javascript', body: '/* nothing */' };
   if (host === 'docs.disc.test') return { status: 404, type: 'text/html', body: '<h1>Repository not found</h1>' };
   if (host === 'wiki.disc.test') return { status: 200, type: 'text/html', body: '<h1>Welcome to our wiki</h1>' };
   return { status: 404, type: 'text/plain', body: 'not found' };
@@ -122,7 +135,12 @@ function page(host: string, path: string): { status: number; type: string; body:
 function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
   const host = (req.headers.host ?? '').replace(/:\d+$/, '');
   const header = req.headers['x-perimeter-test'];
-  seen.push({ host, path: req.url ?? '/', header: typeof header === 'string' ? header : undefined, at: performance.now() });
+  seen.push({
+    host,
+    path: req.url ?? '/',
+    header: typeof header === 'string' ? header : undefined,
+    at: performance.now(),
+  });
   const answer = page(host, req.url ?? '/');
   res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
 }
@@ -133,10 +151,29 @@ function sanCertificate(): { key: string; cert: string } {
   try {
     const keyPath = join(dir, 'key.pem');
     const certPath = join(dir, 'cert.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1',
-      '-subj', '/CN=www.disc.test', '-addext', 'subjectAltName=DNS:www.disc.test,DNS:cert-only.disc.test,DNS:*.wild-cert.disc.test,DNS:other.example.org',
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        keyPath,
+        '-out',
+        certPath,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=www.disc.test',
+        '-addext',
+        'subjectAltName=DNS:www.disc.test,DNS:cert-only.disc.test,DNS:*.wild-cert.disc.test,DNS:other.example.org',
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -208,7 +245,15 @@ describe('subdomain discovery: sources', () => {
   it('finds names in DNS answers, certificate SANs, pages and scripts, zone and known names, only under the root', async () => {
     seen.length = 0;
     const phases = new Set<string>();
-    const report = await discoverSurface(deps(), request({ knownNames: ['alias.disc.test', 'known-gone.disc.test'], zoneNames: ['zone-name.disc.test'], requestsPerSecond: 5, onProgress: (p) => phases.add(p.phase) }));
+    const report = await discoverSurface(
+      deps(),
+      request({
+        knownNames: ['alias.disc.test', 'known-gone.disc.test'],
+        zoneNames: ['zone-name.disc.test'],
+        requestsPerSecond: 5,
+        onProgress: (p) => phases.add(p.phase),
+      }),
+    );
     const sources = (name: string) => named(report, name)?.sources;
     // DNS answers: MX, SPF include, SRV target, NS (SOA mname), CNAME target of a known name.
     assert.deepEqual(sources('mx.disc.test'), ['dns']);
@@ -216,7 +261,13 @@ describe('subdomain discovery: sources', () => {
     assert.deepEqual(sources('sip.disc.test'), ['dns']);
     assert.deepEqual(sources('ns1.disc.test'), ['dns']);
     assert.deepEqual(sources('via-cname.disc.test'), ['dns']);
-    assert.deepEqual(named(report, 'alias.disc.test'), { name: 'alias.disc.test', sources: ['known'], addresses: ['127.0.0.1'], cnames: ['via-cname.disc.test'], depth: 0 });
+    assert.deepEqual(named(report, 'alias.disc.test'), {
+      name: 'alias.disc.test',
+      sources: ['known'],
+      addresses: ['127.0.0.1'],
+      cnames: ['via-cname.disc.test'],
+      depth: 0,
+    });
     // Certificate SANs (the wildcard SAN names its parent; other.example.org is not under the root).
     assert.ok(sources('cert-only.disc.test')?.includes('certificate'));
     assert.ok(sources('www.disc.test')?.includes('certificate'));
@@ -233,7 +284,11 @@ describe('subdomain discovery: sources', () => {
     assert.deepEqual(sources('zone-name.disc.test'), ['zone']);
     assert.deepEqual(report.gone, [{ name: 'known-gone.disc.test', outcome: 'nxdomain' }]);
     assert.ok(report.names.every((n) => n.name === 'disc.test' || n.name.endsWith('.disc.test')));
-    assert.equal(named(report, 'wild-cert.disc.test'), undefined, 'the parent of a wildcard SAN does not resolve, so it is not live');
+    assert.equal(
+      named(report, 'wild-cert.disc.test'),
+      undefined,
+      'the parent of a wildcard SAN does not resolve, so it is not live',
+    );
     // Brute force was off: no word-list name.
     assert.ok(report.names.every((n) => !n.sources.includes('brute-force') && !n.sources.includes('permutation')));
     assert.equal(report.isWildcard, false);
@@ -245,7 +300,10 @@ describe('subdomain discovery: sources', () => {
     assert.ok(scripts.length >= 3);
     // Tokens are granted 200 ms apart; arrival at the server jitters by the connection set-up.
     const span = (scripts[scripts.length - 1] as number) - (scripts[0] as number);
-    assert.ok(span >= (scripts.length - 1) * 200 * 0.9, `${scripts.length} requests to one origin within ${span.toFixed(0)} ms at 5 requests/s`);
+    assert.ok(
+      span >= (scripts.length - 1) * 200 * 0.9,
+      `${scripts.length} requests to one origin within ${span.toFixed(0)} ms at 5 requests/s`,
+    );
     assert.ok(phases.has('seeds') && phases.has('done'));
   });
 
@@ -256,14 +314,26 @@ describe('subdomain discovery: sources', () => {
   });
 
   it('without scrape re-checks the given names only', async () => {
-    const report = await discoverSurface(deps(), request({ scrape: false, knownNames: ['www.disc.test', 'known-gone.disc.test'] }));
-    assert.deepEqual(report.names.map((n) => n.name), ['disc.test', 'www.disc.test']);
-    assert.deepEqual(report.gone.map((g) => g.name), ['known-gone.disc.test']);
+    const report = await discoverSurface(
+      deps(),
+      request({ scrape: false, knownNames: ['www.disc.test', 'known-gone.disc.test'] }),
+    );
+    assert.deepEqual(
+      report.names.map((n) => n.name),
+      ['disc.test', 'www.disc.test'],
+    );
+    assert.deepEqual(
+      report.gone.map((g) => g.name),
+      ['known-gone.disc.test'],
+    );
     assert.equal(report.stats.hostsScraped, 0);
   });
 
   it('brute-forces the word list and permutes what it found', async () => {
-    const report = await discoverSurface(deps({ wordList: ['www', 'api', 'nothere', 'mail'] }), request({ bruteForce: true }));
+    const report = await discoverSurface(
+      deps({ wordList: ['www', 'api', 'nothere', 'mail'] }),
+      request({ bruteForce: true }),
+    );
     assert.ok(named(report, 'api.disc.test')?.sources.includes('brute-force'));
     assert.ok(named(report, 'www.disc.test')?.sources.includes('brute-force'));
     assert.deepEqual(named(report, 'dev-api.disc.test')?.sources, ['permutation']);
@@ -278,14 +348,22 @@ describe('subdomain discovery: sources', () => {
 
 describe('subdomain discovery: wildcard zones', () => {
   it('detects the wildcard and keeps only names whose answer differs from it', async () => {
-    const report = await discoverSurface(deps({ wordList: ['www', 'mail', 'real', 'api', 'dev'] }), request({ root: 'wild.test', bruteForce: true }));
+    const report = await discoverSurface(
+      deps({ wordList: ['www', 'mail', 'real', 'api', 'dev'] }),
+      request({ root: 'wild.test', bruteForce: true }),
+    );
     assert.equal(report.isWildcard, true);
     const wildcard = report.wildcards.find((w) => w.parent === 'wild.test');
     assert.deepEqual(wildcard?.addresses, ['127.0.0.9']);
     assert.ok((wildcard?.filtered ?? 0) >= 4, JSON.stringify(report.wildcards));
     assert.deepEqual(named(report, 'real.wild.test')?.addresses, ['127.0.0.10']);
     // Names under real.wild.test (which is not a wildcard) stay as they are.
-    assert.ok(report.names.every((n) => !n.addresses.includes('127.0.0.9') || n.sources.some((s) => s !== 'brute-force' && s !== 'permutation')), JSON.stringify(report.names));
+    assert.ok(
+      report.names.every(
+        (n) => !n.addresses.includes('127.0.0.9') || n.sources.some((s) => s !== 'brute-force' && s !== 'permutation'),
+      ),
+      JSON.stringify(report.names),
+    );
     assert.ok(report.names.length < 10, `the wildcard flooded the report: ${report.names.length} names`);
   });
 });
@@ -298,7 +376,16 @@ describe('subdomain takeover tests', () => {
       request({
         scrape: false,
         takeoverTests: true,
-        knownNames: ['dangling.disc.test', 'kept.disc.test', 'docs.disc.test', 'wiki.disc.test', 'good.disc.test', 'lame.disc.test', 'refusing.disc.test', 'orphan.disc.test'],
+        knownNames: [
+          'dangling.disc.test',
+          'kept.disc.test',
+          'docs.disc.test',
+          'wiki.disc.test',
+          'good.disc.test',
+          'lame.disc.test',
+          'refusing.disc.test',
+          'orphan.disc.test',
+        ],
       }),
     );
   });
@@ -308,7 +395,10 @@ describe('subdomain takeover tests', () => {
     const dangling = takeover('dangling.disc.test');
     assert.equal(dangling?.kind, 'cname');
     assert.equal(dangling?.target, 'nowhere.cloud-host.test');
-    assert.match(dangling?.evidence ?? '', /dangling\.disc\.test CNAME nowhere\.cloud-host\.test\.; nowhere\.cloud-host\.test: NXDOMAIN/);
+    assert.match(
+      dangling?.evidence ?? '',
+      /dangling\.disc\.test CNAME nowhere\.cloud-host\.test\.; nowhere\.cloud-host\.test: NXDOMAIN/,
+    );
     assert.equal(takeover('kept.disc.test'), undefined);
     assert.deepEqual(named(report, 'kept.disc.test')?.cnames, ['app.cloud-host.test']);
   });
@@ -327,10 +417,19 @@ describe('subdomain takeover tests', () => {
     assert.deepEqual(named(report, 'good.disc.test')?.nameServers, ['ns1.disc.test']);
     const lame = takeover('lame.disc.test');
     assert.equal(lame?.kind, 'ns');
-    assert.match(lame?.evidence ?? '', /ns1\.disc\.test \(127\.0\.0\.1\) answered without an authoritative SOA for lame\.disc\.test \(a referral\)/);
-    assert.match(takeover('refusing.disc.test')?.evidence ?? '', /ns-refuse\.disc\.test \(127\.0\.0\.2\) answered REFUSED for refusing\.disc\.test SOA/);
+    assert.match(
+      lame?.evidence ?? '',
+      /ns1\.disc\.test \(127\.0\.0\.1\) answered without an authoritative SOA for lame\.disc\.test \(a referral\)/,
+    );
+    assert.match(
+      takeover('refusing.disc.test')?.evidence ?? '',
+      /ns-refuse\.disc\.test \(127\.0\.0\.2\) answered REFUSED for refusing\.disc\.test SOA/,
+    );
     assert.match(takeover('orphan.disc.test')?.evidence ?? '', /ns-missing\.disc\.test: NXDOMAIN/);
-    assert.deepEqual(report.takeovers.map((t) => t.name), ['dangling.disc.test', 'docs.disc.test', 'lame.disc.test', 'orphan.disc.test', 'refusing.disc.test']);
+    assert.deepEqual(
+      report.takeovers.map((t) => t.name),
+      ['dangling.disc.test', 'docs.disc.test', 'lame.disc.test', 'orphan.disc.test', 'refusing.disc.test'],
+    );
   });
 });
 
@@ -352,10 +451,14 @@ function counting(inner: BulkResolver): BulkResolver & { asked: Map<string, stri
           yield name;
         }
       }
-      return inner.resolveAll(recorded(), (result: LookupResult) => {
-        results.count += 1;
-        return onResult(result);
-      }, options);
+      return inner.resolveAll(
+        recorded(),
+        (result: LookupResult) => {
+          results.count += 1;
+          return onResult(result);
+        },
+        options,
+      );
     },
     close: () => inner.close(),
   };
@@ -364,7 +467,10 @@ function counting(inner: BulkResolver): BulkResolver & { asked: Map<string, stri
 describe('subdomain discovery: resolution', () => {
   it('asks AAAA only for names whose A query was not NXDOMAIN, and keeps AAAA-only names', async () => {
     const bulkCounting = counting(bulk);
-    const report = await discoverSurface(deps({ bulk: bulkCounting, wordList: ['www', 'nothere', 'v6only', 'alias'] }), request({ bruteForce: true }));
+    const report = await discoverSurface(
+      deps({ bulk: bulkCounting, wordList: ['www', 'nothere', 'v6only', 'alias'] }),
+      request({ bruteForce: true }),
+    );
     const a = bulkCounting.asked.get('A') ?? [];
     const aaaa = bulkCounting.asked.get('AAAA') ?? [];
     assert.ok(a.includes('nothere.disc.test') && a.includes('www.disc.test'), JSON.stringify(a));
@@ -375,13 +481,20 @@ describe('subdomain discovery: resolution', () => {
     assert.ok(both.includes('disc.test') && both.includes('mx.disc.test'), JSON.stringify(both));
     assert.ok(!both.includes('nothere.disc.test') && !both.includes('v6only.disc.test'));
     assert.deepEqual(named(report, 'v6only.disc.test')?.addresses, ['::1'], 'a name with only AAAA is live');
-    assert.deepEqual(named(report, 'alias.disc.test')?.cnames, ['via-cname.disc.test'], 'the CNAME both answers carry is kept once');
+    assert.deepEqual(
+      named(report, 'alias.disc.test')?.cnames,
+      ['via-cname.disc.test'],
+      'the CNAME both answers carry is kept once',
+    );
     assert.equal(named(report, 'nothere.disc.test'), undefined);
     // Each candidate once; the AAAA stream asks a subset of the guessed names.
     assert.equal(new Set([...a, ...both]).size, a.length + both.length);
     assert.ok(aaaa.every((name) => a.includes(name)));
     assert.equal(report.stats.candidates, a.length + both.length);
-    assert.ok(report.stats.queries >= 2 * both.length + a.length + aaaa.length, `${report.stats.queries} queries counted`);
+    assert.ok(
+      report.stats.queries >= 2 * both.length + a.length + aaaa.length,
+      `${report.stats.queries} queries counted`,
+    );
   });
 });
 
@@ -393,16 +506,33 @@ describe('subdomain discovery: streaming names to the core', () => {
     const quiet = { guard: new EgressGuard([]), wordList: ['ns1', 'h1', 'h9999'] };
     const streamed = await discoverSurface(
       deps(quiet),
-      request({ root: 'bulk.test', knownNames: [...known, 'h9999.bulk.test'], scrape: true, bruteForce: true, onNames: async (batch) => void batches.push(batch) }),
+      request({
+        root: 'bulk.test',
+        knownNames: [...known, 'h9999.bulk.test'],
+        scrape: true,
+        bruteForce: true,
+        onNames: async (batch) => void batches.push(batch),
+      }),
     );
-    const whole = await discoverSurface(deps(quiet), request({ root: 'bulk.test', knownNames: [...known, 'h9999.bulk.test'], scrape: true, bruteForce: true }));
+    const whole = await discoverSurface(
+      deps(quiet),
+      request({ root: 'bulk.test', knownNames: [...known, 'h9999.bulk.test'], scrape: true, bruteForce: true }),
+    );
     assert.deepEqual(streamed.names, []);
-    assert.ok(batches.length >= 3 && batches.every((batch) => batch.length > 0 && batch.length <= 1000), batches.map((b) => b.length).join(','));
+    assert.ok(
+      batches.length >= 3 && batches.every((batch) => batch.length > 0 && batch.length <= 1000),
+      batches.map((b) => b.length).join(','),
+    );
     const flat = batches.flat();
     assert.equal(new Set(flat.map((n) => n.name)).size, flat.length, 'each name is delivered once');
     const byName = (a: DiscoveredName, b: DiscoveredName): number => a.name.localeCompare(b.name);
     // Same names, addresses and depths as the report; a source found after delivery is not re-sent (h1 is known and a word).
-    const strip = (n: DiscoveredName) => ({ name: n.name, addresses: n.addresses, depth: n.depth, first: n.sources[0] });
+    const strip = (n: DiscoveredName) => ({
+      name: n.name,
+      addresses: n.addresses,
+      depth: n.depth,
+      first: n.sources[0],
+    });
     assert.deepEqual(flat.sort(byName).map(strip), [...whole.names].sort(byName).map(strip));
     assert.ok(whole.names.some((n) => n.name === 'h1.bulk.test' && n.sources.includes('brute-force')));
     assert.deepEqual(streamed.gone, [{ name: 'h9999.bulk.test', outcome: 'nxdomain' }]);
@@ -430,14 +560,17 @@ describe('subdomain discovery: streaming names to the core', () => {
     );
     // Wait until the lookups stop advancing while the first batch is held.
     let last = -1;
-    for (let stable = 0; stable < 3; ) {
+    for (let stable = 0; stable < 3;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       stable = bulkCounting.results.count === last ? stable + 1 : 0;
       last = bulkCounting.results.count;
     }
     assert.equal(delivered, 1000, 'one batch handed over, not yet consumed');
     const taken = [...bulkCounting.asked.values()].reduce((sum, list) => sum + list.length, 0);
-    assert.ok(taken > 1000 && taken < names.length, `the run kept reading candidates (${taken} of ${names.length}) while the consumer was busy`);
+    assert.ok(
+      taken > 1000 && taken < names.length,
+      `the run kept reading candidates (${taken} of ${names.length}) while the consumer was busy`,
+    );
     release();
     const report = await run;
     assert.equal(delivered, 5000, 'every name once the consumer caught up (the root has no address)');
@@ -468,7 +601,13 @@ describe('subdomain discovery: streaming names to the core', () => {
 
 describe('subdomain discovery: abort', () => {
   it('stops promptly when the signal aborts mid-run', async () => {
-    const slow = createBulkResolver({ servers: [bind.address], timeoutMs: 500, retries: 1, isRecursionDesired: false, ratePerSecond: 200 });
+    const slow = createBulkResolver({
+      servers: [bind.address],
+      timeoutMs: 500,
+      retries: 1,
+      isRecursionDesired: false,
+      ratePerSecond: 200,
+    });
     const controller = new AbortController();
     const words = Array.from({ length: 20_000 }, (_, i) => `w${i}`);
     let abortedAt = 0;
@@ -490,7 +629,10 @@ describe('subdomain discovery: abort', () => {
       );
       await assert.rejects(run, /monitoring turned off/);
       assert.ok(abortedAt > 0);
-      assert.ok(performance.now() - abortedAt < 1000, `stopped ${(performance.now() - abortedAt).toFixed(0)} ms after the abort`);
+      assert.ok(
+        performance.now() - abortedAt < 1000,
+        `stopped ${(performance.now() - abortedAt).toFixed(0)} ms after the abort`,
+      );
     } finally {
       slow.close();
     }

@@ -83,7 +83,6 @@ function counting(bulk: BulkResolver, counter: { queries: number }): BulkResolve
   } as BulkResolver;
 }
 
-
 interface PortItem {
   ip_address: string;
   port: number;
@@ -142,21 +141,44 @@ describe('surface runs: ports, TLS and technologies', () => {
   /** Turns monitoring off and on again with the given settings (a run starts at once) and waits for it to end. */
   const run = async (settings: Record<string, unknown>): Promise<SurfaceRun> => {
     const previous = (await latestRun())?.id ?? 0;
-    const off = await h.send('PUT', `/rest/v2/domains/${assetToken}/settings/`, { key, body: { ...olderSettingsBody, monitoring: false } });
+    const off = await h.send('PUT', `/rest/v2/domains/${assetToken}/settings/`, {
+      key,
+      body: { ...olderSettingsBody, monitoring: false },
+    });
     assert.equal(off.statusCode, 200, off.body);
-    const on = await h.send('PUT', `/rest/v2/domains/${assetToken}/settings/`, { key, body: { ...olderSettingsBody, requests_per_second: 1000, monitoring: true, ...settings } });
+    const on = await h.send('PUT', `/rest/v2/domains/${assetToken}/settings/`, {
+      key,
+      body: { ...olderSettingsBody, requests_per_second: 1000, monitoring: true, ...settings },
+    });
     assert.equal(on.statusCode, 200, on.body);
     const ended = await endedRun(previous);
     assert.equal(ended.status, 'completed', `${ended.error} ${JSON.stringify(ended.warnings)}`);
     return ended;
   };
-  const ports = async () => ((await h.send('GET', '/rest/v3/ports?limit=1000', { key: v3Key })).json() as { items: PortItem[] }).items;
-  const technologies = async () => ((await h.send('GET', '/rest/v3/technologies?limit=1000', { key: v3Key })).json() as { items: TechnologyItem[] }).items;
-  const breaches = async () => ((await h.send('GET', '/rest/v3/breaches?limit=1000', { key: v3Key })).json() as { items: Array<{ policy_id: string; asset_name: string; status: string; active: boolean; disappeared_at: string | null }> }).items;
+  const ports = async () =>
+    ((await h.send('GET', '/rest/v3/ports?limit=1000', { key: v3Key })).json() as { items: PortItem[] }).items;
+  const technologies = async () =>
+    ((await h.send('GET', '/rest/v3/technologies?limit=1000', { key: v3Key })).json() as { items: TechnologyItem[] })
+      .items;
+  const breaches = async () =>
+    (
+      (await h.send('GET', '/rest/v3/breaches?limit=1000', { key: v3Key })).json() as {
+        items: Array<{
+          policy_id: string;
+          asset_name: string;
+          status: string;
+          active: boolean;
+          disappeared_at: string | null;
+        }>;
+      }
+    ).items;
 
   before(async () => {
     bind = await startBind([{ name: 'exp.test', text: ZONE }]);
-    bulk = counting(createBulkResolver({ servers: [bind.address], timeoutMs: 500, retries: 1, isRecursionDesired: false }), dns);
+    bulk = counting(
+      createBulkResolver({ servers: [bind.address], timeoutMs: 500, retries: 1, isRecursionDesired: false }),
+      dns,
+    );
     const page = (server: string) => ({
       status: 200,
       headers: { 'content-type': 'text/html', server, 'x-powered-by': 'PHP/7.4.3' },
@@ -169,7 +191,17 @@ describe('surface runs: ports, TLS and technologies', () => {
     ({ key, v3Key, assetToken, assetId, teamId } = await addMonitoredDomain(h, 'exposure', 'exp.test'));
     const resolver = createDnsResolver([bind.address], { timeoutMs: 500, tries: 1 });
     const runner = h.runtime.surfaceRunner;
-    runner.engine = createSurfaceEngine({ guard, resolver, bulk, wordList: ['www'], ports: { https: 1, http: 2, dns: bind.port }, limits: { httpTimeoutMs: 2000, nameServerTimeoutMs: 1000 } }, h.runtime.scanEngine);
+    runner.engine = createSurfaceEngine(
+      {
+        guard,
+        resolver,
+        bulk,
+        wordList: ['www'],
+        ports: { https: 1, http: 2, dns: bind.port },
+        limits: { httpTimeoutMs: 2000, nameServerTimeoutMs: 1000 },
+      },
+      h.runtime.scanEngine,
+    );
     runner.exposure = { ...runner.exposure, engines: createExposureEngines({ guard, resolver }) };
     // The default web origins point at closed ports: the web servers are found by the port scan.
     runner.ports = { https: 1, http: 2 };
@@ -190,43 +222,99 @@ describe('surface runs: ports, TLS and technologies', () => {
     assert.equal(first.summary?.tlsEndpoints, 1);
 
     const open = await ports();
-    assert.deepEqual(open.map((p) => [p.ip_address, p.port, p.status, p.disappeared_at]).sort(), [web.port, secure.port, banner.port].sort((a, b) => a - b).map((p) => ['127.0.0.1', p, 'OPEN', null]).sort());
-    assert.ok(open.every((p) => p.domain_name === 'exp.test'), JSON.stringify(open));
+    assert.deepEqual(
+      open.map((p) => [p.ip_address, p.port, p.status, p.disappeared_at]).sort(),
+      [web.port, secure.port, banner.port]
+        .sort((a, b) => a - b)
+        .map((p) => ['127.0.0.1', p, 'OPEN', null])
+        .sort(),
+    );
+    assert.ok(
+      open.every((p) => p.domain_name === 'exp.test'),
+      JSON.stringify(open),
+    );
 
     // Fingerprinting ran on the HTTP(S) services the scan found on non-default ports, for each name.
     const techs = await technologies();
     const nginx = techs.filter((t) => t.name === 'Nginx');
-    const expected = liveNames.flatMap((name) => [[name, secure.port, 'https', '1.18.0'], [name, web.port, 'http', '1.18.0']]);
+    const expected = liveNames.flatMap((name) => [
+      [name, secure.port, 'https', '1.18.0'],
+      [name, web.port, 'http', '1.18.0'],
+    ]);
     assert.deepEqual(nginx.map((t) => [t.domain_name, t.port, t.service_protocol, t.version]).sort(), expected.sort());
-    assert.ok(nginx.every((t) => t.active && t.categories.length > 0), JSON.stringify(nginx));
-    assert.ok(techs.some((t) => t.name === 'PHP' && t.version === '7.4.3'), JSON.stringify(techs.map((t) => `${t.name} ${t.version}`)));
-    assert.ok(techs.some((t) => t.name === 'jQuery' && t.version === '3.5.1'), JSON.stringify(techs.map((t) => `${t.name} ${t.version}`)));
-    assert.ok(web.requests.every((r) => r.startsWith('GET ') || r.startsWith('HEAD ')), JSON.stringify(web.requests));
+    assert.ok(
+      nginx.every((t) => t.active && t.categories.length > 0),
+      JSON.stringify(nginx),
+    );
+    assert.ok(
+      techs.some((t) => t.name === 'PHP' && t.version === '7.4.3'),
+      JSON.stringify(techs.map((t) => `${t.name} ${t.version}`)),
+    );
+    assert.ok(
+      techs.some((t) => t.name === 'jQuery' && t.version === '3.5.1'),
+      JSON.stringify(techs.map((t) => `${t.name} ${t.version}`)),
+    );
+    assert.ok(
+      web.requests.every((r) => r.startsWith('GET ') || r.startsWith('HEAD ')),
+      JSON.stringify(web.requests),
+    );
 
     // TLS: the self-signed certificate for `localhost` on both names, through the ingestion service.
-    const vulns = (await h.send('GET', '/rest/v2/vulnerabilities/?scan_source[]=surface-monitoring&limit=500', { key })).json() as { vulnerabilities: Array<{ title: string; host: string; status: string }> };
+    const vulns = (
+      await h.send('GET', '/rest/v2/vulnerabilities/?scan_source[]=surface-monitoring&limit=500', { key })
+    ).json() as { vulnerabilities: Array<{ title: string; host: string; status: string }> };
     const tlsFindings = vulns.vulnerabilities.filter((v) => /certificate/i.test(v.title));
-    assert.ok(tlsFindings.some((v) => v.host === 'www.exp.test' && /self-signed|untrusted/i.test(v.title)), JSON.stringify(vulns.vulnerabilities.map((v) => `${v.host} ${v.title}`)));
-    assert.ok(tlsFindings.some((v) => v.host === 'exp.test' && /does not match the host name/i.test(v.title)), JSON.stringify(tlsFindings.map((v) => `${v.host} ${v.title}`)));
+    assert.ok(
+      tlsFindings.some((v) => v.host === 'www.exp.test' && /self-signed|untrusted/i.test(v.title)),
+      JSON.stringify(vulns.vulnerabilities.map((v) => `${v.host} ${v.title}`)),
+    );
+    assert.ok(
+      tlsFindings.some((v) => v.host === 'exp.test' && /does not match the host name/i.test(v.title)),
+      JSON.stringify(tlsFindings.map((v) => `${v.host} ${v.title}`)),
+    );
     // The HTTPS service sends no Strict-Transport-Security header (the passive assessment's one GET).
-    assert.ok(vulns.vulnerabilities.some((v) => v.host === 'www.exp.test' && /HSTS|Strict-Transport-Security/i.test(v.title)), JSON.stringify(vulns.vulnerabilities.map((v) => `${v.host} ${v.title}`)));
+    assert.ok(
+      vulns.vulnerabilities.some((v) => v.host === 'www.exp.test' && /HSTS|Strict-Transport-Security/i.test(v.title)),
+      JSON.stringify(vulns.vulnerabilities.map((v) => `${v.host} ${v.title}`)),
+    );
 
-    const status = (await h.send('GET', `/rest/v2/domains/${assetToken}/monitoring/`, { key })).json() as { last_run: { progress: { open_ports: number; phase: string }; summary: { ports: { open: number }; technologies: { seen: number } } } };
+    const status = (await h.send('GET', `/rest/v2/domains/${assetToken}/monitoring/`, { key })).json() as {
+      last_run: {
+        progress: { open_ports: number; phase: string };
+        summary: { ports: { open: number }; technologies: { seen: number } };
+      };
+    };
     assert.equal(status.last_run.summary.ports.open, 3);
     assert.equal(status.last_run.progress.phase, 'done');
     assert.ok(status.last_run.summary.technologies.seen >= 4);
 
     // The policies over what the run recorded: SSH (identified by its banner on an odd port), HTTP
     // without TLS, and the server versions fingerprinting read, on each name.
-    const expectedBreaches = ['cleartext-web-service exp.test NEW', 'ssh-exposed exp.test NEW', ...liveNames.map((name) => `software-version-disclosed ${name} NEW`)].sort();
-    assert.deepEqual((await breaches()).map((b) => `${b.policy_id} ${b.asset_name} ${b.status}`).sort(), expectedBreaches);
-    assert.deepEqual(first.summary?.breaches, { breached: expectedBreaches.length, opened: expectedBreaches.length, reopened: 0, resolved: 0 });
+    const expectedBreaches = [
+      'cleartext-web-service exp.test NEW',
+      'ssh-exposed exp.test NEW',
+      ...liveNames.map((name) => `software-version-disclosed ${name} NEW`),
+    ].sort();
+    assert.deepEqual(
+      (await breaches()).map((b) => `${b.policy_id} ${b.asset_name} ${b.status}`).sort(),
+      expectedBreaches,
+    );
+    assert.deepEqual(first.summary?.breaches, {
+      breached: expectedBreaches.length,
+      opened: expectedBreaches.length,
+      reopened: 0,
+      resolved: 0,
+    });
   });
 
   it('the next run closes a port that stopped answering and replaces a changed version', async () => {
     const before = await ports();
     await banner.stop();
-    web.routes.set('/', { status: 200, headers: { 'content-type': 'text/html', server: 'nginx/1.20.0' }, body: '<html><body>Welcome</body></html>' });
+    web.routes.set('/', {
+      status: 200,
+      headers: { 'content-type': 'text/html', server: 'nginx/1.20.0' },
+      body: '<html><body>Welcome</body></html>',
+    });
     const second = await run(exposureSettings());
     assert.deepEqual([second.summary?.ports?.open, second.summary?.ports?.closed], [2, 1]);
 
@@ -238,9 +326,17 @@ describe('surface runs: ports, TLS and technologies', () => {
     assert.equal(closed.first_seen_at, before.find((p) => p.port === banner.port)!.first_seen_at);
 
     const techs = await technologies();
-    const onWeb = (version: string) => techs.filter((t) => t.name === 'Nginx' && t.port === web.port && t.version === version);
-    assert.ok(onWeb('1.18.0').every((t) => !t.active && t.disappeared_at !== null) && onWeb('1.18.0').length === liveNames.length, JSON.stringify(techs));
-    assert.ok(onWeb('1.20.0').every((t) => t.active) && onWeb('1.20.0').length === liveNames.length, JSON.stringify(techs));
+    const onWeb = (version: string) =>
+      techs.filter((t) => t.name === 'Nginx' && t.port === web.port && t.version === version);
+    assert.ok(
+      onWeb('1.18.0').every((t) => !t.active && t.disappeared_at !== null) &&
+        onWeb('1.18.0').length === liveNames.length,
+      JSON.stringify(techs),
+    );
+    assert.ok(
+      onWeb('1.20.0').every((t) => t.active) && onWeb('1.20.0').length === liveNames.length,
+      JSON.stringify(techs),
+    );
 
     // SSH no longer answers: its breach is resolved; the others stand.
     const ssh = (await breaches()).find((b) => b.policy_id === 'ssh-exposed')!;
@@ -251,17 +347,32 @@ describe('surface runs: ports, TLS and technologies', () => {
   it('keeps the name a port shows while that name still resolves to its address, not the first name of the run', async () => {
     // Every name resolves to 127.0.0.1; the rows show exp.test, the first in sort order. Make
     // them show www.exp.test: a run must keep it (it still resolves there).
-    await h.runtime.database.db.updateTable('ports').set({ domain_name: 'www.exp.test' }).where('team_id', '=', teamId).where('status', '=', 'OPEN').execute();
+    await h.runtime.database.db
+      .updateTable('ports')
+      .set({ domain_name: 'www.exp.test' })
+      .where('team_id', '=', teamId)
+      .where('status', '=', 'OPEN')
+      .execute();
     await run(exposureSettings());
     const open = (await h.runtime.store.ports.listOfAsset(teamId, assetId)).filter((p) => p.status === 'OPEN');
-    assert.ok(open.length === 2 && open.every((p) => p.domainName === 'www.exp.test'), JSON.stringify(open.map((p) => [p.port, p.domainName])));
+    assert.ok(
+      open.length === 2 && open.every((p) => p.domainName === 'www.exp.test'),
+      JSON.stringify(open.map((p) => [p.port, p.domainName])),
+    );
   });
 
   it('without include_discovered_ports_in_surface_monitoring, services on other ports are not fingerprinted', async () => {
-    const third = await run({ ...exposureSettings(), include_discovered_ports_in_surface_monitoring: false, enable_tls_discovery: false });
+    const third = await run({
+      ...exposureSettings(),
+      include_discovered_ports_in_surface_monitoring: false,
+      enable_tls_discovery: false,
+    });
     assert.equal(third.summary?.tlsEndpoints, null);
     const techs = await technologies();
-    assert.ok(techs.every((t) => !t.active), JSON.stringify(techs.filter((t) => t.active)));
+    assert.ok(
+      techs.every((t) => !t.active),
+      JSON.stringify(techs.filter((t) => t.active)),
+    );
   });
 
   it('a run with every test switched off sends no packet and changes nothing', async () => {
@@ -277,8 +388,14 @@ describe('surface runs: ports, TLS and technologies', () => {
       enable_tls_discovery: false,
       fingerprinting: false,
     });
-    assert.deepEqual({ guard: guard.checks, dns: dns.queries, web: web.connections, secure: secure.connections }, counters);
-    assert.ok(quiet.warnings.some((w) => /switched off/.test(w)), JSON.stringify(quiet.warnings));
+    assert.deepEqual(
+      { guard: guard.checks, dns: dns.queries, web: web.connections, secure: secure.connections },
+      counters,
+    );
+    assert.ok(
+      quiet.warnings.some((w) => /switched off/.test(w)),
+      JSON.stringify(quiet.warnings),
+    );
     assert.deepEqual(await ports(), portsBefore);
     assert.deepEqual(await technologies(), techsBefore);
   });

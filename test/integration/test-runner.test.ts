@@ -26,7 +26,10 @@ function runSuite(file: string, ...args: string[]): Promise<{ code: number | nul
   const started = Date.now();
   // NODE_TEST_CONTEXT tells node a run is nested in a test file (it then runs nothing): this one is not.
   const { NODE_TEST_CONTEXT: _nested, ...env } = process.env;
-  const child = spawn(process.execPath, ['scripts/run-tests.js', ...args, file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['scripts/run-tests.js', ...args, file], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -76,7 +79,10 @@ describe('the test runner', () => {
 
   it('passes a file whose tests passed and that ends', async () => {
     const clean = join(dir, 'clean.test.ts');
-    writeFileSync(clean, "import { it } from 'node:test';\nit('adds', () => { if (1 + 1 !== 2) throw new Error('no'); });\n");
+    writeFileSync(
+      clean,
+      "import { it } from 'node:test';\nit('adds', () => { if (1 + 1 !== 2) throw new Error('no'); });\n",
+    );
     const res = await runSuite(clean);
     assert.equal(res.code, 0, res.output);
     assert.match(res.output, /ℹ pass 1\n/);

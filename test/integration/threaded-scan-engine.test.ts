@@ -13,9 +13,18 @@ import { createHarness } from '../support/harness.ts';
 import { startGeneratedSite, startTargetSite, type TargetServer, type TargetSites } from '../support/target-site.ts';
 
 const threadConfig = { egressAllow: ['127.0.0.0/8'], dnsResolvers: ['127.0.0.1:9'], canary: defaultCanaryConfig };
-const inProcess = createHttpScanEngine({ guard: new EgressGuard(threadConfig.egressAllow), resolver: createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */, canary: defaultCanaryConfig });
+const inProcess = createHttpScanEngine({
+  guard: new EgressGuard(threadConfig.egressAllow),
+  resolver: createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */,
+  canary: defaultCanaryConfig,
+});
 const limits: ScanLimits = { maxPages: 20_000, maxDepth: 100, maxDurationMs: 60_000, requestTimeoutMs: 2000 };
-const targetOf = (server: TargetServer): ScanTarget => ({ scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' });
+const targetOf = (server: TargetServer): ScanTarget => ({
+  scheme: server.scheme,
+  host: '127.0.0.1',
+  port: server.port,
+  scopeName: '127.0.0.1',
+});
 
 interface Recorded extends ScanSink {
   findings: FindingInput[];
@@ -42,7 +51,12 @@ function recorder(onFinding: (finding: FindingInput) => Promise<void> = async ()
 /** `check-id /path` of each finding, sorted: two scans compared regardless of the order of their findings. */
 const sorted = (findings: FindingInput[]): string[] => summary(findings).sort();
 
-async function scan(engine: ScanEngine, server: TargetServer, sink = recorder(), signal = new AbortController().signal) {
+async function scan(
+  engine: ScanEngine,
+  server: TargetServer,
+  sink = recorder(),
+  signal = new AbortController().signal,
+) {
   const outcome = await engine.scan(targetOf(server), { ...defaultScanProfileSettings }, limits, sink, signal);
   return { outcome, sink };
 }
@@ -80,7 +94,10 @@ describe('application scans on threads of their own', () => {
       assert.equal(onThread.sink.counters.at(-1)?.pagesCrawled, here.sink.counters.at(-1)?.pagesCrawled);
     }
     const vulnerable = await scan(threaded, sites.vulnerable);
-    assert.ok(vulnerable.sink.findings.some((f) => f.checkId === 'reflected-xss'), 'the vulnerable site has a reflected XSS');
+    assert.ok(
+      vulnerable.sink.findings.some((f) => f.checkId === 'reflected-xss'),
+      'the vulnerable site has a reflected XSS',
+    );
     const xss = vulnerable.sink.findings.find((f) => f.checkId === 'reflected-xss')!;
     assert.equal(xss.cwe, 79);
     assert.ok(xss.request !== undefined && xss.response !== undefined, 'evidence crosses the thread boundary');
@@ -104,13 +121,19 @@ describe('application scans on threads of their own', () => {
       recorder(async (finding) => {
         if (finding.checkId === 'exposed-git') throw new Error('the store refused it');
       });
-    const [onThread, here] = await Promise.all([scan(threaded, sites.vulnerable, refusing()), scan(inProcess, sites.vulnerable, refusing())]);
+    const [onThread, here] = await Promise.all([
+      scan(threaded, sites.vulnerable, refusing()),
+      scan(inProcess, sites.vulnerable, refusing()),
+    ]);
     assert.equal(onThread.outcome.status, 'completed');
     assert.deepEqual(sorted(onThread.sink.findings), sorted(here.sink.findings));
     const portless = (warnings: string[]): string[] => warnings.map((w) => w.replace(/:\d+/g, ':PORT')).sort();
     assert.deepEqual(portless(onThread.sink.warnings), portless(here.sink.warnings));
     assert.ok(!onThread.sink.findings.some((f) => f.checkId === 'exposed-git'), 'the refused finding is not taken');
-    assert.ok(onThread.sink.findings.some((f) => f.checkId === 'reflected-xss'), 'other findings still arrive');
+    assert.ok(
+      onThread.sink.findings.some((f) => f.checkId === 'reflected-xss'),
+      'other findings still arrive',
+    );
   });
 
   it('a sink that throws, even synchronously, fails only what it was told: the scan completes and the process lives', async () => {
@@ -125,7 +148,13 @@ describe('application scans on threads of their own', () => {
         throw new Error('no warnings');
       },
     };
-    const outcome = await threaded.scan(targetOf(sites.vulnerable), { ...defaultScanProfileSettings }, limits, throwing, new AbortController().signal);
+    const outcome = await threaded.scan(
+      targetOf(sites.vulnerable),
+      { ...defaultScanProfileSettings },
+      limits,
+      throwing,
+      new AbortController().signal,
+    );
     assert.equal(outcome.status, 'completed', outcome.error);
   });
 
@@ -171,7 +200,10 @@ describe('application scans on threads of their own', () => {
   });
 
   it('the runtime runs its scans on a thread by default, on the event loop with scanThreads 0', async () => {
-    for (const [scanThreads, isThreaded] of [[undefined, true], [0, false]] as const) {
+    for (const [scanThreads, isThreaded] of [
+      [undefined, true],
+      [0, false],
+    ] as const) {
       const h = await createHarness(scanThreads === undefined ? {} : { scanThreads });
       try {
         assert.equal('liveThreads' in h.runtime.scanEngine, isThreaded, `scanThreads ${scanThreads}`);

@@ -22,8 +22,19 @@ const path = '/rest/v3/connectors';
 const externalIdPath = '/rest/v3/connectors/external-id';
 const secretKey = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 const credentials = { access_key: 'AKIAIOSFODNN7EXAMPLE', secret_key: secretKey };
-const credBased = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: 'CLOUD_A_CRED_BASED', options: credentials, ...extra });
-const notFound = (instance: string) => ({ type: '/problems/not-found', title: 'Not Found', status: 404, detail: 'No connector with this id', instance });
+const credBased = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  provider: 'CLOUD_A_CRED_BASED',
+  options: credentials,
+  ...extra,
+});
+const notFound = (instance: string) => ({
+  type: '/problems/not-found',
+  title: 'Not Found',
+  status: 404,
+  detail: 'No connector with this id',
+  instance,
+});
 const bodyProblem = (detail: string) => v3Problem(path, 400, 1051, `Request body malformed: ${detail}`);
 
 describe('v3 connectors', () => {
@@ -79,7 +90,9 @@ describe('v3 connectors', () => {
       const res = await create(credBased('  Production account  '));
       assert.equal(res.statusCode, 201, res.body);
       assert.match(String(res.headers['content-type']), /^application\/json/);
-      assert.ok(!res.body.includes(secretKey) && !res.body.includes('options') && !res.body.includes(credentials.access_key));
+      assert.ok(
+        !res.body.includes(secretKey) && !res.body.includes('options') && !res.body.includes(credentials.access_key),
+      );
       const body = res.json() as WireConnector;
       assert.match(body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       assert.match(body.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
@@ -96,15 +109,30 @@ describe('v3 connectors', () => {
     });
 
     it('accepts every provider of the spec; the role-based one needs role_arn, the others any string options', async () => {
-      const providers = ['CLOUD_A_ROLE_BASED', 'CLOUD_A_CRED_BASED', 'CLOUD_B', 'CLOUD_C', 'CDN_D', 'CLOUD_E', 'CLOUD_F', 'REGISTRAR_G', 'DNS_H'];
+      const providers = [
+        'CLOUD_A_ROLE_BASED',
+        'CLOUD_A_CRED_BASED',
+        'CLOUD_B',
+        'CLOUD_C',
+        'CDN_D',
+        'CLOUD_E',
+        'CLOUD_F',
+        'REGISTRAR_G',
+        'DNS_H',
+      ];
       for (const provider of providers) {
-        const options = provider === 'CLOUD_A_ROLE_BASED' ? { role_arn: 'arn:cloud-a:iam::123456789012:role/perimeter' } : provider === 'CLOUD_A_CRED_BASED' ? credentials : { api_token: 'tok' };
+        const options =
+          provider === 'CLOUD_A_ROLE_BASED'
+            ? { role_arn: 'arn:cloud-a:iam::123456789012:role/perimeter' }
+            : provider === 'CLOUD_A_CRED_BASED'
+              ? credentials
+              : { api_token: 'tok' };
         const body = await created({ name: `each ${provider}`, provider, options });
         assert.equal(body.provider, provider);
       }
     });
 
-    it('takes the team_id of the key\'s own team', async () => {
+    it("takes the team_id of the key's own team", async () => {
       const body = await created(credBased('named team', { team_id: teams['acme']!.token }));
       assert.equal(body.team_id, teams['acme']!.token);
     });
@@ -116,24 +144,92 @@ describe('v3 connectors', () => {
       ['name not a string', { name: 7, provider: 'CLOUD_B', options: { token: 't' } }, 'name must be a string'],
       ['name empty', { name: '', provider: 'CLOUD_B', options: { token: 't' } }, 'name must not be empty'],
       ['name blank', { name: '   ', provider: 'CLOUD_B', options: { token: 't' } }, 'name must not be empty'],
-      ['name too long', { name: 'n'.repeat(256), provider: 'CLOUD_B', options: { token: 't' } }, 'name must be at most 255 characters'],
-      ['name with NUL', { name: 'a\u0000b', provider: 'CLOUD_B', options: { token: 't' } }, 'name must not contain a NUL character (U+0000)'],
-      ['provider missing', { name: 'x', options: { token: 't' } }, 'provider is required: one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H'],
-      ['provider unknown', { name: 'x', provider: 'CLOUD_Z', options: { token: 't' } }, 'provider must be one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H'],
-      ['provider in lower case', { name: 'x', provider: 'cloud_b', options: { token: 't' } }, 'provider must be one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H'],
+      [
+        'name too long',
+        { name: 'n'.repeat(256), provider: 'CLOUD_B', options: { token: 't' } },
+        'name must be at most 255 characters',
+      ],
+      [
+        'name with NUL',
+        { name: 'a\u0000b', provider: 'CLOUD_B', options: { token: 't' } },
+        'name must not contain a NUL character (U+0000)',
+      ],
+      [
+        'provider missing',
+        { name: 'x', options: { token: 't' } },
+        'provider is required: one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H',
+      ],
+      [
+        'provider unknown',
+        { name: 'x', provider: 'CLOUD_Z', options: { token: 't' } },
+        'provider must be one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H',
+      ],
+      [
+        'provider in lower case',
+        { name: 'x', provider: 'cloud_b', options: { token: 't' } },
+        'provider must be one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H',
+      ],
       ['options missing', { name: 'x', provider: 'CLOUD_B' }, 'options is required: a JSON object of string fields'],
-      ['options an array', { name: 'x', provider: 'CLOUD_B', options: ['a'] }, 'options must be a JSON object of string fields'],
-      ['options a string', { name: 'x', provider: 'CLOUD_B', options: 'secret' }, 'options must be a JSON object of string fields'],
-      ['an option not a string', { name: 'x', provider: 'CLOUD_B', options: { token: 5 } }, 'options.token must be a string'],
-      ['an option an object', { name: 'x', provider: 'CLOUD_B', options: { token: { a: 'b' } } }, 'options.token must be a string'],
-      ['an option empty', { name: 'x', provider: 'CLOUD_B', options: { token: '' } }, 'options.token must not be empty'],
-      ['an option too long', { name: 'x', provider: 'CLOUD_B', options: { token: longValue } }, 'options.token must be at most 4096 characters'],
-      ['too many options', { name: 'x', provider: 'CLOUD_B', options: manyFields }, 'options must have at most 32 fields'],
-      ['an option name not a word', { name: 'x', provider: 'CLOUD_B', options: { 'bad name': 'v' } }, 'options field names must be 1 to 64 letters, digits or underscores, starting with a letter'],
-      ['access_key missing', { name: 'x', provider: 'CLOUD_A_CRED_BASED', options: { secret_key: secretKey } }, 'options.access_key is required for provider CLOUD_A_CRED_BASED'],
-      ['secret_key missing', { name: 'x', provider: 'CLOUD_A_CRED_BASED', options: { access_key: 'AKIA' } }, 'options.secret_key is required for provider CLOUD_A_CRED_BASED'],
-      ['role_arn missing', { name: 'x', provider: 'CLOUD_A_ROLE_BASED', options: { external_id: 'e' } }, 'options.role_arn is required for provider CLOUD_A_ROLE_BASED'],
-      ['team_id not a string', credBased('x', { team_id: 12 }), 'team_id must be a string: the token of a team of this API key'],
+      [
+        'options an array',
+        { name: 'x', provider: 'CLOUD_B', options: ['a'] },
+        'options must be a JSON object of string fields',
+      ],
+      [
+        'options a string',
+        { name: 'x', provider: 'CLOUD_B', options: 'secret' },
+        'options must be a JSON object of string fields',
+      ],
+      [
+        'an option not a string',
+        { name: 'x', provider: 'CLOUD_B', options: { token: 5 } },
+        'options.token must be a string',
+      ],
+      [
+        'an option an object',
+        { name: 'x', provider: 'CLOUD_B', options: { token: { a: 'b' } } },
+        'options.token must be a string',
+      ],
+      [
+        'an option empty',
+        { name: 'x', provider: 'CLOUD_B', options: { token: '' } },
+        'options.token must not be empty',
+      ],
+      [
+        'an option too long',
+        { name: 'x', provider: 'CLOUD_B', options: { token: longValue } },
+        'options.token must be at most 4096 characters',
+      ],
+      [
+        'too many options',
+        { name: 'x', provider: 'CLOUD_B', options: manyFields },
+        'options must have at most 32 fields',
+      ],
+      [
+        'an option name not a word',
+        { name: 'x', provider: 'CLOUD_B', options: { 'bad name': 'v' } },
+        'options field names must be 1 to 64 letters, digits or underscores, starting with a letter',
+      ],
+      [
+        'access_key missing',
+        { name: 'x', provider: 'CLOUD_A_CRED_BASED', options: { secret_key: secretKey } },
+        'options.access_key is required for provider CLOUD_A_CRED_BASED',
+      ],
+      [
+        'secret_key missing',
+        { name: 'x', provider: 'CLOUD_A_CRED_BASED', options: { access_key: 'AKIA' } },
+        'options.secret_key is required for provider CLOUD_A_CRED_BASED',
+      ],
+      [
+        'role_arn missing',
+        { name: 'x', provider: 'CLOUD_A_ROLE_BASED', options: { external_id: 'e' } },
+        'options.role_arn is required for provider CLOUD_A_ROLE_BASED',
+      ],
+      [
+        'team_id not a string',
+        credBased('x', { team_id: 12 }),
+        'team_id must be a string: the token of a team of this API key',
+      ],
     ];
     for (const [name, body, detail] of bad) {
       it(`answers a 400 problem naming the field: ${name}`, async () => {
@@ -145,7 +241,7 @@ describe('v3 connectors', () => {
       });
     }
 
-    it('answers the same 400 for another team\'s team_id and for one that does not exist', async () => {
+    it("answers the same 400 for another team's team_id and for one that does not exist", async () => {
       for (const token of [teams['globex']!.token, randomBytes(16).toString('hex'), 'not-a-token']) {
         const res = await create(credBased('x', { team_id: token }));
         assert.equal(res.statusCode, 400);
@@ -156,15 +252,26 @@ describe('v3 connectors', () => {
     it('answers 400 problems to a body that is missing, not JSON or not an object', async () => {
       const missing = await h.send('POST', path, { key: keys['acme']! });
       assert.equal(missing.statusCode, 400);
-      assert.deepEqual(missing.json(), v3Problem(path, 400, 1050, 'Request body missing: this operation needs a JSON body'));
-      const garbled = await h.send('POST', path, { key: keys['acme']!, body: '{"name": ', headers: { 'content-type': 'application/json' } });
+      assert.deepEqual(
+        missing.json(),
+        v3Problem(path, 400, 1050, 'Request body missing: this operation needs a JSON body'),
+      );
+      const garbled = await h.send('POST', path, {
+        key: keys['acme']!,
+        body: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(garbled.statusCode, 400);
       assert.match(String(garbled.headers['content-type']), /^application\/problem\+json/);
       const problem = garbled.json() as Record<string, unknown>;
       assert.equal(problem['type'], '/problems/1051');
       assert.match(String(problem['detail']), /^Request body malformed: /);
       for (const body of ['[1, 2]', '"text"', '42', 'null']) {
-        const res = await h.send('POST', path, { key: keys['acme']!, body, headers: { 'content-type': 'application/json' } });
+        const res = await h.send('POST', path, {
+          key: keys['acme']!,
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(res.statusCode, 400, body);
         assert.deepEqual(res.json(), v3Problem(path, 400, 1051, 'Request body malformed: expected a JSON object'));
       }
@@ -184,7 +291,11 @@ describe('v3 connectors', () => {
   describe('options at rest', () => {
     it('stores the options only sealed with the server key, as one JSON string', async () => {
       const body = await created(credBased('sealed'));
-      const row = await h.runtime.database.db.selectFrom('connectors').selectAll().where('public_id', '=', body.id).executeTakeFirstOrThrow();
+      const row = await h.runtime.database.db
+        .selectFrom('connectors')
+        .selectAll()
+        .where('public_id', '=', body.id)
+        .executeTakeFirstOrThrow();
       assert.ok(!row.options_sealed.includes(secretKey), 'the secret key is stored in clear');
       assert.ok(!row.options_sealed.includes(credentials.access_key));
       assert.ok(!JSON.stringify(row).includes(secretKey));
@@ -193,9 +304,16 @@ describe('v3 connectors', () => {
     });
 
     it('keeps connectors and their options across a restart of the store', async () => {
-      const body = await created({ name: 'durable', provider: 'CLOUD_A_ROLE_BASED', options: { role_arn: 'arn:cloud-a:iam::1:role/r' } });
+      const body = await created({
+        name: 'durable',
+        provider: 'CLOUD_A_ROLE_BASED',
+        options: { role_arn: 'arn:cloud-a:iam::1:role/r' },
+      });
       // A second process on the same store and server key, as after a restart.
-      const core = await openCoreRuntime(h.config, { database: await h.openDatabase(), log: pino({ level: 'silent' }) });
+      const core = await openCoreRuntime(h.config, {
+        database: await h.openDatabase(),
+        log: pino({ level: 'silent' }),
+      });
       try {
         const caller: Caller = { keyId: 0, keyHint: '', kind: 'v3', permissions: null, teamIds: [teams['acme']!.id] };
         const found = await findConnector(core.store, caller, body.id);
@@ -217,15 +335,26 @@ describe('v3 connectors', () => {
       const ids: string[] = [];
       for (let i = 1; i <= 5; i++) ids.push((await created(credBased(`pager ${i}`), keys['pager']!)).id);
       const first = await page('?limit=2');
-      assert.deepEqual(first.items.map((i) => i.name), ['pager 1', 'pager 2']);
+      assert.deepEqual(
+        first.items.map((i) => i.name),
+        ['pager 1', 'pager 2'],
+      );
       const next = new URL(first.pagination.next!);
       assert.equal(next.pathname, path);
       assert.deepEqual([...next.searchParams.keys()].sort(), ['cursor', 'limit']);
       assert.equal(next.searchParams.get('limit'), '2');
       const walk = await all('?limit=2');
-      assert.deepEqual(walk.items.map((i) => i.id), ids);
+      assert.deepEqual(
+        walk.items.map((i) => i.id),
+        ids,
+      );
       assert.equal(walk.urls.length, 2);
-      assert.deepEqual(walk.items[0], { ...walk.items[0], team_id: teams['pager']!.token, provider: 'CLOUD_A_CRED_BASED', last_run: null });
+      assert.deepEqual(walk.items[0], {
+        ...walk.items[0],
+        team_id: teams['pager']!.token,
+        provider: 'CLOUD_A_CRED_BASED',
+        last_run: null,
+      });
       assert.ok(walk.items.every((i) => !('options' in i)));
       assert.deepEqual(await page('?limit=5'), { items: walk.items, pagination: {} });
       assert.deepEqual((await page('')).pagination, {});
@@ -250,18 +379,25 @@ describe('v3 connectors', () => {
       }
     });
 
-    it('lists only the key\'s teams; a multi-team key sees the connectors of each of its teams', async () => {
-      const acme = (await h.send('GET', `${path}?limit=1000`, { key: keys['acme']! })).json() as { items: WireConnector[] };
+    it("lists only the key's teams; a multi-team key sees the connectors of each of its teams", async () => {
+      const acme = (await h.send('GET', `${path}?limit=1000`, { key: keys['acme']! })).json() as {
+        items: WireConnector[];
+      };
       assert.ok(acme.items.length > 0);
       assert.ok(acme.items.every((i) => i.team_id === teams['acme']!.token));
-      const globex = (await h.send('GET', `${path}?limit=1000`, { key: keys['globex']! })).json() as { items: WireConnector[] };
+      const globex = (await h.send('GET', `${path}?limit=1000`, { key: keys['globex']! })).json() as {
+        items: WireConnector[];
+      };
       assert.ok(globex.items.every((i) => i.team_id === teams['globex']!.token));
       const both = (await h.send('GET', `${path}?limit=1000`, { key: multi })).json() as { items: WireConnector[] };
       assert.equal(both.items.length, acme.items.length + globex.items.length);
-      assert.deepEqual(new Set(both.items.map((i) => i.team_id)), new Set([teams['acme']!.token, teams['globex']!.token]));
+      assert.deepEqual(
+        new Set(both.items.map((i) => i.team_id)),
+        new Set([teams['acme']!.token, teams['globex']!.token]),
+      );
     });
 
-    it('refuses another team\'s cursor', async () => {
+    it("refuses another team's cursor", async () => {
       const next = new URL((await page('?limit=1')).pagination.next!);
       const res = await h.send('GET', `${path}${next.search}`, { key: keys['acme']! });
       assert.equal(res.statusCode, 400);
@@ -300,13 +436,19 @@ describe('v3 connectors', () => {
       const again = await h.send('DELETE', `${path}/${body.id}`, { key: keys['acme']! });
       assert.equal(again.statusCode, 404);
       assert.deepEqual(again.json(), notFound(`${path}/${body.id}`));
-      const row = await h.runtime.database.db.selectFrom('connectors').select('id').where('public_id', '=', body.id).executeTakeFirst();
+      const row = await h.runtime.database.db
+        .selectFrom('connectors')
+        .select('id')
+        .where('public_id', '=', body.id)
+        .executeTakeFirst();
       assert.equal(row, undefined, 'the row and its sealed options are gone');
     });
 
-    it('hides another team\'s connector from list, get and delete, exactly as an unknown one', async () => {
+    it("hides another team's connector from list, get and delete, exactly as an unknown one", async () => {
       const body = await created(credBased('acme only'));
-      const list = (await h.send('GET', `${path}?limit=1000`, { key: keys['globex']! })).json() as { items: WireConnector[] };
+      const list = (await h.send('GET', `${path}?limit=1000`, { key: keys['globex']! })).json() as {
+        items: WireConnector[];
+      };
       assert.ok(!list.items.some((i) => i.id === body.id));
       const get = await h.send('GET', `${path}/${body.id}`, { key: keys['globex']! });
       assert.equal(get.statusCode, 404);
@@ -378,7 +520,10 @@ describe('v3 connectors', () => {
       for (const [method, url, body] of calls) {
         const res = await h.send(method, url, { key: keys['pro']!, ...(body === undefined ? {} : { body }) });
         assert.equal(res.statusCode, 403, `${method} ${url}`);
-        assert.deepEqual(res.json(), v3Problem(url.split('?')[0]!, 403, 1009, 'This API key cannot access the connectors endpoints'));
+        assert.deepEqual(
+          res.json(),
+          v3Problem(url.split('?')[0]!, 403, 1009, 'This API key cannot access the connectors endpoints'),
+        );
       }
     });
 
@@ -389,11 +534,14 @@ describe('v3 connectors', () => {
       assert.equal(res.json().type, '/problems/1009');
     });
 
-    it('keeps a multi-team key\'s team without the connectors group out: 403 when named, absent from the list', async () => {
+    it("keeps a multi-team key's team without the connectors group out: 403 when named, absent from the list", async () => {
       const key = await multiTeamKey([teams['acme']!.id, teams['pro']!.id]);
       const res = await create(credBased('x', { team_id: teams['pro']!.token }), key);
       assert.equal(res.statusCode, 403);
-      assert.deepEqual(res.json(), v3Problem(path, 403, 1009, 'This API key cannot access the connectors endpoints of that team'));
+      assert.deepEqual(
+        res.json(),
+        v3Problem(path, 403, 1009, 'This API key cannot access the connectors endpoints of that team'),
+      );
       const ext = await h.send('GET', `${externalIdPath}?team_id=${teams['pro']!.token}`, { key });
       assert.equal(ext.statusCode, 403);
       const list = (await h.send('GET', `${path}?limit=1000`, { key })).json() as { items: WireConnector[] };
@@ -405,7 +553,11 @@ describe('v3 connectors', () => {
       assert.equal(none.statusCode, 401);
       assert.deepEqual(none.json(), v3Problem(path, 401, 1001, 'API key missing: send it as the Authorization header'));
       const v2 = (await h.key('acme')).key;
-      for (const [method, url] of [['GET', path], ['POST', path], ['GET', externalIdPath]] as const) {
+      for (const [method, url] of [
+        ['GET', path],
+        ['POST', path],
+        ['GET', externalIdPath],
+      ] as const) {
         const res = await h.send(method, url, { key: v2, ...(method === 'POST' ? { body: credBased('x') } : {}) });
         assert.equal(res.statusCode, 401);
         assert.deepEqual(res.json(), v3Problem(url, 401, 1003, 'API key invalid'));
@@ -420,15 +572,27 @@ describe('v3 connectors', () => {
   });
 
   describe('team removal', () => {
-    it('cascades to the team\'s connectors and external ID', async () => {
+    it("cascades to the team's connectors and external ID", async () => {
       await openTeam('doomed', 'enterprise');
       await created(credBased('doomed connector'), keys['doomed']!);
       await externalIdOf(keys['doomed']!);
       const db = h.runtime.database.db;
       await db.deleteFrom('api_key_teams').where('team_id', '=', teams['doomed']!.id).execute();
       await db.deleteFrom('teams').where('id', '=', teams['doomed']!.id).execute();
-      assert.equal((await db.selectFrom('connectors').select('id').where('team_id', '=', teams['doomed']!.id).execute()).length, 0);
-      assert.equal((await db.selectFrom('connector_external_ids').select('team_id').where('team_id', '=', teams['doomed']!.id).execute()).length, 0);
+      assert.equal(
+        (await db.selectFrom('connectors').select('id').where('team_id', '=', teams['doomed']!.id).execute()).length,
+        0,
+      );
+      assert.equal(
+        (
+          await db
+            .selectFrom('connector_external_ids')
+            .select('team_id')
+            .where('team_id', '=', teams['doomed']!.id)
+            .execute()
+        ).length,
+        0,
+      );
     });
 
     async function externalIdOf(key: string) {

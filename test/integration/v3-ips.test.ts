@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { IpRunInput } from '../../src/core/surface/ip-inventory.service.ts';
 import type { Harness } from '../support/harness.ts';
-import { malformedCursor, openV3ListTeam, v3ListReader, v3ListSecurityTests, v3ListValidationTests, v3ListWalkTest, v3Problem, type V3BadQuery } from '../support/v3-list-contract.ts';
+import {
+  malformedCursor,
+  openV3ListTeam,
+  v3ListReader,
+  v3ListSecurityTests,
+  v3ListValidationTests,
+  v3ListWalkTest,
+  v3Problem,
+  type V3BadQuery,
+} from '../support/v3-list-contract.ts';
 
 interface WireIp {
   id: string;
@@ -16,7 +25,12 @@ interface WireIp {
   first_seen_at: string;
   disappeared_at: string | null;
   autonomous_system: { name: string | null; domain: string | null; number: number | null };
-  geolocation: { continent: string | null; continent_name: string | null; country: string | null; country_name: string | null };
+  geolocation: {
+    continent: string | null;
+    continent_name: string | null;
+    country: string | null;
+    country_name: string | null;
+  };
 }
 
 const t = (day: number, hour = 12) => Date.UTC(2026, 0, day, hour);
@@ -32,11 +46,20 @@ describe('v3 GET /ips', () => {
   const session = () => ({ h, v3 });
 
   before(async () => {
-    ({ h, v3, teamId, teamToken, assets } = await openV3ListTeam('ipteam', ['life.example', 'names.example', 'pages.example', 'late.example', 'filters.example', 'sparse.example', 'bulk.example']));
+    ({ h, v3, teamId, teamToken, assets } = await openV3ListTeam('ipteam', [
+      'life.example',
+      'names.example',
+      'pages.example',
+      'late.example',
+      'filters.example',
+      'sparse.example',
+      'bulk.example',
+    ]));
   });
   after(async () => h.close());
 
-  const record = (asset: string, at: number, seen: IpRunInput['seen']) => h.runtime.ipInventory.recordRun({ teamId, assetId: assets[asset]!.id, seen, at });
+  const record = (asset: string, at: number, seen: IpRunInput['seen']) =>
+    h.runtime.ipInventory.recordRun({ teamId, assetId: assets[asset]!.id, seen, at });
 
   const { page, all } = v3ListReader<WireIp>(path, session);
 
@@ -57,20 +80,28 @@ describe('v3 GET /ips', () => {
       const google = items[0]!;
       assert.match(google.id, /^\d+$/);
       assert.match(google.autonomous_system.name ?? '', /google/i);
-      assert.deepEqual({ ...google, id: 'x', autonomous_system: { ...google.autonomous_system, name: 'x' } }, {
-        id: 'x',
-        ip_address: '8.8.8.8',
-        ip_version: 'IPv4',
-        domain_name: 'www.life.example',
-        asset_id: assets['life.example']!.token,
-        team_id: teamToken,
-        active: true,
-        enriched: true,
-        first_seen_at: '2026-01-01T12:00:00Z',
-        disappeared_at: null,
-        autonomous_system: { name: 'x', domain: null, number: 15169 },
-        geolocation: { continent: 'NA', continent_name: 'North America', country: 'US', country_name: 'United States' },
-      });
+      assert.deepEqual(
+        { ...google, id: 'x', autonomous_system: { ...google.autonomous_system, name: 'x' } },
+        {
+          id: 'x',
+          ip_address: '8.8.8.8',
+          ip_version: 'IPv4',
+          domain_name: 'www.life.example',
+          asset_id: assets['life.example']!.token,
+          team_id: teamToken,
+          active: true,
+          enriched: true,
+          first_seen_at: '2026-01-01T12:00:00Z',
+          disappeared_at: null,
+          autonomous_system: { name: 'x', domain: null, number: 15169 },
+          geolocation: {
+            continent: 'NA',
+            continent_name: 'North America',
+            country: 'US',
+            country_name: 'United States',
+          },
+        },
+      );
       const local = items[1]!;
       assert.equal(local.domain_name, 'local.life.example');
       assert.equal(local.enriched, false);
@@ -84,11 +115,14 @@ describe('v3 GET /ips', () => {
       const summary = await record('life.example', t(2), [{ name: 'www.life.example', address: '8.8.8.8' }]);
       assert.deepEqual(summary, { added: 0, returned: 0, disappeared: 2, seen: 1, ignored: 0 });
       const items = of((await page('?limit=1000')).items, 'life.example');
-      assert.deepEqual(items.map((i) => [i.ip_address, i.active, i.disappeared_at]), [
-        ['8.8.8.8', true, null],
-        ['127.0.0.1', false, '2026-01-02T12:00:00Z'],
-        ['2001:4860:4860::8888', false, '2026-01-02T12:00:00Z'],
-      ]);
+      assert.deepEqual(
+        items.map((i) => [i.ip_address, i.active, i.disappeared_at]),
+        [
+          ['8.8.8.8', true, null],
+          ['127.0.0.1', false, '2026-01-02T12:00:00Z'],
+          ['2001:4860:4860::8888', false, '2026-01-02T12:00:00Z'],
+        ],
+      );
     });
 
     it('makes a returning address active again, keeping its first_seen_at and clearing disappeared_at', async () => {
@@ -98,11 +132,14 @@ describe('v3 GET /ips', () => {
       ]);
       assert.deepEqual(summary, { added: 0, returned: 1, disappeared: 0, seen: 2, ignored: 0 });
       const items = of((await page('?limit=1000')).items, 'life.example');
-      assert.deepEqual(items.map((i) => [i.ip_address, i.active, i.first_seen_at, i.disappeared_at]), [
-        ['8.8.8.8', true, '2026-01-01T12:00:00Z', null],
-        ['127.0.0.1', true, '2026-01-01T12:00:00Z', null],
-        ['2001:4860:4860::8888', false, '2026-01-01T12:00:00Z', '2026-01-02T12:00:00Z'],
-      ]);
+      assert.deepEqual(
+        items.map((i) => [i.ip_address, i.active, i.first_seen_at, i.disappeared_at]),
+        [
+          ['8.8.8.8', true, '2026-01-01T12:00:00Z', null],
+          ['127.0.0.1', true, '2026-01-01T12:00:00Z', null],
+          ['2001:4860:4860::8888', false, '2026-01-01T12:00:00Z', '2026-01-02T12:00:00Z'],
+        ],
+      );
       // A later disappearance replaces the earlier one.
       await record('life.example', t(4), [{ name: 'www.life.example', address: '8.8.8.8' }]);
       const again = of((await page('?limit=1000')).items, 'life.example');
@@ -134,16 +171,25 @@ describe('v3 GET /ips', () => {
 
   describe('pagination', () => {
     before(async () => {
-      const seen = Array.from({ length: 25 }, (_, i) => ({ name: `h${i}.pages.example`, address: `198.51.100.${i + 1}` }));
+      const seen = Array.from({ length: 25 }, (_, i) => ({
+        name: `h${i}.pages.example`,
+        address: `198.51.100.${i + 1}`,
+      }));
       await record('pages.example', t(5), seen);
     });
 
     // Between page fetches, a run adds addresses (which land at the end of the order).
     v3ListWalkTest(path, session, (round) =>
-      record('late.example', t(20) + round * 1000, Array.from({ length: round }, (_, i) => ({ name: `n${i}.late.example`, address: `192.0.2.${i + 1}` }))));
+      record(
+        'late.example',
+        t(20) + round * 1000,
+        Array.from({ length: round }, (_, i) => ({ name: `n${i}.late.example`, address: `192.0.2.${i + 1}` })),
+      ),
+    );
 
     it('puts an absolute next URL with cursor, limit and every filter, and none on the last page', async () => {
-      const query = '?limit=10&first_seen_after=2026-01-05T11:00:00Z&first_seen_before=2026-01-05T13:00:00%2B0000&disappeared_after=&';
+      const query =
+        '?limit=10&first_seen_after=2026-01-05T11:00:00Z&first_seen_before=2026-01-05T13:00:00%2B0000&disappeared_after=&';
       const { items, urls } = await all(query);
       assert.equal(items.length, 25);
       assert.equal(urls.length, 2);
@@ -163,19 +209,35 @@ describe('v3 GET /ips', () => {
     });
 
     it('builds next from the request host, or from the configured public URL', async () => {
-      const res = await h.send('GET', '/rest/v3/ips?limit=1', { key: v3, headers: { host: 'perimeter.internal:8443' } });
-      assert.match(res.json().pagination.next, /^http:\/\/perimeter\.internal:8443\/rest\/v3\/ips\?cursor=[^&]+&limit=1$/);
+      const res = await h.send('GET', '/rest/v3/ips?limit=1', {
+        key: v3,
+        headers: { host: 'perimeter.internal:8443' },
+      });
+      assert.match(
+        res.json().pagination.next,
+        /^http:\/\/perimeter\.internal:8443\/rest\/v3\/ips\?cursor=[^&]+&limit=1$/,
+      );
       h.config.publicUrl = 'https://perimeter.example.com/';
       try {
-        const configured = await h.send('GET', '/rest/v3/ips/?limit=2', { key: v3, headers: { host: 'ignored.example' } });
-        assert.match(configured.json().pagination.next, /^https:\/\/perimeter\.example\.com\/rest\/v3\/ips\?cursor=[^&]+&limit=2$/);
+        const configured = await h.send('GET', '/rest/v3/ips/?limit=2', {
+          key: v3,
+          headers: { host: 'ignored.example' },
+        });
+        assert.match(
+          configured.json().pagination.next,
+          /^https:\/\/perimeter\.example\.com\/rest\/v3\/ips\?cursor=[^&]+&limit=2$/,
+        );
       } finally {
         h.config.publicUrl = undefined;
       }
     });
 
     it('defaults to 100 items a page and answers the trailing-slash path alike', async () => {
-      await record('bulk.example', t(25), Array.from({ length: 120 }, (_, i) => ({ name: `b${i}.bulk.example`, address: `172.16.0.${i + 1}` })));
+      await record(
+        'bulk.example',
+        t(25),
+        Array.from({ length: 120 }, (_, i) => ({ name: `b${i}.bulk.example`, address: `172.16.0.${i + 1}` })),
+      );
       const { items } = await all('?limit=1000');
       assert.ok(items.length > 100);
       const first = await page('/');
@@ -187,12 +249,22 @@ describe('v3 GET /ips', () => {
   describe('filters', () => {
     // a, b first seen on day 10; c on day 11; d on day 12. b disappears on day 11, a on day 12.
     before(async () => {
-      await record('filters.example', t(10), [{ name: 'a.filters.example', address: '100.64.0.1' }, { name: 'b.filters.example', address: '100.64.0.2' }]);
-      await record('filters.example', t(11), [{ name: 'a.filters.example', address: '100.64.0.1' }, { name: 'c.filters.example', address: '100.64.0.3' }]);
-      await record('filters.example', t(12), [{ name: 'c.filters.example', address: '100.64.0.3' }, { name: 'd.filters.example', address: '100.64.0.4' }]);
+      await record('filters.example', t(10), [
+        { name: 'a.filters.example', address: '100.64.0.1' },
+        { name: 'b.filters.example', address: '100.64.0.2' },
+      ]);
+      await record('filters.example', t(11), [
+        { name: 'a.filters.example', address: '100.64.0.1' },
+        { name: 'c.filters.example', address: '100.64.0.3' },
+      ]);
+      await record('filters.example', t(12), [
+        { name: 'c.filters.example', address: '100.64.0.3' },
+        { name: 'd.filters.example', address: '100.64.0.4' },
+      ]);
     });
 
-    const names = async (query: string) => of((await all(`?limit=2${query}`)).items, 'filters.example').map((i) => i.domain_name[0]);
+    const names = async (query: string) =>
+      of((await all(`?limit=2${query}`)).items, 'filters.example').map((i) => i.domain_name[0]);
     const cases: Array<[string, string, string[]]> = [
       ['none', '', ['a', 'b', 'c', 'd']],
       ['first_seen_after (exclusive)', `&first_seen_after=${iso(t(10))}`, ['c', 'd']],
@@ -217,7 +289,10 @@ describe('v3 GET /ips', () => {
   describe('a disappeared filter few rows match, far along the order', () => {
     const count = 5200;
     before(async () => {
-      const seen = Array.from({ length: count }, (_, i) => ({ name: `s${i}.sparse.example`, address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }));
+      const seen = Array.from({ length: count }, (_, i) => ({
+        name: `s${i}.sparse.example`,
+        address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      }));
       await record('sparse.example', t(15), seen);
       // The last three addresses disappear: beyond the first few thousand rows of the order.
       await record('sparse.example', t(16), seen.slice(0, count - 3));
@@ -231,7 +306,9 @@ describe('v3 GET /ips', () => {
     });
 
     it('reads a first_seen window shorter than the probe to its end, with no further page', async () => {
-      const { items } = await all(`?limit=1000&first_seen_after=${iso(t(14))}&first_seen_before=${iso(t(16))}&disappeared_before=${iso(t(17))}`);
+      const { items } = await all(
+        `?limit=1000&first_seen_after=${iso(t(14))}&first_seen_before=${iso(t(16))}&disappeared_before=${iso(t(17))}`,
+      );
       assert.deepEqual(addresses(items), ['10.0.20.77', '10.0.20.78', '10.0.20.79']);
     });
 
@@ -240,7 +317,10 @@ describe('v3 GET /ips', () => {
       const again = await all(query);
       assert.deepEqual(addresses(again.items), ['10.0.20.77', '10.0.20.78', '10.0.20.79']);
       // 2,000 more disappear: the filter now matches densely along the order.
-      const seen = Array.from({ length: count }, (_, i) => ({ name: `s${i}.sparse.example`, address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }));
+      const seen = Array.from({ length: count }, (_, i) => ({
+        name: `s${i}.sparse.example`,
+        address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      }));
       await record('sparse.example', t(18), seen.slice(2000, count - 3));
       const dense = await all(`?limit=1000&disappeared_after=${iso(t(15))}`);
       assert.equal(dense.items.length, 2000 + 3);
@@ -259,11 +339,36 @@ describe('v3 GET /ips', () => {
       ['limit given twice', '?limit=1&limit=2', 4150, 'limit given more than once'],
       ['cursor garbage', '?cursor=abc', 4150, malformedCursor],
       ['cursor given twice', '?cursor=a&cursor=b', 4150, 'cursor given more than once'],
-      ['first_seen_after malformed', '?first_seen_after=yesterday', 1085, 'first_seen_after must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"'],
-      ['first_seen_before impossible date', '?first_seen_before=2026-02-30T00:00:00Z', 1085, 'first_seen_before must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-02-30T00:00:00Z"'],
-      ['disappeared_after malformed', '?disappeared_after=2026-01-01', 1085, 'disappeared_after must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-01-01"'],
-      ['disappeared_before malformed', '?disappeared_before=2026-01-01T25:00:00Z', 1085, 'disappeared_before must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-01-01T25:00:00Z"'],
-      ['filter given twice', '?first_seen_after=2026-01-01T00:00:00Z&first_seen_after=2026-01-02T00:00:00Z', 4150, 'first_seen_after given more than once'],
+      [
+        'first_seen_after malformed',
+        '?first_seen_after=yesterday',
+        1085,
+        'first_seen_after must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"',
+      ],
+      [
+        'first_seen_before impossible date',
+        '?first_seen_before=2026-02-30T00:00:00Z',
+        1085,
+        'first_seen_before must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-02-30T00:00:00Z"',
+      ],
+      [
+        'disappeared_after malformed',
+        '?disappeared_after=2026-01-01',
+        1085,
+        'disappeared_after must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-01-01"',
+      ],
+      [
+        'disappeared_before malformed',
+        '?disappeared_before=2026-01-01T25:00:00Z',
+        1085,
+        'disappeared_before must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-01-01T25:00:00Z"',
+      ],
+      [
+        'filter given twice',
+        '?first_seen_after=2026-01-01T00:00:00Z&first_seen_after=2026-01-02T00:00:00Z',
+        4150,
+        'first_seen_after given more than once',
+      ],
     ];
     v3ListValidationTests(path, session, bad);
 

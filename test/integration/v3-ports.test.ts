@@ -3,7 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import type { ServiceGuess } from '../../src/core/surface/exposure-engines.ts';
 import { PortInventoryService, type PortRunInput } from '../../src/core/surface/port-inventory.service.ts';
 import type { Harness } from '../support/harness.ts';
-import { malformedCursor, openV3ListTeam, v3ListReader, v3ListSecurityTests, v3ListValidationTests, v3ListWalkTest, type V3BadQuery } from '../support/v3-list-contract.ts';
+import {
+  malformedCursor,
+  openV3ListTeam,
+  v3ListReader,
+  v3ListSecurityTests,
+  v3ListValidationTests,
+  v3ListWalkTest,
+  type V3BadQuery,
+} from '../support/v3-list-contract.ts';
 
 interface WirePort {
   id: string;
@@ -19,8 +27,22 @@ interface WirePort {
 
 const t = (day: number, hour = 12) => Date.UTC(2026, 0, day, hour);
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
-const http: ServiceGuess = { name: 'http', isTls: false, isHttp: true, banner: 'HTTP/1.1 200 OK', product: 'nginx', version: '1.25.3' };
-const ssh: ServiceGuess = { name: 'ssh', isTls: false, isHttp: false, banner: 'SSH-2.0-OpenSSH_9.2p1', product: 'OpenSSH', version: '9.2p1' };
+const http: ServiceGuess = {
+  name: 'http',
+  isTls: false,
+  isHttp: true,
+  banner: 'HTTP/1.1 200 OK',
+  product: 'nginx',
+  version: '1.25.3',
+};
+const ssh: ServiceGuess = {
+  name: 'ssh',
+  isTls: false,
+  isHttp: false,
+  banner: 'SSH-2.0-OpenSSH_9.2p1',
+  product: 'OpenSSH',
+  version: '9.2p1',
+};
 const path = '/rest/v3/ports';
 
 describe('v3 GET /ports', () => {
@@ -33,13 +55,26 @@ describe('v3 GET /ports', () => {
   const session = () => ({ h, v3 });
 
   before(async () => {
-    ({ h, v3, teamId, teamToken, assets } = await openV3ListTeam('portteam', ['life.example', 'pages.example', 'late.example', 'filters.example', 'sparse.example', 'cache.example']));
+    ({ h, v3, teamId, teamToken, assets } = await openV3ListTeam('portteam', [
+      'life.example',
+      'pages.example',
+      'late.example',
+      'filters.example',
+      'sparse.example',
+      'cache.example',
+    ]));
     inventory = new PortInventoryService(h.runtime.store);
   });
   after(async () => h.close());
 
-  const record = (asset: string, at: number, open: PortRunInput['open']) => inventory.recordRun({ teamId, assetId: assets[asset]!.id, at, open });
-  const on = (address: string, port: number, domainName: string, service: ServiceGuess = http) => ({ address, port, domainName, service });
+  const record = (asset: string, at: number, open: PortRunInput['open']) =>
+    inventory.recordRun({ teamId, assetId: assets[asset]!.id, at, open });
+  const on = (address: string, port: number, domainName: string, service: ServiceGuess = http) => ({
+    address,
+    port,
+    domainName,
+    service,
+  });
 
   const { page, all } = v3ListReader<WirePort>(path, session);
 
@@ -59,45 +94,76 @@ describe('v3 GET /ports', () => {
       const items = of((await page('?limit=1000')).items, 'life.example');
       assert.deepEqual(endpoints(items), ['192.0.2.10:443', '192.0.2.10:22', '2001:db8::1:80']);
       assert.match(items[0]!.id, /^\d+$/);
-      assert.deepEqual({ ...items[0]!, id: 'x' }, {
-        id: 'x',
-        team_id: teamToken,
-        asset_id: assets['life.example']!.token,
-        domain_name: 'www.life.example',
-        ip_address: '192.0.2.10',
-        port: 443,
-        status: 'OPEN',
-        first_seen_at: '2026-01-01T12:00:00Z',
-        disappeared_at: null,
-      });
+      assert.deepEqual(
+        { ...items[0]!, id: 'x' },
+        {
+          id: 'x',
+          team_id: teamToken,
+          asset_id: assets['life.example']!.token,
+          domain_name: 'www.life.example',
+          ip_address: '192.0.2.10',
+          port: 443,
+          status: 'OPEN',
+          first_seen_at: '2026-01-01T12:00:00Z',
+          disappeared_at: null,
+        },
+      );
       const rows = await h.runtime.store.ports.listOfAsset(teamId, assets['life.example']!.id);
-      assert.deepEqual(rows.find((r) => r.port === 22)!.service, { name: 'ssh', isTls: false, isHttp: false, banner: 'SSH-2.0-OpenSSH_9.2p1', product: 'OpenSSH', version: '9.2p1' });
+      assert.deepEqual(rows.find((r) => r.port === 22)!.service, {
+        name: 'ssh',
+        isTls: false,
+        isHttp: false,
+        banner: 'SSH-2.0-OpenSSH_9.2p1',
+        product: 'OpenSSH',
+        version: '9.2p1',
+      });
     });
 
     it('closes the OPEN ports a run no longer finds, with disappeared_at', async () => {
       const summary = await record('life.example', t(2), [on('192.0.2.10', 443, 'www.life.example')]);
       assert.deepEqual(summary, { opened: 0, reopened: 0, closed: 2, open: 1 });
       const items = of((await page('?limit=1000')).items, 'life.example');
-      assert.deepEqual(items.map((i) => [i.port, i.status, i.disappeared_at]), [
-        [443, 'OPEN', null],
-        [22, 'CLOSED', '2026-01-02T12:00:00Z'],
-        [80, 'CLOSED', '2026-01-02T12:00:00Z'],
-      ]);
+      assert.deepEqual(
+        items.map((i) => [i.port, i.status, i.disappeared_at]),
+        [
+          [443, 'OPEN', null],
+          [22, 'CLOSED', '2026-01-02T12:00:00Z'],
+          [80, 'CLOSED', '2026-01-02T12:00:00Z'],
+        ],
+      );
       // A run that again finds it closed changes nothing.
-      assert.deepEqual(await record('life.example', t(3), [on('192.0.2.10', 443, 'www.life.example')]), { opened: 0, reopened: 0, closed: 0, open: 1 });
+      assert.deepEqual(await record('life.example', t(3), [on('192.0.2.10', 443, 'www.life.example')]), {
+        opened: 0,
+        reopened: 0,
+        closed: 0,
+        open: 1,
+      });
       assert.equal(of((await page('?limit=1000')).items, 'life.example')[1]!.disappeared_at, '2026-01-02T12:00:00Z');
     });
 
     it('reopens a CLOSED port keeping first_seen_at, clearing disappeared_at and taking the latest service guess', async () => {
-      const newer: ServiceGuess = { name: 'ssh', isTls: false, isHttp: false, banner: 'SSH-2.0-OpenSSH_9.6', product: 'OpenSSH', version: '9.6' };
-      const summary = await record('life.example', t(4), [on('192.0.2.10', 443, 'www.life.example'), on('192.0.2.10', 22, 'www.life.example', newer)]);
+      const newer: ServiceGuess = {
+        name: 'ssh',
+        isTls: false,
+        isHttp: false,
+        banner: 'SSH-2.0-OpenSSH_9.6',
+        product: 'OpenSSH',
+        version: '9.6',
+      };
+      const summary = await record('life.example', t(4), [
+        on('192.0.2.10', 443, 'www.life.example'),
+        on('192.0.2.10', 22, 'www.life.example', newer),
+      ]);
       assert.deepEqual(summary, { opened: 0, reopened: 1, closed: 0, open: 2 });
       const items = of((await page('?limit=1000')).items, 'life.example');
-      assert.deepEqual(items.map((i) => [i.port, i.status, i.first_seen_at, i.disappeared_at]), [
-        [443, 'OPEN', '2026-01-01T12:00:00Z', null],
-        [22, 'OPEN', '2026-01-01T12:00:00Z', null],
-        [80, 'CLOSED', '2026-01-01T12:00:00Z', '2026-01-02T12:00:00Z'],
-      ]);
+      assert.deepEqual(
+        items.map((i) => [i.port, i.status, i.first_seen_at, i.disappeared_at]),
+        [
+          [443, 'OPEN', '2026-01-01T12:00:00Z', null],
+          [22, 'OPEN', '2026-01-01T12:00:00Z', null],
+          [80, 'CLOSED', '2026-01-01T12:00:00Z', '2026-01-02T12:00:00Z'],
+        ],
+      );
       const rows = await h.runtime.store.ports.listOfAsset(teamId, assets['life.example']!.id);
       assert.equal(rows.find((r) => r.port === 22)!.service.version, '9.6');
       // A later closing replaces the earlier disappeared_at.
@@ -108,7 +174,9 @@ describe('v3 GET /ports', () => {
     it('bumps the list version only for a change the list shows', async () => {
       const version = () => h.runtime.store.ports.version(teamId);
       const start = await version();
-      await record('life.example', t(6), [on('192.0.2.10', 443, 'www.life.example', { ...http, banner: 'HTTP/1.1 404' })]);
+      await record('life.example', t(6), [
+        on('192.0.2.10', 443, 'www.life.example', { ...http, banner: 'HTTP/1.1 404' }),
+      ]);
       assert.equal(await version(), start, 'a new banner and last_seen_at are not shown');
       await record('life.example', t(7), [on('192.0.2.10', 443, 'alt.life.example')]);
       assert.equal(await version(), start + 1, 'the name no longer resolves: the domain shown changes');
@@ -118,11 +186,20 @@ describe('v3 GET /ports', () => {
 
   describe('pagination', () => {
     before(async () => {
-      await record('pages.example', t(8), Array.from({ length: 25 }, (_, i) => on('198.51.100.1', 8000 + i, 'pages.example')));
+      await record(
+        'pages.example',
+        t(8),
+        Array.from({ length: 25 }, (_, i) => on('198.51.100.1', 8000 + i, 'pages.example')),
+      );
     });
 
     v3ListWalkTest(path, session, (round) =>
-      record('late.example', t(20) + round * 1000, Array.from({ length: round }, (_, i) => on('192.0.2.200', 1000 + i, 'late.example'))));
+      record(
+        'late.example',
+        t(20) + round * 1000,
+        Array.from({ length: round }, (_, i) => on('192.0.2.200', 1000 + i, 'late.example')),
+      ),
+    );
 
     it('puts an absolute next URL with cursor, limit and every filter, and none on the last page', async () => {
       const ports = Array.from({ length: 25 }, (_, i) => 8000 + i);
@@ -133,7 +210,10 @@ describe('v3 GET /ports', () => {
       for (const url of urls) {
         const next = new URL(url);
         assert.match(url, /^http:\/\/localhost:80\/rest\/v3\/ports\?cursor=/);
-        assert.deepEqual([...next.searchParams.keys()], ['cursor', 'limit', 'first_seen_before', 'first_seen_after', 'status', 'port']);
+        assert.deepEqual(
+          [...next.searchParams.keys()],
+          ['cursor', 'limit', 'first_seen_before', 'first_seen_after', 'status', 'port'],
+        );
         assert.equal(next.searchParams.get('limit'), '10');
         assert.equal(next.searchParams.get('first_seen_after'), '2026-01-08T11:00:00Z');
         assert.equal(next.searchParams.get('first_seen_before'), '2026-01-08T13:00:00Z');
@@ -146,7 +226,11 @@ describe('v3 GET /ports', () => {
     });
 
     it('defaults to 100 items a page and answers the trailing-slash path alike', async () => {
-      await record('pages.example', t(9), Array.from({ length: 120 }, (_, i) => on('198.51.100.2', 9000 + i, 'pages.example')));
+      await record(
+        'pages.example',
+        t(9),
+        Array.from({ length: 120 }, (_, i) => on('198.51.100.2', 9000 + i, 'pages.example')),
+      );
       const first = await page('/');
       assert.equal(first.items.length, 100);
       assert.equal(new URL(first.pagination.next!).searchParams.get('limit'), '100');
@@ -162,7 +246,8 @@ describe('v3 GET /ports', () => {
       await record('filters.example', t(12), [on(ip, 443, 'f.example'), on(ip, 8443, 'f.example')]);
     });
 
-    const ports = async (query: string) => of((await all(`?limit=2${query}`)).items, 'filters.example').map((i) => i.port);
+    const ports = async (query: string) =>
+      of((await all(`?limit=2${query}`)).items, 'filters.example').map((i) => i.port);
     const cases: Array<[string, string, number[]]> = [
       ['none', '', [22, 80, 443, 8443]],
       ['first_seen_after (exclusive: the time first seen open)', `&first_seen_after=${iso(t(10))}`, [443, 8443]],
@@ -182,7 +267,11 @@ describe('v3 GET /ports', () => {
       ['port 0 and 65535 are valid', '&port=0,65535', []],
       ['port and status', '&port=22,80,443&status=OPEN', [443]],
       ['status OPEN with a disappeared bound (none can match)', `&status=OPEN&disappeared_after=${iso(t(1))}`, []],
-      ['status CLOSED with first_seen and disappeared', `&status=CLOSED&first_seen_before=${iso(t(11))}&disappeared_before=${iso(t(12))}`, [80]],
+      [
+        'status CLOSED with first_seen and disappeared',
+        `&status=CLOSED&first_seen_before=${iso(t(11))}&disappeared_before=${iso(t(12))}`,
+        [80],
+      ],
     ];
     for (const [name, query, expected] of cases) {
       it(`filters: ${name}`, async () => {
@@ -204,7 +293,10 @@ describe('v3 GET /ports', () => {
 
     it('finds CLOSED ports through the disappeared index and pages through them', async () => {
       const { items, urls } = await all(`?limit=2&status=CLOSED&first_seen_after=${iso(t(14))}`);
-      assert.deepEqual(items.map((i) => i.port), [5298, 5299, 5300]);
+      assert.deepEqual(
+        items.map((i) => i.port),
+        [5298, 5299, 5300],
+      );
       assert.equal(urls.length, 1);
     });
 
@@ -220,16 +312,27 @@ describe('v3 GET /ports', () => {
     it('answers a new run at once: the run bumps the version the cached page is keyed by', async () => {
       await record('cache.example', t(18), [on('192.0.2.77', 25, 'mail.cache.example')]);
       const query = `?port=25&first_seen_after=${iso(t(17))}`;
-      assert.deepEqual((await page(query)).items.map((i) => i.status), ['OPEN']);
-      assert.deepEqual((await page(query)).items.map((i) => i.status), ['OPEN']);
+      assert.deepEqual(
+        (await page(query)).items.map((i) => i.status),
+        ['OPEN'],
+      );
+      assert.deepEqual(
+        (await page(query)).items.map((i) => i.status),
+        ['OPEN'],
+      );
       await record('cache.example', t(19), []);
-      assert.deepEqual((await page(query)).items.map((i) => [i.status, i.disappeared_at]), [['CLOSED', '2026-01-19T12:00:00Z']]);
+      assert.deepEqual(
+        (await page(query)).items.map((i) => [i.status, i.disappeared_at]),
+        [['CLOSED', '2026-01-19T12:00:00Z']],
+      );
     });
   });
 
   describe('validation', () => {
-    const statusDetail = (got: string) => `status must be one or more of OPEN, CLOSED (comma-separated or repeated), got "${got}"`;
-    const portDetail = (got: string) => `port must be integers from 0 to 65535 (comma-separated or repeated), got "${got}"`;
+    const statusDetail = (got: string) =>
+      `status must be one or more of OPEN, CLOSED (comma-separated or repeated), got "${got}"`;
+    const portDetail = (got: string) =>
+      `port must be integers from 0 to 65535 (comma-separated or repeated), got "${got}"`;
     const bad: V3BadQuery[] = [
       ['status in lower case', '?status=open', 4150, statusDetail('open')],
       ['status unknown', '?status=OPEN,FILTERED', 4150, statusDetail('FILTERED')],
@@ -240,7 +343,12 @@ describe('v3 GET /ports', () => {
       ['port fractional', '?port=80&port=1.5', 4150, portDetail('1.5')],
       ['limit 0', '?limit=0', 4150, 'limit must be an integer from 1 to 1000'],
       ['cursor garbage', '?cursor=abc', 4150, malformedCursor],
-      ['first_seen_after malformed', '?first_seen_after=yesterday', 1085, 'first_seen_after must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"'],
+      [
+        'first_seen_after malformed',
+        '?first_seen_after=yesterday',
+        1085,
+        'first_seen_after must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "yesterday"',
+      ],
     ];
     v3ListValidationTests(path, session, bad);
 

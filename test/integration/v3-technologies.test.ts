@@ -1,8 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { TechnologyInventoryService, type TechnologyRunInput } from '../../src/core/surface/technology-inventory.service.ts';
+import {
+  TechnologyInventoryService,
+  type TechnologyRunInput,
+} from '../../src/core/surface/technology-inventory.service.ts';
 import type { Harness } from '../support/harness.ts';
-import { malformedCursor, openV3ListTeam, v3ListReader, v3ListSecurityTests, v3ListValidationTests, v3ListWalkTest, type V3BadQuery } from '../support/v3-list-contract.ts';
+import {
+  malformedCursor,
+  openV3ListTeam,
+  v3ListReader,
+  v3ListSecurityTests,
+  v3ListValidationTests,
+  v3ListWalkTest,
+  type V3BadQuery,
+} from '../support/v3-list-contract.ts';
 
 interface WireTechnology {
   id: string;
@@ -24,7 +35,13 @@ type Seen = TechnologyRunInput['seen'][number];
 const t = (day: number, hour = 12) => Date.UTC(2026, 0, day, hour);
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 const tech = (domainName: string, name: string, version: string | null, extra: Partial<Seen> = {}): Seen => ({
-  domainName, port: 443, serviceProtocol: 'https', name, version, categories: ['Web servers'], ...extra,
+  domainName,
+  port: 443,
+  serviceProtocol: 'https',
+  name,
+  version,
+  categories: ['Web servers'],
+  ...extra,
 });
 const path = '/rest/v3/technologies';
 
@@ -38,12 +55,20 @@ describe('v3 GET /technologies', () => {
   const session = () => ({ h, v3 });
 
   before(async () => {
-    ({ h, v3, teamId, teamToken, assets } = await openV3ListTeam('techteam', ['life.example', 'pages.example', 'late.example', 'filters.example', 'sparse.example', 'cache.example']));
+    ({ h, v3, teamId, teamToken, assets } = await openV3ListTeam('techteam', [
+      'life.example',
+      'pages.example',
+      'late.example',
+      'filters.example',
+      'sparse.example',
+      'cache.example',
+    ]));
     inventory = new TechnologyInventoryService(h.runtime.store);
   });
   after(async () => h.close());
 
-  const record = (asset: string, at: number, seen: Seen[]) => inventory.recordRun({ teamId, assetId: assets[asset]!.id, at, seen });
+  const record = (asset: string, at: number, seen: Seen[]) =>
+    inventory.recordRun({ teamId, assetId: assets[asset]!.id, at, seen });
 
   const { page, all } = v3ListReader<WireTechnology>(path, session);
 
@@ -58,41 +83,54 @@ describe('v3 GET /technologies', () => {
         tech('www.life.example', 'Nginx', ''),
         tech('www.life.example', 'WordPress', '6.4', { categories: ['CMS', 'Blogs'] }),
         tech('www.life.example', 'WordPress', '6.4', { categories: ['Blogs', 'Web frameworks'] }),
-        tech('www.life.example', 'PHP', null, { port: 8080, serviceProtocol: 'http', categories: ['Programming languages'] }),
+        tech('www.life.example', 'PHP', null, {
+          port: 8080,
+          serviceProtocol: 'http',
+          categories: ['Programming languages'],
+        }),
         tech('www.life.example', 'Broken', null, { port: -1 }),
       ]);
       assert.deepEqual(summary, { added: 4, returned: 0, disappeared: 0, seen: 4 });
       const items = of((await page('?limit=1000')).items, 'life.example');
       assert.deepEqual(labels(items), ['Nginx@1.25.3', 'Nginx@-', 'WordPress@6.4', 'PHP@-']);
       assert.match(items[0]!.id, /^\d+$/);
-      assert.deepEqual({ ...items[2]!, id: 'x' }, {
-        id: 'x',
-        asset_id: assets['life.example']!.token,
-        team_id: teamToken,
-        domain_name: 'www.life.example',
-        service_protocol: 'https',
-        port: 443,
-        name: 'WordPress',
-        version: '6.4',
-        categories: ['CMS', 'Blogs', 'Web frameworks'],
-        active: true,
-        first_seen_at: '2026-01-01T12:00:00Z',
-        disappeared_at: null,
-      });
+      assert.deepEqual(
+        { ...items[2]!, id: 'x' },
+        {
+          id: 'x',
+          asset_id: assets['life.example']!.token,
+          team_id: teamToken,
+          domain_name: 'www.life.example',
+          service_protocol: 'https',
+          port: 443,
+          name: 'WordPress',
+          version: '6.4',
+          categories: ['CMS', 'Blogs', 'Web frameworks'],
+          active: true,
+          first_seen_at: '2026-01-01T12:00:00Z',
+          disappeared_at: null,
+        },
+      );
       assert.deepEqual([items[3]!.port, items[3]!.service_protocol], [8080, 'http']);
     });
 
     it('marks the technologies a run no longer sees inactive with disappeared_at; a new version is a new item', async () => {
-      const summary = await record('life.example', t(2), [tech('www.life.example', 'Nginx', '1.25.4'), tech('www.life.example', 'Nginx', null)]);
+      const summary = await record('life.example', t(2), [
+        tech('www.life.example', 'Nginx', '1.25.4'),
+        tech('www.life.example', 'Nginx', null),
+      ]);
       assert.deepEqual(summary, { added: 1, returned: 0, disappeared: 3, seen: 2 });
       const items = of((await page('?limit=1000')).items, 'life.example');
-      assert.deepEqual(items.map((i) => [`${i.name}@${i.version ?? '-'}`, i.active, i.disappeared_at]), [
-        ['Nginx@1.25.3', false, '2026-01-02T12:00:00Z'],
-        ['Nginx@-', true, null],
-        ['WordPress@6.4', false, '2026-01-02T12:00:00Z'],
-        ['PHP@-', false, '2026-01-02T12:00:00Z'],
-        ['Nginx@1.25.4', true, null],
-      ]);
+      assert.deepEqual(
+        items.map((i) => [`${i.name}@${i.version ?? '-'}`, i.active, i.disappeared_at]),
+        [
+          ['Nginx@1.25.3', false, '2026-01-02T12:00:00Z'],
+          ['Nginx@-', true, null],
+          ['WordPress@6.4', false, '2026-01-02T12:00:00Z'],
+          ['PHP@-', false, '2026-01-02T12:00:00Z'],
+          ['Nginx@1.25.4', true, null],
+        ],
+      );
     });
 
     it('makes a returning technology active again, keeping first_seen_at and taking the latest categories', async () => {
@@ -104,26 +142,48 @@ describe('v3 GET /technologies', () => {
       ]);
       assert.deepEqual(summary, { added: 0, returned: 1, disappeared: 0, seen: 3 });
       const wordpress = of((await page('?limit=1000')).items, 'life.example').find((i) => i.name === 'WordPress')!;
-      assert.deepEqual([wordpress.active, wordpress.first_seen_at, wordpress.disappeared_at, wordpress.categories], [true, '2026-01-01T12:00:00Z', null, ['CMS']]);
+      assert.deepEqual(
+        [wordpress.active, wordpress.first_seen_at, wordpress.disappeared_at, wordpress.categories],
+        [true, '2026-01-01T12:00:00Z', null, ['CMS']],
+      );
       // The same run again changes nothing a list shows: the version stays.
       const before = await version();
-      await record('life.example', t(4), [tech('www.life.example', 'Nginx', '1.25.4'), tech('www.life.example', 'Nginx', null), tech('www.life.example', 'WordPress', '6.4', { categories: ['CMS'] })]);
+      await record('life.example', t(4), [
+        tech('www.life.example', 'Nginx', '1.25.4'),
+        tech('www.life.example', 'Nginx', null),
+        tech('www.life.example', 'WordPress', '6.4', { categories: ['CMS'] }),
+      ]);
       assert.equal(await version(), before);
-      await record('life.example', t(5), [tech('www.life.example', 'Nginx', '1.25.4'), tech('www.life.example', 'Nginx', null), tech('www.life.example', 'WordPress', '6.4', { categories: ['CMS', 'Blogs'] })]);
+      await record('life.example', t(5), [
+        tech('www.life.example', 'Nginx', '1.25.4'),
+        tech('www.life.example', 'Nginx', null),
+        tech('www.life.example', 'WordPress', '6.4', { categories: ['CMS', 'Blogs'] }),
+      ]);
       assert.equal(await version(), before + 1, 'new categories are shown');
     });
   });
 
   describe('pagination', () => {
     before(async () => {
-      await record('pages.example', t(8), Array.from({ length: 25 }, (_, i) => tech(`h${i}.pages.example`, 'Apache HTTP Server', '2.4.58')));
+      await record(
+        'pages.example',
+        t(8),
+        Array.from({ length: 25 }, (_, i) => tech(`h${i}.pages.example`, 'Apache HTTP Server', '2.4.58')),
+      );
     });
 
     v3ListWalkTest(path, session, (round) =>
-      record('late.example', t(20) + round * 1000, Array.from({ length: round }, (_, i) => tech(`n${i}.late.example`, 'Caddy', null))));
+      record(
+        'late.example',
+        t(20) + round * 1000,
+        Array.from({ length: round }, (_, i) => tech(`n${i}.late.example`, 'Caddy', null)),
+      ),
+    );
 
     it('puts an absolute next URL with cursor, limit and every filter, and none on the last page', async () => {
-      const { items, urls } = await all('?limit=10&first_seen_after=2026-01-08T11:00:00Z&first_seen_before=2026-01-08T13:00:00%2B0000');
+      const { items, urls } = await all(
+        '?limit=10&first_seen_after=2026-01-08T11:00:00Z&first_seen_before=2026-01-08T13:00:00%2B0000',
+      );
       assert.equal(items.length, 25);
       assert.equal(urls.length, 2);
       for (const url of urls) {
@@ -146,7 +206,8 @@ describe('v3 GET /technologies', () => {
       await record('filters.example', t(12), [tech('f.example', 'c', null), tech('f.example', 'd', null)]);
     });
 
-    const names = async (query: string) => of((await all(`?limit=2${query}`)).items, 'filters.example').map((i) => i.name);
+    const names = async (query: string) =>
+      of((await all(`?limit=2${query}`)).items, 'filters.example').map((i) => i.name);
     const cases: Array<[string, string, string[]]> = [
       ['none', '', ['a', 'b', 'c', 'd']],
       ['first_seen_after (exclusive)', `&first_seen_after=${iso(t(10))}`, ['c', 'd']],
@@ -174,7 +235,10 @@ describe('v3 GET /technologies', () => {
 
     it('finds them through the disappeared index and pages through them', async () => {
       const { items, urls } = await all(`?limit=2&disappeared_after=${iso(t(15))}`);
-      assert.deepEqual(items.map((i) => i.domain_name), ['s5197.sparse.example', 's5198.sparse.example', 's5199.sparse.example']);
+      assert.deepEqual(
+        items.map((i) => i.domain_name),
+        ['s5197.sparse.example', 's5198.sparse.example', 's5199.sparse.example'],
+      );
       assert.equal(urls.length, 1);
     });
   });
@@ -183,10 +247,19 @@ describe('v3 GET /technologies', () => {
     it('answers a new run at once: the run bumps the version the cached page is keyed by', async () => {
       await record('cache.example', t(18), [tech('cache.example', 'Varnish', null)]);
       const query = `?first_seen_after=${iso(t(17))}&first_seen_before=${iso(t(19))}`;
-      assert.deepEqual((await page(query)).items.map((i) => i.active), [true]);
-      assert.deepEqual((await page(query)).items.map((i) => i.active), [true]);
+      assert.deepEqual(
+        (await page(query)).items.map((i) => i.active),
+        [true],
+      );
+      assert.deepEqual(
+        (await page(query)).items.map((i) => i.active),
+        [true],
+      );
       await record('cache.example', t(19), []);
-      assert.deepEqual((await page(query)).items.map((i) => [i.active, i.disappeared_at]), [[false, '2026-01-19T12:00:00Z']]);
+      assert.deepEqual(
+        (await page(query)).items.map((i) => [i.active, i.disappeared_at]),
+        [[false, '2026-01-19T12:00:00Z']],
+      );
     });
   });
 
@@ -194,7 +267,12 @@ describe('v3 GET /technologies', () => {
     const bad: V3BadQuery[] = [
       ['limit over 1000', '?limit=1001', 4150, 'limit must be an integer from 1 to 1000'],
       ['cursor garbage', '?cursor=abc', 4150, malformedCursor],
-      ['disappeared_before malformed', '?disappeared_before=2026-01-01T25:00:00Z', 1085, 'disappeared_before must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-01-01T25:00:00Z"'],
+      [
+        'disappeared_before malformed',
+        '?disappeared_before=2026-01-01T25:00:00Z',
+        1085,
+        'disappeared_before must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "2026-01-01T25:00:00Z"',
+      ],
     ];
     v3ListValidationTests(path, session, bad);
   });

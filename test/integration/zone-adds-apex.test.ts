@@ -38,8 +38,10 @@ describe('a zone file or transfer adds its apex', () => {
     await bind.stop();
   });
 
-  const upload = (key: string, origin: string, text: string) => h.send('POST', `/rest/v2/zone/file/?origin=${origin}`, { key, body: text });
-  const transfer = (key: string, zone: string) => h.send('POST', '/rest/v2/zone/transfer/', { key, body: { nameServer: bind.address, zone } });
+  const upload = (key: string, origin: string, text: string) =>
+    h.send('POST', `/rest/v2/zone/file/?origin=${origin}`, { key, body: text });
+  const transfer = (key: string, zone: string) =>
+    h.send('POST', '/rest/v2/zone/transfer/', { key, body: { nameServer: bind.address, zone } });
 
   /** The team's root assets ([] for a team with none: the listing answers `{}`). */
   async function roots(key: string): Promise<WireAsset[]> {
@@ -56,7 +58,10 @@ describe('a zone file or transfer adds its apex', () => {
   async function assertApexAdded(key: string, apex: string, source: string): Promise<WireAsset> {
     const [asset, ...others] = await roots(key);
     assert.deepEqual(others, []);
-    assert.deepEqual([asset?.name, asset?.status, asset?.added_by, asset?.monitored], [apex, 'unverified', [source], false]);
+    assert.deepEqual(
+      [asset?.name, asset?.status, asset?.added_by, asset?.monitored],
+      [apex, 'unverified', [source], false],
+    );
     const subs = await subdomainsOf(key, asset!.token);
     assert.deepEqual(subs.map((s) => s.name).sort(), namesBelow(apex));
     for (const s of subs) assert.deepEqual([s.status, s.added_by, s.monitored], ['unverified', [source], false]);
@@ -83,51 +88,83 @@ describe('a zone file or transfer adds its apex', () => {
       const first = await roots(key);
       assert.deepEqual((await upload(key, 'twice.test.', zoneOf('twice.test'))).json(), { indexed: 4 });
       const second = await roots(key);
-      assert.deepEqual(second.map((a) => [a.token, a.name, a.added_by]), first.map((a) => [a.token, a.name, a.added_by]));
+      assert.deepEqual(
+        second.map((a) => [a.token, a.name, a.added_by]),
+        first.map((a) => [a.token, a.name, a.added_by]),
+      );
       assert.equal((await subdomainsOf(key, second[0]!.token)).length, 3);
     });
 
     it('adds the apex once when two uploads of a new zone run at the same time', async () => {
       const { key } = await h.team('upload-race');
-      const answers = await Promise.all([upload(key, 'race.test', zoneOf('race.test')), upload(key, 'race.test', zoneOf('race.test'))]);
+      const answers = await Promise.all([
+        upload(key, 'race.test', zoneOf('race.test')),
+        upload(key, 'race.test', zoneOf('race.test')),
+      ]);
       for (const res of answers) assert.deepEqual([res.statusCode, res.json()], [200, { indexed: 4 }]);
-      assert.deepEqual((await roots(key)).map((a) => a.name), ['race.test']);
+      assert.deepEqual(
+        (await roots(key)).map((a) => a.name),
+        ['race.test'],
+      );
     });
 
     it('adds nothing when the origin lies under a root asset of the team: it indexes under that root as before', async () => {
       const { key } = await h.team('upload-under-root');
-      const root = (await h.send('POST', '/rest/v2/assets/', { key, body: { name: 'parent.test' } })).json() as WireAsset;
+      const root = (
+        await h.send('POST', '/rest/v2/assets/', { key, body: { name: 'parent.test' } })
+      ).json() as WireAsset;
       const res = await upload(key, 'sub.parent.test', zoneOf('sub.parent.test'));
       assert.deepEqual(res.json(), { indexed: 4 });
-      assert.deepEqual((await roots(key)).map((a) => [a.name, a.added_by]), [['parent.test', ['manual']]]);
+      assert.deepEqual(
+        (await roots(key)).map((a) => [a.name, a.added_by]),
+        [['parent.test', ['manual']]],
+      );
       const subs = (await subdomainsOf(key, root.token)).map((s) => s.name).sort();
       assert.deepEqual(subs, ['sub.parent.test', ...namesBelow('sub.parent.test')].sort());
     });
 
-    it('adds no asset without an origin when the file names no zone (no $ORIGIN, no SOA): read from the root, names outside the team\'s assets dropped', async () => {
+    it("adds no asset without an origin when the file names no zone (no $ORIGIN, no SOA): read from the root, names outside the team's assets dropped", async () => {
       const { key } = await h.team('upload-rootless');
       const res = await h.send('POST', '/rest/v2/zone/file/', { key, body: 'www.rootless.test. 300 IN A 192.0.2.9\n' });
       assert.deepEqual(res.json(), { indexed: 0 });
       assert.deepEqual(await roots(key), []);
       // A root apex names no zone either: `$ORIGIN .` and an SOA at the root.
-      const rooted = await h.send('POST', '/rest/v2/zone/file/?origin=', { key, body: '$ORIGIN .\n$TTL 300\n@ SOA ns1.rootless.test. hm.rootless.test. 1 2 3 4 5\nwww.rootless.test. A 192.0.2.9\n' });
+      const rooted = await h.send('POST', '/rest/v2/zone/file/?origin=', {
+        key,
+        body: '$ORIGIN .\n$TTL 300\n@ SOA ns1.rootless.test. hm.rootless.test. 1 2 3 4 5\nwww.rootless.test. A 192.0.2.9\n',
+      });
       assert.deepEqual(rooted.json(), { indexed: 0 });
       assert.deepEqual(await roots(key), []);
       // A team with a root asset: indexed under it, as before.
       await h.send('POST', '/rest/v2/assets/', { key, body: { name: 'rootless.test' } });
-      assert.deepEqual((await h.send('POST', '/rest/v2/zone/file/', { key, body: 'www.rootless.test. 300 IN A 192.0.2.9\nelsewhere.test. 300 IN A 192.0.2.9\n' })).json(), { indexed: 1 });
-      assert.deepEqual((await roots(key)).map((a) => [a.name, a.added_by]), [['rootless.test', ['manual']]]);
+      assert.deepEqual(
+        (
+          await h.send('POST', '/rest/v2/zone/file/', {
+            key,
+            body: 'www.rootless.test. 300 IN A 192.0.2.9\nelsewhere.test. 300 IN A 192.0.2.9\n',
+          })
+        ).json(),
+        { indexed: 1 },
+      );
+      assert.deepEqual(
+        (await roots(key)).map((a) => [a.name, a.added_by]),
+        [['rootless.test', ['manual']]],
+      );
     });
 
-    it('without an origin, takes the file\'s first $ORIGIN as the zone: adds it and indexes the zone under it', async () => {
+    it("without an origin, takes the file's first $ORIGIN as the zone: adds it and indexes the zone under it", async () => {
       const { key } = await h.team('upload-names-origin');
-      const res = await h.send('POST', '/rest/v2/zone/file/', { key, body: zoneOf('origin-named.test'), headers: { 'content-type': 'text/plain' } });
+      const res = await h.send('POST', '/rest/v2/zone/file/', {
+        key,
+        body: zoneOf('origin-named.test'),
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { indexed: 4 });
       await assertApexAdded(key, 'origin-named.test', 'zone-file');
     });
 
-    it('without an origin, takes the owner of the file\'s SOA record when no $ORIGIN comes before it (a dig AXFR or BIND dump)', async () => {
+    it("without an origin, takes the owner of the file's SOA record when no $ORIGIN comes before it (a dig AXFR or BIND dump)", async () => {
       const { key } = await h.team('upload-names-soa');
       const dig = [
         'soa-named.test.\t300\tIN\tSOA\tns1.soa-named.test. hostmaster.soa-named.test. 2026010101 7200 3600 1209600 300',
@@ -142,25 +179,47 @@ describe('a zone file or transfer adds its apex', () => {
       await assertApexAdded(key, 'soa-named.test', 'zone-file');
       // BIND's relative dump starts with `$ORIGIN .` (the root names no zone), then the SOA.
       const other = await h.team('upload-names-dump');
-      const dump = '$ORIGIN .\n$TTL 300\ndump-named.test\tIN SOA\tns1.dump-named.test. hm.dump-named.test. 1 2 3 4 5\n\t\t\tNS\tns1.dump-named.test.\n\t\t\tA\t192.0.2.1\n$ORIGIN dump-named.test.\napi\t\t\tCNAME\twww\nns1\t\t\tA\t192.0.2.53\nwww\t\t\tA\t192.0.2.10\n';
-      assert.deepEqual((await h.send('POST', '/rest/v2/zone/file/', { key: other.key, body: dump })).json(), { indexed: 4 });
+      const dump =
+        '$ORIGIN .\n$TTL 300\ndump-named.test\tIN SOA\tns1.dump-named.test. hm.dump-named.test. 1 2 3 4 5\n\t\t\tNS\tns1.dump-named.test.\n\t\t\tA\t192.0.2.1\n$ORIGIN dump-named.test.\napi\t\t\tCNAME\twww\nns1\t\t\tA\t192.0.2.53\nwww\t\t\tA\t192.0.2.10\n';
+      assert.deepEqual((await h.send('POST', '/rest/v2/zone/file/', { key: other.key, body: dump })).json(), {
+        indexed: 4,
+      });
       await assertApexAdded(other.key, 'dump-named.test', 'zone-file');
     });
 
     it('treats a zone the file names like a given origin: its apex once, the asset errors, and none for a name the origin parameter refuses', async () => {
       const { key } = await h.team('upload-names-rules');
-      assert.deepEqual((await h.send('POST', '/rest/v2/zone/file/', { key, body: zoneOf('named-twice.test') })).json(), { indexed: 4 });
+      assert.deepEqual(
+        (await h.send('POST', '/rest/v2/zone/file/', { key, body: zoneOf('named-twice.test') })).json(),
+        { indexed: 4 },
+      );
       assert.deepEqual((await upload(key, 'named-twice.test', zoneOf('named-twice.test'))).json(), { indexed: 4 });
-      assert.deepEqual((await roots(key)).map((a) => a.name), ['named-twice.test']);
-      const suffix = await h.send('POST', '/rest/v2/zone/file/', { key, body: '$ORIGIN co.uk.\n$TTL 300\nexample IN A 192.0.2.1\n' });
+      assert.deepEqual(
+        (await roots(key)).map((a) => a.name),
+        ['named-twice.test'],
+      );
+      const suffix = await h.send('POST', '/rest/v2/zone/file/', {
+        key,
+        body: '$ORIGIN co.uk.\n$TTL 300\nexample IN A 192.0.2.1\n',
+      });
       assert.deepEqual(
         suffix.json(),
-        v2Error(2012, 'Domain name malformed: "co.uk" is a public suffix, not a domain (expected a second-level domain, a subdomain or an IP address, with an optional port)', ['origin']),
+        v2Error(
+          2012,
+          'Domain name malformed: "co.uk" is a public suffix, not a domain (expected a second-level domain, a subdomain or an IP address, with an optional port)',
+          ['origin'],
+        ),
       );
       // RFC 2317 classless reverse zone: `/` is no character of a zone name here (2411 as a parameter), so the file names none.
-      const classless = await h.send('POST', '/rest/v2/zone/file/', { key, body: '$ORIGIN 0/26.2.0.192.in-addr.arpa.\n$TTL 300\n@ SOA ns1.named-twice.test. hm.named-twice.test. 1 2 3 4 5\n1 PTR www.named-twice.test.\n' });
+      const classless = await h.send('POST', '/rest/v2/zone/file/', {
+        key,
+        body: '$ORIGIN 0/26.2.0.192.in-addr.arpa.\n$TTL 300\n@ SOA ns1.named-twice.test. hm.named-twice.test. 1 2 3 4 5\n1 PTR www.named-twice.test.\n',
+      });
       assert.deepEqual(classless.json(), { indexed: 0 });
-      assert.deepEqual((await roots(key)).map((a) => a.name), ['named-twice.test']);
+      assert.deepEqual(
+        (await roots(key)).map((a) => a.name),
+        ['named-twice.test'],
+      );
     });
 
     it('keeps no asset when the zone file fails to parse (2421)', async () => {
@@ -177,12 +236,20 @@ describe('a zone file or transfer adds its apex', () => {
       assert.equal(res.statusCode, 400);
       assert.deepEqual(
         res.json(),
-        v2Error(2012, 'Domain name malformed: "co.uk" is a public suffix, not a domain (expected a second-level domain, a subdomain or an IP address, with an optional port)', ['origin']),
+        v2Error(
+          2012,
+          'Domain name malformed: "co.uk" is a public suffix, not a domain (expected a second-level domain, a subdomain or an IP address, with an optional port)',
+          ['origin'],
+        ),
       );
       res = await upload(key, 'test', '$ORIGIN test.\n$TTL 300\nsingle IN A 192.0.2.1\n');
       assert.deepEqual(
         res.json(),
-        v2Error(2012, 'Domain name malformed: "test" is not a valid domain name (expected a second-level domain, a subdomain or an IP address, with an optional port)', ['origin']),
+        v2Error(
+          2012,
+          'Domain name malformed: "test" is not a valid domain name (expected a second-level domain, a subdomain or an IP address, with an optional port)',
+          ['origin'],
+        ),
       );
       assert.deepEqual(await allNames(key), []);
     });
@@ -192,7 +259,13 @@ describe('a zone file or transfer adds its apex', () => {
       const zonesOnly = await h.key('upload-zones-only', '--permission', 'zones');
       const res = await upload(zonesOnly.key, 'limited.test', zoneOf('limited.test'));
       assert.equal(res.statusCode, 403);
-      assert.deepEqual(res.json(), v2Error(1009, 'This API key cannot access the assets endpoints, and limited.test is not an asset of the team: adding it needs them'));
+      assert.deepEqual(
+        res.json(),
+        v2Error(
+          1009,
+          'This API key cannot access the assets endpoints, and limited.test is not an asset of the team: adding it needs them',
+        ),
+      );
       assert.deepEqual(await allNames(key), []);
       // Once the apex is an asset, the same key indexes the zone as before.
       await h.send('POST', '/rest/v2/assets/', { key, body: { name: 'limited.test' } });
@@ -209,9 +282,16 @@ describe('a zone file or transfer adds its apex', () => {
       });
       assert.deepEqual(res.json(), v2Error(1003, 'Request signature invalid'));
       assert.deepEqual(await allNames(key), []);
-      const good = await h.send('POST', '/rest/v2/zone/file/?origin=signed.test', { key: signed.key, secret: signed.secret!, body: zoneOf('signed.test') });
+      const good = await h.send('POST', '/rest/v2/zone/file/?origin=signed.test', {
+        key: signed.key,
+        secret: signed.secret!,
+        body: zoneOf('signed.test'),
+      });
       assert.deepEqual(good.json(), { indexed: 4 });
-      assert.deepEqual((await roots(key)).map((a) => a.name), ['signed.test']);
+      assert.deepEqual(
+        (await roots(key)).map((a) => a.name),
+        ['signed.test'],
+      );
     });
   });
 
@@ -224,7 +304,10 @@ describe('a zone file or transfer adds its apex', () => {
       const apex = await assertApexAdded(key, 'axfr.test', 'zone-transfer');
       // A later upload of the same zone adds no second asset; the apex gains the source.
       assert.deepEqual((await upload(key, 'axfr.test', zoneOf('axfr.test'))).json(), { indexed: 4 });
-      assert.deepEqual((await roots(key)).map((a) => [a.token, a.added_by]), [[apex.token, ['zone-transfer', 'zone-file']]]);
+      assert.deepEqual(
+        (await roots(key)).map((a) => [a.token, a.added_by]),
+        [[apex.token, ['zone-transfer', 'zone-file']]],
+      );
     });
 
     it('keeps no asset when the server refuses the transfer (2412)', async () => {
@@ -240,16 +323,22 @@ describe('a zone file or transfer adds its apex', () => {
       const res = await transfer(key, 'co.uk');
       assert.deepEqual(
         res.json(),
-        v2Error(2012, 'Domain name malformed: "co.uk" is a public suffix, not a domain (expected a second-level domain, a subdomain or an IP address, with an optional port)', ['zone']),
+        v2Error(
+          2012,
+          'Domain name malformed: "co.uk" is a public suffix, not a domain (expected a second-level domain, a subdomain or an IP address, with an optional port)',
+          ['zone'],
+        ),
       );
       assert.deepEqual(await allNames(key), []);
     });
   });
 
   describe('tenancy', () => {
-    it('adds the apex for the uploading team only, beside another team\'s asset of the same name', async () => {
+    it("adds the apex for the uploading team only, beside another team's asset of the same name", async () => {
       const other = await h.team('tenancy-owner');
-      const owned = (await h.send('POST', '/rest/v2/assets/', { key: other.key, body: { name: 'shared.test' } })).json() as WireAsset;
+      const owned = (
+        await h.send('POST', '/rest/v2/assets/', { key: other.key, body: { name: 'shared.test' } })
+      ).json() as WireAsset;
       await h.admin('asset', 'verify', 'shared.test', '--team', 'tenancy-owner');
       const { key } = await h.team('tenancy-uploader');
       assert.deepEqual((await upload(key, 'shared.test', zoneOf('shared.test'))).json(), { indexed: 4 });
@@ -257,7 +346,10 @@ describe('a zone file or transfer adds its apex', () => {
       assert.notEqual(mine?.token, owned.token);
       assert.deepEqual([mine?.name, mine?.status, mine?.added_by], ['shared.test', 'unverified', ['zone-file']]);
       // The other team's asset and its (empty) subdomains are untouched; its verified status does not leak.
-      assert.deepEqual((await roots(other.key)).map((a) => [a.token, a.status, a.added_by]), [[owned.token, 'verified', ['manual']]]);
+      assert.deepEqual(
+        (await roots(other.key)).map((a) => [a.token, a.status, a.added_by]),
+        [[owned.token, 'verified', ['manual']]],
+      );
       assert.deepEqual(await subdomainsOf(other.key, owned.token), []);
       const peek = await h.send('GET', `/rest/v2/assets/${mine!.token}/subdomains/`, { key: other.key });
       assert.equal(peek.json().code, 2014);
@@ -265,7 +357,7 @@ describe('a zone file or transfer adds its apex', () => {
   });
 
   describe('zone lookup upload (unchanged)', () => {
-    it('adds no asset: names outside the team\'s assets count as failed', async () => {
+    it("adds no asset: names outside the team's assets count as failed", async () => {
       const { key } = await h.team('lookup-unchanged');
       const res = await h.send('POST', '/rest/v2/zone/lookup/file/', { key, body: 'www.axfr.test\naxfr.test\n' });
       assert.equal(res.statusCode, 202);

@@ -55,20 +55,53 @@ async function parseAll(input: ZoneInput): Promise<ZoneRecord[]> {
 
 /** named-compilezone's text dump of a file (which it must accept), read back by our parser. */
 async function compiled(path: string): Promise<ZoneRecord[]> {
-  const result = runBindTool('named-compilezone', ['-k', 'ignore', '-i', 'none', '-q', '-f', 'text', '-F', 'text', '-o', '-', origin, path]);
+  const result = runBindTool('named-compilezone', [
+    '-k',
+    'ignore',
+    '-i',
+    'none',
+    '-q',
+    '-f',
+    'text',
+    '-F',
+    'text',
+    '-o',
+    '-',
+    origin,
+    path,
+  ]);
   assert.equal(result.status, 0, `named-compilezone refused ${path}:\n${result.stderr}${result.stdout}`);
   return parseAll([Buffer.from(result.stdout, 'latin1')]);
 }
 
 function isRefusedByBind(path: string): boolean {
-  return runBindTool('named-compilezone', ['-k', 'ignore', '-i', 'none', '-q', '-f', 'text', '-F', 'text', '-o', '/dev/null', origin, path]).status !== 0;
+  return (
+    runBindTool('named-compilezone', [
+      '-k',
+      'ignore',
+      '-i',
+      'none',
+      '-q',
+      '-f',
+      'text',
+      '-F',
+      'text',
+      '-o',
+      '/dev/null',
+      origin,
+      path,
+    ]).status !== 0
+  );
 }
 
-const inZone = (records: ZoneRecord[]): ZoneRecord[] => records.filter((record) => isInZone(`${record.name}.`, `${origin}.`));
+const inZone = (records: ZoneRecord[]): ZoneRecord[] =>
+  records.filter((record) => isInZone(`${record.name}.`, `${origin}.`));
 
 /** The RRset a record belongs to: an RRSIG's set is also keyed by the type it covers, as BIND keeps it. */
 function rrsetOf(record: ZoneRecord): string {
-  return record.type === 'RRSIG' ? `${record.name} RRSIG ${record.data.slice(0, record.data.indexOf(' '))}` : `${record.name} ${record.type}`;
+  return record.type === 'RRSIG'
+    ? `${record.name} RRSIG ${record.data.slice(0, record.data.indexOf(' '))}`
+    : `${record.name} ${record.type}`;
 }
 
 /**
@@ -97,12 +130,16 @@ function assertSameZone(ours: ZoneRecord[], theirs: ZoneRecord[], source: string
   for (const [rrset, bindTtls] of bind.ttls) {
     assert.equal(bindTtls.size, 1, `${source} gives ${rrset} one TTL`);
     const [ttl] = [...bindTtls];
-    assert.ok(mine.ttls.get(rrset)?.has(ttl as number), `${rrset}: ${source} TTL ${ttl}, ours ${[...(mine.ttls.get(rrset) ?? [])].join(',')}`);
+    assert.ok(
+      mine.ttls.get(rrset)?.has(ttl as number),
+      `${rrset}: ${source} TTL ${ttl}, ours ${[...(mine.ttls.get(rrset) ?? [])].join(',')}`,
+    );
   }
 }
 
 /** Distinct `name type` pairs of the records in the zone. */
-const ownersAndTypes = (records: ZoneRecord[]): string[] => [...new Set(inZone(records).map((r) => `${r.name} ${r.type}`))].sort();
+const ownersAndTypes = (records: ZoneRecord[]): string[] =>
+  [...new Set(inZone(records).map((r) => `${r.name} ${r.type}`))].sort();
 
 describe('zone corpus: good files against named-compilezone and named', () => {
   for (const entry of manifest.good) {
@@ -123,7 +160,12 @@ describe('zone corpus: good files against named-compilezone and named', () => {
       const bind = await startBind([{ name: origin, text: readFileSync(path, 'latin1') }]);
       try {
         const transferred: ZoneRecord[] = [];
-        const options = { server: { host: '127.0.0.1', port: bind.port }, zone: origin, guard: new EgressGuard(['127.0.0.0/8']), resolver: { resolveTxt: async () => [], resolveAddresses: async () => [] } };
+        const options = {
+          server: { host: '127.0.0.1', port: bind.port },
+          zone: origin,
+          guard: new EgressGuard(['127.0.0.0/8']),
+          resolver: { resolveTxt: async () => [], resolveAddresses: async () => [] },
+        };
         for await (const record of transferZone(options)) transferred.push(record);
         assertSameZone(await parseAll(createReadStream(path)), transferred, 'AXFR');
       } finally {
@@ -154,7 +196,11 @@ describe('zone corpus: deviations from BIND (accepted here, refused by BIND)', (
     });
 
     it(`${file}: named-compilezone refuses it`, compilezone, () => {
-      assert.equal(isRefusedByBind(path), true, `named-compilezone accepted ${file}: the deviation is gone, move the file to good/`);
+      assert.equal(
+        isRefusedByBind(path),
+        true,
+        `named-compilezone accepted ${file}: the deviation is gone, move the file to good/`,
+      );
     });
   }
 });
@@ -171,9 +217,17 @@ describe('zone corpus: bad files', () => {
       });
     });
 
-    it(`${file}: named-compilezone ${bindRejects ? 'refuses it too' : 'accepts it (a documented deviation)'}`, compilezone, () => {
-      assert.equal(isRefusedByBind(path), bindRejects, `named-compilezone ${bindRejects ? 'accepted' : 'refused'} ${file}`);
-    });
+    it(
+      `${file}: named-compilezone ${bindRejects ? 'refuses it too' : 'accepts it (a documented deviation)'}`,
+      compilezone,
+      () => {
+        assert.equal(
+          isRefusedByBind(path),
+          bindRejects,
+          `named-compilezone ${bindRejects ? 'accepted' : 'refused'} ${file}`,
+        );
+      },
+    );
   }
 });
 
@@ -184,9 +238,66 @@ describe('zone corpus: coverage', () => {
       const file = typeof entry === 'string' ? entry : entry.file;
       for (const record of await parseAll(createReadStream(join(corpus, 'good', file)))) types.add(record.type);
     }
-    const expected = ['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT', 'SOA', 'SRV', 'PTR', 'CAA', 'DNAME', 'HTTPS', 'SVCB', 'DS', 'DNSKEY', 'TYPE65280'];
-    expected.push('RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'CDS', 'CDNSKEY', 'TA', 'DLV', 'CSYNC', 'ZONEMD', 'LOC', 'URI', 'OPENPGPKEY', 'SMIMEA', 'CERT', 'DHCID');
-    expected.push('AFSDB', 'KX', 'RT', 'PX', 'MB', 'MG', 'MR', 'MINFO', 'TALINK', 'NSAP-PTR', 'X25', 'ISDN', 'L32', 'L64', 'NID', 'LP', 'EUI48', 'EUI64', 'AVC', 'RESINFO', 'WALLET', 'SPF');
+    const expected = [
+      'A',
+      'AAAA',
+      'CNAME',
+      'NS',
+      'MX',
+      'TXT',
+      'SOA',
+      'SRV',
+      'PTR',
+      'CAA',
+      'DNAME',
+      'HTTPS',
+      'SVCB',
+      'DS',
+      'DNSKEY',
+      'TYPE65280',
+    ];
+    expected.push(
+      'RRSIG',
+      'NSEC',
+      'NSEC3',
+      'NSEC3PARAM',
+      'CDS',
+      'CDNSKEY',
+      'TA',
+      'DLV',
+      'CSYNC',
+      'ZONEMD',
+      'LOC',
+      'URI',
+      'OPENPGPKEY',
+      'SMIMEA',
+      'CERT',
+      'DHCID',
+    );
+    expected.push(
+      'AFSDB',
+      'KX',
+      'RT',
+      'PX',
+      'MB',
+      'MG',
+      'MR',
+      'MINFO',
+      'TALINK',
+      'NSAP-PTR',
+      'X25',
+      'ISDN',
+      'L32',
+      'L64',
+      'NID',
+      'LP',
+      'EUI48',
+      'EUI64',
+      'AVC',
+      'RESINFO',
+      'WALLET',
+      'SPF',
+    );
     for (const type of expected) assert.ok(types.has(type), `no ${type} record in the good corpus`);
   });
 });

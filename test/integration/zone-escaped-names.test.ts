@@ -53,7 +53,10 @@ describe('names with escaped dots are matched to roots label by label', () => {
   };
 
   it('a zone file upload lists a\\.b under example.test, not under b.example.test, and skips evil\\.example.test', async () => {
-    const res = await h.send('POST', '/rest/v2/zone/file/?origin=example.test', { key: owner.key, body: zoneText + outside });
+    const res = await h.send('POST', '/rest/v2/zone/file/?origin=example.test', {
+      key: owner.key,
+      body: zoneText + outside,
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { indexed: 5 });
     assert.deepEqual((await subdomains('example.test')).map(([name]) => name).sort(), underExample);
@@ -61,7 +64,10 @@ describe('names with escaped dots are matched to roots label by label', () => {
   });
 
   it('a zone transfer, whose names are wire labels, matches them the same way', async () => {
-    const res = await h.send('POST', '/rest/v2/zone/transfer/', { key: owner.key, body: { nameServer: bind.address, zone: 'example.test' } });
+    const res = await h.send('POST', '/rest/v2/zone/transfer/', {
+      key: owner.key,
+      body: { nameServer: bind.address, zone: 'example.test' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { indexed: 5 });
     const names = await subdomains('example.test');
@@ -75,9 +81,20 @@ describe('names with escaped dots are matched to roots label by label', () => {
     assert.equal(res.statusCode, 202, res.body);
     const uuid = res.json().lookup_job_uuid as string;
     await h.jobs.work(jobHandlers(h.runtime), { pollIntervalMs: 100 });
-    await waitUntil('the lookup to finish', async () => ((await h.send('GET', `/rest/v2/zone/lookup/${uuid}/`, { key: owner.key })).json().status === 'done' ? true : undefined));
+    await waitUntil('the lookup to finish', async () =>
+      (await h.send('GET', `/rest/v2/zone/lookup/${uuid}/`, { key: owner.key })).json().status === 'done'
+        ? true
+        : undefined,
+    );
     const names = await subdomains('example.test');
-    assert.deepEqual(names.find(([name]) => name === 'a\\.b.example.test')?.[1], ['zone-file', 'zone-transfer', 'zone-lookup']);
-    assert.deepEqual((await subdomains('b.example.test')).map(([name]) => name), ['www.b.example.test']);
+    assert.deepEqual(names.find(([name]) => name === 'a\\.b.example.test')?.[1], [
+      'zone-file',
+      'zone-transfer',
+      'zone-lookup',
+    ]);
+    assert.deepEqual(
+      (await subdomains('b.example.test')).map(([name]) => name),
+      ['www.b.example.test'],
+    );
   });
 });

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addAsset } from '../../src/core/assets/asset.service.ts';
 import type { Team } from '../../src/core/teams/team.types.ts';
-import { createLookupJob, getLookupJob, lookupChunkBytes, runLookupJob } from '../../src/core/zones/zone-lookup.service.ts';
+import {
+  createLookupJob,
+  getLookupJob,
+  lookupChunkBytes,
+  runLookupJob,
+} from '../../src/core/zones/zone-lookup.service.ts';
 import type { NameResolver } from '../../src/core/zones/zone-lookup.types.ts';
 import type { DnsRecordInput } from '../../src/core/zones/zone.types.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -13,7 +18,9 @@ async function* bodyOf(text: string, pieceSize = 7919): AsyncIterable<Buffer> {
 }
 
 /** Answers `okN.example.com` with an A record and fails the rest; can abort after some calls. */
-function scriptedResolver(options: { abortAfterCalls?: number; controller?: AbortController } = {}): NameResolver & { calls: number; resolved: string[] } {
+function scriptedResolver(
+  options: { abortAfterCalls?: number; controller?: AbortController } = {},
+): NameResolver & { calls: number; resolved: string[] } {
   const state = {
     calls: 0,
     resolved: [] as string[],
@@ -44,17 +51,46 @@ describe('zone lookup jobs: counting and checkpoints', () => {
   after(async () => h.close());
 
   it('counts names received, refused, invalid, duplicate, resolved and unresolved', async () => {
-    const list = ['ok1.example.com', 'OK1.example.com.', 'nx.example.com', 'other.org', '192.0.2.7', 'not a name', '', '  ', 'ok2.example.com', 'ok1.example.com'].join('\n');
+    const list = [
+      'ok1.example.com',
+      'OK1.example.com.',
+      'nx.example.com',
+      'other.org',
+      '192.0.2.7',
+      'not a name',
+      '',
+      '  ',
+      'ok2.example.com',
+      'ok1.example.com',
+    ].join('\n');
     const job = await createLookupJob(h.runtime.store, team, bodyOf(list, 5));
     assert.equal(job.total, 8, 'non-empty lines');
     assert.equal((await getLookupJob(h.runtime.store, team, job.uuid)).status, 'queued');
     const resolver = scriptedResolver();
     const done = await runLookupJob(h.runtime.store, resolver, job.uuid, new AbortController().signal);
-    assert.deepEqual({ status: done?.status, total: done?.total, succeeded: done?.succeeded, failed: done?.failed }, { status: 'done', total: 8, succeeded: 2, failed: 6 });
-    assert.deepEqual(resolver.resolved.sort(), ['nx.example.com', 'ok1.example.com', 'ok2.example.com'], 'only new names under the team\'s assets are looked up');
-    const discovered = (await h.runtime.store.zones.listDocuments({ teamId: team.id, afterKey: undefined, createdAfter: undefined, limit: 100 })).map((d) => JSON.parse(d.document) as { name: string; added_by: string[] });
+    assert.deepEqual(
+      { status: done?.status, total: done?.total, succeeded: done?.succeeded, failed: done?.failed },
+      { status: 'done', total: 8, succeeded: 2, failed: 6 },
+    );
+    assert.deepEqual(
+      resolver.resolved.sort(),
+      ['nx.example.com', 'ok1.example.com', 'ok2.example.com'],
+      "only new names under the team's assets are looked up",
+    );
+    const discovered = (
+      await h.runtime.store.zones.listDocuments({
+        teamId: team.id,
+        afterKey: undefined,
+        createdAfter: undefined,
+        limit: 100,
+      })
+    ).map((d) => JSON.parse(d.document) as { name: string; added_by: string[] });
     assert.deepEqual(discovered.find((d) => d.name === 'ok2.example.com')?.added_by, ['zone-lookup']);
-    assert.deepEqual(discovered.map((d) => d.name).sort(), ['ok1.example.com', 'ok2.example.com'], 'names outside the team\'s assets (and unresolved ones) are not added');
+    assert.deepEqual(
+      discovered.map((d) => d.name).sort(),
+      ['ok1.example.com', 'ok2.example.com'],
+      "names outside the team's assets (and unresolved ones) are not added",
+    );
   });
 
   it('resumes from its checkpoint after an interruption and counts every name exactly once', async () => {
@@ -67,10 +103,15 @@ describe('zone lookup jobs: counting and checkpoints', () => {
     const job = await createLookupJob(h.runtime.store, team, bodyOf(names.join('\n')));
     assert.equal(job.chunks, 4);
     const controller = new AbortController();
-    await assert.rejects(runLookupJob(h.runtime.store, scriptedResolver({ abortAfterCalls: 2, controller }), job.uuid, controller.signal));
+    await assert.rejects(
+      runLookupJob(h.runtime.store, scriptedResolver({ abortAfterCalls: 2, controller }), job.uuid, controller.signal),
+    );
     const partial = await getLookupJob(h.runtime.store, team, job.uuid);
     assert.equal(partial.status, 'running');
-    assert.ok(partial.succeeded + partial.failed > 0 && partial.succeeded + partial.failed < names.length, 'progress is visible mid-way');
+    assert.ok(
+      partial.succeeded + partial.failed > 0 && partial.succeeded + partial.failed < names.length,
+      'progress is visible mid-way',
+    );
     const resumed = scriptedResolver();
     const done = await runLookupJob(h.runtime.store, resumed, job.uuid, new AbortController().signal);
     const expectedOk = names.slice(0, -1).filter((n) => n.startsWith('ok')).length;
@@ -90,6 +131,8 @@ describe('zone lookup jobs: counting and checkpoints', () => {
     await h.team('lookups-other');
     const other = (await h.runtime.store.teams.findByName('lookups-other'))!;
     await assert.rejects(getLookupJob(h.runtime.store, other, job.uuid), { code: 6002 });
-    await assert.rejects(getLookupJob(h.runtime.store, team, job.uuid, Date.now() + 10 * 86_400_000 + 1000), { code: 6002 });
+    await assert.rejects(getLookupJob(h.runtime.store, team, job.uuid, Date.now() + 10 * 86_400_000 + 1000), {
+      code: 6002,
+    });
   });
 });

@@ -48,18 +48,37 @@ export async function seedWalk(): Promise<Seed> {
     if (res.statusCode >= 300) throw new Error(`seed ${method} ${url}: ${res.statusCode} ${res.body}`);
     return res.json() as Record<string, unknown> & Array<Record<string, unknown>>;
   };
-  for (const name of ['example.com', 'other.example', 'gone.example']) tokens[name] = String((await must('POST', '/rest/v2/assets/', { name }))['token']);
+  for (const name of ['example.com', 'other.example', 'gone.example'])
+    tokens[name] = String((await must('POST', '/rest/v2/assets/', { name }))['token']);
   const sub = await h.send('POST', '/rest/v2/assets/', { key: v2, body: { name: 'www.example.com' } });
   tokens['www.example.com'] = String((sub.json() as { asset: { token: string } }).asset.token);
-  tokens['profile'] = String((await must('POST', '/rest/v2/profiles/', { endpoint: 'https://example.com', unique: true }))['token']);
-  tokens['profile2'] = String((await must('POST', '/rest/v2/profiles/', { endpoint: 'https://www.example.com', unique: true }))['token']);
+  tokens['profile'] = String(
+    (await must('POST', '/rest/v2/profiles/', { endpoint: 'https://example.com', unique: true }))['token'],
+  );
+  tokens['profile2'] = String(
+    (await must('POST', '/rest/v2/profiles/', { endpoint: 'https://www.example.com', unique: true }))['token'],
+  );
   const target = await scanTarget(h, 'walk', 'example.com');
-  await scan(h, target, [finding('xss', { severity: 'high' }), finding('sqli'), finding('hsts', { severity: 'low', host: 'www.example.com' })], { profile: tokens['profile'], at: new Date(t(2)) });
+  await scan(
+    h,
+    target,
+    [
+      finding('xss', { severity: 'high' }),
+      finding('sqli'),
+      finding('hsts', { severity: 'low', host: 'www.example.com' }),
+    ],
+    { profile: tokens['profile'], at: new Date(t(2)) },
+  );
   const vulns = (await must('GET', '/rest/v2/vulnerabilities/'))['vulnerabilities'] as Array<{ uuid: string }>;
   tokens['vuln'] = vulns[0]!.uuid;
   tokens['vuln2'] = vulns[1]!.uuid;
-  tokens['tag'] = String((await must('POST', `/rest/v2/vulnerabilities/uuid/${tokens['vuln2']}/tags/`, { name: 'walked' }))['uuid']);
-  await must('POST', '/rest/v2/members/', [{ email: 'jane@example.com', role: 'Editor' }, { email: 'joe@example.com', role: 'Viewer' }]);
+  tokens['tag'] = String(
+    (await must('POST', `/rest/v2/vulnerabilities/uuid/${tokens['vuln2']}/tags/`, { name: 'walked' }))['uuid'],
+  );
+  await must('POST', '/rest/v2/members/', [
+    { email: 'jane@example.com', role: 'Editor' },
+    { email: 'joe@example.com', role: 'Viewer' },
+  ]);
   const members = (await must('GET', '/rest/v2/members/')) as unknown as Array<{ email: string; user_token: string }>;
   tokens['user'] = members.find((m) => m.email === 'jane@example.com')!.user_token;
   tokens['user2'] = members.find((m) => m.email === 'joe@example.com')!.user_token;
@@ -69,19 +88,60 @@ export async function seedWalk(): Promise<Seed> {
   tokens['groupMember'] = String(gm['token'] ?? gm['group_member_token'] ?? '');
   const ap = await must('POST', `/rest/v2/groups/${tokens['group']}/assetpatterns/`, { pattern: '*.example.com' });
   tokens['pattern'] = String(ap['token']);
-  tokens['pattern2'] = String((await must('POST', `/rest/v2/groups/${tokens['group']}/assetpatterns/`, { pattern: 'other.example' }))['token']);
-  const reports = (await h.send('GET', `/rest/v2/reports/${tokens['profile']}/`, { key: v2 })).json() as Array<{ token?: string }>;
+  tokens['pattern2'] = String(
+    (await must('POST', `/rest/v2/groups/${tokens['group']}/assetpatterns/`, { pattern: 'other.example' }))['token'],
+  );
+  const reports = (await h.send('GET', `/rest/v2/reports/${tokens['profile']}/`, { key: v2 })).json() as Array<{
+    token?: string;
+  }>;
   tokens['report'] = String(reports[0]?.token ?? 'b'.repeat(32));
   // v3 inventory: ports, technologies, addresses and the breaches they open.
   const assetId = (await h.runtime.store.assets.findByName(team.id, 'example.com'))!.id;
-  const service = { name: 'ssh', isTls: false, isHttp: false, banner: 'SSH-2.0-OpenSSH_9.2p1', product: 'OpenSSH', version: '9.2p1' };
-  await new PortInventoryService(h.runtime.store).recordRun({ teamId: team.id, assetId, at: t(1), open: [{ address: '192.0.2.10', port: 22, domainName: 'www.example.com', service }] });
-  await new TechnologyInventoryService(h.runtime.store).recordRun({ teamId: team.id, assetId, at: t(1), seen: [{ domainName: 'www.example.com', port: 443, serviceProtocol: 'https', name: 'Nginx', version: '1.25.3', categories: ['Web servers'] }] });
-  await h.runtime.ipInventory.recordRun({ teamId: team.id, assetId, at: t(1), seen: [{ name: 'www.example.com', address: '192.0.2.10' }] });
+  const service = {
+    name: 'ssh',
+    isTls: false,
+    isHttp: false,
+    banner: 'SSH-2.0-OpenSSH_9.2p1',
+    product: 'OpenSSH',
+    version: '9.2p1',
+  };
+  await new PortInventoryService(h.runtime.store).recordRun({
+    teamId: team.id,
+    assetId,
+    at: t(1),
+    open: [{ address: '192.0.2.10', port: 22, domainName: 'www.example.com', service }],
+  });
+  await new TechnologyInventoryService(h.runtime.store).recordRun({
+    teamId: team.id,
+    assetId,
+    at: t(1),
+    seen: [
+      {
+        domainName: 'www.example.com',
+        port: 443,
+        serviceProtocol: 'https',
+        name: 'Nginx',
+        version: '1.25.3',
+        categories: ['Web servers'],
+      },
+    ],
+  });
+  await h.runtime.ipInventory.recordRun({
+    teamId: team.id,
+    assetId,
+    at: t(1),
+    seen: [{ name: 'www.example.com', address: '192.0.2.10' }],
+  });
   await evaluateBreaches(h.runtime.store, { teamId: team.id, assetId, at: t(1) });
   const credentials = { access_key: 'AKIAWALK', secret_key: 'walk-secret' };
-  tokens['connector'] = String((await must('POST', '/rest/v3/connectors', { name: 'walk', provider: 'CLOUD_A_CRED_BASED', options: credentials }))['id']);
-  tokens['connector2'] = String((await must('POST', '/rest/v3/connectors', { name: 'gone', provider: 'CLOUD_B', options: credentials }))['id']);
+  tokens['connector'] = String(
+    (await must('POST', '/rest/v3/connectors', { name: 'walk', provider: 'CLOUD_A_CRED_BASED', options: credentials }))[
+      'id'
+    ],
+  );
+  tokens['connector2'] = String(
+    (await must('POST', '/rest/v3/connectors', { name: 'gone', provider: 'CLOUD_B', options: credentials }))['id'],
+  );
   return { h, v2, v3, teamToken: team.token, tokens };
 }
 
@@ -97,7 +157,11 @@ function paramValue(seed: Seed, def: RouteDef, name: string): string {
     case 'scanProfileToken':
       return def.operationId === 'deleteScanProfile' ? k['profile2']! : k['profile']!;
     case 'uuid':
-      return def.path.startsWith('/domains/') || def.path.startsWith('/findings/') ? k['vuln']! : deleting ? k['vuln2']! : k['vuln']!;
+      return def.path.startsWith('/domains/') || def.path.startsWith('/findings/')
+        ? k['vuln']!
+        : deleting
+          ? k['vuln2']!
+          : k['vuln']!;
     case 'tagUuid':
       return k['tag']!;
     case 'groupToken':
@@ -138,14 +202,33 @@ function validBody(seed: Seed, def: RouteDef): unknown {
       return { name: 'added.example' };
     case 'updateAssetSettings':
       return {
-        brute_force: false, custom_headers: { 'x-walk': '1' }, enable_active_tls_assessments: true, enable_certificate_assessments: true, enable_passive_tls_assessments: true,
-        enable_tls_discovery: true, fingerprinting: true, include_discovered_ports_in_surface_monitoring: false, monitoring: false, requests_per_second: 10, scrape: true,
-        ssl_audit: false, stateless_tests: true, subdomain_takeover_tests: true, port_scanning_avoid_list: [8080], port_scanning_force_list: '8443',
+        brute_force: false,
+        custom_headers: { 'x-walk': '1' },
+        enable_active_tls_assessments: true,
+        enable_certificate_assessments: true,
+        enable_passive_tls_assessments: true,
+        enable_tls_discovery: true,
+        fingerprinting: true,
+        include_discovered_ports_in_surface_monitoring: false,
+        monitoring: false,
+        requests_per_second: 10,
+        scrape: true,
+        ssl_audit: false,
+        stateless_tests: true,
+        subdomain_takeover_tests: true,
+        port_scanning_avoid_list: [8080],
+        port_scanning_force_list: '8443',
       };
     case 'createScanProfile':
       return { endpoint: 'https://api.example.com', unique: true, name: 'walked' };
     case 'updateScanProfileSettings':
-      return { blacklisted_paths: ['/logout'], requests_per_second: 10, custom_headers: [{ name: 'X-Walk', value: '1' }], scan_common_ports: false, report_lifespan_days: 30 };
+      return {
+        blacklisted_paths: ['/logout'],
+        requests_per_second: 10,
+        custom_headers: [{ name: 'X-Walk', value: '1' }],
+        scan_common_ports: false,
+        report_lifespan_days: 30,
+      };
     case 'setScanSchedule':
       return { frequency: 'weekly', start: '2030-01-01T10:00:00Z' };
     case 'zoneTransfer':
@@ -191,11 +274,33 @@ const badQueryValues = ['x', '', '-1', '0', '1.5', '101', '99999', 'a,b', 'HIGH'
 
 const queryExtras: Record<string, string[]> = {
   listVulnerabilities: [
-    '?severity[]=high&severity[]=low', '?severity=high,medium', '?severity=high&severity=critical', '?status[]=new&status[]=bogus', '?asset_token[]=ABCDEF',
-    '?tag=3f0c2a9e-5b1d-4c7e-9a2f-0d4b6e8c1a3f', '?page_size=1', '?pageSize=1&page_size=2', '?pageSize=1&pageSize=2', '?created_after=1700000000', '?created_after=2026-01-01T00:00:00%2B0100',
-    '?marker=', '?marker=bogus', '?title[]=Title%20of%20xss', '?host[]=APP.example.com', '?scan_source[]=application-scanning,bogus', '?severityV3=high',
+    '?severity[]=high&severity[]=low',
+    '?severity=high,medium',
+    '?severity=high&severity=critical',
+    '?status[]=new&status[]=bogus',
+    '?asset_token[]=ABCDEF',
+    '?tag=3f0c2a9e-5b1d-4c7e-9a2f-0d4b6e8c1a3f',
+    '?page_size=1',
+    '?pageSize=1&page_size=2',
+    '?pageSize=1&pageSize=2',
+    '?created_after=1700000000',
+    '?created_after=2026-01-01T00:00:00%2B0100',
+    '?marker=',
+    '?marker=bogus',
+    '?title[]=Title%20of%20xss',
+    '?host[]=APP.example.com',
+    '?scan_source[]=application-scanning,bogus',
+    '?severityV3=high',
   ],
-  listRootAssets: ['?include_subdomains=true', '?include_subdomains=1', '?include_subdomains=TRUE', '?pageSize=1', '?page_size=1', '?from=1700000000', '?pageSize=1&pageSize=2'],
+  listRootAssets: [
+    '?include_subdomains=true',
+    '?include_subdomains=1',
+    '?include_subdomains=TRUE',
+    '?pageSize=1',
+    '?page_size=1',
+    '?from=1700000000',
+    '?pageSize=1&pageSize=2',
+  ],
   listPorts: ['?status=OPEN,CLOSED', '?port=22,443', '?port=22&port=70000', '?status[]=OPEN'],
   listBreaches: ['?status_updated_after=2020-01-01T00:00:00Z', '?status=NEW'],
   listIps: ['?limit=1', '?limit=1000', '?limit=1001', '?cursor=%20'],
@@ -210,31 +315,41 @@ export function walkRequests(seed: Seed): WalkRequest[] {
     const base = `/rest/${def.surface}`;
     const key = def.surface === 'v2' ? seed.v2 : seed.v3;
     const names = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    const fill = (override: Record<string, string> = {}) => base + def.path.replace(/\{(\w+)\}/g, (_m, n: string) => override[n] ?? paramValue(seed, def, n));
+    const fill = (override: Record<string, string> = {}) =>
+      base + def.path.replace(/\{(\w+)\}/g, (_m, n: string) => override[n] ?? paramValue(seed, def, n));
     const url = fill();
     const body = validBody(seed, def);
     const hasBody = def.body !== undefined;
-    const add = (kind: string, request: Omit<WalkRequest, 'kind' | 'route' | 'method'> & { method?: string }) => out.push({ kind, route: def, method: def.method, ...request });
+    const add = (kind: string, request: Omit<WalkRequest, 'kind' | 'route' | 'method'> & { method?: string }) =>
+      out.push({ kind, route: def, method: def.method, ...request });
 
     add('no-key', { url, ...(hasBody ? { body } : {}) });
     add('wrong-surface-key', { url, key: def.surface === 'v2' ? seed.v3 : seed.v2 });
     for (const name of names) {
       add(`unknown ${name}`, { url: fill({ [name]: unknownValue(name) }), key, ...(hasBody ? { body } : {}) });
-      for (const bad of malformedValues(name)) add(`malformed ${name}`, { url: fill({ [name]: bad }), key, ...(hasBody ? { body } : {}) });
+      for (const bad of malformedValues(name))
+        add(`malformed ${name}`, { url: fill({ [name]: bad }), key, ...(hasBody ? { body } : {}) });
     }
     add('unknown query parameter', { url: `${url}?bogus=1`, key, ...(hasBody ? { body } : {}) });
     const query = def.query as { properties?: Record<string, TSchema> } | undefined;
     for (const name of Object.keys(query?.properties ?? {})) {
-      for (const bad of badQueryValues) add(`query ${name}`, { url: `${url}?${encodeURIComponent(name)}=${bad}`, key, ...(hasBody ? { body } : {}) });
-      add(`query ${name} twice`, { url: `${url}?${encodeURIComponent(name)}=1&${encodeURIComponent(name)}=2`, key, ...(hasBody ? { body } : {}) });
+      for (const bad of badQueryValues)
+        add(`query ${name}`, { url: `${url}?${encodeURIComponent(name)}=${bad}`, key, ...(hasBody ? { body } : {}) });
+      add(`query ${name} twice`, {
+        url: `${url}?${encodeURIComponent(name)}=1&${encodeURIComponent(name)}=2`,
+        key,
+        ...(hasBody ? { body } : {}),
+      });
     }
-    for (const extra of queryExtras[def.operationId] ?? []) add('query', { url: url + extra, key, ...(hasBody ? { body } : {}) });
+    for (const extra of queryExtras[def.operationId] ?? [])
+      add('query', { url: url + extra, key, ...(hasBody ? { body } : {}) });
     // Bodies: none, empty with a JSON type, malformed JSON, every JSON kind, and each field wrong or missing.
     if (def.method !== 'GET' && !def.isStreamingBody) {
       add('body absent', { url, key });
       add('body empty json', { url, key, body: '', headers: { 'content-type': 'application/json' } });
       add('body blank json', { url, key, body: ' \n', headers: { 'content-type': 'application/json' } });
-      for (const raw of ['{', '[1,', 'nul', '"text"', 'null', '[]', '42', 'true', '{}', '[{}]', '{"a":1}'] as const) add(`body ${raw}`, { url, key, body: raw, headers: { 'content-type': 'application/json' } });
+      for (const raw of ['{', '[1,', 'nul', '"text"', 'null', '[]', '42', 'true', '{}', '[{}]', '{"a":1}'] as const)
+        add(`body ${raw}`, { url, key, body: raw, headers: { 'content-type': 'application/json' } });
       add('body text/plain', { url, key, body: JSON.stringify(body ?? {}), headers: { 'content-type': 'text/plain' } });
     }
     const bodySchema = def.body as { type?: string; properties?: Record<string, TSchema>; items?: TSchema } | undefined;
@@ -242,24 +357,41 @@ export function walkRequests(seed: Seed): WalkRequest[] {
       for (const [field, schema] of Object.entries(bodySchema.properties ?? {})) {
         const { [field]: _dropped, ...without } = body as Record<string, unknown>;
         add(`body missing ${field}`, { url, key, body: without });
-        for (const wrong of wrongValues(schema)) add(`body ${field} wrong`, { url, key, body: { ...(body as object), [field]: wrong } });
+        for (const wrong of wrongValues(schema))
+          add(`body ${field} wrong`, { url, key, body: { ...(body as object), [field]: wrong } });
         add(`body ${field} null`, { url, key, body: { ...(body as object), [field]: null } });
       }
       add('body extra field', { url, key, body: { ...(body as object), bogus: 1 } });
     }
     if (bodySchema?.type === 'array' && Array.isArray(body)) {
       add('body array of wrong items', { url, key, body: [1, 'x', null] });
-      if (typeof body[0] === 'object') add('body array bad item', { url, key, body: [{ ...(body[0] as object), email: 5 }] });
+      if (typeof body[0] === 'object')
+        add('body array bad item', { url, key, body: [{ ...(body[0] as object), email: 5 }] });
       add('body array empty', { url, key, body: [] });
     }
     if (def.isStreamingBody) {
       add('upload empty', { url, key, body: '', headers: { 'content-type': 'text/plain' } });
-      add('upload garbage', { url: `${url}?origin=example.com`, key, body: 'this is not a zone\n', headers: { 'content-type': 'text/plain' } });
+      add('upload garbage', {
+        url: `${url}?origin=example.com`,
+        key,
+        body: 'this is not a zone\n',
+        headers: { 'content-type': 'text/plain' },
+      });
     }
-    const success: WalkRequest = { kind: 'success', route: def, method: def.method, url, key, ...(body === undefined ? {} : { body }) };
+    const success: WalkRequest = {
+      kind: 'success',
+      route: def,
+      method: def.method,
+      url,
+      key,
+      ...(body === undefined ? {} : { body }),
+    };
     if (def.isStreamingBody) {
       success.url = def.operationId === 'uploadZoneFile' ? `${url}?origin=example.com` : url;
-      success.body = def.operationId === 'uploadZoneFile' ? '$ORIGIN example.com.\n@ 3600 IN A 192.0.2.1\nmail 3600 IN A 192.0.2.2\n' : 'lookup.example.com\n';
+      success.body =
+        def.operationId === 'uploadZoneFile'
+          ? '$ORIGIN example.com.\n@ 3600 IN A 192.0.2.1\nmail 3600 IN A 192.0.2.2\n'
+          : 'lookup.example.com\n';
       success.headers = { 'content-type': 'text/plain' };
     }
     (def.method === 'DELETE' ? deletions : successes).push(success);
@@ -269,5 +401,9 @@ export function walkRequests(seed: Seed): WalkRequest[] {
 
 /** Sends one walk request. */
 export function sendWalk(seed: Seed, r: WalkRequest) {
-  return seed.h.send(r.method, r.url, { ...(r.key === undefined ? {} : { key: r.key }), ...(r.body === undefined ? {} : { body: r.body }), ...(r.headers === undefined ? {} : { headers: r.headers }) });
+  return seed.h.send(r.method, r.url, {
+    ...(r.key === undefined ? {} : { key: r.key }),
+    ...(r.body === undefined ? {} : { body: r.body }),
+    ...(r.headers === undefined ? {} : { headers: r.headers }),
+  });
 }

@@ -106,7 +106,8 @@ async function waitForAnswer(port: number, zone: string, child: ChildProcess, ou
   try {
     const deadline = Date.now() + 20_000;
     while (!isAnswered) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`named exited (${child.exitCode ?? child.signalCode}) before answering:\n${output()}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`named exited (${child.exitCode ?? child.signalCode}) before answering:\n${output()}`);
       if (Date.now() > deadline) throw new Error(`named did not answer on 127.0.0.1:${port} within 20 s:\n${output()}`);
       socket.send(encodeQuery(1, zone, 6, { isRecursionDesired: false }), port, '127.0.0.1');
       await sleep(50);
@@ -130,7 +131,9 @@ export async function startBind(zones: BindZone[], options: BindOptions = {}): P
     const dir = mkdtempSync(join(tmpdir(), 'perimeter-bind-'));
     for (const zone of zones) writeFileSync(join(dir, `${zone.name}.zone`), zone.text);
     writeFileSync(join(dir, 'named.conf'), config(dir, port, zones, options));
-    const child = spawnOwned(named, ['-g', '-c', join(dir, 'named.conf'), '-n', String(options.threads ?? 1)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnOwned(named, ['-g', '-c', join(dir, 'named.conf'), '-n', String(options.threads ?? 1)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     const keep = (chunk: Buffer): void => {
       log = (log + chunk.toString('utf8')).slice(-16_384);
@@ -161,7 +164,11 @@ export async function startBind(zones: BindZone[], options: BindOptions = {}): P
 }
 
 /** Runs a BIND tool (named-compilezone, named-checkzone, dig) and returns its output; throws with it on failure. */
-export function runBindTool(program: string, args: string[], input?: string): { stdout: string; stderr: string; status: number } {
+export function runBindTool(
+  program: string,
+  args: string[],
+  input?: string,
+): { stdout: string; stderr: string; status: number } {
   const result = spawnSync(requireProgram(program), args, { encoding: 'latin1', input, maxBuffer: 256 * 1024 * 1024 });
   if (result.error !== undefined) throw result.error;
   return { stdout: result.stdout, stderr: result.stderr, status: result.status ?? -1 };

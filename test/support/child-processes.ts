@@ -49,7 +49,11 @@ export async function killNow(child: ChildProcess): Promise<void> {
  * Sends `signal` and waits for the exit code; a child still running after `graceMs` is killed
  * (SIGKILL), so a shutdown that hangs fails its test instead of holding the suite open.
  */
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<number | null> {
+export async function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = 15_000,
+): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill(signal);

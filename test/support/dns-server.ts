@@ -44,7 +44,13 @@ function parseQuery(msg: Buffer): Question | undefined {
   }
   if (offset + 4 > msg.length) return undefined;
   // Echo the question as sent: resolvers that randomise the name's case compare it byte for byte.
-  return { id: msg.readUInt16BE(0), flags: msg.readUInt16BE(2), name: labels.join('.').toLowerCase(), type: msg.readUInt16BE(offset), raw: msg.subarray(12, offset + 4) };
+  return {
+    id: msg.readUInt16BE(0),
+    flags: msg.readUInt16BE(2),
+    name: labels.join('.').toLowerCase(),
+    type: msg.readUInt16BE(offset),
+    raw: msg.subarray(12, offset + 4),
+  };
 }
 
 function txtData(record: string | string[]): Buffer {
@@ -109,7 +115,8 @@ export class TestDnsServer {
   private answer(msg: Buffer, transport: 'udp' | 'tcp'): Buffer | undefined {
     const q = parseQuery(msg);
     if (q === undefined) return undefined;
-    const typeName = q.type === TYPE_A ? 'A' : q.type === TYPE_AAAA ? 'AAAA' : q.type === TYPE_TXT ? 'TXT' : String(q.type);
+    const typeName =
+      q.type === TYPE_A ? 'A' : q.type === TYPE_AAAA ? 'AAAA' : q.type === TYPE_TXT ? 'TXT' : String(q.type);
     this.queries.push(`${typeName} ${q.name} ${transport}`);
     const records = this.records.get(q.name);
     if (records?.isSilent === true) return undefined;

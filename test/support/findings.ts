@@ -14,7 +14,14 @@ export function finding(checkId: string, overrides: Partial<FindingInput> = {}):
     host,
     title: `Title of ${checkId}`,
     severity: 'medium' as Severity,
-    definition: { title: checkId, description: 'd', risk: 'r', module_version: '1', module_release: new Date(Date.UTC(2026, 0, 1)), is_crowdsourced: false },
+    definition: {
+      title: checkId,
+      description: 'd',
+      risk: 'r',
+      module_version: '1',
+      module_release: new Date(Date.UTC(2026, 0, 1)),
+      is_crowdsourced: false,
+    },
     ...overrides,
   };
 }

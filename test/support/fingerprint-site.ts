@@ -28,9 +28,21 @@ export interface CorpusPage {
 /** Reads every page of the corpus, sorted by id. */
 export function loadFingerprintCorpus(): CorpusPage[] {
   const pages: CorpusPage[] = [];
-  for (const file of readdirSync(fingerprintCorpusDir).filter((name) => name.endsWith('.json')).sort()) {
-    const raw = JSON.parse(readFileSync(join(fingerprintCorpusDir, file), 'utf8')) as Omit<CorpusPage, 'id' | 'body'> & { body: string };
-    pages.push({ id: file.replace(/\.json$/, ''), description: raw.description, status: raw.status, headers: raw.headers, body: readFileSync(join(fingerprintCorpusDir, raw.body), 'utf8'), expected: raw.expected });
+  for (const file of readdirSync(fingerprintCorpusDir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()) {
+    const raw = JSON.parse(readFileSync(join(fingerprintCorpusDir, file), 'utf8')) as Omit<
+      CorpusPage,
+      'id' | 'body'
+    > & { body: string };
+    pages.push({
+      id: file.replace(/\.json$/, ''),
+      description: raw.description,
+      status: raw.status,
+      headers: raw.headers,
+      body: readFileSync(join(fingerprintCorpusDir, raw.body), 'utf8'),
+      expected: raw.expected,
+    });
   }
   return pages;
 }
@@ -79,9 +91,27 @@ export async function serveFingerprintCorpus(pages: CorpusPage[] = loadFingerpri
       const notFound = Buffer.from('<!DOCTYPE html><title>404 Not Found</title><h1>Not Found</h1>\n', 'utf8');
       const server = http.createServer((req, res) => {
         const path = req.url ?? '/';
-        requests.push({ pageId: page.id, method: req.method ?? '?', path, headers: req.headers, at: performance.now() });
-        if (path === '/' || path.startsWith('/?')) res.writeHead(page.status, headerObject(page.headers, body.length)).end(req.method === 'HEAD' ? undefined : body);
-        else res.writeHead(404, headerObject(page.headers.filter(([name]) => name.toLowerCase() !== 'set-cookie'), notFound.length)).end(req.method === 'HEAD' ? undefined : notFound);
+        requests.push({
+          pageId: page.id,
+          method: req.method ?? '?',
+          path,
+          headers: req.headers,
+          at: performance.now(),
+        });
+        if (path === '/' || path.startsWith('/?'))
+          res
+            .writeHead(page.status, headerObject(page.headers, body.length))
+            .end(req.method === 'HEAD' ? undefined : body);
+        else
+          res
+            .writeHead(
+              404,
+              headerObject(
+                page.headers.filter(([name]) => name.toLowerCase() !== 'set-cookie'),
+                notFound.length,
+              ),
+            )
+            .end(req.method === 'HEAD' ? undefined : notFound);
       });
       servers.push({ page, port: 0, tracked: await listenTracked(server) });
       servers[servers.length - 1]!.port = servers[servers.length - 1]!.tracked.port;

@@ -8,10 +8,18 @@ import type { TargetServer } from './target-site.ts';
 import { startVulnerableSites, type VulnerableSites } from './vulnerable-site/index.ts';
 
 // Every target is 127.0.0.1: the system resolver is never asked and nothing leaves the machine.
-const engine = createHttpScanEngine({ guard: new EgressGuard(['127.0.0.0/8']), resolver: createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */ });
+const engine = createHttpScanEngine({
+  guard: new EgressGuard(['127.0.0.0/8']),
+  resolver: createDnsResolver(['127.0.0.1:9']) /* no name leaves the machine: a closed loopback port */,
+});
 
 /** Limits of a fixture scan; the time-based checks sleep 4 s, so a request may take up to 10 s. */
-export const fixtureScanLimits: ScanLimits = { maxPages: 500, maxDepth: 10, maxDurationMs: 120_000, requestTimeoutMs: 10_000 };
+export const fixtureScanLimits: ScanLimits = {
+  maxPages: 500,
+  maxDepth: 10,
+  maxDurationMs: 120_000,
+  requestTimeoutMs: 10_000,
+};
 
 /** What a scan of a fixture site reported. */
 export interface FixtureScan {
@@ -24,8 +32,18 @@ export interface FixtureScan {
 export async function scanFixture(server: TargetServer, limits: ScanLimits = fixtureScanLimits): Promise<FixtureScan> {
   const findings: FindingInput[] = [];
   const warnings: string[] = [];
-  const sink: ScanSink = { finding: async (f) => void findings.push(f), progress: () => undefined, warning: (w) => void warnings.push(w) };
-  const outcome = await engine.scan({ scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' }, { ...defaultScanProfileSettings }, limits, sink, new AbortController().signal);
+  const sink: ScanSink = {
+    finding: async (f) => void findings.push(f),
+    progress: () => undefined,
+    warning: (w) => void warnings.push(w),
+  };
+  const outcome = await engine.scan(
+    { scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' },
+    { ...defaultScanProfileSettings },
+    limits,
+    sink,
+    new AbortController().signal,
+  );
   return { status: outcome.status, findings, warnings };
 }
 
@@ -33,14 +51,27 @@ export async function scanFixture(server: TargetServer, limits: ScanLimits = fix
 export const pathOf = (location: string): string => location.replace(/^https?:\/\/[^/]+/, '');
 
 /** `check-id /path` of each finding, for assertion messages. */
-export const summary = (findings: FindingInput[]): string[] => findings.map((f) => `${f.checkId} ${pathOf(f.location)}`);
+export const summary = (findings: FindingInput[]): string[] =>
+  findings.map((f) => `${f.checkId} ${pathOf(f.location)}`);
 
 /** The injection checks' ids. */
-export const injectionChecks = new Set(['sql-injection', 'path-traversal', 'open-redirect', 'template-injection', 'command-injection', 'reflected-xss']);
+export const injectionChecks = new Set([
+  'sql-injection',
+  'path-traversal',
+  'open-redirect',
+  'template-injection',
+  'command-injection',
+  'reflected-xss',
+]);
 
 /** Starts both twins of the fixture site and scans them side by side; the caller stops `sites`. */
-export async function scanTwins(limits: ScanLimits = fixtureScanLimits): Promise<{ sites: VulnerableSites; vulnerable: FixtureScan; safe: FixtureScan }> {
+export async function scanTwins(
+  limits: ScanLimits = fixtureScanLimits,
+): Promise<{ sites: VulnerableSites; vulnerable: FixtureScan; safe: FixtureScan }> {
   const sites = await startVulnerableSites();
-  const [vulnerable, safe] = await Promise.all([scanFixture(sites.vulnerable, limits), scanFixture(sites.safe, limits)]);
+  const [vulnerable, safe] = await Promise.all([
+    scanFixture(sites.vulnerable, limits),
+    scanFixture(sites.safe, limits),
+  ]);
   return { sites, vulnerable, safe };
 }

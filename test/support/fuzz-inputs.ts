@@ -152,7 +152,8 @@ export type KnownValues = (field: string) => string | undefined;
 /** A value the schema accepts (the known value of its field when there is one). */
 export function validValue(rng: Prng, schema: SchemaLike | undefined, field: string, known: KnownValues): unknown {
   if (schema === undefined) return known(field) ?? 'fuzz';
-  if (schema.anyOf !== undefined) return validValue(rng, rng.pick(schema.anyOf.filter((s) => s.type !== 'null')), field, known);
+  if (schema.anyOf !== undefined)
+    return validValue(rng, rng.pick(schema.anyOf.filter((s) => s.type !== 'null')), field, known);
   if (schema.const !== undefined) return schema.const;
   switch (schema.type) {
     case 'object': {
@@ -163,10 +164,14 @@ export function validValue(rng: Prng, schema: SchemaLike | undefined, field: str
       return out;
     }
     case 'array':
-      return Array.from({ length: rng.int(1, 2) }, () => validValue(rng, schema.items, field.replace(/\[\]$/, ''), known));
+      return Array.from({ length: rng.int(1, 2) }, () =>
+        validValue(rng, schema.items, field.replace(/\[\]$/, ''), known),
+      );
     case 'integer':
     case 'number':
-      return schema.default !== undefined && rng.chance(0.5) ? schema.default : rng.int(schema.minimum ?? 0, Math.min(schema.maximum ?? 100, (schema.minimum ?? 0) + 100));
+      return schema.default !== undefined && rng.chance(0.5)
+        ? schema.default
+        : rng.int(schema.minimum ?? 0, Math.min(schema.maximum ?? 100, (schema.minimum ?? 0) + 100));
     case 'boolean':
       return rng.chance(0.5);
     default:

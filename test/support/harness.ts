@@ -15,7 +15,8 @@ import { openDatabase, type Database } from '../../src/storage/database.ts';
 import { TestDnsServer } from './dns-server.ts';
 
 /** Which store the integration suite runs on: PERIMETER_TEST_STORE=postgres, else SQLite. */
-export const testStore: 'sqlite' | 'postgres' = process.env['PERIMETER_TEST_STORE'] === 'postgres' ? 'postgres' : 'sqlite';
+export const testStore: 'sqlite' | 'postgres' =
+  process.env['PERIMETER_TEST_STORE'] === 'postgres' ? 'postgres' : 'sqlite';
 /** The PostgreSQL server of the tests (its database; each test store has a schema of its own). */
 export const postgresTestUrl = process.env['PERIMETER_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -29,7 +30,9 @@ export function testSchemaName(kind: string): string {
 
 /** Opens the test store of a data folder (SQLite) or a schema (PostgreSQL), as any process of a test would. */
 export function openTestDatabase(dataDir: string, schema: string): Promise<Database> {
-  return testStore === 'postgres' ? openDatabase({ databaseUrl: postgresTestUrl, dataDir, pgSchema: schema, poolSize: 4 }) : openDatabase({ dataDir });
+  return testStore === 'postgres'
+    ? openDatabase({ databaseUrl: postgresTestUrl, dataDir, pgSchema: schema, poolSize: 4 })
+    : openDatabase({ dataDir });
 }
 
 /** Options of a request sent through inject(). */
@@ -80,7 +83,15 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
   // no resolver gets one that answers NXDOMAIN for every name (ownership checks of added assets ask it).
   const dns = overrides.dnsResolvers === undefined ? new TestDnsServer() : undefined;
   await dns?.start();
-  const config: Config = { ...defaultConfig, dataDir, egressAllow: ['127.0.0.0/8', '::1/128'], logLevel: 'silent', verifyTimeoutMs: 5000, ...(dns === undefined ? {} : { dnsResolvers: [dns.address] }), ...overrides };
+  const config: Config = {
+    ...defaultConfig,
+    dataDir,
+    egressAllow: ['127.0.0.0/8', '::1/128'],
+    logLevel: 'silent',
+    verifyTimeoutMs: 5000,
+    ...(dns === undefined ? {} : { dnsResolvers: [dns.address] }),
+    ...overrides,
+  };
   const database = await openTestDatabase(dataDir, schema);
   const log = pino({ level: 'silent' });
   const runtime = await openRuntime(config, { database, log });
@@ -97,7 +108,10 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
       const headers: Record<string, string> = { ...options.headers };
       let payload: string | Buffer | undefined;
       if (options.body !== undefined) {
-        payload = typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
+        payload =
+          typeof options.body === 'string' || Buffer.isBuffer(options.body)
+            ? options.body
+            : JSON.stringify(options.body);
         headers['content-type'] ??= 'application/json';
       }
       if (options.key !== undefined) {
@@ -110,7 +124,13 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
         const path = options.signedPath ?? url.replace(/^\/rest/, '').replace(/\?$/, '');
         const body = payload === undefined ? Buffer.alloc(0) : Buffer.from(payload);
         headers['x-service-timestamp'] = timestamp;
-        headers['x-service-signature'] = computeSignature(options.secret, { method, path, key: options.key, timestamp, body });
+        headers['x-service-signature'] = computeSignature(options.secret, {
+          method,
+          path,
+          key: options.key,
+          timestamp,
+          body,
+        });
       }
       return app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
     },

@@ -12,7 +12,10 @@ const schema = process.env['JOB_WORKER_SCHEMA']!;
 const leaseMs = Number(process.env['JOB_WORKER_LEASE_MS'] ?? 1000);
 
 const database = await openTestDatabase(dataDir, schema);
-const runtime = await openRuntime({ ...defaultConfig, dataDir, logLevel: 'warn' }, { database, log: pino({ level: 'warn' }), jobs: { leaseMs } });
+const runtime = await openRuntime(
+  { ...defaultConfig, dataDir, logLevel: 'warn' },
+  { database, log: pino({ level: 'warn' }), jobs: { leaseMs } },
+);
 await createTestJobTables(database);
 await runtime.jobs.work([stepJob(database)], { pollIntervalMs: 100 });
 console.log('worker ready');

@@ -14,12 +14,26 @@ const Token = Type.String({ pattern: '^[0-9a-f]{32}$' });
 const Status = Type.Union([Type.Literal('verified'), Type.Literal('unverified')]);
 
 export const ClientDomain = Type.Object(
-  { uuid: Uuid, name: Type.String(), status: Status, created: Rfc3339, updated: Rfc3339, token: Token, monitored: Type.Boolean(), owner: Type.Object({ name: Type.String() }, strict) },
+  {
+    uuid: Uuid,
+    name: Type.String(),
+    status: Status,
+    created: Rfc3339,
+    updated: Rfc3339,
+    token: Token,
+    monitored: Type.Boolean(),
+    owner: Type.Object({ name: Type.String() }, strict),
+  },
   strict,
 );
 
 /** Subdomains: the documented fields typed, further fields allowed (`...` in the doc). */
-export const ClientSubdomain = Type.Object({ name: Type.String(), token: Type.Optional(Token), created: Rfc3339, status: Status });
+export const ClientSubdomain = Type.Object({
+  name: Type.String(),
+  token: Type.Optional(Token),
+  created: Rfc3339,
+  status: Status,
+});
 
 export const ClientFinding = Type.Object(
   {
@@ -39,7 +53,9 @@ export const ClientFinding = Type.Object(
         uuid: Type.String(),
         description: Type.String(),
         risk: Type.String(),
-        references: Type.Array(Type.Object({ uuid: Type.String(), link: Type.String(), name: Type.String(), source: Type.String() }, strict)),
+        references: Type.Array(
+          Type.Object({ uuid: Type.String(), link: Type.String(), name: Type.String(), source: Type.String() }, strict),
+        ),
       },
       strict,
     ),
@@ -57,7 +73,9 @@ export const ClientFinding = Type.Object(
       ),
     ),
     owasp: Type.Array(Type.Object({ year: Type.String(), classification: Type.String() }, strict)),
-    details: Type.Array(Type.Object({ uuid: Type.String(), type: Type.String(), name: Type.String(), value: Type.String() }, strict)),
+    details: Type.Array(
+      Type.Object({ uuid: Type.String(), type: Type.String(), name: Type.String(), value: Type.String() }, strict),
+    ),
     tags: Type.Array(Type.Object({ type: Type.String(), value: Type.String() }, strict)),
     target: Type.Object({ uuid: Type.String(), type: Type.String(), address: Type.String() }, strict),
   },
@@ -82,14 +100,29 @@ const reportFields = {
 export const ClientReport = Type.Object(reportFields, strict);
 export const ClientFullReport = Type.Object({ ...reportFields, findings: Type.Array(ClientFinding) }, strict);
 
-export const ClientFindingPage = Type.Object({ findings: Type.Array(ClientFinding), next_marker: Type.Optional(Type.String()), nextMarker: Type.Optional(Type.String()) }, strict);
+export const ClientFindingPage = Type.Object(
+  {
+    findings: Type.Array(ClientFinding),
+    next_marker: Type.Optional(Type.String()),
+    nextMarker: Type.Optional(Type.String()),
+  },
+  strict,
+);
 
 export const ClientError = Type.Object(
   {
     code: Type.Integer(),
     message: Type.String(),
     parameters: Type.Optional(Type.Array(Type.String())),
-    error: Type.Object({ code: Type.Integer(), message: Type.String(), parameters: Type.Optional(Type.Array(Type.String())), more_info: Type.String() }, strict),
+    error: Type.Object(
+      {
+        code: Type.Integer(),
+        message: Type.String(),
+        parameters: Type.Optional(Type.Array(Type.String())),
+        more_info: Type.String(),
+      },
+      strict,
+    ),
   },
   strict,
 );
@@ -97,7 +130,10 @@ export const ClientError = Type.Object(
 /** A finding UUID, as the findinguuids read lists them. */
 export const ClientUuid = Uuid;
 
-export const ClientScanStatus = Type.Object({ state: Type.Union(['starting', 'running', 'stopping', 'stopped'].map((s) => Type.Literal(s))), status: Type.String() });
+export const ClientScanStatus = Type.Object({
+  state: Type.Union(['starting', 'running', 'stopping', 'stopped'].map((s) => Type.Literal(s))),
+  status: Type.String(),
+});
 
 export type ClientFindingT = Static<typeof ClientFinding>;
 
@@ -105,7 +141,9 @@ export type ClientFindingT = Static<typeof ClientFinding>;
 export function decode<T extends TSchema>(schema: T, body: string): Static<T> {
   const value: unknown = JSON.parse(body);
   if (!Value.Check(schema, value)) {
-    const errors = [...Value.Errors(schema, value)].slice(0, 10).map((e) => `${e.path}: ${e.message} (got ${JSON.stringify(e.value)?.slice(0, 80)})`);
+    const errors = [...Value.Errors(schema, value)]
+      .slice(0, 10)
+      .map((e) => `${e.path}: ${e.message} (got ${JSON.stringify(e.value)?.slice(0, 80)})`);
     assert.fail(`response does not decode strictly:\n${errors.join('\n')}\n${body.slice(0, 500)}`);
   }
   return value;

@@ -29,19 +29,31 @@ export async function addMonitoredDomain(h: Harness, team: string, name: string)
   const added = await h.send('POST', '/rest/v2/assets/', { key, body: { name } });
   const assetToken = (added.json() as { token: string }).token;
   await h.admin('asset', 'verify', name, '--team', team);
-  const asset = (await h.runtime.store.assets.findByToken((await h.runtime.store.teams.findByName(team))!.id, assetToken))!;
+  const asset = (await h.runtime.store.assets.findByToken(
+    (await h.runtime.store.teams.findByName(team))!.id,
+    assetToken,
+  ))!;
   return { key, v3Key, assetToken, assetId: asset.id, teamId: asset.teamId };
 }
 
 /** The latest surface run of the asset (live or ended). */
-export async function latestSurfaceRun(h: Harness, domain: Pick<MonitoredDomain, 'teamId' | 'assetId'>): Promise<SurfaceRun | undefined> {
+export async function latestSurfaceRun(
+  h: Harness,
+  domain: Pick<MonitoredDomain, 'teamId' | 'assetId'>,
+): Promise<SurfaceRun | undefined> {
   return (await h.runtime.store.surfaceRuns.latestOf(domain.teamId, [domain.assetId])).get(domain.assetId);
 }
 
 /** Waits for a run of the asset newer than `afterId` to end, and returns it. */
-export function endedSurfaceRun(h: Harness, domain: Pick<MonitoredDomain, 'teamId' | 'assetId'>, afterId = 0): Promise<SurfaceRun> {
+export function endedSurfaceRun(
+  h: Harness,
+  domain: Pick<MonitoredDomain, 'teamId' | 'assetId'>,
+  afterId = 0,
+): Promise<SurfaceRun> {
   return until('the run to end', async () => {
     const run = await latestSurfaceRun(h, domain);
-    return run !== undefined && run.id > afterId && !['queued', 'running', 'stopping'].includes(run.status) ? run : undefined;
+    return run !== undefined && run.id > afterId && !['queued', 'running', 'stopping'].includes(run.status)
+      ? run
+      : undefined;
   });
 }

@@ -16,7 +16,9 @@ export interface RawResponse {
 }
 
 /** Parses the first HTTP/1.1 response of the bytes; undefined until its body is complete. */
-export function parseResponse(raw: string): Omit<RawResponse, 'errorCode' | 'isEndedByServer' | 'bytesSent' | 'raw'> | undefined {
+export function parseResponse(
+  raw: string,
+): Omit<RawResponse, 'errorCode' | 'isEndedByServer' | 'bytesSent' | 'raw'> | undefined {
   const end = raw.indexOf('\r\n\r\n');
   if (end === -1) return undefined;
   const [statusLine, ...lines] = raw.slice(0, end).split('\r\n');
@@ -28,7 +30,11 @@ export function parseResponse(raw: string): Omit<RawResponse, 'errorCode' | 'isE
   const length = Number(headers['content-length'] ?? NaN);
   const body = raw.slice(end + 4);
   if (!Number.isFinite(length) || Buffer.byteLength(body, 'latin1') < length) return undefined;
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1]), headers, body: Buffer.from(body.slice(0, length), 'latin1').toString('utf8') };
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1]),
+    headers,
+    body: Buffer.from(body.slice(0, length), 'latin1').toString('utf8'),
+  };
 }
 
 /**
@@ -57,7 +63,10 @@ export function exchangeRaw(
     socket.on('close', () => {
       clearTimeout(timer);
       const parsed = parseResponse(raw);
-      if (parsed === undefined) return reject(new Error(`no complete response (error ${errorCode ?? 'none'}): ${JSON.stringify(raw.slice(0, 300))}`));
+      if (parsed === undefined)
+        return reject(
+          new Error(`no complete response (error ${errorCode ?? 'none'}): ${JSON.stringify(raw.slice(0, 300))}`),
+        );
       resolve({ ...parsed, errorCode, isEndedByServer, bytesSent: 0, raw });
     });
     const parts = Array.isArray(data) ? data : [data];
@@ -82,7 +91,12 @@ export function exchangeRaw(
  * same time; once a whole response arrived it stops writing and closes its side. `total`
  * bounds what it sends; chunked framing when `isChunked`.
  */
-export function sendOversizedBody(port: number, head: string, total: number, options: { isChunked?: boolean; chunk?: Buffer } = {}): Promise<RawResponse> {
+export function sendOversizedBody(
+  port: number,
+  head: string,
+  total: number,
+  options: { isChunked?: boolean; chunk?: Buffer } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const chunk = options.chunk ?? Buffer.from('www.example.test\n'.repeat(4096));
     const socket = net.connect(port, '127.0.0.1');
@@ -94,7 +108,10 @@ export function sendOversizedBody(port: number, head: string, total: number, opt
     const pump = (): void => {
       while (!isAnswered && sent < total && !socket.destroyed) {
         sent += chunk.length;
-        const framed = options.isChunked === true ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk;
+        const framed =
+          options.isChunked === true
+            ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
+            : chunk;
         if (!socket.write(framed)) {
           socket.once('drain', pump);
           return;
@@ -115,7 +132,12 @@ export function sendOversizedBody(port: number, head: string, total: number, opt
     socket.on('close', () => {
       clearTimeout(timer);
       const parsed = parseResponse(raw);
-      if (parsed === undefined) return reject(new Error(`no complete response after ${sent} bytes (error ${errorCode ?? 'none'}): ${JSON.stringify(raw.slice(0, 300))}`));
+      if (parsed === undefined)
+        return reject(
+          new Error(
+            `no complete response after ${sent} bytes (error ${errorCode ?? 'none'}): ${JSON.stringify(raw.slice(0, 300))}`,
+          ),
+        );
       resolve({ ...parsed, errorCode, isEndedByServer, bytesSent: sent, raw });
     });
     socket.write(head);

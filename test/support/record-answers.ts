@@ -29,7 +29,12 @@ const normalise = (text: string) =>
 const records = [];
 for (const r of walkRequests(seed)) {
   const res = await sendWalk(seed, r);
-  records.push({ request: `${r.kind} ${r.method} ${normalise(r.url)}${r.body === undefined ? '' : ` ${normalise(typeof r.body === 'string' ? r.body : JSON.stringify(r.body))}`}`, status: res.statusCode, type: res.headers['content-type'] ?? null, body: normalise(res.body) });
+  records.push({
+    request: `${r.kind} ${r.method} ${normalise(r.url)}${r.body === undefined ? '' : ` ${normalise(typeof r.body === 'string' ? r.body : JSON.stringify(r.body))}`}`,
+    status: res.statusCode,
+    type: res.headers['content-type'] ?? null,
+    body: normalise(res.body),
+  });
 }
 await seed.h.close();
 writeFileSync(out, `${JSON.stringify(records, null, 1)}\n`);

@@ -14,13 +14,17 @@ import { openTestDatabase } from './harness.ts';
 
 const dataDir = process.env['SCAN_WORKER_DATA_DIR'];
 const schema = process.env['SCAN_WORKER_SCHEMA'];
-if (dataDir === undefined || schema === undefined) throw new Error('SCAN_WORKER_DATA_DIR and SCAN_WORKER_SCHEMA are required');
+if (dataDir === undefined || schema === undefined)
+  throw new Error('SCAN_WORKER_DATA_DIR and SCAN_WORKER_SCHEMA are required');
 const leaseMs = Number(process.env['SCAN_WORKER_LEASE_MS'] ?? 1000);
 const scanConcurrency = Number(process.env['SCAN_WORKER_CONCURRENCY'] ?? 1);
 
 const log = pino({ level: 'warn' });
 const database = await openTestDatabase(dataDir, schema);
-const runtime = await openRuntime({ ...defaultConfig, dataDir, logLevel: 'warn', egressAllow: ['127.0.0.0/8'], scanConcurrency }, { database, log, jobs: { leaseMs } });
+const runtime = await openRuntime(
+  { ...defaultConfig, dataDir, logLevel: 'warn', egressAllow: ['127.0.0.0/8'], scanConcurrency },
+  { database, log, jobs: { leaseMs } },
+);
 await runtime.jobs.work(jobHandlers(runtime), { pollIntervalMs: 100 });
 console.log(`worker ready ${runnerName}`);
 

@@ -68,7 +68,8 @@ const INDEX = `<!doctype html><html><head><title>Shop</title><link rel="styleshe
 <form action="/login" method="post"><input name="user"></form>
 </body></html>`;
 
-const page = (title: string, body: string): string => `<!doctype html><html><head><title>${title}</title></head><body>${body}<a href="/">Home</a></body></html>`;
+const page = (title: string, body: string): string =>
+  `<!doctype html><html><head><title>${title}</title></head><body>${body}<a href="/">Home</a></body></html>`;
 
 const LISTING = `<!doctype html><html><head><title>Index of /files/</title></head><body><h1>Index of /files/</h1><hr><pre>
 <a href="../">../</a>
@@ -77,7 +78,11 @@ const LISTING = `<!doctype html><html><head><title>Index of /files/</title></hea
 </pre><hr></body></html>`;
 
 /** The shared page structure; `isSafe` picks the hardened answer of each vulnerable page. */
-function siteHandler(isSiteSafe: boolean, scheme: 'http' | 'https', hardened: ReadonlySet<string> = new Set()): Handler {
+function siteHandler(
+  isSiteSafe: boolean,
+  scheme: 'http' | 'https',
+  hardened: ReadonlySet<string> = new Set(),
+): Handler {
   return (_req, res, url) => {
     const isSafe = isSiteSafe || hardened.has(url.pathname);
     const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' };
@@ -91,7 +96,10 @@ function siteHandler(isSiteSafe: boolean, scheme: 'http' | 'https', hardened: Re
     const send = (status: number, body: string, extra: Record<string, string | string[]> = {}): void => {
       res.writeHead(status, { ...headers, ...extra }).end(body);
     };
-    const notFound = (): void => (isSafe ? send(200, page('Not found', '<p>Sorry, that page does not exist.</p>')) : send(404, page('Not found', '<p>404</p>')));
+    const notFound = (): void =>
+      isSafe
+        ? send(200, page('Not found', '<p>Sorry, that page does not exist.</p>'))
+        : send(404, page('Not found', '<p>404</p>'));
     switch (url.pathname) {
       case '/':
         return send(200, INDEX);
@@ -165,8 +173,12 @@ export function startGeneratedSite(pages: number): Promise<TargetServer> {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    const targets = [2 * i + 1, 2 * i + 2, Math.floor((i - 1) / 2), (i * 7 + 3) % pages].filter((t) => t >= 0 && t < pages && t !== i);
+    const targets = [2 * i + 1, 2 * i + 2, Math.floor((i - 1) / 2), (i * 7 + 3) % pages].filter(
+      (t) => t >= 0 && t < pages && t !== i,
+    );
     const links = targets.map((t) => `<a href="${pathOf(t)}">page ${t}</a>`).join(' ');
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><head><title>Page ${i}</title></head><body><h1>Page ${i}</h1>${links}</body></html>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><html><head><title>Page ${i}</title></head><body><h1>Page ${i}</h1>${links}</body></html>`);
   });
 }

@@ -17,14 +17,22 @@ const dbOf = (database: Database) => database.db as unknown as Db;
 /** Creates the tables the test handlers count in (idempotent). */
 export async function createTestJobTables(database: Database): Promise<void> {
   const db = dbOf(database);
-  await sql`create table if not exists test_job_runs (job_id text not null, runner text not null, attempt integer not null)`.execute(db);
-  await sql`create table if not exists test_job_progress (job_id text primary key, next_step integer not null)`.execute(db);
+  await sql`create table if not exists test_job_runs (job_id text not null, runner text not null, attempt integer not null)`.execute(
+    db,
+  );
+  await sql`create table if not exists test_job_progress (job_id text primary key, next_step integer not null)`.execute(
+    db,
+  );
   await sql`create table if not exists test_job_steps (job_id text not null, step integer not null)`.execute(db);
 }
 
 /** Runs recorded per job id: each row is one start of a handler. */
 export async function runsOf(database: Database): Promise<Array<{ job_id: string; runner: string; attempt: number }>> {
-  const { rows } = await sql<{ job_id: string; runner: string; attempt: number }>`select job_id, runner, attempt from test_job_runs order by job_id, attempt`.execute(dbOf(database));
+  const { rows } = await sql<{
+    job_id: string;
+    runner: string;
+    attempt: number;
+  }>`select job_id, runner, attempt from test_job_runs order by job_id, attempt`.execute(dbOf(database));
   return rows;
 }
 
@@ -55,8 +63,11 @@ export function countJob(database: Database, options: CountJobOptions = {}): Job
       return payload as CountPayload;
     },
     async handle(payload, ctx) {
-      await sql`insert into test_job_runs (job_id, runner, attempt) values (${ctx.jobId}, ${options.runner ?? 'main'}, ${ctx.attempt})`.execute(dbOf(database));
-      if (payload.failUntilAttempt !== undefined && ctx.attempt <= payload.failUntilAttempt) throw new Error(`planned failure ${ctx.attempt}`);
+      await sql`insert into test_job_runs (job_id, runner, attempt) values (${ctx.jobId}, ${options.runner ?? 'main'}, ${ctx.attempt})`.execute(
+        dbOf(database),
+      );
+      if (payload.failUntilAttempt !== undefined && ctx.attempt <= payload.failUntilAttempt)
+        throw new Error(`planned failure ${ctx.attempt}`);
       if (options.block) await delay(60_000, undefined, { signal: ctx.signal });
       if (payload.sleepMs !== undefined) await delay(payload.sleepMs, undefined, { signal: ctx.signal });
     },
@@ -81,14 +92,17 @@ export function stepJob(database: Database): JobHandler<StepPayload> {
     retryDelayMs: 0,
     parse(payload) {
       const p = payload as StepPayload;
-      if (!Number.isInteger(p?.steps) || !Number.isInteger(p?.stepMs)) throw new Error('steps and stepMs must be integers');
+      if (!Number.isInteger(p?.steps) || !Number.isInteger(p?.stepMs))
+        throw new Error('steps and stepMs must be integers');
       return p;
     },
     async handle(payload, ctx) {
       for (;;) {
         const isDone = await database.db.transaction().execute(async (trx) => {
           const tx = trx as unknown as Db;
-          const { rows } = await sql<{ next_step: number }>`select next_step from test_job_progress where job_id = ${ctx.jobId}`.execute(tx);
+          const { rows } = await sql<{
+            next_step: number;
+          }>`select next_step from test_job_progress where job_id = ${ctx.jobId}`.execute(tx);
           const step = rows[0]?.next_step ?? 0;
           if (step >= payload.steps) return true;
           await sql`insert into test_job_steps (job_id, step) values (${ctx.jobId}, ${step})`.execute(tx);
@@ -106,8 +120,13 @@ export function stepJob(database: Database): JobHandler<StepPayload> {
 /** Steps recorded so far: how often each step was counted, and the checkpoint. */
 export async function stepsOf(database: Database, jobId: string): Promise<{ counts: number[]; next: number }> {
   const db = dbOf(database);
-  const steps = await sql<{ step: number; n: number }>`select step, count(*) as n from test_job_steps where job_id = ${jobId} group by step order by step`.execute(db);
-  const progress = await sql<{ next_step: number }>`select next_step from test_job_progress where job_id = ${jobId}`.execute(db);
+  const steps = await sql<{
+    step: number;
+    n: number;
+  }>`select step, count(*) as n from test_job_steps where job_id = ${jobId} group by step order by step`.execute(db);
+  const progress = await sql<{
+    next_step: number;
+  }>`select next_step from test_job_progress where job_id = ${jobId}`.execute(db);
   const counts: number[] = [];
   for (const row of steps.rows) counts[Number(row.step)] = Number(row.n);
   return { counts, next: progress.rows[0]?.next_step ?? 0 };
@@ -124,14 +143,25 @@ export interface JobState {
 export async function jobStateOf(database: Database, id: string): Promise<JobState | undefined> {
   const db = dbOf(database);
   if (database.dialect === 'sqlite') {
-    const { rows } = await sql<{ state: JobState['state']; attempt: number; last_error: string | null }>`select state, attempt, last_error from jobs where id = ${Number(id)}`.execute(db);
+    const { rows } = await sql<{
+      state: JobState['state'];
+      attempt: number;
+      last_error: string | null;
+    }>`select state, attempt, last_error from jobs where id = ${Number(id)}`.execute(db);
     const row = rows[0];
     return row && { state: row.state, attempt: row.attempt, lastError: row.last_error };
   }
   const schema = bossSchemaOf(database);
-  const { rows } = await sql<{ state: string; retry_count: number; started_on: Date | null; output: { message?: string; value?: { message?: string } } | null }>`
+  const { rows } = await sql<{
+    state: string;
+    retry_count: number;
+    started_on: Date | null;
+    output: { message?: string; value?: { message?: string } } | null;
+  }>`
     select state::text, retry_count, started_on, output from ${sql.table(`${schema}.job`)} where id = ${id}
-    union all select state::text, retry_count, started_on, output from ${sql.table(`${schema}.archive`)} where id = ${id}`.execute(db);
+    union all select state::text, retry_count, started_on, output from ${sql.table(`${schema}.archive`)} where id = ${id}`.execute(
+    db,
+  );
   const row = rows[0];
   if (row === undefined) return undefined;
   const state = row.state === 'created' || row.state === 'retry' ? 'queued' : (row.state as JobState['state']);
@@ -152,5 +182,7 @@ export async function waitUntil<T>(what: string, check: () => Promise<T | undefi
 
 /** The adapter's storage without a runner: claims made through it are never renewed, like a worker that died. */
 export function createJobStore(database: Database, log: Logger, leaseMs: number): QueueBackend {
-  return database.dialect === 'postgres' ? new PgBossJobStore(database, log, { leaseMs }) : new EmbeddedJobStore(database, { leaseMs });
+  return database.dialect === 'postgres'
+    ? new PgBossJobStore(database, log, { leaseMs })
+    : new EmbeddedJobStore(database, { leaseMs });
 }

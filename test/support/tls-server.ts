@@ -43,7 +43,11 @@ const DAY = 86_400_000;
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;
 
 async function rsaKeys(bits: number, hash: string): Promise<CryptoKeyPair> {
-  return subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: bits, publicExponent: new Uint8Array([1, 0, 1]), hash }, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
+  return subtle.generateKey(
+    { name: 'RSASSA-PKCS1-v1_5', modulusLength: bits, publicExponent: new Uint8Array([1, 0, 1]), hash },
+    true,
+    ['sign', 'verify'],
+  ) as Promise<CryptoKeyPair>;
 }
 
 /** The same private key, usable to sign with another hash (WebCrypto binds the hash to the key). */
@@ -54,7 +58,10 @@ async function withHash(key: CryptoKey, hash: string): Promise<CryptoKey> {
 
 async function keyPem(key: CryptoKey): Promise<string> {
   const der = Buffer.from(await subtle.exportKey('pkcs8', key));
-  return `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END PRIVATE KEY-----\n`;
+  return `-----BEGIN PRIVATE KEY-----\n${der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END PRIVATE KEY-----\n`;
 }
 
 const serial = (): string => `01${randomBytes(8).toString('hex')}`;
@@ -82,7 +89,11 @@ export class TestPki {
       notBefore: new Date(Date.now() - DAY),
       notAfter: new Date(Date.now() + 3650 * DAY),
       keys: caKeys,
-      extensions: [new BasicConstraintsExtension(true, undefined, true), new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true), await SubjectKeyIdentifierExtension.create(caKeys.publicKey)],
+      extensions: [
+        new BasicConstraintsExtension(true, undefined, true),
+        new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
+        await SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+      ],
     });
     const caPem = ca.toString('pem');
     writeFileSync(join(dir, 'ca.pem'), caPem);
@@ -104,16 +115,27 @@ export class TestPki {
     const keys = await this.keysOf(spec.rsaBits ?? 2048);
     const hash = spec.hash ?? 'SHA-256';
     const subject = `CN=${spec.names[0] ?? 'unnamed'}`;
-    const san = new SubjectAlternativeNameExtension(spec.names.map((n) => (isIP(n) === 0 ? { type: 'dns' as const, value: n } : { type: 'ip' as const, value: n })));
+    const san = new SubjectAlternativeNameExtension(
+      spec.names.map((n) => (isIP(n) === 0 ? { type: 'dns' as const, value: n } : { type: 'ip' as const, value: n })),
+    );
     const common = {
       serialNumber: serial(),
       notBefore: spec.notBefore ?? new Date(Date.now() - DAY),
       notAfter: spec.notAfter ?? new Date(Date.now() + 365 * DAY),
       signingAlgorithm: { name: 'RSASSA-PKCS1-v1_5', hash },
     };
-    const leafExtensions = [new BasicConstraintsExtension(false), san, await SubjectKeyIdentifierExtension.create(keys.publicKey)];
+    const leafExtensions = [
+      new BasicConstraintsExtension(false),
+      san,
+      await SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ];
     const cert = spec.isSelfSigned
-      ? await X509CertificateGenerator.createSelfSigned({ ...common, name: subject, keys: { publicKey: keys.publicKey, privateKey: await withHash(keys.privateKey, hash) }, extensions: leafExtensions })
+      ? await X509CertificateGenerator.createSelfSigned({
+          ...common,
+          name: subject,
+          keys: { publicKey: keys.publicKey, privateKey: await withHash(keys.privateKey, hash) },
+          extensions: leafExtensions,
+        })
       : await X509CertificateGenerator.create({
           ...common,
           subject,

@@ -7,7 +7,8 @@ import { createHarness, type Harness } from './harness.ts';
 // cases. Each list's test file sets up its own data and calls these inside its describe block.
 
 /** The cursor problem detail: one wording for a garbled, forged or foreign cursor. */
-export const malformedCursor = 'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page';
+export const malformedCursor =
+  'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page';
 
 /** One page of a v3 list as the wire carries it. */
 export interface V3ListPage<T> {
@@ -87,7 +88,11 @@ export function v3ListReader<T>(path: string, session: () => V3ListSession) {
  * end of the order); the walk must see no item twice, skip no item that existed before, and see
  * a prefix of the final order.
  */
-export function v3ListWalkTest(path: string, session: () => V3ListSession, addRows: (round: number) => Promise<unknown>): void {
+export function v3ListWalkTest(
+  path: string,
+  session: () => V3ListSession,
+  addRows: (round: number) => Promise<unknown>,
+): void {
   const { page, all } = v3ListReader<{ id: string }>(path, session);
   it('follows next across pages with rows added between fetches: no duplicate, no old row skipped', async () => {
     const old = new Set((await all('?limit=1000')).items.map((i) => i.id));
@@ -142,7 +147,8 @@ export interface V3ListSecurityOptions {
  */
 export function v3ListSecurityTests(path: string, session: () => V3ListSession, options: V3ListSecurityOptions): void {
   const { page } = v3ListReader<unknown>(path, session);
-  const isProblem = (res: { headers: Record<string, unknown> }) => assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  const isProblem = (res: { headers: Record<string, unknown> }) =>
+    assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
 
   it('answers 401 without a key, and for a v2 key', async () => {
     const { h } = session();
@@ -166,7 +172,7 @@ export function v3ListSecurityTests(path: string, session: () => V3ListSession, 
     assert.equal(res.json().type, '/problems/1009');
   });
 
-  it('shows another team nothing, and refuses the first team\'s cursor', async () => {
+  it("shows another team nothing, and refuses the first team's cursor", async () => {
     const { h } = session();
     await h.team('other');
     const key = (await h.key('other', '--v3')).key;

@@ -7,16 +7,23 @@ import type { OwnershipCheckResult, VerificationService } from './verification.s
  * Finds the one asset an operator means by name: `teamName` is needed only when several teams
  * own that name.
  */
-export async function findAssetForOperator(store: AssetStore, name: string, teamName?: string): Promise<{ asset: Asset; team: Team }> {
+export async function findAssetForOperator(
+  store: AssetStore,
+  name: string,
+  teamName?: string,
+): Promise<{ asset: Asset; team: Team }> {
   const normalized = name.trim().toLowerCase().replace(/\.$/, '');
   const candidates: Array<{ asset: Asset; team: Team }> = [];
   for (const asset of await store.assets.findAllByName(normalized)) {
     const team = await store.teams.findById(asset.teamId);
     if (team !== undefined && (teamName === undefined || team.name === teamName)) candidates.push({ asset, team });
   }
-  if (candidates.length === 0) throw new OperatorError(`no asset named "${normalized}"${teamName ? ` in team "${teamName}"` : ''}`);
+  if (candidates.length === 0)
+    throw new OperatorError(`no asset named "${normalized}"${teamName ? ` in team "${teamName}"` : ''}`);
   if (candidates.length > 1) {
-    throw new OperatorError(`several teams own "${normalized}" (${candidates.map((c) => c.team.name).join(', ')}): name one with --team`);
+    throw new OperatorError(
+      `several teams own "${normalized}" (${candidates.map((c) => c.team.name).join(', ')}): name one with --team`,
+    );
   }
   return candidates[0]!;
 }

@@ -19,14 +19,35 @@ describe('parseAssetName', () => {
     it(`accepts ${raw}`, () => assert.deepEqual(parseAssetName(raw), { name, kind, port }));
   }
 
-  const bad = ['', 'com', 'co.uk', 'bücher.example', 'exa mple.com', '-a.example.com', 'example.com:0', 'example.com:70000', 'a:b:c', '999.1.1.1', 'example..com', 'x'.repeat(64) + '.com', '[::zz]:80', 'example.123'];
+  const bad = [
+    '',
+    'com',
+    'co.uk',
+    'bücher.example',
+    'exa mple.com',
+    '-a.example.com',
+    'example.com:0',
+    'example.com:70000',
+    'a:b:c',
+    '999.1.1.1',
+    'example..com',
+    'x'.repeat(64) + '.com',
+    '[::zz]:80',
+    'example.123',
+  ];
   for (const raw of bad) {
     it(`refuses ${JSON.stringify(raw)} with 2012`, () => {
-      assert.throws(() => parseAssetName(raw), (err: unknown) => err instanceof AppError && err.code === 2012);
+      assert.throws(
+        () => parseAssetName(raw),
+        (err: unknown) => err instanceof AppError && err.code === 2012,
+      );
     });
   }
   it('refuses a non-string with 2012', () => {
-    assert.throws(() => parseAssetName(42), (err: unknown) => err instanceof AppError && err.code === 2012);
+    assert.throws(
+      () => parseAssetName(42),
+      (err: unknown) => err instanceof AppError && err.code === 2012,
+    );
   });
 });
 

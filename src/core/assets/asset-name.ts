@@ -13,11 +13,16 @@ export interface AssetName {
 const labelPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 function malformed(raw: string, why: string) {
-  return appError(2012, `Domain name malformed: "${raw}" ${why} (expected a second-level domain, a subdomain or an IP address, with an optional port)`, ['name']);
+  return appError(
+    2012,
+    `Domain name malformed: "${raw}" ${why} (expected a second-level domain, a subdomain or an IP address, with an optional port)`,
+    ['name'],
+  );
 }
 
 function parsePort(raw: string, text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw malformed(raw, 'has a port outside 1-65535');
+  if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65535)
+    throw malformed(raw, 'has a port outside 1-65535');
   return Number(text);
 }
 
@@ -39,12 +44,17 @@ export function parseAssetName(raw: unknown): AssetName {
   const text = raw.trim();
   if (text.length === 0) throw malformed(raw, 'is empty');
   if (hasControlCharacter(text)) throw malformed(raw, 'holds a control character (such as NUL)');
-  if (!/^[\x21-\x7e]+$/.test(text)) throw malformed(raw, 'contains characters outside ASCII (send international names in punycode)');
+  if (!/^[\x21-\x7e]+$/.test(text))
+    throw malformed(raw, 'contains characters outside ASCII (send international names in punycode)');
 
   const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(text);
   if (bracketed !== null) {
     if (isIP(bracketed[1]!) !== 6) throw malformed(raw, 'is not a valid IPv6 address');
-    return { name: bracketed[1]!.toLowerCase(), kind: 'ip', port: bracketed[2] === undefined ? null : parsePort(raw, bracketed[2]) };
+    return {
+      name: bracketed[1]!.toLowerCase(),
+      kind: 'ip',
+      port: bracketed[2] === undefined ? null : parsePort(raw, bracketed[2]),
+    };
   }
   if (isIP(text) === 6) return { name: text.toLowerCase(), kind: 'ip', port: null };
 
@@ -55,7 +65,8 @@ export function parseAssetName(raw: unknown): AssetName {
 
   const name = host.toLowerCase().replace(/\.$/, '');
   if (!isDomainName(name)) throw malformed(raw, 'is not a valid domain name');
-  if (getDomain(name, { allowPrivateDomains: false }) === null) throw malformed(raw, 'is a public suffix, not a domain');
+  if (getDomain(name, { allowPrivateDomains: false }) === null)
+    throw malformed(raw, 'is a public suffix, not a domain');
   return { name, kind: 'domain', port };
 }
 

@@ -49,16 +49,24 @@ export const defaultAssetSettings: Readonly<AssetSettings> = Object.freeze({
 export const assetSettingFields = Object.keys(defaultAssetSettings) as Array<keyof AssetSettings>;
 
 /** The port-scanning fields: added after the other 14, so an update may leave them out. */
-export const portScanningFields = ['enable_port_scanning', 'port_scanning_avoid_list', 'port_scanning_force_list', 'port_scanning_include_recommended_ports'] as const;
+export const portScanningFields = [
+  'enable_port_scanning',
+  'port_scanning_avoid_list',
+  'port_scanning_force_list',
+  'port_scanning_include_recommended_ports',
+] as const;
 
 /** One of the four port-scanning fields. */
 export type PortScanningField = (typeof portScanningFields)[number];
 
 /** The 14 fields every update must carry (the port-scanning fields are optional). */
-export const requiredAssetSettingFields = assetSettingFields.filter((f) => !(portScanningFields as readonly string[]).includes(f));
+export const requiredAssetSettingFields = assetSettingFields.filter(
+  (f) => !(portScanningFields as readonly string[]).includes(f),
+);
 
 /** A validated update: the 14 required fields, and the port-scanning fields it carried. */
-export type AssetSettingsUpdate = Omit<AssetSettings, PortScanningField> & Partial<Pick<AssetSettings, PortScanningField>>;
+export type AssetSettingsUpdate = Omit<AssetSettings, PortScanningField> &
+  Partial<Pick<AssetSettings, PortScanningField>>;
 
 /** Limits of `requests_per_second` in asset settings; 0 (no limit) is accepted beside them. */
 export const assetRequestsPerSecond = { min: 1, max: 1000 } as const;
@@ -68,7 +76,8 @@ const portListFields = new Set<keyof AssetSettings>(['port_scanning_avoid_list',
 function parsePortList(field: string, value: unknown, problems: string[]): number[] {
   let items: unknown[];
   if (Array.isArray(value)) items = value;
-  else if (typeof value === 'string') items = value.trim() === '' ? [] : value.split(',').map((s) => (/^\s*\d+\s*$/.test(s) ? Number(s) : s));
+  else if (typeof value === 'string')
+    items = value.trim() === '' ? [] : value.split(',').map((s) => (/^\s*\d+\s*$/.test(s) ? Number(s) : s));
   else {
     problems.push(`${field} must be an array of ports or a comma-separated string`);
     return [];
@@ -96,7 +105,11 @@ export function parseAssetSettings(body: unknown): AssetSettingsUpdate {
   const input = body as Record<string, unknown>;
   const missing = requiredAssetSettingFields.filter((f) => !(f in input));
   if (missing.length > 0) {
-    throw appError(2422, `Asset settings malformed: all settings fields must be provided; missing: ${missing.join(', ')}`, missing);
+    throw appError(
+      2422,
+      `Asset settings malformed: all settings fields must be provided; missing: ${missing.join(', ')}`,
+      missing,
+    );
   }
   const problems: string[] = [];
   const bad = new Set<string>();
@@ -127,7 +140,11 @@ export function parseAssetSettings(body: unknown): AssetSettingsUpdate {
   if (problems.length > 0) throw appError(2422, `Asset settings malformed: ${problems.join('; ')}`, [...bad]);
   const settings = out as unknown as AssetSettingsUpdate;
   if (settings.brute_force && !settings.scrape) {
-    throw appError(2426, 'brute_force can be true only when scrape is true; disable brute_force before disabling scrape', ['brute_force', 'scrape']);
+    throw appError(
+      2426,
+      'brute_force can be true only when scrape is true; disable brute_force before disabling scrape',
+      ['brute_force', 'scrape'],
+    );
   }
   return settings;
 }
@@ -149,8 +166,10 @@ function parseHeaders(value: unknown, problems: string[]): Record<string, string
   }
   const out: Record<string, string> = {};
   for (const [name, v] of Object.entries(value)) {
-    if (!/^[xX]-[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) problems.push(`custom_headers name "${name}" must start with x- or X- and be a valid header name`);
-    else if (typeof v !== 'string' || /[\r\n]/.test(v)) problems.push(`custom_headers value of "${name}" must be a single-line string`);
+    if (!/^[xX]-[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name))
+      problems.push(`custom_headers name "${name}" must start with x- or X- and be a valid header name`);
+    else if (typeof v !== 'string' || /[\r\n]/.test(v))
+      problems.push(`custom_headers value of "${name}" must be a single-line string`);
     else if (hasNul(v)) problems.push(`custom_headers value of "${name}" may not hold a NUL character (U+0000)`);
     else out[name] = v;
   }

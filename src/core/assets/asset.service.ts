@@ -6,7 +6,16 @@ import type { Team } from '../teams/team.types.ts';
 import { ancestorsOf, parseAssetName, type AssetName } from './asset-name.ts';
 import { decodeListPosition, positionOf } from './list-position.ts';
 import { applyAssetSettings, defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
-import type { Asset, AssetPageQuery, AssetRepositories, AssetStore, DiscoveredName, MonitoringSwitch, RootDomain, ZoneSource } from './asset.types.ts';
+import type {
+  Asset,
+  AssetPageQuery,
+  AssetRepositories,
+  AssetStore,
+  DiscoveredName,
+  MonitoringSwitch,
+  RootDomain,
+  ZoneSource,
+} from './asset.types.ts';
 
 /** Largest page of an asset listing. */
 export const maxAssetPageSize = 1000;
@@ -35,7 +44,8 @@ export interface AssetListInput {
 
 /** Validates the shape of an asset token path parameter (2011). */
 export function assertAssetToken(token: string): void {
-  if (!isToken(token)) throw appError(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']);
+  if (!isToken(token))
+    throw appError(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']);
 }
 
 /** What a token names: an asset, or a name discovered by DNS that has no asset row. */
@@ -64,7 +74,12 @@ export async function requireTokenTarget(store: AssetRepositories, team: Team, t
  * include subdomains give the asset rows first (in id order), then the names discovered by DNS
  * that are not assets (in reversed-name order, so the names under a domain come together).
  */
-export async function listAssets(store: AssetStore, markers: MarkerCodec, team: Team, input: AssetListInput): Promise<AssetPage> {
+export async function listAssets(
+  store: AssetStore,
+  markers: MarkerCodec,
+  team: Team,
+  input: AssetListInput,
+): Promise<AssetPage> {
   let scope: AssetPageQuery['scope'];
   let scopeKey: string;
   // The discovered names that follow the asset rows: none, all of the team's, or one root's.
@@ -77,7 +92,14 @@ export async function listAssets(store: AssetStore, markers: MarkerCodec, team: 
     const target = await requireTokenTarget(store, team, input.scope.subdomainsOf);
     if (target.discovered !== undefined) {
       // A discovered name has no subdomains of its own (they belong to its root).
-      return { items: [], count: 0, hasMore: false, nextMarker: undefined, currentMarker: markers.encode(team.id, `subdomains:name:${target.discovered.token}`, 0), teamHasAssets: true };
+      return {
+        items: [],
+        count: 0,
+        hasMore: false,
+        nextMarker: undefined,
+        currentMarker: markers.encode(team.id, `subdomains:name:${target.discovered.token}`, 0),
+        teamHasAssets: true,
+      };
     }
     const root = target.asset;
     scope = { kind: 'subdomains', rootId: root.id };
@@ -91,14 +113,26 @@ export async function listAssets(store: AssetStore, markers: MarkerCodec, team: 
   let last: number | { n: string } | undefined;
   let hasMore = false;
   if (afterKey === undefined) {
-    const assets = await store.assets.renderPage({ teamId: team.id, scope, afterId, createdAfter: input.createdAfter, limit: input.pageSize });
+    const assets = await store.assets.renderPage({
+      teamId: team.id,
+      scope,
+      afterId,
+      createdAfter: input.createdAfter,
+      limit: input.pageSize,
+    });
     listed = Math.min(assets.count, input.pageSize);
     if (listed > 0) items.push(assets.items);
     hasMore = assets.count > input.pageSize;
     last = assets.lastId;
   }
   if (names !== undefined && !hasMore) {
-    const found = await store.zones.listDocuments({ teamId: team.id, under: names.under, afterKey, createdAfter: input.createdAfter, limit: input.pageSize + 1 - listed });
+    const found = await store.zones.listDocuments({
+      teamId: team.id,
+      under: names.under,
+      afterKey,
+      createdAfter: input.createdAfter,
+      limit: input.pageSize + 1 - listed,
+    });
     hasMore = listed + found.length > input.pageSize;
     const shown = found.slice(0, input.pageSize - listed);
     for (const name of shown) items.push(name.document);
@@ -135,7 +169,12 @@ export async function addAsset(store: AssetStore, team: Team, rawName: unknown):
  * Adds a parsed asset name inside the caller's transaction with addAsset's rules (2018, 2019 as
  * `parent`): the one add path, also taken by a zone upload or transfer that adds its apex.
  */
-export async function addAssetInTransaction(tx: AssetRepositories, team: Team, parsed: AssetName, origin: 'manual' | ZoneSource): Promise<AddAssetResult> {
+export async function addAssetInTransaction(
+  tx: AssetRepositories,
+  team: Team,
+  parsed: AssetName,
+  origin: 'manual' | ZoneSource,
+): Promise<AddAssetResult> {
   if ((await tx.assets.findByName(team.id, parsed.name)) !== undefined) {
     throw appError(2018, `Asset already exists: the team has ${parsed.name} already`, ['name']);
   }
@@ -178,7 +217,12 @@ export async function deleteAsset(store: AssetStore, team: Team, token: string):
     }
     const { asset } = target;
     const profiles = await tx.scanProfiles.countByAsset(team.id, asset.id);
-    if (profiles > 0) throw appError(2026, `Asset still has Application scan profiles: delete its ${profiles} scan profile${profiles === 1 ? '' : 's'} first`, ['token']);
+    if (profiles > 0)
+      throw appError(
+        2026,
+        `Asset still has Application scan profiles: delete its ${profiles} scan profile${profiles === 1 ? '' : 's'} first`,
+        ['token'],
+      );
     if (!(await tx.assets.delete(team.id, asset.id))) throw appError(2014, 'Asset does not exist', ['token']);
     if (asset.isRoot) await tx.zones.deleteUnder(team.id, { id: asset.id, name: asset.name, status: asset.status });
     else await tx.zones.deleteName(team.id, asset.name);
@@ -199,7 +243,11 @@ function assertCanBeAsset(name: string): void {
     parseAssetName(name);
   } catch (err) {
     if (!isAppError(err)) throw err;
-    throw appError(2012, `${name} is a name of the zone data that cannot be an asset (${err.message}); its settings cannot change`, ['domainToken']);
+    throw appError(
+      2012,
+      `${name} is a name of the zone data that cannot be an asset (${err.message}); its settings cannot change`,
+      ['domainToken'],
+    );
   }
 }
 
@@ -238,9 +286,19 @@ async function promoteName(tx: AssetRepositories, name: DiscoveredName): Promise
  * capacity (2424); the capacity check and the write share one transaction with the team locked.
  * Once committed, `monitoring` hears of a switch: on queues a run now, off stops the live one.
  */
-export async function updateAssetSettings(store: AssetStore, team: Team, token: string, body: unknown, monitoring?: MonitoringSwitch): Promise<AssetSettings> {
+export async function updateAssetSettings(
+  store: AssetStore,
+  team: Team,
+  token: string,
+  body: unknown,
+  monitoring?: MonitoringSwitch,
+): Promise<AssetSettings> {
   const target = await requireTokenTarget(store, team, token);
-  const asset = target.asset ?? { kind: 'domain' as const, status: target.discovered.status, name: target.discovered.name };
+  const asset = target.asset ?? {
+    kind: 'domain' as const,
+    status: target.discovered.status,
+    name: target.discovered.name,
+  };
   const update = parseAssetSettings(body);
   // Changing a discovered name's settings makes it an asset: only a name the add path accepts
   // may become one (zone data also holds wildcard and service owners: *.dev, _sip._tcp).
@@ -259,7 +317,11 @@ export async function updateAssetSettings(store: AssetStore, team: Team, token: 
     if (next.monitoring && !current.monitored) {
       const capacity = plans[team.plan].monitoredDomains;
       if ((await tx.assets.countMonitored(team.id)) >= capacity) {
-        throw appError(2424, `Monitored-domain capacity reached: the ${team.plan} plan monitors at most ${capacity} domains`, ['monitoring']);
+        throw appError(
+          2424,
+          `Monitored-domain capacity reached: the ${team.plan} plan monitors at most ${capacity} domains`,
+          ['monitoring'],
+        );
       }
     }
     await tx.assets.updateSettings(team.id, current.id, next, new Date());

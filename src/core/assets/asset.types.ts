@@ -32,7 +32,21 @@ export interface Asset {
 }
 
 /** The fields of an asset that listings need (what list queries read). */
-export type AssetSummary = Pick<Asset, 'id' | 'teamId' | 'token' | 'name' | 'kind' | 'status' | 'addedBy' | 'monitored' | 'created' | 'updated' | 'discovered' | 'lastSeen'>;
+export type AssetSummary = Pick<
+  Asset,
+  | 'id'
+  | 'teamId'
+  | 'token'
+  | 'name'
+  | 'kind'
+  | 'status'
+  | 'addedBy'
+  | 'monitored'
+  | 'created'
+  | 'updated'
+  | 'discovered'
+  | 'lastSeen'
+>;
 
 /** An asset's id and its v2 wire JSON, rendered by the store (list pages). */
 export interface AssetDocument {
@@ -97,7 +111,8 @@ export interface AssetRepository {
 export type ZoneSource = 'zone-file' | 'zone-transfer' | 'zone-lookup' | SurfaceSource;
 
 /** The sources of surface monitoring (see ZoneSource). */
-export type SurfaceSource = 'dns-scrape' | 'certificate-scrape' | 'page-scrape' | 'brute-force' | 'permutation' | 'surface-monitoring';
+export type SurfaceSource =
+  'dns-scrape' | 'certificate-scrape' | 'page-scrape' | 'brute-force' | 'permutation' | 'surface-monitoring';
 
 /** A root domain asset records may be indexed under. */
 export interface RootDomain {

@@ -13,7 +13,12 @@ export interface ListPosition {
 }
 
 /** Reads the position of a listing's marker; 4150 when the marker holds no such position. */
-export function decodeListPosition(markers: MarkerCodec, teamId: number, scopeKey: string, marker: string | undefined): ListPosition {
+export function decodeListPosition(
+  markers: MarkerCodec,
+  teamId: number,
+  scopeKey: string,
+  marker: string | undefined,
+): ListPosition {
   const raw = markers.decode(teamId, scopeKey, marker);
   if (raw === undefined) return { raw, afterId: undefined, afterKey: undefined };
   if (typeof raw === 'number' && Number.isSafeInteger(raw)) return { raw, afterId: raw, afterKey: undefined };

@@ -12,7 +12,11 @@ export interface OwnershipCheckResult {
 
 /** The engine part that looks for the verification code; it never throws for "unreachable". */
 export interface OwnershipChecker {
-  check(target: { name: string; kind: 'domain' | 'ip'; port: number | null }, code: string, signal: AbortSignal): Promise<OwnershipCheckResult>;
+  check(
+    target: { name: string; kind: 'domain' | 'ip'; port: number | null },
+    code: string,
+    signal: AbortSignal,
+  ): Promise<OwnershipCheckResult>;
 }
 
 /** Minimal logger the service reports background failures to. */
@@ -40,9 +44,16 @@ export class VerificationService {
   /** Runs one check now and records the outcome. */
   async check(team: Team, asset: Asset): Promise<OwnershipCheckResult> {
     const signal = AbortSignal.any([this.controller.signal, AbortSignal.timeout(this.timeoutMs)]);
-    const result = await this.checker.check({ name: asset.name, kind: asset.kind, port: asset.port }, team.verificationCode, signal);
+    const result = await this.checker.check(
+      { name: asset.name, kind: asset.kind, port: asset.port },
+      team.verificationCode,
+      signal,
+    );
     await this.store.assets.recordCheck(asset.id, result.isVerified ? 'verified' : asset.status, new Date());
-    this.log.info({ asset: asset.token, verified: result.isVerified, via: result.via, observations: result.observations }, 'ownership check');
+    this.log.info(
+      { asset: asset.token, verified: result.isVerified, via: result.via, observations: result.observations },
+      'ownership check',
+    );
     return result;
   }
 

@@ -17,12 +17,19 @@ function failureOf(body: Record<string, unknown>): { code: number; message: stri
 describe('parseConnectorInput', () => {
   it('trims the name and keeps the options as given', () => {
     const options = { access_key: 'AKIA', secret_key: ' s3cr3t ', region: 'eu' };
-    assert.deepEqual(parseConnectorInput({ name: '  prod ', provider: 'CLOUD_A_CRED_BASED', options, ignored: true }), { name: 'prod', provider: 'CLOUD_A_CRED_BASED', options });
+    assert.deepEqual(parseConnectorInput({ name: '  prod ', provider: 'CLOUD_A_CRED_BASED', options, ignored: true }), {
+      name: 'prod',
+      provider: 'CLOUD_A_CRED_BASED',
+      options,
+    });
   });
 
   it('counts characters, not UTF-16 units, against the 255 limit', () => {
     assert.equal(parseConnectorInput({ name: '😀'.repeat(255), provider: 'DNS_H', options: {} }).name.length, 510);
-    assert.equal(failureOf({ name: '😀'.repeat(256), provider: 'DNS_H', options: {} }).message, 'Request body malformed: name must be at most 255 characters');
+    assert.equal(
+      failureOf({ name: '😀'.repeat(256), provider: 'DNS_H', options: {} }).message,
+      'Request body malformed: name must be at most 255 characters',
+    );
   });
 
   it('names the field at fault with 1051, as a parameter too', () => {

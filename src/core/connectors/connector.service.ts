@@ -6,7 +6,12 @@ import { hasNul } from '../shared/text.ts';
 import type { Caller } from '../teams/api-key.service.ts';
 import { plans, type EndpointGroup } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
-import { connectorProviders, type Connector, type ConnectorPosition, type ConnectorProvider } from './connector.types.ts';
+import {
+  connectorProviders,
+  type Connector,
+  type ConnectorPosition,
+  type ConnectorProvider,
+} from './connector.types.ts';
 import type { ConnectorRepositories } from './connector.types.ts';
 
 /** A connector name has at most this many characters (after trimming). */
@@ -43,7 +48,9 @@ export interface ConnectorPage {
 type InputPlace = 'body' | 'query';
 
 function invalid(place: InputPlace, field: string, what: string): AppError {
-  return place === 'body' ? appError(1051, `Request body malformed: ${field} ${what}`, [field]) : appError(4150, `${field} ${what}`, [field]);
+  return place === 'body'
+    ? appError(1051, `Request body malformed: ${field} ${what}`, [field])
+    : appError(4150, `${field} ${what}`, [field]);
 }
 
 function isConnectorTeam(team: Team): boolean {
@@ -64,10 +71,17 @@ export async function connectorTeamsOf(store: ConnectorRepositories, caller: Cal
  * team; a key tied to several teams must name one. A named team must be the token of one of the
  * key's teams: a token of another team answers exactly as one that does not exist.
  */
-export async function resolveConnectorTeam(store: ConnectorRepositories, caller: Caller, raw: unknown, place: InputPlace): Promise<Team> {
-  const isAbsent = raw === undefined || raw === null || (place === 'query' && typeof raw === 'string' && raw.trim() === '');
+export async function resolveConnectorTeam(
+  store: ConnectorRepositories,
+  caller: Caller,
+  raw: unknown,
+  place: InputPlace,
+): Promise<Team> {
+  const isAbsent =
+    raw === undefined || raw === null || (place === 'query' && typeof raw === 'string' && raw.trim() === '');
   if (isAbsent) {
-    if (caller.teamIds.length !== 1) throw invalid(place, 'team_id', 'is required: this API key is tied to several teams');
+    if (caller.teamIds.length !== 1)
+      throw invalid(place, 'team_id', 'is required: this API key is tied to several teams');
     const [team] = await connectorTeamsOf(store, caller);
     if (team === undefined) throw appError(1009, 'This API key cannot access the connectors endpoints');
     return team;
@@ -86,13 +100,15 @@ function parseName(raw: unknown): string {
   if (typeof raw !== 'string') throw invalid('body', 'name', 'must be a string');
   const name = raw.trim();
   if (name === '') throw invalid('body', 'name', 'must not be empty');
-  if ([...name].length > connectorNameLimit) throw invalid('body', 'name', `must be at most ${connectorNameLimit} characters`);
+  if ([...name].length > connectorNameLimit)
+    throw invalid('body', 'name', `must be at most ${connectorNameLimit} characters`);
   if (hasNul(name)) throw invalid('body', 'name', 'must not contain a NUL character (U+0000)');
   return name;
 }
 
 function parseProvider(raw: unknown): ConnectorProvider {
-  if (raw === undefined || raw === null) throw invalid('body', 'provider', `is required: one of ${connectorProviders.join(', ')}`);
+  if (raw === undefined || raw === null)
+    throw invalid('body', 'provider', `is required: one of ${connectorProviders.join(', ')}`);
   if (typeof raw !== 'string' || !(connectorProviders as readonly string[]).includes(raw)) {
     throw invalid('body', 'provider', `must be one of ${connectorProviders.join(', ')}`);
   }
@@ -100,19 +116,28 @@ function parseProvider(raw: unknown): ConnectorProvider {
 }
 
 function parseOptions(raw: unknown, provider: ConnectorProvider): Record<string, string> {
-  if (raw === undefined || raw === null) throw invalid('body', 'options', 'is required: a JSON object of string fields');
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('body', 'options', 'must be a JSON object of string fields');
+  if (raw === undefined || raw === null)
+    throw invalid('body', 'options', 'is required: a JSON object of string fields');
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw invalid('body', 'options', 'must be a JSON object of string fields');
   const entries = Object.entries(raw as Record<string, unknown>);
-  if (entries.length > connectorOptionLimits.fields) throw invalid('body', 'options', `must have at most ${connectorOptionLimits.fields} fields`);
+  if (entries.length > connectorOptionLimits.fields)
+    throw invalid('body', 'options', `must have at most ${connectorOptionLimits.fields} fields`);
   const options: Record<string, string> = {};
   for (const [name, value] of entries) {
     // A bad field name is not echoed: it could be anything, even a pasted secret.
-    if (!optionNamePattern.test(name)) throw invalid('body', 'options', 'field names must be 1 to 64 letters, digits or underscores, starting with a letter');
+    if (!optionNamePattern.test(name))
+      throw invalid(
+        'body',
+        'options',
+        'field names must be 1 to 64 letters, digits or underscores, starting with a letter',
+      );
     const field = `options.${name}`;
     // Values are never echoed either: they are credentials.
     if (typeof value !== 'string') throw invalid('body', field, 'must be a string');
     if (value.trim() === '') throw invalid('body', field, 'must not be empty');
-    if ([...value].length > connectorOptionLimits.valueLength) throw invalid('body', field, `must be at most ${connectorOptionLimits.valueLength} characters`);
+    if ([...value].length > connectorOptionLimits.valueLength)
+      throw invalid('body', field, `must be at most ${connectorOptionLimits.valueLength} characters`);
     if (hasNul(value)) throw invalid('body', field, 'must not contain a NUL character (U+0000)');
     options[name] = value;
   }
@@ -130,7 +155,13 @@ export function parseConnectorInput(body: Record<string, unknown>): ConnectorInp
 }
 
 /** Creates a connector; its options are stored only sealed with the server key, as one JSON string. */
-export async function createConnector(store: ConnectorRepositories, box: SecretBox, caller: Caller, body: Record<string, unknown>, now = new Date()): Promise<Connector> {
+export async function createConnector(
+  store: ConnectorRepositories,
+  box: SecretBox,
+  caller: Caller,
+  body: Record<string, unknown>,
+  now = new Date(),
+): Promise<Connector> {
   const input = parseConnectorInput(body);
   const team = await resolveConnectorTeam(store, caller, body['team_id'], 'body');
   return store.connectors.insert({
@@ -145,17 +176,29 @@ export async function createConnector(store: ConnectorRepositories, box: SecretB
 }
 
 /** One page of the connectors of the key's teams, in creation order (then by id). */
-export async function listConnectors(store: ConnectorRepositories, caller: Caller, after: ConnectorPosition | undefined, limit: number): Promise<ConnectorPage> {
+export async function listConnectors(
+  store: ConnectorRepositories,
+  caller: Caller,
+  after: ConnectorPosition | undefined,
+  limit: number,
+): Promise<ConnectorPage> {
   const teamIds = (await connectorTeamsOf(store, caller)).map((t) => t.id);
   if (teamIds.length === 0) return { items: [], next: undefined };
   const rows = await store.connectors.list(teamIds, after, limit + 1);
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return { items, next: rows.length > limit && last !== undefined ? { created: last.created.getTime(), id: last.id } : undefined };
+  return {
+    items,
+    next: rows.length > limit && last !== undefined ? { created: last.created.getTime(), id: last.id } : undefined,
+  };
 }
 
 /** A connector of the key's teams; undefined when the id is malformed, unknown or another team's. */
-export async function findConnector(store: ConnectorRepositories, caller: Caller, id: string): Promise<Connector | undefined> {
+export async function findConnector(
+  store: ConnectorRepositories,
+  caller: Caller,
+  id: string,
+): Promise<Connector | undefined> {
   if (!isUuid(id)) return undefined;
   const teamIds = (await connectorTeamsOf(store, caller)).map((t) => t.id);
   return teamIds.length === 0 ? undefined : store.connectors.findByPublicId(teamIds, id.toLowerCase());
@@ -172,7 +215,12 @@ export async function deleteConnector(store: ConnectorRepositories, caller: Call
  * The external ID of a team (named by `team_id` as for create): 32 random hex characters made on
  * the first request and stable afterwards; concurrent first requests answer the same value.
  */
-export async function connectorExternalId(store: ConnectorRepositories, caller: Caller, rawTeam: unknown, now = new Date()): Promise<{ team: Team; externalId: string }> {
+export async function connectorExternalId(
+  store: ConnectorRepositories,
+  caller: Caller,
+  rawTeam: unknown,
+  now = new Date(),
+): Promise<{ team: Team; externalId: string }> {
   const team = await resolveConnectorTeam(store, caller, rawTeam, 'query');
   const externalId = await store.connectors.externalId(team.id, randomBytes(16).toString('hex'), now);
   return { team, externalId };

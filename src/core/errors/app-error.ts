@@ -17,7 +17,11 @@ export class AppError extends Error {
   readonly parameters: string[] | undefined;
   readonly remoteFailure: RemoteFailure | undefined;
 
-  constructor(code: ErrorCode, message?: string, options?: { parameters?: string[]; cause?: unknown; remoteFailure?: RemoteFailure }) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options?: { parameters?: string[]; cause?: unknown; remoteFailure?: RemoteFailure },
+  ) {
     super(message ?? errorCatalogue[code], options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;

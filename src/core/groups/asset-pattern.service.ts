@@ -6,7 +6,10 @@ import { requireGroup, requireGroups } from './group.service.ts';
 import type { AssetPattern, Group, GroupStore } from './group.types.ts';
 
 async function requirePattern(store: GroupStore, team: Team, group: Group, token: string): Promise<AssetPattern> {
-  if (!isToken(token)) throw appError(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', ['assetPatternToken']);
+  if (!isToken(token))
+    throw appError(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', [
+      'assetPatternToken',
+    ]);
   const pattern = await store.assetPatterns.findByToken(team.id, group.id, token);
   if (pattern === undefined) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
   return pattern;
@@ -19,19 +22,37 @@ export async function listAssetPatterns(store: GroupStore, team: Team, groupToke
 }
 
 /** Adds a pattern to a group; it is validated (9012) and stored in canonical form. */
-export async function createAssetPattern(store: GroupStore, team: Team, groupToken: string, rawPattern: unknown): Promise<AssetPattern> {
+export async function createAssetPattern(
+  store: GroupStore,
+  team: Team,
+  groupToken: string,
+  rawPattern: unknown,
+): Promise<AssetPattern> {
   const group = await requireGroup(store, team, groupToken);
   const parsed = parseAssetPattern(rawPattern);
   const now = new Date();
   return store.transaction(async (tx) => {
     // Vulnerability lists filtered by group_token[] depend on the patterns: outdate their cached pages.
     await tx.vulnerabilities.bumpVersion(team.id);
-    return tx.assetPatterns.insert({ teamId: team.id, groupId: group.id, token: newToken(), pattern: parsed.text, created: now, updated: now });
+    return tx.assetPatterns.insert({
+      teamId: team.id,
+      groupId: group.id,
+      token: newToken(),
+      pattern: parsed.text,
+      created: now,
+      updated: now,
+    });
   });
 }
 
 /** Replaces the text of a pattern (9011, 9013, 9012). */
-export async function updateAssetPattern(store: GroupStore, team: Team, groupToken: string, patternToken: string, rawPattern: unknown): Promise<AssetPattern> {
+export async function updateAssetPattern(
+  store: GroupStore,
+  team: Team,
+  groupToken: string,
+  patternToken: string,
+  rawPattern: unknown,
+): Promise<AssetPattern> {
   const group = await requireGroup(store, team, groupToken);
   const current = await requirePattern(store, team, group, patternToken);
   const parsed = parseAssetPattern(rawPattern);
@@ -44,11 +65,17 @@ export async function updateAssetPattern(store: GroupStore, team: Team, groupTok
 }
 
 /** Deletes a pattern of a group (9011, 9013). */
-export async function deleteAssetPattern(store: GroupStore, team: Team, groupToken: string, patternToken: string): Promise<void> {
+export async function deleteAssetPattern(
+  store: GroupStore,
+  team: Team,
+  groupToken: string,
+  patternToken: string,
+): Promise<void> {
   const group = await requireGroup(store, team, groupToken);
   const current = await requirePattern(store, team, group, patternToken);
   await store.transaction(async (tx) => {
-    if (!(await tx.assetPatterns.delete(team.id, current.id))) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
+    if (!(await tx.assetPatterns.delete(team.id, current.id)))
+      throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
     await tx.vulnerabilities.bumpVersion(team.id);
   });
 }
@@ -57,9 +84,16 @@ export async function deleteAssetPattern(store: GroupStore, team: Team, groupTok
  * The parsed patterns of the given groups of the team, ready for matchesAnyPattern (group asset
  * listings, vulnerability filters): 9001 for a malformed token, 9003 for an unknown one.
  */
-export async function loadGroupPatterns(store: GroupStore, team: Team, groupTokens: unknown[]): Promise<{ groups: Group[]; patterns: ParsedPattern[] }> {
+export async function loadGroupPatterns(
+  store: GroupStore,
+  team: Team,
+  groupTokens: unknown[],
+): Promise<{ groups: Group[]; patterns: ParsedPattern[] }> {
   const groups = await requireGroups(store, team, groupTokens);
-  const rows = await store.assetPatterns.listByGroups(team.id, groups.map((g) => g.id));
+  const rows = await store.assetPatterns.listByGroups(
+    team.id,
+    groups.map((g) => g.id),
+  );
   // Stored patterns were validated on the way in; one that no longer parses is skipped, not fatal.
   const patterns = rows.flatMap((row) => {
     try {

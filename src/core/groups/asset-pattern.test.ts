@@ -28,12 +28,32 @@ const names = [
 const patterns: Record<string, string[]> = {
   'example.com': ['example.com', 'example.com.'],
   'EXAMPLE.com.': ['example.com', 'example.com.'],
-  '*.example.com': ['www.example.com', 'a.b.example.com', 'WWW.Example.COM', 'api.eu.example.com', 'api.eu.west.example.com', 'api.example.com'],
+  '*.example.com': [
+    'www.example.com',
+    'a.b.example.com',
+    'WWW.Example.COM',
+    'api.eu.example.com',
+    'api.eu.west.example.com',
+    'api.example.com',
+  ],
   'www.example.com': ['www.example.com', 'WWW.Example.COM'],
   'api.*.example.com': ['api.eu.example.com', 'api.eu.west.example.com'],
   '*.*.example.com': ['a.b.example.com', 'api.eu.example.com', 'api.eu.west.example.com'],
   'example.*': ['example.com', 'example.com.', 'example.org'],
-  '*': ['example.com', 'www.example.com', 'a.b.example.com', 'WWW.Example.COM', 'example.com.', 'notexample.com', 'example.org', 'api.eu.example.com', 'api.eu.west.example.com', 'api.example.com', 'xn--bcher-kva.example', 'shop.xn--bcher-kva.example'],
+  '*': [
+    'example.com',
+    'www.example.com',
+    'a.b.example.com',
+    'WWW.Example.COM',
+    'example.com.',
+    'notexample.com',
+    'example.org',
+    'api.eu.example.com',
+    'api.eu.west.example.com',
+    'api.example.com',
+    'xn--bcher-kva.example',
+    'shop.xn--bcher-kva.example',
+  ],
   '*.xn--bcher-kva.example': ['shop.xn--bcher-kva.example'],
   'XN--BCHER-KVA.example': ['xn--bcher-kva.example'],
   '192.0.2.10': ['192.0.2.10'],
@@ -47,7 +67,10 @@ describe('asset pattern language: names × patterns', () => {
   for (const [pattern, matching] of Object.entries(patterns)) {
     it(`${pattern} matches exactly ${matching.length} of the ${names.length} names`, () => {
       const parsed = parseAssetPattern(pattern);
-      assert.deepEqual(names.filter((name) => matchesAssetPattern(parsed, name)), matching);
+      assert.deepEqual(
+        names.filter((name) => matchesAssetPattern(parsed, name)),
+        matching,
+      );
     });
   }
 });
@@ -58,13 +81,28 @@ describe('asset pattern validation', () => {
     [' example.com', 'Asset pattern invalid: a pattern contains no spaces'],
     ['www example.com', 'Asset pattern invalid: a pattern contains no spaces'],
     ['bücher.example', 'Asset pattern invalid: a pattern is ASCII (send international names in punycode)'],
-    ['ap*.example.com', 'Asset pattern invalid: "ap*.example.com": * must be a whole label (as in *.example.com), not part of the label "ap*"'],
-    ['**.example.com', 'Asset pattern invalid: "**.example.com": * must be a whole label (as in *.example.com), not part of the label "**"'],
+    [
+      'ap*.example.com',
+      'Asset pattern invalid: "ap*.example.com": * must be a whole label (as in *.example.com), not part of the label "ap*"',
+    ],
+    [
+      '**.example.com',
+      'Asset pattern invalid: "**.example.com": * must be a whole label (as in *.example.com), not part of the label "**"',
+    ],
     ['a..example.com', 'Asset pattern invalid: "a..example.com" has an empty label'],
     ['.example.com', 'Asset pattern invalid: ".example.com" has an empty label'],
-    ['-a.example.com', 'Asset pattern invalid: "-a.example.com" has an invalid label "-a" (letters, digits and inner dashes)'],
-    ['example.com:443', 'Asset pattern invalid: "example.com:443" has an invalid label "com:443" (letters, digits and inner dashes)'],
-    ['192.0.2.*', 'Asset pattern invalid: "192.0.2.*" looks like an IP address with wildcards; IP addresses match exactly or by CIDR (e.g. 192.0.2.0/24)'],
+    [
+      '-a.example.com',
+      'Asset pattern invalid: "-a.example.com" has an invalid label "-a" (letters, digits and inner dashes)',
+    ],
+    [
+      'example.com:443',
+      'Asset pattern invalid: "example.com:443" has an invalid label "com:443" (letters, digits and inner dashes)',
+    ],
+    [
+      '192.0.2.*',
+      'Asset pattern invalid: "192.0.2.*" looks like an IP address with wildcards; IP addresses match exactly or by CIDR (e.g. 192.0.2.0/24)',
+    ],
     ['192.0.2.0/33', 'Asset pattern invalid: "192.0.2.0/33" is not a valid CIDR range'],
     ['192.0.2.0/', 'Asset pattern invalid: "192.0.2.0/" is not a valid CIDR range'],
     ['example.com/24', 'Asset pattern invalid: "example.com/24" is not a valid CIDR range'],
@@ -78,7 +116,11 @@ describe('asset pattern validation', () => {
     it(`refuses ${JSON.stringify(raw)} with 9012`, () => {
       assert.throws(
         () => parseAssetPattern(raw),
-        (e: unknown) => e instanceof AppError && e.code === 9012 && e.message === message && JSON.stringify(e.parameters) === '["pattern"]',
+        (e: unknown) =>
+          e instanceof AppError &&
+          e.code === 9012 &&
+          e.message === message &&
+          JSON.stringify(e.parameters) === '["pattern"]',
       );
     });
   }

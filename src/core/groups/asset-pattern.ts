@@ -60,7 +60,10 @@ export function parseAssetPattern(raw: unknown): ParsedPattern {
 
 function parseCidrPattern(text: string): ParsedPattern {
   const [address = '', prefix = ''] = text.split('/');
-  if (!/^\d{1,3}$/.test(prefix) || !(ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address)))) {
+  if (
+    !/^\d{1,3}$/.test(prefix) ||
+    !(ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address)))
+  ) {
     throw invalid(`"${text}" is not a valid CIDR range`);
   }
   try {
@@ -75,18 +78,24 @@ function parseDomainPattern(raw: string, text: string): ParsedPattern {
   const labels = text.split('.');
   for (const label of labels) {
     if (label === '*') continue;
-    if (label.includes('*')) throw invalid(`"${raw}": * must be a whole label (as in *.example.com), not part of the label "${label}"`);
+    if (label.includes('*'))
+      throw invalid(`"${raw}": * must be a whole label (as in *.example.com), not part of the label "${label}"`);
     if (label === '') throw invalid(`"${raw}" has an empty label`);
-    if (!labelPattern.test(label)) throw invalid(`"${raw}" has an invalid label "${label}" (letters, digits and inner dashes)`);
+    if (!labelPattern.test(label))
+      throw invalid(`"${raw}" has an invalid label "${label}" (letters, digits and inner dashes)`);
   }
   const literals = labels.filter((l) => l !== '*');
   if (literals.length > 0 && literals.every((l) => /^\d+$/.test(l))) {
-    throw invalid(`"${raw}" looks like an IP address with wildcards; IP addresses match exactly or by CIDR (e.g. 192.0.2.0/24)`);
+    throw invalid(
+      `"${raw}" looks like an IP address with wildcards; IP addresses match exactly or by CIDR (e.g. 192.0.2.0/24)`,
+    );
   }
   return { kind: 'domain', text, labels };
 }
 
-function parseName(name: string): { kind: 'ip'; address: ipaddr.IPv4 | ipaddr.IPv6 } | { kind: 'domain'; labels: string[] } | undefined {
+function parseName(
+  name: string,
+): { kind: 'ip'; address: ipaddr.IPv4 | ipaddr.IPv6 } | { kind: 'domain'; labels: string[] } | undefined {
   const text = name.trim().toLowerCase();
   if (ipaddr.IPv4.isValidFourPartDecimal(text) || (text.includes(':') && ipaddr.IPv6.isValid(text))) {
     return { kind: 'ip', address: ipaddr.process(text) };

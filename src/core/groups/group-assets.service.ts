@@ -26,10 +26,18 @@ export interface GroupAssetListInput {
  * memory. The marker is the position of the last asset of the page, bound to the team and the
  * set of groups.
  */
-export async function listAssetsOfGroups(store: GroupStore, markers: MarkerCodec, team: Team, input: GroupAssetListInput): Promise<AssetPage> {
+export async function listAssetsOfGroups(
+  store: GroupStore,
+  markers: MarkerCodec,
+  team: Team,
+  input: GroupAssetListInput,
+): Promise<AssetPage> {
   if (!Array.isArray(input.body)) throw appError(1051, 'Request body malformed: expected a JSON array of group tokens');
   const { groups, patterns } = await loadGroupPatterns(store, team, input.body);
-  const scopeKey = `group-assets:${groups.map((g) => g.id).sort((a, b) => a - b).join(',')}`;
+  const scopeKey = `group-assets:${groups
+    .map((g) => g.id)
+    .sort((a, b) => a - b)
+    .join(',')}`;
   const position = decodeListPosition(markers, team.id, scopeKey, input.marker);
 
   // Asset rows first (id order), then the discovered names that are not assets (key order).
@@ -37,7 +45,13 @@ export async function listAssetsOfGroups(store: GroupStore, markers: MarkerCodec
   let afterId = position.afterId;
   let assetsDone = position.afterKey !== undefined;
   while (patterns.length > 0 && !assetsDone && matches.length <= input.pageSize) {
-    const chunk = await store.assets.listPage({ teamId: team.id, scope: { kind: 'all' }, afterId, createdAfter: undefined, limit: groupAssetScanChunk });
+    const chunk = await store.assets.listPage({
+      teamId: team.id,
+      scope: { kind: 'all' },
+      afterId,
+      createdAfter: undefined,
+      limit: groupAssetScanChunk,
+    });
     for (const asset of chunk) {
       if (matchesAnyPattern(patterns, asset.name)) matches.push({ id: asset.id });
       if (matches.length > input.pageSize) break;
@@ -47,7 +61,12 @@ export async function listAssetsOfGroups(store: GroupStore, markers: MarkerCodec
   }
   let nameKey = position.afterKey;
   while (patterns.length > 0 && assetsDone && matches.length <= input.pageSize) {
-    const chunk = await store.zones.listDocuments({ teamId: team.id, afterKey: nameKey, createdAfter: undefined, limit: groupAssetScanChunk });
+    const chunk = await store.zones.listDocuments({
+      teamId: team.id,
+      afterKey: nameKey,
+      createdAfter: undefined,
+      limit: groupAssetScanChunk,
+    });
     for (const name of chunk) {
       if (matchesAnyPattern(patterns, reverseName(name.key))) matches.push(name);
       if (matches.length > input.pageSize) break;

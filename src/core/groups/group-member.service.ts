@@ -15,10 +15,17 @@ export async function listGroupMembers(store: GroupStore, team: Team, groupToken
  * user token, 9024 when the user is not a member of this team. Adding a user who is in the
  * group already answers the existing group member.
  */
-export async function addGroupMember(store: GroupStore, team: Team, groupToken: string, userToken: unknown): Promise<GroupMember> {
+export async function addGroupMember(
+  store: GroupStore,
+  team: Team,
+  groupToken: string,
+  userToken: unknown,
+): Promise<GroupMember> {
   const group = await requireGroup(store, team, groupToken);
   if (typeof userToken !== 'string' || !isToken(userToken)) {
-    throw appError(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', ['userToken']);
+    throw appError(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', [
+      'userToken',
+    ]);
   }
   const member = await store.members.findByUserToken(team.id, userToken);
   if (member === undefined) throw appError(9024, 'User does not belong to the team', ['userToken']);
@@ -27,14 +34,29 @@ export async function addGroupMember(store: GroupStore, team: Team, groupToken: 
     const existing = await tx.groupMembers.findByMember(team.id, group.id, member.id);
     if (existing !== undefined) return existing;
     const now = new Date();
-    return tx.groupMembers.insert({ teamId: team.id, groupId: group.id, memberId: member.id, token: newToken(), created: now, updated: now });
+    return tx.groupMembers.insert({
+      teamId: team.id,
+      groupId: group.id,
+      memberId: member.id,
+      token: newToken(),
+      created: now,
+      updated: now,
+    });
   });
 }
 
 /** Removes a member from a group: 9021 for a malformed token, 9023 when not a member of this group. */
-export async function removeGroupMember(store: GroupStore, team: Team, groupToken: string, groupMemberToken: string): Promise<void> {
+export async function removeGroupMember(
+  store: GroupStore,
+  team: Team,
+  groupToken: string,
+  groupMemberToken: string,
+): Promise<void> {
   const group = await requireGroup(store, team, groupToken);
-  if (!isToken(groupMemberToken)) throw appError(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', ['groupMemberToken']);
+  if (!isToken(groupMemberToken))
+    throw appError(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', [
+      'groupMemberToken',
+    ]);
   const member = await store.groupMembers.findByToken(team.id, group.id, groupMemberToken);
   if (member === undefined || !(await store.groupMembers.delete(team.id, member.id))) {
     throw appError(9023, 'Group member does not exist', ['groupMemberToken']);

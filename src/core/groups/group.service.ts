@@ -42,23 +42,33 @@ function parseName(raw: unknown): string {
   if (typeof raw !== 'string') throw invalid('name is required and must be a string');
   if (raw.trim() === '') throw invalid('the name is empty');
   if (raw.length >= groupTextLimit) throw invalid(`the name must be shorter than ${groupTextLimit} characters`);
-  if (!groupNamePattern.test(raw)) throw invalid('the name may contain only letters, digits, underscore, dash and space');
+  if (!groupNamePattern.test(raw))
+    throw invalid('the name may contain only letters, digits, underscore, dash and space');
   return raw;
 }
 
 function parseDescription(raw: unknown): string {
   if (raw === undefined || raw === null) return '';
-  if (typeof raw !== 'string') throw appError(9002, 'Group description invalid: description must be a string', ['description']);
+  if (typeof raw !== 'string')
+    throw appError(9002, 'Group description invalid: description must be a string', ['description']);
   if (raw.length >= groupTextLimit) {
-    throw appError(9002, `Group description invalid: the description must be shorter than ${groupTextLimit} characters`, ['description']);
+    throw appError(
+      9002,
+      `Group description invalid: the description must be shorter than ${groupTextLimit} characters`,
+      ['description'],
+    );
   }
-  if (hasNul(raw)) throw appError(9002, 'Group description invalid: the description may not hold a NUL character (U+0000)', ['description']);
+  if (hasNul(raw))
+    throw appError(9002, 'Group description invalid: the description may not hold a NUL character (U+0000)', [
+      'description',
+    ]);
   return raw;
 }
 
 async function assertNameFree(repos: GroupRepositories, team: Team, name: string, exceptId?: number): Promise<void> {
   const holder = await repos.groups.findByName(team.id, name);
-  if (holder !== undefined && holder.id !== exceptId) throw appError(9002, 'Group name invalid: a group with that name exists', ['name']);
+  if (holder !== undefined && holder.id !== exceptId)
+    throw appError(9002, 'Group name invalid: a group with that name exists', ['name']);
 }
 
 /** The groups of a team in creation order. */
@@ -83,7 +93,12 @@ export async function createGroup(store: GroupStore, team: Team, body: Record<st
 }
 
 /** Updates the name and/or description of a group (each optional, same rules as creation). */
-export async function updateGroup(store: GroupStore, team: Team, token: string, body: Record<string, unknown>): Promise<Group> {
+export async function updateGroup(
+  store: GroupStore,
+  team: Team,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<Group> {
   const group = await requireGroup(store, team, token);
   const name = body['name'] === undefined ? group.name : parseName(body['name']);
   const description = body['description'] === undefined ? group.description : parseDescription(body['description']);

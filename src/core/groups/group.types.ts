@@ -47,7 +47,11 @@ export interface GroupRepository {
   /** The group whose name equals `name` ignoring case. */
   findByName(teamId: number, name: string): Promise<Group | undefined>;
   insert(group: Omit<Group, 'id'>): Promise<Group>;
-  update(teamId: number, id: number, fields: Pick<Group, 'name' | 'description' | 'updated'>): Promise<Group | undefined>;
+  update(
+    teamId: number,
+    id: number,
+    fields: Pick<Group, 'name' | 'description' | 'updated'>,
+  ): Promise<Group | undefined>;
   /** Deletes the group with its members and patterns; false when no such group. */
   delete(teamId: number, id: number): Promise<boolean>;
 }

@@ -11,12 +11,22 @@ import type { ScanStore } from '../scans/scan.types.ts';
  */
 
 /** The team's root assets in the order they were added, at most `cap`. */
-export async function listDomains(store: ScanStore, team: Team, cap = legacyListCap): Promise<{ domains: Asset[]; isTruncated: boolean }> {
+export async function listDomains(
+  store: ScanStore,
+  team: Team,
+  cap = legacyListCap,
+): Promise<{ domains: Asset[]; isTruncated: boolean }> {
   const domains: Asset[] = [];
   let afterId: number | undefined;
   for (;;) {
     const limit = Math.min(maxAssetPageSize, cap - domains.length);
-    const page = await store.assets.listFullPage({ teamId: team.id, scope: { kind: 'roots' }, afterId, createdAfter: undefined, limit: limit + 1 });
+    const page = await store.assets.listFullPage({
+      teamId: team.id,
+      scope: { kind: 'roots' },
+      afterId,
+      createdAfter: undefined,
+      limit: limit + 1,
+    });
     domains.push(...page.slice(0, limit));
     if (page.length <= limit) return { domains, isTruncated: false };
     if (domains.length >= cap) return { domains, isTruncated: true };
@@ -29,12 +39,22 @@ export async function listDomains(store: ScanStore, team: Team, cap = legacyList
  * names discovered by DNS), as runs of comma-joined v2 wire JSON (AssetPage.items), at most `cap`
  * items. 2011 / 2014 for the token.
  */
-export async function collectSubdomains(store: ScanStore, markers: MarkerCodec, team: Team, token: string, cap = legacyListCap): Promise<{ items: Array<string | Uint8Array>; isTruncated: boolean }> {
+export async function collectSubdomains(
+  store: ScanStore,
+  markers: MarkerCodec,
+  team: Team,
+  token: string,
+  cap = legacyListCap,
+): Promise<{ items: Array<string | Uint8Array>; isTruncated: boolean }> {
   const items: Array<string | Uint8Array> = [];
   let count = 0;
   let marker: string | undefined;
   for (;;) {
-    const page = await listAssets(store, markers, team, { scope: { subdomainsOf: token }, marker, pageSize: Math.min(maxAssetPageSize, cap - count) });
+    const page = await listAssets(store, markers, team, {
+      scope: { subdomainsOf: token },
+      marker,
+      pageSize: Math.min(maxAssetPageSize, cap - count),
+    });
     items.push(...page.items);
     count += page.count;
     if (!page.hasMore) return { items, isTruncated: false };

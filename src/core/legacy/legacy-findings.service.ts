@@ -45,7 +45,13 @@ export interface FindingSet {
 /** Which findings a read covers: an asset tree, a report, or nothing (a discovered name has none). */
 export type FindingScope = FindingRecordQuery['scope'] | undefined;
 
-function recordQuery(team: Team, scope: NonNullable<FindingScope>, filter: FindingFilter, afterId: number | undefined, limit: number): FindingRecordQuery {
+function recordQuery(
+  team: Team,
+  scope: NonNullable<FindingScope>,
+  filter: FindingFilter,
+  afterId: number | undefined,
+  limit: number,
+): FindingRecordQuery {
   return {
     teamId: team.id,
     scope,
@@ -58,7 +64,11 @@ function recordQuery(team: Team, scope: NonNullable<FindingScope>, filter: Findi
 }
 
 /** Resolves the assets of the records (each asset and root read once per call). */
-export async function findingAssets(store: ScanStore, team: Team, records: VulnerabilityRecord[]): Promise<Map<number, FindingAsset>> {
+export async function findingAssets(
+  store: ScanStore,
+  team: Team,
+  records: VulnerabilityRecord[],
+): Promise<Map<number, FindingAsset>> {
   const out = new Map<number, FindingAsset>();
   const tokens = new Map<number, string>();
   for (const record of records) {
@@ -67,7 +77,8 @@ export async function findingAssets(store: ScanStore, team: Team, records: Vulne
     if (asset === undefined) continue;
     let domainToken = asset.token;
     if (!asset.isRoot && asset.rootId !== null) {
-      domainToken = tokens.get(asset.rootId) ?? (await store.assets.findById(team.id, asset.rootId))?.token ?? asset.token;
+      domainToken =
+        tokens.get(asset.rootId) ?? (await store.assets.findById(team.id, asset.rootId))?.token ?? asset.token;
       tokens.set(asset.rootId, domainToken);
     }
     out.set(asset.id, { uuid: asset.uuid, kind: asset.kind, domainToken });
@@ -81,7 +92,14 @@ export async function domainScope(store: ScanStore, team: Team, token: string): 
   return target.asset === undefined ? undefined : { assetTreeOf: target.asset.id };
 }
 
-async function readPage(store: ScanStore, team: Team, scope: FindingScope, filter: FindingFilter, afterId: number | undefined, size: number) {
+async function readPage(
+  store: ScanStore,
+  team: Team,
+  scope: FindingScope,
+  filter: FindingFilter,
+  afterId: number | undefined,
+  size: number,
+) {
   if (scope === undefined) return { records: [], hasMore: false };
   const rows = await store.vulnerabilities.listFindingRecords(recordQuery(team, scope, filter, afterId, size + 1));
   return { records: rows.slice(0, size), hasMore: rows.length > size };
@@ -102,7 +120,8 @@ export async function pageDomainFindings(
   const scope = await domainScope(store, team, token);
   const markerScope = `legacy-findings:${scope !== undefined && 'assetTreeOf' in scope ? scope.assetTreeOf : 'none'}`;
   const position = markers.decode(team.id, markerScope, page.marker);
-  if (position !== undefined && (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 1)) throw appError(4150, 'marker is not a marker of this listing', ['marker']);
+  if (position !== undefined && (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 1))
+    throw appError(4150, 'marker is not a marker of this listing', ['marker']);
   const { records, hasMore } = await readPage(store, team, scope, filter, position, page.size);
   const last = records[records.length - 1];
   return {
@@ -113,7 +132,13 @@ export async function pageDomainFindings(
 }
 
 /** Every finding of the scope up to `cap`, read chunk by chunk; `isTruncated` when more exist. */
-export async function collectFindings(store: ScanStore, team: Team, scope: FindingScope, filter: FindingFilter, cap = legacyFindingCap): Promise<FindingSet & { isTruncated: boolean }> {
+export async function collectFindings(
+  store: ScanStore,
+  team: Team,
+  scope: FindingScope,
+  filter: FindingFilter,
+  cap = legacyFindingCap,
+): Promise<FindingSet & { isTruncated: boolean }> {
   const records: VulnerabilityRecord[] = [];
   let afterId: number | undefined;
   let isTruncated = false;
@@ -131,7 +156,13 @@ export async function collectFindings(store: ScanStore, team: Team, scope: Findi
 }
 
 /** The UUIDs of the scope's findings up to `cap`; `isTruncated` when more exist. */
-export async function collectFindingUuids(store: ScanStore, team: Team, scope: FindingScope, filter: FindingFilter, cap = legacyListCap): Promise<{ uuids: string[]; isTruncated: boolean }> {
+export async function collectFindingUuids(
+  store: ScanStore,
+  team: Team,
+  scope: FindingScope,
+  filter: FindingFilter,
+  cap = legacyListCap,
+): Promise<{ uuids: string[]; isTruncated: boolean }> {
   if (scope === undefined) return { uuids: [], isTruncated: false };
   const uuids: string[] = [];
   let afterId: number | undefined;

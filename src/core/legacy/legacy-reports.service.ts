@@ -22,7 +22,10 @@ export interface Report {
 export async function latestReport(store: ScanStore, team: Team, profileToken: string): Promise<Report> {
   const profile = await requireProfile(store, team, profileToken);
   const [scan] = await store.scans.listFinished(team.id, profile.id, { limit: 1 });
-  if (scan === undefined) throw appError(2604, 'Scan profile has no report yet: a report is written when a scan of the profile ends', ['scanProfileToken']);
+  if (scan === undefined)
+    throw appError(2604, 'Scan profile has no report yet: a report is written when a scan of the profile ends', [
+      'scanProfileToken',
+    ]);
   return { profile, scan };
 }
 
@@ -44,18 +47,32 @@ export async function listReports(
 }
 
 /** One report of a profile: 2601 when the report token is malformed, 2604 when the profile has no such (finished) report. */
-export async function requireReport(store: ScanStore, team: Team, profileToken: string, reportToken: string): Promise<Report> {
+export async function requireReport(
+  store: ScanStore,
+  team: Team,
+  profileToken: string,
+  reportToken: string,
+): Promise<Report> {
   const profile = await requireProfile(store, team, profileToken);
-  if (!isToken(reportToken)) throw appError(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']);
+  if (!isToken(reportToken))
+    throw appError(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']);
   const scan = await store.scans.findByToken(team.id, reportToken);
-  if (scan === undefined || scan.profileId !== profile.id || isLive(scan.status)) throw appError(2604, 'Report does not exist for this scan profile', ['reportToken']);
+  if (scan === undefined || scan.profileId !== profile.id || isLive(scan.status))
+    throw appError(2604, 'Report does not exist for this scan profile', ['reportToken']);
   return { profile, scan };
 }
 
 /** One finding of a report: 4111 for a malformed UUID, 1900 when the report did not see it. */
-export async function getReportFinding(store: ScanStore, team: Team, profileToken: string, reportToken: string, uuid: string): Promise<Report & FindingSet> {
+export async function getReportFinding(
+  store: ScanStore,
+  team: Team,
+  profileToken: string,
+  reportToken: string,
+  uuid: string,
+): Promise<Report & FindingSet> {
   const report = await requireReport(store, team, profileToken, reportToken);
   const record = await requireVulnerability(store, team, uuid);
-  if (!(await store.scans.hasFinding(report.scan.id, record.id))) throw appError(1900, `Vulnerability ${uuid} is not a finding of this report`, ['uuid']);
+  if (!(await store.scans.hasFinding(report.scan.id, record.id)))
+    throw appError(1900, `Vulnerability ${uuid} is not a finding of this report`, ['uuid']);
   return { ...report, records: [record], assets: await findingAssets(store, team, [record]) };
 }

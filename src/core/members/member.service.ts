@@ -3,7 +3,13 @@ import { appError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
 import { OperatorError, requireTeam } from '../teams/team.service.ts';
 import type { Team } from '../teams/team.types.ts';
-import { memberAuthentications, memberRoles, type Member, type MemberProfile, type MemberRole } from './member.types.ts';
+import {
+  memberAuthentications,
+  memberRoles,
+  type Member,
+  type MemberProfile,
+  type MemberRole,
+} from './member.types.ts';
 import type { MemberStore } from './member.types.ts';
 
 /** One invitation that was not made, and why (the wire's `invitation_errors` item). */
@@ -45,7 +51,11 @@ function parseRole(raw: unknown, index: number): MemberRole {
   const role = typeof raw === 'string' ? memberRoles.find((r) => r.toLowerCase() === raw.toLowerCase()) : undefined;
   if (role === undefined) {
     const given = raw === undefined || raw === null ? 'no role' : `role ${JSON.stringify(raw)}`;
-    throw appError(8101, `Role of invited member malformed: invitation ${index} has ${given}; use Admin, Editor or Viewer`, ['role']);
+    throw appError(
+      8101,
+      `Role of invited member malformed: invitation ${index} has ${given}; use Admin, Editor or Viewer`,
+      ['role'],
+    );
   }
   return role;
 }
@@ -53,7 +63,8 @@ function parseRole(raw: unknown, index: number): MemberRole {
 function parseInvitations(body: unknown): Array<{ raw: unknown; role: MemberRole }> {
   const list = Array.isArray(body) ? body : body !== null && typeof body === 'object' ? [body] : undefined;
   if (list === undefined) throw appError(1051, 'Request body malformed: expected a JSON array of {email, role}');
-  if (list.length > maxInvitations) throw appError(1051, `Request body malformed: at most ${maxInvitations} invitations per request`);
+  if (list.length > maxInvitations)
+    throw appError(1051, `Request body malformed: at most ${maxInvitations} invitations per request`);
   const entries = list.map((item: unknown, index) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
       throw appError(1051, `Request body malformed: invitation ${index} is not an object {email, role}`);
@@ -99,10 +110,24 @@ export async function inviteMembers(store: MemberStore, team: Team, body: unknow
       const email = emails[index];
       const reason = email === undefined ? invitationReasons.malformed : refusalOf(email, seen, existing);
       if (reason !== undefined) {
-        errors.push({ email: typeof raw === 'string' ? raw : raw === undefined || raw === null ? '' : JSON.stringify(raw), reason });
+        errors.push({
+          email: typeof raw === 'string' ? raw : raw === undefined || raw === null ? '' : JSON.stringify(raw),
+          reason,
+        });
         continue;
       }
-      made.push({ teamId: team.id, userToken: newToken(), email: email!, firstName: '', lastName: '', role, state: 'pending', authentication: 'none', created, lastLogin: null });
+      made.push({
+        teamId: team.id,
+        userToken: newToken(),
+        email: email!,
+        firstName: '',
+        lastName: '',
+        role,
+        state: 'pending',
+        authentication: 'none',
+        created,
+        lastLogin: null,
+      });
     }
     await tx.members.insertMany(made);
     return errors;
@@ -132,11 +157,16 @@ export async function acceptInvitation(
   const email = normalizeEmail(rawEmail);
   if (email === undefined) throw new OperatorError(`"${rawEmail}" is not an e-mail address`);
   const authentication = profile.authentication ?? 'password';
-  if (!isLoginAuthentication(authentication)) throw new OperatorError(`unknown authentication "${authentication}" (password, 2fa, sso)`);
+  if (!isLoginAuthentication(authentication))
+    throw new OperatorError(`unknown authentication "${authentication}" (password, 2fa, sso)`);
   const [member] = await store.members.findByEmails(team.id, [email]);
   if (member === undefined) throw new OperatorError(`no invitation for ${email} in team "${team.name}"`);
   if (member.state === 'active') throw new OperatorError(`${email} is already an active member of team "${team.name}"`);
-  const accepted = await store.members.activate(team.id, member.id, { firstName: profile.firstName ?? '', lastName: profile.lastName ?? '', authentication });
+  const accepted = await store.members.activate(team.id, member.id, {
+    firstName: profile.firstName ?? '',
+    lastName: profile.lastName ?? '',
+    authentication,
+  });
   if (accepted === undefined) throw new OperatorError(`no invitation for ${email} in team "${team.name}"`);
   return accepted;
 }

@@ -2,7 +2,14 @@ import { evaluatePolicies, policyById, type PolicyBreachObservation, type Policy
 import { chunksOf } from '../shared/chunks.ts';
 import type { InventoryPosition } from '../shared/inventory-list.ts';
 import { diffInventory } from '../shared/inventory-diff.ts';
-import type { Breach, BreachListFilter, BreachPage, BreachRepositories, BreachStore, NewBreach } from './breach.types.ts';
+import type {
+  Breach,
+  BreachListFilter,
+  BreachPage,
+  BreachRepositories,
+  BreachStore,
+  NewBreach,
+} from './breach.types.ts';
 
 /** What one evaluation changed. */
 export interface BreachEvaluationSummary {
@@ -29,8 +36,23 @@ async function policyInput(tx: BreachRepositories, teamId: number, assetId: numb
   return {
     ports: ports
       .filter((p) => p.status === 'OPEN')
-      .map((p) => ({ ipAddress: p.ipAddress, port: p.port, domainName: p.domainName, service: p.service.name, isTls: p.service.isTls, isHttp: p.service.isHttp })),
-    technologies: technologies.filter((t) => t.active).map((t) => ({ domainName: t.domainName, port: t.port, name: t.name, version: t.version, categories: t.categories })),
+      .map((p) => ({
+        ipAddress: p.ipAddress,
+        port: p.port,
+        domainName: p.domainName,
+        service: p.service.name,
+        isTls: p.service.isTls,
+        isHttp: p.service.isHttp,
+      })),
+    technologies: technologies
+      .filter((t) => t.active)
+      .map((t) => ({
+        domainName: t.domainName,
+        port: t.port,
+        name: t.name,
+        version: t.version,
+        categories: t.categories,
+      })),
   };
 }
 
@@ -43,27 +65,53 @@ async function policyInput(tx: BreachRepositories, teamId: number, assetId: numb
  * disappeared_at and status_updated_at now. Running it twice over the same inventory changes
  * nothing but last_seen_at.
  */
-export async function evaluateBreaches(store: BreachStore, input: { teamId: number; assetId: number; at: number }): Promise<BreachEvaluationSummary> {
+export async function evaluateBreaches(
+  store: BreachStore,
+  input: { teamId: number; assetId: number; at: number },
+): Promise<BreachEvaluationSummary> {
   const at = new Date(input.at);
   return store.transaction(async (tx) => {
     const observed = evaluatePolicies(await policyInput(tx, input.teamId, input.assetId));
     const seen = new Map<string, PolicyBreachObservation>(observed.map((o) => [breachKey(o.policyId, o.assetName), o]));
     const existing = await tx.breaches.listOfAsset(input.teamId, input.assetId);
-    const diff = diffInventory(existing, seen, (row: Breach) => breachKey(row.policyId, row.assetName), (row) => row.active);
+    const diff = diffInventory(
+      existing,
+      seen,
+      (row: Breach) => breachKey(row.policyId, row.assetName),
+      (row) => row.active,
+    );
     const fresh: NewBreach[] = diff.fresh.map(({ seen: o }) => {
       const policy = policyById.get(o.policyId)!;
-      return { teamId: input.teamId, assetId: input.assetId, policyId: policy.id, policyName: policy.name, assetName: o.assetName, severity: policy.severity, evidence: o.evidence, at };
+      return {
+        teamId: input.teamId,
+        assetId: input.assetId,
+        policyId: policy.id,
+        policyName: policy.name,
+        assetName: o.assetName,
+        severity: policy.severity,
+        evidence: o.evidence,
+        at,
+      };
     });
     for (const part of chunksOf(fresh)) await tx.breaches.insertMany(part);
-    for (const { row, seen: o } of diff.again) if (row.evidence !== o.evidence) await tx.breaches.setEvidence(input.teamId, row.id, o.evidence);
-    for (const part of chunksOf(diff.again.map(({ row }) => row.id))) await tx.breaches.markSeen(input.teamId, part, at);
-    for (const part of chunksOf(diff.again.filter(({ row }) => !row.active).map(({ row }) => row.id))) await tx.breaches.markReturned(input.teamId, part, at);
+    for (const { row, seen: o } of diff.again)
+      if (row.evidence !== o.evidence) await tx.breaches.setEvidence(input.teamId, row.id, o.evidence);
+    for (const part of chunksOf(diff.again.map(({ row }) => row.id)))
+      await tx.breaches.markSeen(input.teamId, part, at);
+    for (const part of chunksOf(diff.again.filter(({ row }) => !row.active).map(({ row }) => row.id)))
+      await tx.breaches.markReturned(input.teamId, part, at);
     for (const part of chunksOf(diff.gone.map((row) => row.id))) await tx.breaches.markResolved(input.teamId, part, at);
     return { opened: fresh.length, reopened: diff.returned, resolved: diff.gone.length, breached: seen.size };
   });
 }
 
 /** One page of the team's breaches in (first_seen_at, id) order, after the given position. */
-export function listBreaches(store: BreachStore, teamId: number, filter: BreachListFilter, after: InventoryPosition | undefined, limit: number): Promise<BreachPage> {
+export function listBreaches(
+  store: BreachStore,
+  teamId: number,
+  filter: BreachListFilter,
+  after: InventoryPosition | undefined,
+  limit: number,
+): Promise<BreachPage> {
   return store.breaches.listPage({ teamId, filter, after, limit });
 }

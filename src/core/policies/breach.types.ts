@@ -35,7 +35,10 @@ export interface Breach {
 }
 
 /** A breach to insert: NEW, first seen and status updated at `at`. */
-export type NewBreach = Pick<Breach, 'teamId' | 'assetId' | 'policyId' | 'policyName' | 'assetName' | 'severity' | 'evidence'> & { at: Date };
+export type NewBreach = Pick<
+  Breach,
+  'teamId' | 'assetId' | 'policyId' | 'policyName' | 'assetName' | 'severity' | 'evidence'
+> & { at: Date };
 
 /** The list filters of /breaches: the inventory time filters and the status-update bounds (exclusive). */
 export interface BreachListFilter extends InventoryTimeFilter {
@@ -66,7 +69,12 @@ export interface BreachRepository {
   /** A run no longer found these breached: RESOLVED, inactive, disappeared and status updated at `at`. */
   markResolved(teamId: number, ids: number[], at: Date): Promise<void>;
   /** One page of the team's breaches in (first_seen_at, id) order after `after`, `limit` at most. */
-  listPage(query: { teamId: number; filter: BreachListFilter; after: InventoryPosition | undefined; limit: number }): Promise<BreachPage>;
+  listPage(query: {
+    teamId: number;
+    filter: BreachListFilter;
+    after: InventoryPosition | undefined;
+    limit: number;
+  }): Promise<BreachPage>;
 }
 
 /** A port of the inventory as the policies read it (the surface area's port rows carry these fields). */

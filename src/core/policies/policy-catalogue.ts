@@ -77,7 +77,11 @@ function portsMatching(matches: (port: PolicyPort) => boolean): Policy['evaluate
 }
 
 /** A port rule: the services it names and the ports they usually listen on. */
-function portRule(services: readonly string[], ports: readonly number[], accept: (port: PolicyPort) => boolean = () => true): Policy['evaluate'] {
+function portRule(
+  services: readonly string[],
+  ports: readonly number[],
+  accept: (port: PolicyPort) => boolean = () => true,
+): Policy['evaluate'] {
   const named = new Set(services);
   const usual = new Set(ports);
   return portsMatching((port) => {
@@ -87,12 +91,20 @@ function portRule(services: readonly string[], ports: readonly number[], accept:
 }
 
 /** A technology rule: technologies of any of these categories, optionally only with a version. */
-function technologyRule(categories: readonly string[], accept: (technology: PolicyTechnology) => boolean = () => true): Policy['evaluate'] {
+function technologyRule(
+  categories: readonly string[],
+  accept: (technology: PolicyTechnology) => boolean = () => true,
+): Policy['evaluate'] {
   const wanted = new Set(categories.map((c) => c.toLowerCase()));
   return (input) => {
     const found = new Map<string, string>();
     for (const technology of input.technologies) {
-      if (!technology.categories.some((c) => wanted.has(c.toLowerCase())) || !accept(technology) || found.has(technology.domainName)) continue;
+      if (
+        !technology.categories.some((c) => wanted.has(c.toLowerCase())) ||
+        !accept(technology) ||
+        found.has(technology.domainName)
+      )
+        continue;
       const version = technology.version === null ? '' : ` ${technology.version}`;
       found.set(technology.domainName, `${technology.name}${version} on port ${technology.port}`);
     }
@@ -124,7 +136,19 @@ export const policies: readonly Policy[] = [
       'A database or cache answers on a host: MySQL or MariaDB (3306), PostgreSQL (5432), Microsoft SQL Server (1433), Oracle (1521), ' +
       'Redis (6379), MongoDB (27017-27019), Elasticsearch (9200, 9300), CouchDB (5984), Cassandra (9042), Memcached (11211), InfluxDB (8086).',
     evaluate: portRule(
-      ['mysql', 'postgresql', 'ms-sql-s', 'oracle', 'redis', 'mongodb', 'elasticsearch', 'couchdb', 'cassandra', 'memcached', 'influxdb'],
+      [
+        'mysql',
+        'postgresql',
+        'ms-sql-s',
+        'oracle',
+        'redis',
+        'mongodb',
+        'elasticsearch',
+        'couchdb',
+        'cassandra',
+        'memcached',
+        'influxdb',
+      ],
       [3306, 5432, 1433, 1521, 6379, 27017, 27018, 27019, 9200, 9300, 5984, 9042, 11211, 8086],
     ),
   },
@@ -149,7 +173,15 @@ export const policies: readonly Policy[] = [
     description:
       'Fingerprinting found a database manager, hosting panel, remote-access tool, CI server, control system or network device interface on a host ' +
       '(Wappalyzer categories Database managers, Hosting panels, Remote access, CI, Control systems, Network devices, Network storage).',
-    evaluate: technologyRule(['Database managers', 'Hosting panels', 'Remote access', 'CI', 'Control systems', 'Network devices', 'Network storage']),
+    evaluate: technologyRule([
+      'Database managers',
+      'Hosting panels',
+      'Remote access',
+      'CI',
+      'Control systems',
+      'Network devices',
+      'Network storage',
+    ]),
   },
   {
     id: 'ssh-exposed',
@@ -165,13 +197,17 @@ export const policies: readonly Policy[] = [
     description:
       'Fingerprinting read the version of server-side software on a host (Wappalyzer categories Web servers, Reverse proxies, Web server extensions, ' +
       'Programming languages, Operating systems), which tells an attacker which published flaws to try.',
-    evaluate: technologyRule(['Web servers', 'Reverse proxies', 'Web server extensions', 'Programming languages', 'Operating systems'], (t) => t.version !== null && t.version !== ''),
+    evaluate: technologyRule(
+      ['Web servers', 'Reverse proxies', 'Web server extensions', 'Programming languages', 'Operating systems'],
+      (t) => t.version !== null && t.version !== '',
+    ),
   },
   {
     id: 'cleartext-web-service',
     name: 'Web service without TLS',
     severity: 'INFO',
-    description: 'A port answers HTTP without TLS on a host (a redirect to HTTPS still counts: the first request travels in clear text).',
+    description:
+      'A port answers HTTP without TLS on a host (a redirect to HTTPS still counts: the first request travels in clear text).',
     evaluate: portsMatching((port) => port.isHttp && !port.isTls),
   },
 ];
@@ -184,7 +220,8 @@ export function evaluatePolicies(input: PolicyInput): PolicyBreachObservation[] 
   const out: PolicyBreachObservation[] = [];
   for (const policy of policies) {
     const found = policy.evaluate(input);
-    for (const assetName of [...found.keys()].sort()) out.push({ policyId: policy.id, assetName, evidence: found.get(assetName)! });
+    for (const assetName of [...found.keys()].sort())
+      out.push({ policyId: policy.id, assetName, evidence: found.get(assetName)! });
   }
   return out;
 }

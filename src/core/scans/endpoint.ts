@@ -11,7 +11,11 @@ export interface ParsedEndpoint extends EndpointAddress {
 }
 
 function malformed(raw: unknown, why: string) {
-  return appError(2606, `Scan profile endpoint malformed: ${JSON.stringify(raw)} ${why} (expected [http:// or https://]host[:port], the host a domain or IP address)`, ['endpoint']);
+  return appError(
+    2606,
+    `Scan profile endpoint malformed: ${JSON.stringify(raw)} ${why} (expected [http:// or https://]host[:port], the host a domain or IP address)`,
+    ['endpoint'],
+  );
 }
 
 /**
@@ -23,12 +27,14 @@ export function parseEndpoint(raw: unknown): ParsedEndpoint {
   if (typeof raw !== 'string') throw malformed(raw, 'is not a string');
   let text = raw.trim();
   if (text.length === 0) throw malformed(raw, 'is empty');
-  if (!/^[\x21-\x7e]+$/.test(text)) throw malformed(raw, 'holds characters outside ASCII or white space (send punycode)');
+  if (!/^[\x21-\x7e]+$/.test(text))
+    throw malformed(raw, 'holds characters outside ASCII or white space (send punycode)');
   let scheme: EndpointAddress['scheme'] = null;
   const schemeMatch = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(text);
   if (schemeMatch !== null) {
     const given = schemeMatch[1]!.toLowerCase();
-    if (given !== 'http' && given !== 'https') throw malformed(raw, `has the scheme ${given}; only http and https are scanned`);
+    if (given !== 'http' && given !== 'https')
+      throw malformed(raw, `has the scheme ${given}; only http and https are scanned`);
     scheme = given;
     text = text.slice(schemeMatch[0].length);
   }
@@ -52,7 +58,8 @@ export function parseEndpoint(raw: unknown): ParsedEndpoint {
   }
   let port: number | null = null;
   if (portText !== undefined) {
-    if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) throw malformed(raw, 'has a port outside 1-65535');
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
+      throw malformed(raw, 'has a port outside 1-65535');
     port = Number(portText);
   }
   const urlHost = isIP(host) === 6 ? `[${host}]` : host;
@@ -88,6 +95,10 @@ function normaliseIp(address: string): string {
 /** 2607 unless the endpoint's host is the asset's name or lies under it. */
 export function assertEndpointOfAsset(endpoint: ParsedEndpoint, asset: Pick<Asset, 'name'>): void {
   if (!isInsideAsset(endpoint.host, asset.name)) {
-    throw appError(2607, `Endpoint does not match the associated asset name: ${endpoint.host} is neither ${asset.name} nor a subdomain of it`, ['endpoint']);
+    throw appError(
+      2607,
+      `Endpoint does not match the associated asset name: ${endpoint.host} is neither ${asset.name} nor a subdomain of it`,
+      ['endpoint'],
+    );
   }
 }

@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 import { scanCoverage } from './scan-coverage.ts';
 
 describe('scanCoverage', () => {
-  const covers = scanCoverage(['http://h:80/', 'http://h:80/search', 'http://h:80/api/items/42', 'https://h:443/a/b/c']);
+  const covers = scanCoverage([
+    'http://h:80/',
+    'http://h:80/search',
+    'http://h:80/api/items/42',
+    'https://h:443/a/b/c',
+  ]);
 
   it('covers a location whose origin and path were answered, whatever its query or point', () => {
     assert.equal(covers('http://h:80/search?q='), true);

@@ -25,7 +25,12 @@ export function scanCoverage(answered: readonly string[]): ScanCoverage {
     const parts = splitLocation(location);
     if (parts === undefined) return true;
     if (!parts.path.includes('{')) return exact.has(`${parts.origin}${parts.path}`);
-    const pattern = new RegExp(`^${parts.path.split(/\{[^}]*\}/).map(escapeRegExp).join('[^/]+')}$`);
+    const pattern = new RegExp(
+      `^${parts.path
+        .split(/\{[^}]*\}/)
+        .map(escapeRegExp)
+        .join('[^/]+')}$`,
+    );
     return (pathsByOrigin.get(parts.origin) ?? []).some((path) => pattern.test(path));
   };
 }

@@ -108,12 +108,23 @@ export interface ScanEngine {
   /** Endpoint validation: GET over HTTPS then HTTP (redirects inside `scopeName` followed), within timeoutMs. */
   probe(endpoint: EndpointAddress, scopeName: string, signal: AbortSignal, timeoutMs: number): Promise<ProbeResult>;
   /** Crawls the target and runs the checks, honouring the profile's settings. */
-  scan(target: ScanTarget, settings: ScanProfileSettings, limits: ScanLimits, sink: ScanSink, signal: AbortSignal): Promise<ScanOutcome>;
+  scan(
+    target: ScanTarget,
+    settings: ScanProfileSettings,
+    limits: ScanLimits,
+    sink: ScanSink,
+    signal: AbortSignal,
+  ): Promise<ScanOutcome>;
   /**
    * Surface monitoring's stateless tests: safe single GET requests to each origin (exposed
    * .git/.svn/.env, backups of well-known files, directory listings, phpinfo, server-status,
    * default and debug pages), findings reported exactly as scan() reports them. No crawling,
    * injection, login or state-changing method. An origin that does not answer is in the outcome.
    */
-  statelessTests(origins: StatelessOrigin[], options: StatelessOptions, sink: ScanSink, signal: AbortSignal): Promise<StatelessOutcome>;
+  statelessTests(
+    origins: StatelessOrigin[],
+    options: StatelessOptions,
+    sink: ScanSink,
+    signal: AbortSignal,
+  ): Promise<StatelessOutcome>;
 }

@@ -4,9 +4,19 @@ import { appError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
-import { assertEndpointOfAsset, assetNamesHolding, isInsideAsset, parseEndpoint, type ParsedEndpoint } from './endpoint.ts';
+import {
+  assertEndpointOfAsset,
+  assetNamesHolding,
+  isInsideAsset,
+  parseEndpoint,
+  type ParsedEndpoint,
+} from './endpoint.ts';
 import type { ScanEngine } from './scan-engine.ts';
-import { applyScanProfileSettings, defaultScanProfileSettings, type ScanProfileSettings } from './scan-profile-settings.ts';
+import {
+  applyScanProfileSettings,
+  defaultScanProfileSettings,
+  type ScanProfileSettings,
+} from './scan-profile-settings.ts';
 import type { Scan, ScanProfile, ScanStore } from './scan.types.ts';
 
 /** Longest profile name. */
@@ -27,8 +37,15 @@ export interface ProfileView {
 }
 
 /** 2601 when the token is malformed, 2604 when the team has no such profile. */
-export async function requireProfile(store: Pick<ScanStore, 'scanProfiles'>, team: Team, token: string): Promise<ScanProfile> {
-  if (!isToken(token)) throw appError(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', ['scanProfileToken']);
+export async function requireProfile(
+  store: Pick<ScanStore, 'scanProfiles'>,
+  team: Team,
+  token: string,
+): Promise<ScanProfile> {
+  if (!isToken(token))
+    throw appError(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', [
+      'scanProfileToken',
+    ]);
   const profile = await store.scanProfiles.findByToken(team.id, token);
   if (profile === undefined) throw appError(2604, 'Scan profile does not exist', ['scanProfileToken']);
   return profile;
@@ -36,9 +53,11 @@ export async function requireProfile(store: Pick<ScanStore, 'scanProfiles'>, tea
 
 function parseName(raw: unknown, endpoint: string): string {
   if (raw === undefined || raw === null || raw === '') return endpoint;
-  if (typeof raw !== 'string') throw appError(2602, 'Scan profile name must be a string of at most 255 characters', ['name']);
+  if (typeof raw !== 'string')
+    throw appError(2602, 'Scan profile name must be a string of at most 255 characters', ['name']);
   const name = raw.trim();
-  if ([...name].length > maxProfileNameLength) throw appError(2602, `Scan profile name longer than 255 characters (${[...name].length})`, ['name']);
+  if ([...name].length > maxProfileNameLength)
+    throw appError(2602, `Scan profile name longer than 255 characters (${[...name].length})`, ['name']);
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\x00-\x1f\x7f]/.test(name)) throw appError(2602, 'Scan profile name may not hold control characters', ['name']);
   return name === '' ? endpoint : name;
@@ -57,25 +76,43 @@ function parseName(raw: unknown, endpoint: string): string {
  * unverified (its scans answer 2021 until it is) and nothing is sent to the endpoint; scans start
  * from the scheme and port the endpoint names, else https on 443 (http: 80).
  */
-export async function createScanProfile(deps: ProfileDeps, team: Team, body: Record<string, unknown>): Promise<ScanProfile> {
+export async function createScanProfile(
+  deps: ProfileDeps,
+  team: Team,
+  body: Record<string, unknown>,
+): Promise<ScanProfile> {
   const { store } = deps;
   const tokenField = body['asset_token'] !== undefined ? 'asset_token' : 'domain_token';
   const assetToken = body[tokenField];
   const isOldestBody = assetToken === undefined && body['unique'] !== undefined;
-  if (assetToken === undefined && !isOldestBody) throw appError(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', ['asset_token']);
+  if (assetToken === undefined && !isOldestBody)
+    throw appError(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', [
+      'asset_token',
+    ]);
   if (assetToken !== undefined && (typeof assetToken !== 'string' || !isToken(assetToken))) {
     throw appError(2011, `Domain token malformed: ${tokenField} is 32 lowercase hexadecimal characters`, [tokenField]);
   }
   for (const flag of ['unique', 'valid'] as const) {
-    if (body[flag] !== undefined && typeof body[flag] !== 'boolean') throw appError(1051, `Request body malformed: ${flag} must be true or false`, [flag]);
+    if (body[flag] !== undefined && typeof body[flag] !== 'boolean')
+      throw appError(1051, `Request body malformed: ${flag} must be true or false`, [flag]);
   }
   let asset: Pick<Asset, 'id' | 'name'>;
   let endpoint: ParsedEndpoint;
   if (typeof assetToken === 'string') {
     const target = await requireTokenTarget(store, team, assetToken);
-    if (target.asset === undefined) throw appError(2021, `Asset not verified: ${target.discovered.name} is a discovered name, not an asset; add it as an asset first`, [tokenField]);
+    if (target.asset === undefined)
+      throw appError(
+        2021,
+        `Asset not verified: ${target.discovered.name} is a discovered name, not an asset; add it as an asset first`,
+        [tokenField],
+      );
     asset = target.asset;
-    if (target.asset.status !== 'verified') throw appError(2021, `Asset not verified: only verified assets can be scanned, and ${asset.name} is not verified`, [tokenField]);
+    if (target.asset.status !== 'verified')
+      throw appError(
+        2021,
+        `Asset not verified: only verified assets can be scanned, and ${asset.name} is not verified`,
+        [tokenField],
+      );
     endpoint = parseEndpoint(body['endpoint']);
     assertEndpointOfAsset(endpoint, asset);
   } else {
@@ -88,11 +125,18 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
     const existing = await s.scanProfiles.findByEndpointKey(team.id, endpoint.key);
     if (existing !== undefined) {
       if (body['unique'] === true) return existing;
-      throw appError(2605, `Scan profile already exists: the team has a profile for ${endpoint.text} (${existing.token})`, ['endpoint']);
+      throw appError(
+        2605,
+        `Scan profile already exists: the team has a profile for ${endpoint.text} (${existing.token})`,
+        ['endpoint'],
+      );
     }
     const limit = plans[team.plan].scanProfiles;
     if ((await s.scanProfiles.count(team.id)) >= limit) {
-      throw appError(2618, `Scan profile limit of the subscription reached: the ${team.plan} plan allows ${limit} profiles`);
+      throw appError(
+        2618,
+        `Scan profile limit of the subscription reached: the ${team.plan} plan allows ${limit} profiles`,
+      );
     }
     return undefined;
   };
@@ -104,9 +148,18 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
     const scheme = endpoint.scheme ?? 'https';
     origin = { scheme, port: endpoint.port ?? (scheme === 'https' ? 443 : 80) };
   } else {
-    const probe = await deps.engine.probe(endpoint, asset.name, AbortSignal.timeout(deps.validationTimeoutMs + 1000), deps.validationTimeoutMs);
+    const probe = await deps.engine.probe(
+      endpoint,
+      asset.name,
+      AbortSignal.timeout(deps.validationTimeoutMs + 1000),
+      deps.validationTimeoutMs,
+    );
     if (!probe.isReachable) {
-      throw appError(2609, `Endpoint validation failed: ${endpoint.text} did not answer an HTTP(S) GET within ${deps.validationTimeoutMs / 1000} s (${probe.observations.join('; ')})`, ['endpoint']);
+      throw appError(
+        2609,
+        `Endpoint validation failed: ${endpoint.text} did not answer an HTTP(S) GET within ${deps.validationTimeoutMs / 1000} s (${probe.observations.join('; ')})`,
+        ['endpoint'],
+      );
     }
     origin = probe;
   }
@@ -141,9 +194,15 @@ export async function createScanProfile(deps: ProfileDeps, team: Team, body: Rec
 async function inferRootAsset(store: Pick<ScanStore, 'assets'>, team: Team, endpoint: ParsedEndpoint): Promise<Asset> {
   const candidates = assetNamesHolding(endpoint.host);
   const roots = await store.assets.findRootsByName(team.id, candidates);
-  const holder = candidates.map((n) => roots.find((r) => r.name === n && isInsideAsset(endpoint.host, r.name))).find((r) => r !== undefined);
+  const holder = candidates
+    .map((n) => roots.find((r) => r.name === n && isInsideAsset(endpoint.host, r.name)))
+    .find((r) => r !== undefined);
   if (holder === undefined) {
-    throw appError(2607, `Endpoint does not match the associated asset name: ${endpoint.host} is neither an asset of the team nor a subdomain of one`, ['endpoint']);
+    throw appError(
+      2607,
+      `Endpoint does not match the associated asset name: ${endpoint.host} is neither an asset of the team nor a subdomain of one`,
+      ['endpoint'],
+    );
   }
   return holder;
 }
@@ -157,7 +216,10 @@ export async function listScanProfiles(store: ScanStore, team: Team, assetToken?
     assetId = target.asset.id;
   }
   const profiles = await store.scanProfiles.list(team.id, assetId);
-  const latest = await store.scans.latestOf(team.id, profiles.map((p) => p.id));
+  const latest = await store.scans.latestOf(
+    team.id,
+    profiles.map((p) => p.id),
+  );
   return profiles.map((profile) => ({ profile, latest: latest.get(profile.id) }));
 }
 
@@ -166,7 +228,8 @@ export async function deleteScanProfile(store: ScanStore, team: Team, token: str
   const profile = await requireProfile(store, team, token);
   await store.transaction(async (tx) => {
     await tx.scans.requestStop(team.id, profile.id, new Date());
-    if (!(await tx.scanProfiles.delete(team.id, profile.id))) throw appError(2604, 'Scan profile does not exist', ['scanProfileToken']);
+    if (!(await tx.scanProfiles.delete(team.id, profile.id)))
+      throw appError(2604, 'Scan profile does not exist', ['scanProfileToken']);
   });
 }
 
@@ -179,18 +242,30 @@ export async function getProfileSettings(store: ScanStore, team: Team, token: st
  * Applies a partial settings update. Changing scan_region is a team permission: it needs the
  * enterprise plan (1009 otherwise); setting it to the value it has is always accepted.
  */
-export async function updateProfileSettings(store: ScanStore, team: Team, token: string, body: unknown): Promise<ScanProfileSettings> {
+export async function updateProfileSettings(
+  store: ScanStore,
+  team: Team,
+  token: string,
+  body: unknown,
+): Promise<ScanProfileSettings> {
   const profile = await requireProfile(store, team, token);
   const next = applyScanProfileSettings(profile.settings, body);
   if (next.scan_region !== profile.settings.scan_region && team.plan !== 'enterprise') {
-    throw appError(1009, `Changing scan_region needs the enterprise plan; the team is on the ${team.plan} plan`, ['scan_region']);
+    throw appError(1009, `Changing scan_region needs the enterprise plan; the team is on the ${team.plan} plan`, [
+      'scan_region',
+    ]);
   }
   await store.scanProfiles.updateSettings(team.id, profile.id, next, new Date());
   return next;
 }
 
 /** Activates or deactivates a profile (operators; a deactivated profile cannot be scanned: 2616). */
-export async function setProfileActive(store: ScanStore, team: Team, token: string, isActive: boolean): Promise<ScanProfile> {
+export async function setProfileActive(
+  store: ScanStore,
+  team: Team,
+  token: string,
+  isActive: boolean,
+): Promise<ScanProfile> {
   const profile = await requireProfile(store, team, token);
   await store.scanProfiles.setActive(team.id, profile.id, isActive, new Date());
   if (!isActive) await store.scans.requestStop(team.id, profile.id, new Date());

@@ -40,7 +40,11 @@ export function ingestionScanId(scan: Pick<Scan, 'token'>): string {
  * patches what it did not see again, a stopped or failed one patches nothing. A scan whose worker
  * died is resumed by the next run under the same scan id, so nothing is counted twice.
  */
-export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runner: string; signal: AbortSignal }): Promise<RunOutcome> {
+export async function runScan(
+  deps: ScanRunnerDeps,
+  scanId: number,
+  ctx: { runner: string; signal: AbortSignal },
+): Promise<RunOutcome> {
   const { store } = deps;
   const queued = await store.scans.findById(scanId);
   if (queued === undefined || !['starting', 'running', 'stopping'].includes(queued.status)) return { kind: 'done' };
@@ -62,7 +66,11 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
     return { kind: 'deferred', retryAt: new Date(Date.now() + 2000) };
   }
   const scan = claimed;
-  if (scan.runs > 1) await store.scans.addWarning(scan.id, `Resumed at ${new Date().toISOString()} after the worker running it stopped (run ${scan.runs}); pages are crawled again, findings already recorded are kept`);
+  if (scan.runs > 1)
+    await store.scans.addWarning(
+      scan.id,
+      `Resumed at ${new Date().toISOString()} after the worker running it stopped (run ${scan.runs}); pages are crawled again, findings already recorded are kept`,
+    );
 
   const { profile, asset } = await setup;
   const progress: ScanProgress = { ...scan.progress };
@@ -70,14 +78,23 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
   // request its runs sent reached the target, so requests_sent adds to what earlier runs sent.
   const requestsBefore = scan.runs > 1 ? scan.progress.requestsSent : 0;
   if (profile === undefined || asset === undefined || asset.status !== 'verified') {
-    const error = profile === undefined ? 'The scan profile was deleted' : 'The asset is not verified any more: only verified assets can be scanned';
+    const error =
+      profile === undefined
+        ? 'The scan profile was deleted'
+        : 'The asset is not verified any more: only verified assets can be scanned';
     await store.scans.finish(scan.id, { status: 'unable_to_complete', error, progress, ended: new Date() });
     return { kind: 'done' };
   }
 
   const ingestion = new ScanIngestion(
     store,
-    { teamId: scan.teamId, asset: { id: asset.id, token: asset.token, name: asset.name }, scanSource: 'application-scanning', scanProfileToken: profile.token, scannedAt: scan.started ?? new Date() },
+    {
+      teamId: scan.teamId,
+      asset: { id: asset.id, token: asset.token, name: asset.name },
+      scanSource: 'application-scanning',
+      scanProfileToken: profile.token,
+      scannedAt: scan.started ?? new Date(),
+    },
     deps.ingestion,
     ingestionScanId(scan),
     (tx, written) => tx.scans.linkFindings(scan.id, written),
@@ -110,7 +127,8 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
   const warned = new Set(scan.warnings);
   const sink: ScanSink = {
     finding: (finding: FindingInput) => enqueue(() => ingestion.add(finding)),
-    progress: (counters: ScanCounters) => Object.assign(progress, counters, { requestsSent: requestsBefore + counters.requestsSent }),
+    progress: (counters: ScanCounters) =>
+      Object.assign(progress, counters, { requestsSent: requestsBefore + counters.requestsSent }),
     warning: (message: string) => {
       if (warned.has(message)) return;
       warned.add(message);
@@ -129,12 +147,29 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
     }
     return status;
   };
-  const timer = setInterval(() => void enqueue(async () => void (await tick())).catch((err: unknown) => deps.log.warn({ err, scan: scan.token }, 'saving scan progress failed')), deps.tickMs ?? 1000);
+  const timer = setInterval(
+    () =>
+      void enqueue(async () => void (await tick())).catch((err: unknown) =>
+        deps.log.warn({ err, scan: scan.token }, 'saving scan progress failed'),
+      ),
+    deps.tickMs ?? 1000,
+  );
 
   let outcome: ScanOutcome;
   try {
-    const target = { scheme: profile.scheme, host: parseEndpoint(profile.endpoint).host, port: profile.port, scopeName: asset.name };
-    outcome = await deps.engine.scan(target, profile.settings, deps.limits, sink, AbortSignal.any([ctx.signal, stop.signal]));
+    const target = {
+      scheme: profile.scheme,
+      host: parseEndpoint(profile.endpoint).host,
+      port: profile.port,
+      scopeName: asset.name,
+    };
+    outcome = await deps.engine.scan(
+      target,
+      profile.settings,
+      deps.limits,
+      sink,
+      AbortSignal.any([ctx.signal, stop.signal]),
+    );
   } finally {
     clearInterval(timer);
   }
@@ -147,18 +182,31 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
   }
   progress.findings = ingestion.count;
 
-  if (ctx.signal.aborted && !isStopRequested) throw new ScanInterruptedError('The worker stopped during the scan; it resumes on the next run');
+  if (ctx.signal.aborted && !isStopRequested)
+    throw new ScanInterruptedError('The worker stopped during the scan; it resumes on the next run');
   // The last save answered the status of a scan still live; one that is not is read again (deleted or ended elsewhere).
   const current = lastStatus === undefined ? await store.scans.findById(scan.id) : { status: lastStatus };
   if (current === undefined) return { kind: 'done' };
-  const status = isStopRequested || current.status === 'stopping' || outcome.status === 'aborted' ? 'stopped' : outcome.status;
-  const end: ScanEnd = { status, error: status === 'stopped' || status === 'completed' ? null : (outcome.error ?? null), progress, ended: new Date() };
+  const status =
+    isStopRequested || current.status === 'stopping' || outcome.status === 'aborted' ? 'stopped' : outcome.status;
+  const end: ScanEnd = {
+    status,
+    error: status === 'stopped' || status === 'completed' ? null : (outcome.error ?? null),
+    progress,
+    ended: new Date(),
+  };
   // A completed scan patches only the findings at locations it reached (scan-coverage.ts).
   const coverage = outcome.coverage;
   if (end.status === 'completed' && coverage !== undefined && coverage.unanswered > 0) {
-    await store.scans.addWarning(scan.id, `${coverage.unanswered} requests got no answer (a time-out, a refused or broken connection, a server error): findings at the paths they were to reach are not patched by this scan`);
+    await store.scans.addWarning(
+      scan.id,
+      `${coverage.unanswered} requests got no answer (a time-out, a refused or broken connection, a server error): findings at the paths they were to reach are not patched by this scan`,
+    );
   }
-  const result = await ingestion.finish(end.status === 'completed', coverage === undefined ? undefined : scanCoverage(coverage.answered));
+  const result = await ingestion.finish(
+    end.status === 'completed',
+    coverage === undefined ? undefined : scanCoverage(coverage.answered),
+  );
   await store.scans.tallyFindings(scan.id);
   await store.scans.finish(scan.id, end);
   deps.log.info({ scan: scan.token, status: end.status, ...progress, ...result }, 'scan ended');
@@ -166,7 +214,10 @@ export async function runScan(deps: ScanRunnerDeps, scanId: number, ctx: { runne
 }
 
 /** The profile of a scan and the profile's asset, each undefined when it is gone. */
-async function readProfileAndAsset(store: ScanStore, scan: Pick<Scan, 'teamId' | 'profileId'>): Promise<{ profile: ScanProfile | undefined; asset: Asset | undefined }> {
+async function readProfileAndAsset(
+  store: ScanStore,
+  scan: Pick<Scan, 'teamId' | 'profileId'>,
+): Promise<{ profile: ScanProfile | undefined; asset: Asset | undefined }> {
   const profile = await store.scanProfiles.findById(scan.profileId);
   const asset = profile && (await store.assets.findById(scan.teamId, profile.assetId));
   return { profile, asset };

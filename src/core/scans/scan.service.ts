@@ -24,7 +24,12 @@ export interface ScanDeps {
  * Starts a scan of a profile (a durable job; a worker takes it within seconds): 2021 when the
  * asset is not verified, 2616 when the profile is deactivated, 5009 when one is live already.
  */
-export async function startScan(deps: ScanDeps, team: Team, token: string, trigger: Scan['trigger'] = 'api'): Promise<Scan> {
+export async function startScan(
+  deps: ScanDeps,
+  team: Team,
+  token: string,
+  trigger: Scan['trigger'] = 'api',
+): Promise<Scan> {
   const profile = await requireProfile(deps.store, team, token);
   return startScanOf(deps, profile, trigger);
 }
@@ -39,12 +44,23 @@ export async function startScanOf(deps: ScanDeps, profile: ScanProfile, trigger:
  * The checks of a start and the live scan row, in the given transaction (the scheduler claims
  * its fire in the same one): 2021, 2616, 5009.
  */
-export async function createLiveScan(repos: ScanRepositories, profile: ScanProfile, trigger: Scan['trigger']): Promise<Scan> {
+export async function createLiveScan(
+  repos: ScanRepositories,
+  profile: ScanProfile,
+  trigger: Scan['trigger'],
+): Promise<Scan> {
   const asset = await repos.assets.findById(profile.teamId, profile.assetId);
   if (asset === undefined || asset.status !== 'verified') {
-    throw appError(2021, `Asset not verified: only verified assets can be scanned, and ${asset?.name ?? 'the asset'} is not verified`, ['scanProfileToken']);
+    throw appError(
+      2021,
+      `Asset not verified: only verified assets can be scanned, and ${asset?.name ?? 'the asset'} is not verified`,
+      ['scanProfileToken'],
+    );
   }
-  if (!profile.isActive) throw appError(2616, 'Scan profile deactivated: it cannot be scanned until an operator activates it', ['scanProfileToken']);
+  if (!profile.isActive)
+    throw appError(2616, 'Scan profile deactivated: it cannot be scanned until an operator activates it', [
+      'scanProfileToken',
+    ]);
   const scan = await repos.scans.insertLive({
     teamId: profile.teamId,
     profileId: profile.id,
@@ -54,7 +70,10 @@ export async function createLiveScan(repos: ScanRepositories, profile: ScanProfi
     profileName: profile.name,
     created: new Date(),
   });
-  if (scan === undefined) throw appError(5009, 'Scan already running on the scan profile: stop it or wait until it ends', ['scanProfileToken']);
+  if (scan === undefined)
+    throw appError(5009, 'Scan already running on the scan profile: stop it or wait until it ends', [
+      'scanProfileToken',
+    ]);
   return scan;
 }
 
@@ -81,10 +100,15 @@ export async function stopScan(store: ScanStore, team: Team, token: string): Pro
 }
 
 /** The latest scan of a profile, live or finished; 5004 when it was never scanned. */
-export async function getScanStatus(store: ScanStore, team: Team, token: string): Promise<{ profile: ScanProfile; scan: Scan }> {
+export async function getScanStatus(
+  store: ScanStore,
+  team: Team,
+  token: string,
+): Promise<{ profile: ScanProfile; scan: Scan }> {
   const profile = await requireProfile(store, team, token);
   const scan = (await store.scans.latestOf(team.id, [profile.id])).get(profile.id);
-  if (scan === undefined) throw appError(5004, 'No scan on the scan profile yet: start one first', ['scanProfileToken']);
+  if (scan === undefined)
+    throw appError(5004, 'No scan on the scan profile yet: start one first', ['scanProfileToken']);
   return { profile, scan };
 }
 
@@ -106,7 +130,9 @@ export async function recoverScans(deps: ScanDeps, now = new Date(), graceMs = 3
       const isStopping = scan.status === 'stopping';
       const ended = await deps.store.scans.finish(scan.id, {
         status: isStopping ? 'stopped' : 'unable_to_complete',
-        error: isStopping ? null : 'The worker running this scan stopped (the process was killed or crashed) and the scan could not be resumed; start it again',
+        error: isStopping
+          ? null
+          : 'The worker running this scan stopped (the process was killed or crashed) and the scan could not be resumed; start it again',
         progress: scan.progress,
         ended: now,
       });

@@ -31,7 +31,15 @@ export interface ScanProfile {
  * Status of a scan. Live: starting (queued), running, stopping. Final: stopped (by request),
  * completed, unable_to_resolve (the endpoint's name has no address), unable_to_complete.
  */
-export const scanStatuses = ['starting', 'running', 'stopping', 'stopped', 'completed', 'unable_to_resolve', 'unable_to_complete'] as const;
+export const scanStatuses = [
+  'starting',
+  'running',
+  'stopping',
+  'stopped',
+  'completed',
+  'unable_to_resolve',
+  'unable_to_complete',
+] as const;
 export type ScanStatus = (typeof scanStatuses)[number];
 
 /** Statuses during which the profile has a scan (one at most). */
@@ -156,7 +164,11 @@ export interface ScanRepository {
   /** A scan of the team by its (report) token. */
   findByToken(teamId: number, token: string): Promise<Scan | undefined>;
   /** The profile's finished scans (its reports), newest first, optionally created within [from, to] (inclusive, whole seconds). */
-  listFinished(teamId: number, profileId: number, options: { createdFrom?: Date; createdTo?: Date; limit: number }): Promise<Scan[]>;
+  listFinished(
+    teamId: number,
+    profileId: number,
+    options: { createdFrom?: Date; createdTo?: Date; limit: number },
+  ): Promise<Scan[]>;
   /** True when the scan's report links that vulnerability. */
   hasFinding(scanId: number, vulnerabilityId: number): Promise<boolean>;
 }

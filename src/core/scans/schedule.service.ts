@@ -6,7 +6,11 @@ import { createLiveScan, dispatchScan, type ScanDeps } from './scan.service.ts';
 import { scheduleFrequencies, type Scan, type ScanProfile, type ScheduleFrequency } from './scan.types.ts';
 
 const dayMs = 24 * 3600 * 1000;
-const fixedPeriods: Partial<Record<ScheduleFrequency, number>> = { daily: dayMs, weekly: 7 * dayMs, biweekly: 14 * dayMs };
+const fixedPeriods: Partial<Record<ScheduleFrequency, number>> = {
+  daily: dayMs,
+  weekly: 7 * dayMs,
+  biweekly: 14 * dayMs,
+};
 
 /** The n-th occurrence of a recurring schedule (n = 0 is the first scan); months are calendar months in UTC. */
 export function occurrence(frequency: ScheduleFrequency, first: Date, n: number): Date {
@@ -14,7 +18,17 @@ export function occurrence(frequency: ScheduleFrequency, first: Date, n: number)
   if (period !== undefined) return new Date(first.getTime() + n * period);
   if (frequency !== 'monthly') return first;
   const month = first.getUTCMonth() + n;
-  const target = new Date(Date.UTC(first.getUTCFullYear(), month, 1, first.getUTCHours(), first.getUTCMinutes(), first.getUTCSeconds(), first.getUTCMilliseconds()));
+  const target = new Date(
+    Date.UTC(
+      first.getUTCFullYear(),
+      month,
+      1,
+      first.getUTCHours(),
+      first.getUTCMinutes(),
+      first.getUTCSeconds(),
+      first.getUTCMilliseconds(),
+    ),
+  );
   // The 31st falls on the last day of shorter months.
   const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
   target.setUTCDate(Math.min(first.getUTCDate(), lastDay));
@@ -42,16 +56,27 @@ export async function getSchedule(deps: Pick<ScanDeps, 'store'>, team: Team, tok
  * now). A start in the past fires at its next occurrence from now, `once` right away. Setting
  * `never` removes the schedule.
  */
-export async function setSchedule(deps: Pick<ScanDeps, 'store'>, team: Team, token: string, body: Record<string, unknown>, now = new Date()): Promise<ScanProfile> {
+export async function setSchedule(
+  deps: Pick<ScanDeps, 'store'>,
+  team: Team,
+  token: string,
+  body: Record<string, unknown>,
+  now = new Date(),
+): Promise<ScanProfile> {
   const profile = await requireProfile(deps.store, team, token);
   const frequency = body['frequency'];
   if (typeof frequency !== 'string' || !(scheduleFrequencies as readonly string[]).includes(frequency)) {
-    throw appError(5066, `Scan frequency malformed: ${JSON.stringify(frequency)}; one of ${scheduleFrequencies.join(', ')}`, ['frequency']);
+    throw appError(
+      5066,
+      `Scan frequency malformed: ${JSON.stringify(frequency)}; one of ${scheduleFrequencies.join(', ')}`,
+      ['frequency'],
+    );
   }
   const rawStart = body['start'];
   let first = now;
   if (rawStart !== undefined && rawStart !== null && rawStart !== '') {
-    if (typeof rawStart !== 'string' && typeof rawStart !== 'number') throw appError(1085, 'start must be a date-time such as 2026-12-01T08:00:00Z', ['start']);
+    if (typeof rawStart !== 'string' && typeof rawStart !== 'number')
+      throw appError(1085, 'start must be a date-time such as 2026-12-01T08:00:00Z', ['start']);
     first = parseTimeParameter('start', String(rawStart));
   }
   let schedule: ScanProfile['schedule'];
@@ -91,8 +116,14 @@ export async function fireDueSchedules(deps: ScanDeps, now = new Date(), limit =
   for (const profile of await deps.store.scanProfiles.dueSchedules(now, limit)) {
     const due = profile.schedule.next!;
     const after = new Date(Math.max(now.getTime(), due.getTime()));
-    const following = profile.schedule.first === null ? undefined : nextOccurrence(profile.schedule.frequency, profile.schedule.first, after);
-    const next = following === undefined ? { frequency: 'never' as const, next: null } : { frequency: profile.schedule.frequency, next: following };
+    const following =
+      profile.schedule.first === null
+        ? undefined
+        : nextOccurrence(profile.schedule.frequency, profile.schedule.first, after);
+    const next =
+      following === undefined
+        ? { frequency: 'never' as const, next: null }
+        : { frequency: profile.schedule.frequency, next: following };
     const outcome = await deps.store.transaction(async (tx): Promise<Scan | string | undefined> => {
       if (!(await tx.scanProfiles.advanceSchedule(profile.id, due, next))) return undefined;
       try {
@@ -101,7 +132,11 @@ export async function fireDueSchedules(deps: ScanDeps, now = new Date(), limit =
         if (!isAppError(err)) throw err;
         if (err.code === 5009) {
           const live = await tx.scans.findLive(profile.teamId, profile.id);
-          if (live !== undefined) await tx.scans.addWarning(live.id, `The scheduled scan due at ${due.toISOString()} was skipped: this scan was still running`);
+          if (live !== undefined)
+            await tx.scans.addWarning(
+              live.id,
+              `The scheduled scan due at ${due.toISOString()} was skipped: this scan was still running`,
+            );
         }
         return err.message;
       }

@@ -12,7 +12,12 @@ export interface InventoryDiff<Row, Seen> {
 }
 
 /** Compares the asset's rows with what the run saw, by the inventory's identity key. */
-export function diffInventory<Row, Seen>(existing: readonly Row[], seen: ReadonlyMap<string, Seen>, keyOf: (row: Row) => string, isLive: (row: Row) => boolean): InventoryDiff<Row, Seen> {
+export function diffInventory<Row, Seen>(
+  existing: readonly Row[],
+  seen: ReadonlyMap<string, Seen>,
+  keyOf: (row: Row) => string,
+  isLive: (row: Row) => boolean,
+): InventoryDiff<Row, Seen> {
   const byKey = new Map(existing.map((row) => [keyOf(row), row]));
   const diff: InventoryDiff<Row, Seen> = { fresh: [], again: [], returned: 0, gone: [] };
   for (const [key, value] of seen) {

@@ -55,4 +55,3 @@ export class LruCache<V> {
     return this.map.size;
   }
 }
-

@@ -28,7 +28,10 @@ describe('markers', () => {
       [7, 'assets', marker, codec],
       [7, 'vulnerabilities', marker, other],
     ] as const) {
-      assert.throws(() => by.decode(team, scope, text), (err) => err instanceof AppError && err.code === 4150);
+      assert.throws(
+        () => by.decode(team, scope, text),
+        (err) => err instanceof AppError && err.code === 4150,
+      );
     }
     assert.equal(codec.decode(7, 'vulnerabilities', undefined), undefined);
     assert.equal(codec.decode(7, 'vulnerabilities', ''), undefined);

@@ -29,7 +29,8 @@ export class MarkerCodec {
     if (marker === undefined || marker === '') return undefined;
     const [payload, mac, extra] = marker.split('.');
     const invalid = () => appError(4150, `${parameter} is not a marker of this listing`, [parameter]);
-    if (payload === undefined || mac === undefined || extra !== undefined || !isSameMac(this.macOf(payload), mac)) throw invalid();
+    if (payload === undefined || mac === undefined || extra !== undefined || !isSameMac(this.macOf(payload), mac))
+      throw invalid();
     let decoded: unknown;
     try {
       decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

@@ -41,11 +41,19 @@ export interface PageSlot {
 }
 
 /** A page rendered as bytes: in a buffer of its own (`items`), or, when a slot was lent and the page fits, in the slot at `at` for `length` bytes. */
-export type RenderedBytes = Omit<RenderedPage, 'items'> & ({ items: Uint8Array; at?: undefined; length?: undefined } | { items?: undefined; at: number; length: number });
+export type RenderedBytes = Omit<RenderedPage, 'items'> &
+  ({ items: Uint8Array; at?: undefined; length?: undefined } | { items?: undefined; at: number; length: number });
 
 /** The same page as renderPage, its items as UTF-8 bytes: in the lent slot when it fits, else in a buffer of their own (to be moved to another thread). */
-export function renderPageBytes(rows: readonly (readonly unknown[])[], spec: PageSpec): RenderedPage & { items: Uint8Array };
-export function renderPageBytes(rows: readonly (readonly unknown[])[], spec: PageSpec, slot: PageSlot | undefined): RenderedBytes;
+export function renderPageBytes(
+  rows: readonly (readonly unknown[])[],
+  spec: PageSpec,
+): RenderedPage & { items: Uint8Array };
+export function renderPageBytes(
+  rows: readonly (readonly unknown[])[],
+  spec: PageSpec,
+  slot: PageSlot | undefined,
+): RenderedBytes;
 
 /** Room left around a page rendered as bytes: enough for any list's envelope. */
 export const envelopeRoom: number;
@@ -100,4 +108,8 @@ export class PageSlab<B extends ArrayBufferLike = ArrayBufferLike> {
 }
 
 /** Keeps a rendered page in the page cache and answers the body to send: a copy when the page is in lent memory and the cache keeps it. */
-export function cachePage(cache: { accepts(size: number): boolean; set(key: string, value: Buffer): void }, key: string, page: Buffer): Buffer;
+export function cachePage(
+  cache: { accepts(size: number): boolean; set(key: string, value: Buffer): void },
+  key: string,
+  page: Buffer,
+): Buffer;

@@ -29,7 +29,8 @@ function wireTime(ms) {
 
 const kinds = {
   // Ids and other numbers written as strings need no escaping.
-  string: (v) => (v === null || v === undefined ? 'null' : typeof v === 'number' ? `"${v}"` : JSON.stringify(String(v))),
+  string: (v) =>
+    v === null || v === undefined ? 'null' : typeof v === 'number' ? `"${v}"` : JSON.stringify(String(v)),
   time: (v) => (v === null || v === undefined ? 'null' : wireTime(v)),
   bool: (v) => (v === null || v === undefined ? 'null' : v === true || v === 1 || v === '1' ? 'true' : 'false'),
   number: (v) => (v === null || v === undefined ? 'null' : String(Number(v))),
@@ -361,7 +362,8 @@ export function renderPageLent(rows, spec) {
  */
 function textBody(before, items, after) {
   const most = (before.length + items.length + after.length) * 3;
-  const length = most <= pageSlotSize ? undefined : Buffer.byteLength(before) + Buffer.byteLength(items) + Buffer.byteLength(after);
+  const length =
+    most <= pageSlotSize ? undefined : Buffer.byteLength(before) + Buffer.byteLength(items) + Buffer.byteLength(after);
   if ((length ?? 0) > pageSlotSize) return Buffer.from(before + items + after);
   const slab = mainPageMemory();
   const slot = slab.lend();

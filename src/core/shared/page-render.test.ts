@@ -1,9 +1,31 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toWireTime } from './time.ts';
-import { claimBody, isLent, joinRuns, mainSlotsLent, ownedBody, renderPage, renderPageBytes, renderPageLent, takeRelease, withEnvelope, withLease, withRoom, type PageSpec } from './page-render.mjs';
+import {
+  claimBody,
+  isLent,
+  joinRuns,
+  mainSlotsLent,
+  ownedBody,
+  renderPage,
+  renderPageBytes,
+  renderPageLent,
+  takeRelease,
+  withEnvelope,
+  withLease,
+  withRoom,
+  type PageSpec,
+} from './page-render.mjs';
 
-const spec: PageSpec = { keys: 2, head: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']], limit: 2 };
+const spec: PageSpec = {
+  keys: 2,
+  head: [
+    ['id', 'string'],
+    ['active', 'bool'],
+    ['disappeared_at', 'time'],
+  ],
+  limit: 2,
+};
 const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 
 describe('page rendering (page-render.mjs)', () => {
@@ -31,20 +53,60 @@ describe('page rendering (page-render.mjs)', () => {
   });
 
   it('renders every kind, nulls as null, strings escaped, and an empty document without a dangling comma', () => {
-    const all: PageSpec = { keys: 0, head: [['s', 'string'], ['t', 'time'], ['b', 'bool'], ['n', 'number'], ['j', 'json'], ['z', 'string']], limit: 10 };
+    const all: PageSpec = {
+      keys: 0,
+      head: [
+        ['s', 'string'],
+        ['t', 'time'],
+        ['b', 'bool'],
+        ['n', 'number'],
+        ['j', 'json'],
+        ['z', 'string'],
+      ],
+      limit: 10,
+    };
     const page = renderPage([['line\nbreak "and" \\ back', at, 0, 42, '["x",{"y":null}]', null, '{}']], all);
-    assert.deepEqual(JSON.parse(`[${page.items}]`), [{ s: 'line\nbreak "and" \\ back', t: toWireTime(at), b: false, n: 42, j: ['x', { y: null }], z: null }]);
+    assert.deepEqual(JSON.parse(`[${page.items}]`), [
+      { s: 'line\nbreak "and" \\ back', t: toWireTime(at), b: false, n: 42, j: ['x', { y: null }], z: null },
+    ]);
   });
 
   it('writes tail fields behind the document, with or without a head, empty documents included', () => {
-    const tailOnly: PageSpec = { keys: 1, head: [], tail: [['created', 'time'], ['n', 'number']], limit: 5 };
-    const page = renderPage([[1, '{"a":1}', at, 3], [2, '{}', at, 4]], tailOnly);
+    const tailOnly: PageSpec = {
+      keys: 1,
+      head: [],
+      tail: [
+        ['created', 'time'],
+        ['n', 'number'],
+      ],
+      limit: 5,
+    };
+    const page = renderPage(
+      [
+        [1, '{"a":1}', at, 3],
+        [2, '{}', at, 4],
+      ],
+      tailOnly,
+    );
     assert.equal(page.items, `{"a":1,"created":"${toWireTime(at)}","n":3},{"created":"${toWireTime(at)}","n":4}`);
     const both: PageSpec = { keys: 0, head: [['h', 'bool']], tail: [['t', 'string']], limit: 5 };
-    assert.deepEqual(JSON.parse(`[${renderPage([[1, '{"a":[1,{"b":2}]}', 'x'], [0, '{}', null]], both).items}]`), [
-      { h: true, a: [1, { b: 2 }], t: 'x' },
-      { h: false, t: null },
-    ]);
+    assert.deepEqual(
+      JSON.parse(
+        `[${
+          renderPage(
+            [
+              [1, '{"a":[1,{"b":2}]}', 'x'],
+              [0, '{}', null],
+            ],
+            both,
+          ).items
+        }]`,
+      ),
+      [
+        { h: true, a: [1, { b: 2 }], t: 'x' },
+        { h: false, t: null },
+      ],
+    );
   });
 
   it('passes documents through as they are when there is no head', () => {
@@ -73,12 +135,18 @@ describe('page rendering (page-render.mjs)', () => {
     assert.notEqual(unclaimed.buffer, roomy.items.buffer, 'a buffer nobody declared its own is never written around');
     const body = withEnvelope('{"items":[', withRoom(roomy.items, 64), '],"next":"ü"}');
     assert.equal(body.buffer, roomy.items.buffer, 'the same memory');
-    assert.deepEqual(JSON.parse(body.toString()), { items: [{ id: '1', active: true, disappeared_at: null, x: 'é' }], next: 'ü' });
+    assert.deepEqual(JSON.parse(body.toString()), {
+      items: [{ id: '1', active: true, disappeared_at: null, x: 'é' }],
+      next: 'ü',
+    });
     const tight = renderPageBytes(rows, { ...spec, room: 4 });
     const copied = withEnvelope('{"items":[', withRoom(tight.items, 4), '],"next":"ü"}');
     assert.notEqual(copied.buffer, tight.items.buffer);
     assert.equal(copied.toString(), body.toString());
-    assert.equal(withEnvelope('[', renderPage(rows, spec).items, ']').toString(), `[${body.toString().slice(10, -13)}]`);
+    assert.equal(
+      withEnvelope('[', renderPage(rows, spec).items, ']').toString(),
+      `[${body.toString().slice(10, -13)}]`,
+    );
     // A small buffer of Node's shared pool: the bytes before it belong to other buffers, never written.
     Buffer.from('x'.repeat(32));
     const pooled = Buffer.from('{"a":1}');
@@ -103,13 +171,18 @@ describe('page rendering (page-render.mjs)', () => {
     assert.ok(tooBig.items instanceof Uint8Array && !(tooBig.items.buffer instanceof SharedArrayBuffer));
     assert.equal(Buffer.from(tooBig.items).toString(), renderPage(rows, spec).items);
     // Room is only declared inside the slab's bounds.
-    assert.equal(withEnvelope('[', withRoom(new Uint8Array(slab, 2, 10), 4), ']').buffer instanceof SharedArrayBuffer, false, 'no room before the view: copied');
+    assert.equal(
+      withEnvelope('[', withRoom(new Uint8Array(slab, 2, 10), 4), ']').buffer instanceof SharedArrayBuffer,
+      false,
+      'no room before the view: copied',
+    );
   });
 
   it('keeps lent memory lent from the page to its body, and gives it back exactly once, when the body is written', () => {
     const slab = new SharedArrayBuffer(256);
     const released: string[] = [];
-    const lentPage = (name: string) => withLease(withRoom(new Uint8Array(slab, 32, 8).fill(0x31), 32), () => released.push(name));
+    const lentPage = (name: string) =>
+      withLease(withRoom(new Uint8Array(slab, 32, 8).fill(0x31), 32), () => released.push(name));
     const items = lentPage('a');
     const body = withEnvelope('[', items, ']');
     assert.equal(body.buffer, slab, 'written around in place');
@@ -137,7 +210,11 @@ describe('page rendering (page-render.mjs)', () => {
   it('shares one lent body between the requests of one build, given back after the last is written, and caches a copy', () => {
     const slab = new SharedArrayBuffer(256);
     let released = 0;
-    const body = withEnvelope('[', withLease(withRoom(new Uint8Array(slab, 32, 3).fill(0x32), 32), () => released++), ']');
+    const body = withEnvelope(
+      '[',
+      withLease(withRoom(new Uint8Array(slab, 32, 3).fill(0x32), 32), () => released++),
+      ']',
+    );
     const first = claimBody(body);
     const second = claimBody(body);
     const third = claimBody(body);
@@ -152,14 +229,22 @@ describe('page rendering (page-render.mjs)', () => {
     releases[2]!();
     assert.equal(released, 1);
     // A cache entry outlives the response: a copy, and the lent memory goes back at once.
-    const again = withEnvelope('[', withLease(withRoom(new Uint8Array(slab, 32, 3).fill(0x33), 32), () => released++), ']');
+    const again = withEnvelope(
+      '[',
+      withLease(withRoom(new Uint8Array(slab, 32, 3).fill(0x33), 32), () => released++),
+      ']',
+    );
     const kept = ownedBody(again);
     assert.equal(kept.toString(), '[333]');
     assert.notEqual(kept.buffer, slab);
     assert.equal(released, 2);
     assert.equal(ownedBody(kept), kept, 'a body of its own is kept as it is');
     // Memory already given back is never sent nor copied: that would be another page's bytes.
-    const late = withEnvelope('[', withLease(withRoom(new Uint8Array(slab, 32, 3), 32), () => released++), ']');
+    const late = withEnvelope(
+      '[',
+      withLease(withRoom(new Uint8Array(slab, 32, 3), 32), () => released++),
+      ']',
+    );
     assert.equal(claimBody(late), late);
     takeRelease(late)!();
     assert.equal(released, 3);
@@ -170,7 +255,9 @@ describe('page rendering (page-render.mjs)', () => {
     const before = mainSlotsLent();
     const text = renderPage([[at, 1, 1, 1, null, '{"x":"é 𝄞"}']], spec).items;
     const body = withEnvelope('{"items":[', text, ']}');
-    assert.deepEqual(JSON.parse(body.toString()), { items: [{ id: '1', active: true, disappeared_at: null, x: 'é 𝄞' }] });
+    assert.deepEqual(JSON.parse(body.toString()), {
+      items: [{ id: '1', active: true, disappeared_at: null, x: 'é 𝄞' }],
+    });
     assert.ok(isLent(body));
     assert.equal(mainSlotsLent(), before + 1);
     takeRelease(body)!();
@@ -187,7 +274,7 @@ describe('page rendering (page-render.mjs)', () => {
     assert.equal(mainSlotsLent(), before);
   });
 
-  it("renders rows read on this thread into a lent slot of its page memory, the same JSON as renderPage; too big for a slot, or no slot free, without one", () => {
+  it('renders rows read on this thread into a lent slot of its page memory, the same JSON as renderPage; too big for a slot, or no slot free, without one', () => {
     const before = mainSlotsLent();
     const rows = [
       [at, 7, 7, 1, null, '{"name":"a \\"quoted\\" one","x":"é 𝄞"}'],
@@ -223,6 +310,9 @@ describe('page rendering (page-render.mjs)', () => {
   });
 
   it('refuses a spec with an unknown kind', () => {
-    assert.throws(() => renderPage([[1, '{}']], { keys: 0, head: [['x', 'date' as never]], limit: 1 }), /unknown field kind date/);
+    assert.throws(
+      () => renderPage([[1, '{}']], { keys: 0, head: [['x', 'date' as never]], limit: 1 }),
+      /unknown field kind date/,
+    );
   });
 });

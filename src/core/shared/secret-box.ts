@@ -37,13 +37,16 @@ export class SecretBox {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.encKey, iv);
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return ['v1', iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+    return ['v1', iv, cipher.getAuthTag(), body]
+      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+      .join('.');
   }
 
   /** Decrypts what encrypt produced; throws when it was tampered with or made with another key. */
   decrypt(sealed: string): string {
     const [version, iv, tag, body] = sealed.split('.');
-    if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined) throw new Error('sealed value malformed');
+    if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined)
+      throw new Error('sealed value malformed');
     const decipher = createDecipheriv('aes-256-gcm', this.encKey, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');

@@ -16,8 +16,18 @@ describe('parseTimeParameter', () => {
   });
 
   it('rejects anything else with 1085 naming the parameter', () => {
-    for (const bad of ['yesterday', '2024-03-01', '2024-13-01T00:00:00Z', '2024-02-30T00:00:00Z', '', '2024-03-01T10:00:00']) {
-      assert.throws(() => parseTimeParameter('from', bad), (err: unknown) => err instanceof AppError && err.code === 1085 && err.parameters?.[0] === 'from');
+    for (const bad of [
+      'yesterday',
+      '2024-03-01',
+      '2024-13-01T00:00:00Z',
+      '2024-02-30T00:00:00Z',
+      '',
+      '2024-03-01T10:00:00',
+    ]) {
+      assert.throws(
+        () => parseTimeParameter('from', bad),
+        (err: unknown) => err instanceof AppError && err.code === 1085 && err.parameters?.[0] === 'from',
+      );
     }
   });
 

@@ -22,13 +22,24 @@ export function parseTimeParameter(name: string, raw: string): Date {
     }
   }
   if (ms === undefined || !Number.isFinite(ms)) {
-    throw appError(1085, `${name} must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "${raw}"`, [name]);
+    throw appError(
+      1085,
+      `${name} must be a time as YYYY-MM-DDTHH:mm:ssZ, YYYY-MM-DDTHH:mm:ss±hhmm or Unix seconds, got "${raw}"`,
+      [name],
+    );
   }
   return new Date(ms);
 }
 
 function isValidCalendar(m: RegExpExecArray): boolean {
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59) return false;
   const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   return d >= 1 && d <= days;

@@ -154,7 +154,11 @@ export interface FingerprintReport {
 
 /** engine/fingerprint. */
 export interface Fingerprinter {
-  fingerprint(origins: FingerprintOrigin[], options: FingerprintOptions, signal: AbortSignal): Promise<FingerprintReport>;
+  fingerprint(
+    origins: FingerprintOrigin[],
+    options: FingerprintOptions,
+    signal: AbortSignal,
+  ): Promise<FingerprintReport>;
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { AssetSettings } from '../assets/asset-settings.ts';
 import type { StatelessOrigin } from '../scans/scan-engine.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
-import type { ExposureEngines, FingerprintOrigin, ServiceGuess, TechnologyObservation, TlsTarget } from './exposure-engines.ts';
+import type {
+  ExposureEngines,
+  FingerprintOrigin,
+  ServiceGuess,
+  TechnologyObservation,
+  TlsTarget,
+} from './exposure-engines.ts';
 import type { SurfaceDiscoveryReport } from './surface-engine.ts';
 import type { SurfaceRunProgress } from './surface-run.types.ts';
 
@@ -26,12 +32,22 @@ export interface ObservedTechnology {
 
 /** The port inventory as the run uses it (PortInventoryService). */
 export interface PortInventoryPort {
-  recordRun(input: { teamId: number; assetId: number; at: number; open: ObservedPort[] }): Promise<{ opened: number; reopened: number; closed: number; open: number }>;
+  recordRun(input: {
+    teamId: number;
+    assetId: number;
+    at: number;
+    open: ObservedPort[];
+  }): Promise<{ opened: number; reopened: number; closed: number; open: number }>;
 }
 
 /** The technology inventory as the run uses it (TechnologyInventoryService). */
 export interface TechnologyInventoryPort {
-  recordRun(input: { teamId: number; assetId: number; at: number; seen: ObservedTechnology[] }): Promise<{ added: number; returned: number; disappeared: number; seen: number }>;
+  recordRun(input: {
+    teamId: number;
+    assetId: number;
+    at: number;
+    seen: ObservedTechnology[];
+  }): Promise<{ added: number; returned: number; disappeared: number; seen: number }>;
 }
 
 /** What the exposure phase needs beside the asset's settings. */
@@ -88,11 +104,18 @@ export function isExposureOff(settings: ExposureSettings): boolean {
  * The ports a scan tries: the recommended list when asked, plus the force list, minus the avoid
  * list; a port in both the force and the avoid list is scanned (the force list wins). Ascending.
  */
-export function portsToScan(settings: Pick<ExposureSettings, 'port_scanning_avoid_list' | 'port_scanning_force_list' | 'port_scanning_include_recommended_ports'>, recommended: readonly number[]): number[] {
+export function portsToScan(
+  settings: Pick<
+    ExposureSettings,
+    'port_scanning_avoid_list' | 'port_scanning_force_list' | 'port_scanning_include_recommended_ports'
+  >,
+  recommended: readonly number[],
+): number[] {
   const force = new Set(settings.port_scanning_force_list);
   const avoid = new Set(settings.port_scanning_avoid_list.filter((p) => !force.has(p)));
   const ports = new Set<number>(force);
-  if (settings.port_scanning_include_recommended_ports) for (const port of recommended) if (!avoid.has(port)) ports.add(port);
+  if (settings.port_scanning_include_recommended_ports)
+    for (const port of recommended) if (!avoid.has(port)) ports.add(port);
   return [...ports].sort((a, b) => a - b);
 }
 
@@ -111,7 +134,11 @@ function namesByAddress(report: SurfaceDiscoveryReport): Map<string, string[]> {
 }
 
 /** The default web origins: HTTPS and HTTP on every live name with an address (each name once per scheme). */
-export function defaultWebOrigins(report: SurfaceDiscoveryReport, scopeName: string, ports = { https: 443, http: 80 }): StatelessOrigin[] {
+export function defaultWebOrigins(
+  report: SurfaceDiscoveryReport,
+  scopeName: string,
+  ports = { https: 443, http: 80 },
+): StatelessOrigin[] {
   const origins: StatelessOrigin[] = [];
   for (const name of report.names) {
     if (name.addresses.length === 0) continue;
@@ -140,7 +167,14 @@ export async function observeExposure(
   const { engines } = deps;
   const webPorts = deps.ports ?? { https: 443, http: 80 };
   const byAddress = namesByAddress(report);
-  const observations: ExposureObservations = { openPorts: undefined, technologies: undefined, findings: [], extraOrigins: [], tlsEndpoints: 0, warnings: [] };
+  const observations: ExposureObservations = {
+    openPorts: undefined,
+    technologies: undefined,
+    findings: [],
+    extraOrigins: [],
+    tlsEndpoints: 0,
+    warnings: [],
+  };
 
   if (settings.enable_port_scanning && byAddress.size > 0) {
     progress.phase = 'ports';
@@ -153,14 +187,18 @@ export async function observeExposure(
       onProgress: (p) => Object.assign(progress, { portsProbed: p.probed, openPorts: p.open }),
     });
     signal.throwIfAborted();
-    observations.openPorts = scan.open.flatMap((o) => (byAddress.get(o.address) ?? [scopeName]).map((domainName) => ({ ...o, domainName })));
+    observations.openPorts = scan.open.flatMap((o) =>
+      (byAddress.get(o.address) ?? [scopeName]).map((domainName) => ({ ...o, domainName })),
+    );
     observations.warnings.push(...scan.warnings);
     progress.openPorts = scan.open.length;
   } else if (settings.enable_port_scanning) {
     observations.openPorts = [];
   }
 
-  const discovered = settings.include_discovered_ports_in_surface_monitoring ? discoveredWebOrigins(observations.openPorts ?? [], byAddress, scopeName, webPorts) : [];
+  const discovered = settings.include_discovered_ports_in_surface_monitoring
+    ? discoveredWebOrigins(observations.openPorts ?? [], byAddress, scopeName, webPorts)
+    : [];
   observations.extraOrigins = discovered;
 
   if (settings.enable_tls_discovery && byAddress.size > 0) {
@@ -187,35 +225,57 @@ export async function observeExposure(
   if (settings.fingerprinting && byAddress.size > 0) {
     progress.phase = 'fingerprinting';
     const origins: FingerprintOrigin[] = [...defaultWebOrigins(report, scopeName, webPorts), ...discovered];
-    const result = await engines.fingerprint.fingerprint(origins, { requestsPerSecond: settings.requests_per_second, customHeaders, requestTimeoutMs: deps.requestTimeoutMs }, signal);
+    const result = await engines.fingerprint.fingerprint(
+      origins,
+      { requestsPerSecond: settings.requests_per_second, customHeaders, requestTimeoutMs: deps.requestTimeoutMs },
+      signal,
+    );
     signal.throwIfAborted();
     observations.technologies = distinctTechnologies(result.technologies);
     observations.warnings.push(...result.warnings);
     progress.technologies = observations.technologies.length;
-    for (const technology of result.technologies) if (technology.version !== null) observations.findings.push(...engines.versions.advisories(technology));
+    for (const technology of result.technologies)
+      if (technology.version !== null) observations.findings.push(...engines.versions.advisories(technology));
   }
   return observations;
 }
 
 /** The TLS endpoints: the ports the scan found speaking TLS, else the HTTPS port of every address. */
-function tlsTargets(openPorts: ObservedPort[] | undefined, byAddress: Map<string, string[]>, httpsPort: number): TlsTarget[] {
-  if (openPorts === undefined) return [...byAddress].map(([address, names]) => ({ address, port: httpsPort, names, isHttp: true }));
+function tlsTargets(
+  openPorts: ObservedPort[] | undefined,
+  byAddress: Map<string, string[]>,
+  httpsPort: number,
+): TlsTarget[] {
+  if (openPorts === undefined)
+    return [...byAddress].map(([address, names]) => ({ address, port: httpsPort, names, isHttp: true }));
   // openPorts holds a port once per name: one target per (address, port), with every name.
   const targets = new Map<string, TlsTarget>();
   for (const o of openPorts) {
     const key = `${o.address} ${o.port}`;
-    if (o.service.isTls && !targets.has(key)) targets.set(key, { address: o.address, port: o.port, names: byAddress.get(o.address) ?? [o.domainName], isHttp: o.service.isHttp });
+    if (o.service.isTls && !targets.has(key))
+      targets.set(key, {
+        address: o.address,
+        port: o.port,
+        names: byAddress.get(o.address) ?? [o.domainName],
+        isHttp: o.service.isHttp,
+      });
   }
   return [...targets.values()];
 }
 
 /** HTTP(S) services on ports other than the default web ports, once per (name, port). */
-function discoveredWebOrigins(openPorts: ObservedPort[], byAddress: Map<string, string[]>, scopeName: string, webPorts: { https: number; http: number }): StatelessOrigin[] {
+function discoveredWebOrigins(
+  openPorts: ObservedPort[],
+  byAddress: Map<string, string[]>,
+  scopeName: string,
+  webPorts: { https: number; http: number },
+): StatelessOrigin[] {
   const origins = new Map<string, StatelessOrigin>();
   for (const open of openPorts) {
     if (!open.service.isHttp || open.port === webPorts.https || open.port === webPorts.http) continue;
     const scheme = open.service.isTls ? 'https' : 'http';
-    for (const host of byAddress.get(open.address) ?? []) origins.set(`${scheme}://${host}:${open.port}`, { scheme, host, port: open.port, scopeName });
+    for (const host of byAddress.get(open.address) ?? [])
+      origins.set(`${scheme}://${host}:${open.port}`, { scheme, host, port: open.port, scopeName });
   }
   return [...origins.values()];
 }
@@ -225,7 +285,15 @@ function distinctTechnologies(observed: TechnologyObservation[]): ObservedTechno
   const seen = new Map<string, ObservedTechnology>();
   for (const t of observed) {
     const key = JSON.stringify([t.host, t.port, t.name, t.version]);
-    if (!seen.has(key)) seen.set(key, { domainName: t.host, port: t.port, serviceProtocol: t.serviceProtocol, name: t.name, version: t.version, categories: t.categories });
+    if (!seen.has(key))
+      seen.set(key, {
+        domainName: t.host,
+        port: t.port,
+        serviceProtocol: t.serviceProtocol,
+        name: t.name,
+        version: t.version,
+        categories: t.categories,
+      });
   }
   return [...seen.values()];
 }

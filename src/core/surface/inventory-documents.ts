@@ -12,9 +12,21 @@ import type { IpEnrichment, IpVersion } from './ip-inventory.types.ts';
 
 /** The fields written in front of each list's documents when a page is read, in order. */
 export const inventoryListHeads: Record<'ips' | 'ports' | 'technologies', PageSpec['head']> = {
-  ips: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']],
-  ports: [['id', 'string'], ['status', 'string'], ['disappeared_at', 'time']],
-  technologies: [['id', 'string'], ['active', 'bool'], ['disappeared_at', 'time']],
+  ips: [
+    ['id', 'string'],
+    ['active', 'bool'],
+    ['disappeared_at', 'time'],
+  ],
+  ports: [
+    ['id', 'string'],
+    ['status', 'string'],
+    ['disappeared_at', 'time'],
+  ],
+  technologies: [
+    ['id', 'string'],
+    ['active', 'bool'],
+    ['disappeared_at', 'time'],
+  ],
 };
 
 /** The tokens every document names: the root asset's (`asset_id` on the wire) and the team's. */
@@ -44,7 +56,12 @@ export function ipDocument(fields: IpDocumentFields, tokens: DocumentTokens): st
     enriched: e !== undefined,
     first_seen_at: toWireTime(fields.firstSeenAt),
     autonomous_system: { name: e?.asName ?? null, domain: e?.asDomain ?? null, number: e?.asNumber ?? null },
-    geolocation: { continent: e?.continent ?? null, continent_name: e?.continentName ?? null, country: e?.country ?? null, country_name: e?.countryName ?? null },
+    geolocation: {
+      continent: e?.continent ?? null,
+      continent_name: e?.continentName ?? null,
+      country: e?.country ?? null,
+      country_name: e?.countryName ?? null,
+    },
   });
 }
 

@@ -12,6 +12,7 @@ describe('canonicalIpAddress', () => {
   });
 
   it('refuses what a socket would not take for an address', () => {
-    for (const text of ['127.1', '0x7f.0.0.1', '256.0.0.1', 'example.com', '', 'fe80::1%eth0', '1.2.3.4/24']) assert.equal(canonicalIpAddress(text), undefined, text);
+    for (const text of ['127.1', '0x7f.0.0.1', '256.0.0.1', 'example.com', '', 'fe80::1%eth0', '1.2.3.4/24'])
+      assert.equal(canonicalIpAddress(text), undefined, text);
   });
 });

@@ -30,7 +30,6 @@ export interface IpRunSummary {
   ignored: number;
 }
 
-
 /**
  * The IP inventory of a team: every address a monitored name resolves to, one row per (root
  * asset, address), active while seen, with `disappeared_at` once a run no longer sees it.
@@ -59,7 +58,12 @@ export class IpInventoryService {
     await this.enricher.prepare();
     return this.store.transaction(async (tx) => {
       const existing = await tx.ipAddresses.listOfAsset(input.teamId, input.assetId);
-      const diff = diffInventory(existing, names, (row) => row.ipAddress, (row) => row.active);
+      const diff = diffInventory(
+        existing,
+        names,
+        (row) => row.ipAddress,
+        (row) => row.active,
+      );
       const fresh: NewIpAddress[] = diff.fresh.map(({ key: address, seen: seenNames }) => ({
         teamId: input.teamId,
         assetId: input.assetId,
@@ -94,7 +98,13 @@ export function ipInventoryVersion(store: SurfaceStore, teamId: number): Promise
 }
 
 /** One page of the team's addresses in (first_seen_at, id) order, after the given position. */
-export async function listIpAddresses(store: SurfaceStore, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
+export async function listIpAddresses(
+  store: SurfaceStore,
+  teamId: number,
+  filter: InventoryTimeFilter,
+  after: InventoryPosition | undefined,
+  pageSize: number,
+): Promise<InventoryPage> {
   return store.ipAddresses.listPage({ teamId, filter, after, limit: pageSize });
 }
 

@@ -32,13 +32,22 @@ export async function startSurfaceRun(
   options: { unlessCreatedSince?: Date; now?: Date } = {},
 ): Promise<SurfaceRun | undefined> {
   const { unlessCreatedSince, now = new Date() } = options;
-  const run = await deps.store.surfaceRuns.insertLive({ teamId, assetId, trigger, created: now, ...(unlessCreatedSince === undefined ? {} : { unlessCreatedSince }) });
+  const run = await deps.store.surfaceRuns.insertLive({
+    teamId,
+    assetId,
+    trigger,
+    created: now,
+    ...(unlessCreatedSince === undefined ? {} : { unlessCreatedSince }),
+  });
   if (run === undefined) return undefined;
   return dispatchSurfaceRun(deps, run);
 }
 
 /** Enqueues the job of a committed run; a crash before this leaves a queued run without a job, which the scheduler enqueues. */
-export async function dispatchSurfaceRun(deps: Pick<MonitoringDeps, 'store' | 'queue'>, run: SurfaceRun): Promise<SurfaceRun> {
+export async function dispatchSurfaceRun(
+  deps: Pick<MonitoringDeps, 'store' | 'queue'>,
+  run: SurfaceRun,
+): Promise<SurfaceRun> {
   const jobId = await deps.queue.enqueueRun(run);
   await deps.store.surfaceRuns.setJob(run.id, jobId);
   return { ...run, jobId };
@@ -66,11 +75,18 @@ const dueBatch = 100;
  * starts one run: the insert itself checks that no run was created since the threshold and that
  * none is live. A fire missed while the service was down happens at the first round after start.
  */
-export async function fireDueSurfaceRuns(deps: MonitoringDeps, now = new Date()): Promise<{ started: number; recovered: number }> {
+export async function fireDueSurfaceRuns(
+  deps: MonitoringDeps,
+  now = new Date(),
+): Promise<{ started: number; recovered: number }> {
   const threshold = new Date(now.getTime() - deps.intervalMs);
   let started = 0;
   for (const due of await deps.store.surfaceRuns.dueAssets(threshold, dueBatch)) {
-    if ((await startSurfaceRun(deps, due.teamId, due.assetId, 'schedule', { unlessCreatedSince: threshold, now })) !== undefined) started += 1;
+    if (
+      (await startSurfaceRun(deps, due.teamId, due.assetId, 'schedule', { unlessCreatedSince: threshold, now })) !==
+      undefined
+    )
+      started += 1;
   }
   let recovered = 0;
   for (const run of await deps.store.surfaceRuns.withoutJob(new Date(now.getTime() - 60_000))) {
@@ -81,7 +97,10 @@ export async function fireDueSurfaceRuns(deps: MonitoringDeps, now = new Date())
 }
 
 /** Recent runs for operators (`perimeter admin monitoring list`). */
-export function listSurfaceRuns(store: SurfaceStore, options: { teamId?: number; limit: number }): Promise<SurfaceRunListing[]> {
+export function listSurfaceRuns(
+  store: SurfaceStore,
+  options: { teamId?: number; limit: number },
+): Promise<SurfaceRunListing[]> {
   return store.surfaceRuns.list(options);
 }
 
@@ -95,12 +114,22 @@ export interface MonitoringStatus {
 }
 
 /** The monitoring of one asset of the team (2011 / 2014 as the asset's other operations). */
-export async function monitoringStatus(store: SurfaceStore, team: Team, token: string, intervalMs: number): Promise<MonitoringStatus> {
+export async function monitoringStatus(
+  store: SurfaceStore,
+  team: Team,
+  token: string,
+  intervalMs: number,
+): Promise<MonitoringStatus> {
   const { asset } = await requireTokenTarget(store, team, token);
   if (asset === undefined) return { monitoring: false, intervalMs, lastRun: undefined, nextRunAt: undefined };
   const lastRun = (await store.surfaceRuns.latestOf(team.id, [asset.id])).get(asset.id);
   const isLive = lastRun !== undefined && ['queued', 'running', 'stopping'].includes(lastRun.status);
   // Never run: the scheduler's next round starts one.
-  const nextRunAt = !asset.monitored || isLive ? undefined : lastRun === undefined ? new Date() : new Date(lastRun.created.getTime() + intervalMs);
+  const nextRunAt =
+    !asset.monitored || isLive
+      ? undefined
+      : lastRun === undefined
+        ? new Date()
+        : new Date(lastRun.created.getTime() + intervalMs);
   return { monitoring: asset.monitored, intervalMs, lastRun, nextRunAt };
 }

@@ -35,7 +35,6 @@ export interface PortListFilter extends InventoryTimeFilter {
   ports?: number[] | undefined;
 }
 
-
 interface SeenPort {
   address: string;
   port: number;
@@ -67,7 +66,12 @@ export class PortInventoryService {
     const seen = groupByEndpoint(input.open);
     return this.store.transaction(async (tx) => {
       const existing = await tx.ports.listOfAsset(input.teamId, input.assetId);
-      const diff = diffInventory(existing, seen, (row) => endpointKey(row.ipAddress, row.port), (row) => row.status === 'OPEN');
+      const diff = diffInventory(
+        existing,
+        seen,
+        (row) => endpointKey(row.ipAddress, row.port),
+        (row) => row.status === 'OPEN',
+      );
       const fresh: NewPort[] = diff.fresh.map(({ seen: found }) => ({
         teamId: input.teamId,
         assetId: input.assetId,
@@ -81,7 +85,8 @@ export class PortInventoryService {
       for (const { row, seen: found } of diff.again) {
         const domainName = found.names.has(row.domainName) ? row.domainName : [...found.names].sort()[0]!;
         if (domainName !== row.domainName) renamed += 1;
-        if (domainName !== row.domainName || !sameService(row.service, found.service)) await tx.ports.setDetails(input.teamId, row.id, domainName, found.service);
+        if (domainName !== row.domainName || !sameService(row.service, found.service))
+          await tx.ports.setDetails(input.teamId, row.id, domainName, found.service);
       }
       const openIds = diff.again.map(({ row }) => row.id);
       const closedIds = diff.gone.map((row) => row.id);
@@ -101,7 +106,13 @@ export function portInventoryVersion(store: SurfaceStore, teamId: number): Promi
 }
 
 /** One page of the team's ports in (first_seen_at, id) order, after the given position. */
-export async function listPorts(store: SurfaceStore, teamId: number, filter: PortListFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
+export async function listPorts(
+  store: SurfaceStore,
+  teamId: number,
+  filter: PortListFilter,
+  after: InventoryPosition | undefined,
+  pageSize: number,
+): Promise<InventoryPage> {
   const { statuses, ports, ...times } = filter;
   return store.ports.listPage({ teamId, filter: times, statuses, ports, after, limit: pageSize });
 }
@@ -111,7 +122,14 @@ function endpointKey(address: string, port: number): string {
 }
 
 function sameService(a: PortService, b: PortService): boolean {
-  return a.name === b.name && a.isTls === b.isTls && a.isHttp === b.isHttp && a.banner === b.banner && a.product === b.product && a.version === b.version;
+  return (
+    a.name === b.name &&
+    a.isTls === b.isTls &&
+    a.isHttp === b.isHttp &&
+    a.banner === b.banner &&
+    a.product === b.product &&
+    a.version === b.version
+  );
 }
 
 /** The distinct canonical (address, port) pairs of a run, each with its names (lower case, no final dot) and the first service guess. */
@@ -120,10 +138,12 @@ function groupByEndpoint(open: PortRunInput['open']): Map<string, SeenPort> {
   for (const entry of open) {
     const address = canonicalIpAddress(entry.address);
     const name = entry.domainName.trim().toLowerCase().replace(/\.$/, '');
-    if (address === undefined || name === '' || !Number.isInteger(entry.port) || entry.port < 0 || entry.port > 65535) continue;
+    if (address === undefined || name === '' || !Number.isInteger(entry.port) || entry.port < 0 || entry.port > 65535)
+      continue;
     const key = endpointKey(address, entry.port);
     let found = seen.get(key);
-    if (found === undefined) seen.set(key, (found = { address, port: entry.port, names: new Set(), service: toPortService(entry.service) }));
+    if (found === undefined)
+      seen.set(key, (found = { address, port: entry.port, names: new Set(), service: toPortService(entry.service) }));
     found.names.add(name);
   }
   return seen;

@@ -17,7 +17,8 @@ export const liveSurfaceRunStatuses: readonly SurfaceRunStatus[] = ['queued', 'r
 
 /** Counters a run reports while it runs. */
 export interface SurfaceRunProgress {
-  phase: 'queued' | 'discovery' | 'ports' | 'tls' | 'fingerprinting' | 'stateless-tests' | 'inventory' | 'findings' | 'done';
+  phase:
+    'queued' | 'discovery' | 'ports' | 'tls' | 'fingerprinting' | 'stateless-tests' | 'inventory' | 'findings' | 'done';
   /** Names resolved so far, live names found, takeover candidates. */
   candidates: number;
   live: number;
@@ -79,7 +80,13 @@ export interface SurfaceRunListing extends SurfaceRun {
 /** The storage port of surface runs. */
 export interface SurfaceRunRepository {
   /** A queued run, or undefined when the asset has a live run already (the partial unique index). */
-  insertLive(run: { teamId: number; assetId: number; trigger: SurfaceRunTrigger; created: Date; unlessCreatedSince?: Date }): Promise<SurfaceRun | undefined>;
+  insertLive(run: {
+    teamId: number;
+    assetId: number;
+    trigger: SurfaceRunTrigger;
+    created: Date;
+    unlessCreatedSince?: Date;
+  }): Promise<SurfaceRun | undefined>;
   findById(id: number): Promise<SurfaceRun | undefined>;
   findLive(teamId: number, assetId: number): Promise<SurfaceRun | undefined>;
   /** The latest run of each asset (live or ended). */
@@ -90,7 +97,12 @@ export interface SurfaceRunRepository {
   setProgress(id: number, progress: SurfaceRunProgress): Promise<void>;
   addWarning(id: number, warning: string): Promise<void>;
   /** Ends a live run; false when it had ended already. */
-  end(id: number, status: 'completed' | 'stopped' | 'failed', at: Date, fields: { error?: string; summary?: SurfaceRunSummary }): Promise<boolean>;
+  end(
+    id: number,
+    status: 'completed' | 'stopped' | 'failed',
+    at: Date,
+    fields: { error?: string; summary?: SurfaceRunSummary },
+  ): Promise<boolean>;
   /** Asks the live run of the asset to stop: a queued one ends `stopped` at once, a running one goes `stopping`. */
   requestStop(teamId: number, assetId: number, at: Date): Promise<SurfaceRunStatus | undefined>;
   /** The monitored, verified root domains whose latest run was created before `createdBefore` (or that never ran), with no live run. */

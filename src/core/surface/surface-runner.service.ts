@@ -8,7 +8,15 @@ import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingesti
 import { evaluateBreaches } from '../policies/breach.service.ts';
 import { indexRecords } from '../zones/zone-index.service.ts';
 import type { DnsRecordInput } from '../zones/zone.types.ts';
-import { defaultWebOrigins, isExposureOff, observeExposure, type ExposureDeps, type ExposureObservations, type PortInventoryPort, type TechnologyInventoryPort } from './exposure-phase.ts';
+import {
+  defaultWebOrigins,
+  isExposureOff,
+  observeExposure,
+  type ExposureDeps,
+  type ExposureObservations,
+  type PortInventoryPort,
+  type TechnologyInventoryPort,
+} from './exposure-phase.ts';
 import type { IpInventoryService } from './ip-inventory.service.ts';
 import type { DiscoveredSource, SurfaceDiscoveryReport, SurfaceEngine } from './surface-engine.ts';
 import type { SurfaceRun, SurfaceRunProgress, SurfaceRunSummary, SurfaceStore } from './surface-run.types.ts';
@@ -57,8 +65,10 @@ function sourceOf(sources: readonly DiscoveredSource[]): SurfaceSource {
 /** The records a run resolved for a name, as the inventory keeps them (what the latest run saw). */
 function recordsOf(name: SurfaceDiscoveryReport['names'][number]): DnsRecordInput[] {
   const records: DnsRecordInput[] = [];
-  if (name.cnames !== undefined && name.cnames.length > 0) records.push({ name: name.name, ttl: 0, type: 'CNAME', data: `${name.cnames[0]}.` });
-  for (const address of name.addresses) records.push({ name: name.name, ttl: 0, type: address.includes(':') ? 'AAAA' : 'A', data: address });
+  if (name.cnames !== undefined && name.cnames.length > 0)
+    records.push({ name: name.name, ttl: 0, type: 'CNAME', data: `${name.cnames[0]}.` });
+  for (const address of name.addresses)
+    records.push({ name: name.name, ttl: 0, type: address.includes(':') ? 'AAAA' : 'A', data: address });
   return records;
 }
 
@@ -74,7 +84,11 @@ const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-
  * the queue (SurfaceRunInterruptedError) and starts again: every write is an upsert or a
  * whole-run replacement, and nothing is written before discovery has finished.
  */
-export async function runSurfaceRun(deps: SurfaceRunnerDeps, runId: number, ctx: { runner: string; signal: AbortSignal }): Promise<void> {
+export async function runSurfaceRun(
+  deps: SurfaceRunnerDeps,
+  runId: number,
+  ctx: { runner: string; signal: AbortSignal },
+): Promise<void> {
   const { store } = deps;
   const run = await store.surfaceRuns.findById(runId);
   if (run === undefined || !['queued', 'running', 'stopping'].includes(run.status)) return;
@@ -90,21 +104,38 @@ export async function runSurfaceRun(deps: SurfaceRunnerDeps, runId: number, ctx:
     return;
   }
   if (asset.status !== 'verified') {
-    await store.surfaceRuns.end(run.id, 'failed', new Date(), { error: `${asset.name} is not verified any more: monitoring runs only on verified domains` });
+    await store.surfaceRuns.end(run.id, 'failed', new Date(), {
+      error: `${asset.name} is not verified any more: monitoring runs only on verified domains`,
+    });
     return;
   }
 
-  const progress: SurfaceRunProgress = { phase: 'discovery', candidates: 0, live: 0, takeovers: 0, origins: 0, requests: 0, findings: 0, portsProbed: 0, openPorts: 0, tlsEndpoints: 0, technologies: 0 };
+  const progress: SurfaceRunProgress = {
+    phase: 'discovery',
+    candidates: 0,
+    live: 0,
+    takeovers: 0,
+    origins: 0,
+    requests: 0,
+    findings: 0,
+    portsProbed: 0,
+    openPorts: 0,
+    tlsEndpoints: 0,
+    technologies: 0,
+  };
   const stop = new AbortController();
   const tick = async () => {
     await store.surfaceRuns.setProgress(run.id, progress);
     const current = await store.surfaceRuns.findById(run.id);
     const owner = current === undefined ? undefined : await store.assets.findById(current.teamId, current.assetId);
-    if (current === undefined || current.status !== 'running' || owner === undefined || !owner.monitored) stop.abort(new Error('stop requested'));
+    if (current === undefined || current.status !== 'running' || owner === undefined || !owner.monitored)
+      stop.abort(new Error('stop requested'));
   };
   let ticking: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
-    ticking = ticking.then(tick).catch((err: unknown) => deps.log.warn({ err, run: run.id }, 'saving surface run progress failed'));
+    ticking = ticking
+      .then(tick)
+      .catch((err: unknown) => deps.log.warn({ err, run: run.id }, 'saving surface run progress failed'));
   }, deps.tickMs ?? 1000);
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
   try {
@@ -123,13 +154,21 @@ export async function runSurfaceRun(deps: SurfaceRunnerDeps, runId: number, ctx:
       deps.log.info({ run: run.id, asset: asset.name }, 'surface run stopped');
       return;
     }
-    if (ctx.signal.aborted) throw new SurfaceRunInterruptedError('The worker stopped during the run; it starts again on the next delivery');
+    if (ctx.signal.aborted)
+      throw new SurfaceRunInterruptedError('The worker stopped during the run; it starts again on the next delivery');
     throw err;
   }
 }
 
 /** The run's work once it holds the run; throws on abort (the caller decides what that means). */
-async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team: Team, progress: SurfaceRunProgress, signal: AbortSignal): Promise<SurfaceRunSummary> {
+async function work(
+  deps: SurfaceRunnerDeps,
+  run: SurfaceRun,
+  asset: Asset,
+  team: Team,
+  progress: SurfaceRunProgress,
+  signal: AbortSignal,
+): Promise<SurfaceRunSummary> {
   const { store } = deps;
   const teamId = team.id;
   const settings = asset.settings ?? defaultAssetSettings;
@@ -140,7 +179,10 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
   if (!settings.scrape && !settings.subdomain_takeover_tests && !settings.stateless_tests && isExposureOff(settings)) {
     // Not even the known names are resolved: a run with every test switched off sends nothing,
     // and records nothing (the inventories keep what earlier runs saw).
-    await store.surfaceRuns.addWarning(run.id, 'Every surface-monitoring test is switched off in the asset settings: the run sent nothing and recorded nothing');
+    await store.surfaceRuns.addWarning(
+      run.id,
+      'Every surface-monitoring test is switched off in the asset settings: the run sent nothing and recorded nothing',
+    );
     return emptySummary();
   }
   const report = await deps.engine.discover({
@@ -159,10 +201,24 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
 
   // The exposure engines, stateless tests and takeover findings are gathered before anything is
   // written: a stop during them leaves the inventories as the previous run left them.
-  const exposure = await observeExposure({ ...deps.exposure, requestTimeoutMs: deps.requestTimeoutMs, ...(deps.ports === undefined ? {} : { ports: deps.ports }) }, report, asset.name, settings, customHeaders, progress, signal);
+  const exposure = await observeExposure(
+    {
+      ...deps.exposure,
+      requestTimeoutMs: deps.requestTimeoutMs,
+      ...(deps.ports === undefined ? {} : { ports: deps.ports }),
+    },
+    report,
+    asset.name,
+    settings,
+    customHeaders,
+    progress,
+    signal,
+  );
   const findings: FindingInput[] = [...report.takeovers.map((t) => subdomainTakeoverFinding(t)), ...exposure.findings];
   progress.findings = findings.length;
-  const origins = settings.stateless_tests ? [...defaultWebOrigins(report, asset.name, deps.ports), ...exposure.extraOrigins] : [];
+  const origins = settings.stateless_tests
+    ? [...defaultWebOrigins(report, asset.name, deps.ports), ...exposure.extraOrigins]
+    : [];
   if (origins.length > 0) {
     progress.phase = 'stateless-tests';
     const sink: ScanSink = {
@@ -175,7 +231,12 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
       },
       warning: (message) => void store.surfaceRuns.addWarning(run.id, message).catch(() => undefined),
     };
-    const outcome = await deps.engine.statelessTests(origins, { requestsPerSecond: settings.requests_per_second, customHeaders, requestTimeoutMs: deps.requestTimeoutMs }, sink, signal);
+    const outcome = await deps.engine.statelessTests(
+      origins,
+      { requestsPerSecond: settings.requests_per_second, customHeaders, requestTimeoutMs: deps.requestTimeoutMs },
+      sink,
+      signal,
+    );
     signal.throwIfAborted();
     progress.origins = outcome.origins.filter((o) => o.isAnswered).length;
     progress.requests = outcome.origins.reduce((sum, o) => sum + o.requestsSent, 0);
@@ -204,10 +265,21 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
   const breaches = await evaluateBreaches(store, { teamId, assetId: asset.id, at });
 
   progress.phase = 'findings';
-  const ingestion = new ScanIngestion(store, { teamId, asset: { id: asset.id, token: asset.token, name: asset.name }, scanSource: 'surface-monitoring', scanProfileToken: null, scannedAt: new Date() }, deps.ingestion);
+  const ingestion = new ScanIngestion(
+    store,
+    {
+      teamId,
+      asset: { id: asset.id, token: asset.token, name: asset.name },
+      scanSource: 'surface-monitoring',
+      scanProfileToken: null,
+      scannedAt: new Date(),
+    },
+    deps.ingestion,
+  );
   for (const finding of findings) await ingestion.add(finding);
   const result = await ingestion.finish(true);
-  for (const warning of [...report.warnings, ...exposure.warnings].slice(0, 20)) await store.surfaceRuns.addWarning(run.id, warning);
+  for (const warning of [...report.warnings, ...exposure.warnings].slice(0, 20))
+    await store.surfaceRuns.addWarning(run.id, warning);
   return {
     names: report.names.length,
     newNames,
@@ -223,15 +295,39 @@ async function work(deps: SurfaceRunnerDeps, run: SurfaceRun, asset: Asset, team
 }
 
 /** The ports and technologies a completed run saw, into their inventories (an engine that did not run changes nothing). */
-async function recordExposure(deps: SurfaceRunnerDeps, teamId: number, assetId: number, at: number, exposure: ExposureObservations): Promise<Pick<SurfaceRunSummary, 'ports' | 'technologies'>> {
-  const ports = exposure.openPorts === undefined ? null : await deps.portInventory.recordRun({ teamId, assetId, at, open: exposure.openPorts });
-  const technologies = exposure.technologies === undefined ? null : await deps.technologyInventory.recordRun({ teamId, assetId, at, seen: exposure.technologies });
+async function recordExposure(
+  deps: SurfaceRunnerDeps,
+  teamId: number,
+  assetId: number,
+  at: number,
+  exposure: ExposureObservations,
+): Promise<Pick<SurfaceRunSummary, 'ports' | 'technologies'>> {
+  const ports =
+    exposure.openPorts === undefined
+      ? null
+      : await deps.portInventory.recordRun({ teamId, assetId, at, open: exposure.openPorts });
+  const technologies =
+    exposure.technologies === undefined
+      ? null
+      : await deps.technologyInventory.recordRun({ teamId, assetId, at, seen: exposure.technologies });
   return { ports, technologies };
 }
 
 /** The summary of a run that did nothing. */
 function emptySummary(): SurfaceRunSummary {
-  return { names: 0, newNames: 0, goneNames: 0, addresses: 0, isWildcard: false, takeovers: 0, ports: null, tlsEndpoints: null, technologies: null, findings: { created: 0, updated: 0, regressions: 0, patched: 0 }, breaches: null };
+  return {
+    names: 0,
+    newNames: 0,
+    goneNames: 0,
+    addresses: 0,
+    isWildcard: false,
+    takeovers: 0,
+    ports: null,
+    tlsEndpoints: null,
+    technologies: null,
+    findings: { created: 0, updated: 0, regressions: 0, patched: 0 },
+    breaches: null,
+  };
 }
 
 /** Ends a run that failed on every delivery. */

@@ -27,7 +27,8 @@ export function subdomainTakeoverFinding(candidate: TakeoverCandidate): FindingI
     candidate.kind === 'cname'
       ? `${candidate.name} is an alias (CNAME) of ${candidate.target}${candidate.provider === undefined ? '' : ` at ${candidate.provider}`}, which nobody has claimed`
       : `${candidate.name} is delegated to name servers that do not serve it (${candidate.target})`;
-  const title = candidate.kind === 'cname' ? 'Subdomain takeover: dangling CNAME' : 'Subdomain takeover: broken NS delegation';
+  const title =
+    candidate.kind === 'cname' ? 'Subdomain takeover: dangling CNAME' : 'Subdomain takeover: broken NS delegation';
   return {
     checkId: `subdomain-takeover-${candidate.kind}`,
     location: candidate.name,
@@ -50,7 +51,11 @@ export function subdomainTakeoverFinding(candidate: TakeoverCandidate): FindingI
     owasp: [{ classification: 'A05:2021 Security Misconfiguration', year: 2021 }],
     references: [
       { link: 'https://cwe.mitre.org/data/definitions/350.html', name: 'CWE-350', source: 'CWE' },
-      { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/10-Test_for_Subdomain_Takeover', name: 'OWASP WSTG: Test for Subdomain Takeover', source: 'OWASP' },
+      {
+        link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/10-Test_for_Subdomain_Takeover',
+        name: 'OWASP WSTG: Test for Subdomain Takeover',
+        source: 'OWASP',
+      },
     ],
     source: 'surface-monitoring',
     details: {

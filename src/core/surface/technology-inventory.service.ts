@@ -11,7 +11,14 @@ export interface TechnologyRunInput {
   assetId: number;
   /** When the run completed, epoch ms. */
   at: number;
-  seen: Array<{ domainName: string; port: number; serviceProtocol: string; name: string; version: string | null; categories: string[] }>;
+  seen: Array<{
+    domainName: string;
+    port: number;
+    serviceProtocol: string;
+    name: string;
+    version: string | null;
+    categories: string[];
+  }>;
 }
 
 /** What recordRun changed. */
@@ -25,7 +32,6 @@ export interface TechnologyRunSummary {
   /** Distinct technologies the run saw (entries with no name, host or valid port dropped). */
   seen: number;
 }
-
 
 type SeenTechnology = Omit<NewTechnology, 'teamId' | 'assetId' | 'at'>;
 
@@ -51,10 +57,16 @@ export class TechnologyInventoryService {
     return this.store.transaction(async (tx) => {
       const existing = await tx.technologies.listOfAsset(input.teamId, input.assetId);
       const diff = diffInventory(existing, seen, identityKey, (row) => row.active);
-      const fresh: NewTechnology[] = diff.fresh.map(({ seen: found }) => ({ ...found, teamId: input.teamId, assetId: input.assetId, at }));
+      const fresh: NewTechnology[] = diff.fresh.map(({ seen: found }) => ({
+        ...found,
+        teamId: input.teamId,
+        assetId: input.assetId,
+        at,
+      }));
       let changed = 0;
       for (const { row, seen: found } of diff.again) {
-        if (row.serviceProtocol === found.serviceProtocol && row.categories.join('\n') === found.categories.join('\n')) continue;
+        if (row.serviceProtocol === found.serviceProtocol && row.categories.join('\n') === found.categories.join('\n'))
+          continue;
         await tx.technologies.setDetails(input.teamId, row.id, found.serviceProtocol, found.categories);
         changed += 1;
       }
@@ -76,7 +88,13 @@ export function technologyInventoryVersion(store: SurfaceStore, teamId: number):
 }
 
 /** One page of the team's technologies in (first_seen_at, id) order, after the given position. */
-export async function listTechnologies(store: SurfaceStore, teamId: number, filter: InventoryTimeFilter, after: InventoryPosition | undefined, pageSize: number): Promise<InventoryPage> {
+export async function listTechnologies(
+  store: SurfaceStore,
+  teamId: number,
+  filter: InventoryTimeFilter,
+  after: InventoryPosition | undefined,
+  pageSize: number,
+): Promise<InventoryPage> {
   return store.technologies.listPage({ teamId, filter, after, limit: pageSize });
 }
 
@@ -96,11 +114,17 @@ function groupByIdentity(seen: TechnologyRunInput['seen']): Map<string, SeenTech
     const domainName = entry.domainName.trim().toLowerCase().replace(/\.$/, '');
     const name = entry.name.trim();
     const version = entry.version === null || entry.version.trim() === '' ? null : entry.version.trim();
-    if (domainName === '' || name === '' || !Number.isInteger(entry.port) || entry.port < 0 || entry.port > 65535) continue;
+    if (domainName === '' || name === '' || !Number.isInteger(entry.port) || entry.port < 0 || entry.port > 65535)
+      continue;
     const technology = { domainName, port: entry.port, name, version };
     const key = identityKey(technology);
     const found = out.get(key);
-    if (found === undefined) out.set(key, { ...technology, serviceProtocol: entry.serviceProtocol, categories: [...new Set(entry.categories)] });
+    if (found === undefined)
+      out.set(key, {
+        ...technology,
+        serviceProtocol: entry.serviceProtocol,
+        categories: [...new Set(entry.categories)],
+      });
     else found.categories = [...new Set([...found.categories, ...entry.categories])];
   }
   return out;

@@ -15,9 +15,20 @@ describe('request signatures', () => {
   });
 
   it('signs the body bytes, so another body gives another signature', () => {
-    const base = { method: 'POST', path: '/v2/assets/', key: '10840b0f938942feafb7186de74b9682', timestamp: '1519829567' };
-    const a = computeSignature('0vyTnawJRFn0Q9tWLTM188Olizc72JczHSXoIlsPQIc=', { ...base, body: Buffer.from('{"name":"a.com"}') });
-    const b = computeSignature('0vyTnawJRFn0Q9tWLTM188Olizc72JczHSXoIlsPQIc=', { ...base, body: Buffer.from('{"name":"b.com"}') });
+    const base = {
+      method: 'POST',
+      path: '/v2/assets/',
+      key: '10840b0f938942feafb7186de74b9682',
+      timestamp: '1519829567',
+    };
+    const a = computeSignature('0vyTnawJRFn0Q9tWLTM188Olizc72JczHSXoIlsPQIc=', {
+      ...base,
+      body: Buffer.from('{"name":"a.com"}'),
+    });
+    const b = computeSignature('0vyTnawJRFn0Q9tWLTM188Olizc72JczHSXoIlsPQIc=', {
+      ...base,
+      body: Buffer.from('{"name":"b.com"}'),
+    });
     assert.notEqual(a, b);
   });
 });
@@ -36,7 +47,10 @@ describe('key ids', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newKeyId()));
     assert.equal(ids.size, 1000);
     for (const id of ids) assert.match(id, /^key_[0-9a-hjkmnp-tv-z]{10}$/);
-    assert.equal([...ids].every((id) => isKeyId(id)), true);
+    assert.equal(
+      [...ids].every((id) => isKeyId(id)),
+      true,
+    );
   });
 
   it('tell an id from a key and from near misses', () => {

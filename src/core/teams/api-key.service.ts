@@ -86,10 +86,14 @@ export async function revokeApiKey(store: TeamRepositories, idOrKey: string, now
     // The key is a credential: never repeated back.
     if (record === undefined) throw new OperatorError('no such key');
   } else {
-    throw new OperatorError('give a key id (key_ and 10 characters, see key list) or a key (32 lowercase hexadecimal characters)');
+    throw new OperatorError(
+      'give a key id (key_ and 10 characters, see key list) or a key (32 lowercase hexadecimal characters)',
+    );
   }
   const wasRevoked = !(await store.keys.revoke(record.id, now));
-  const teams = (await Promise.all(record.teamIds.map((id) => store.teams.findById(id)))).filter((t): t is Team => t !== undefined);
+  const teams = (await Promise.all(record.teamIds.map((id) => store.teams.findById(id)))).filter(
+    (t): t is Team => t !== undefined,
+  );
   return { key: { ...record, revoked: record.revoked ?? now }, teams, wasRevoked };
 }
 
@@ -103,13 +107,18 @@ export async function listApiKeys(store: TeamRepositories, teamName: string): Pr
  * The signature of a v2 request: base64(HMAC-SHA-256(base64decode(secret),
  * `METHOD;PATH;KEY;TIMESTAMP;BODY`)), PATH the relative URL (path and query as sent, without `/rest`).
  */
-export function computeSignature(secret: string, parts: { method: string; path: string; key: string; timestamp: string; body: Buffer }): string {
+export function computeSignature(
+  secret: string,
+  parts: { method: string; path: string; key: string; timestamp: string; body: Buffer },
+): string {
   return signingHmac(secret, parts).update(parts.body).digest('base64');
 }
 
 /** The HMAC of a signature with everything but the body fed in; the body follows, as it arrives. */
 function signingHmac(secret: string, parts: { method: string; path: string; key: string; timestamp: string }) {
-  return createHmac('sha256', Buffer.from(secret, 'base64')).update(`${parts.method};${parts.path};${parts.key};${parts.timestamp};`);
+  return createHmac('sha256', Buffer.from(secret, 'base64')).update(
+    `${parts.method};${parts.path};${parts.key};${parts.timestamp};`,
+  );
 }
 
 /** What a request tells about its credentials, already taken from the headers. */
@@ -159,12 +168,20 @@ export async function beginAuthentication(
   now = Date.now(),
   cache?: TtlCache<ApiKey>,
 ): Promise<{ caller: Caller; body: BodyVerifier }> {
-  if (!isWellFormedKey(credentials.key)) throw appError(1002, 'API key malformed: a key is 32 lowercase hexadecimal characters');
+  if (!isWellFormedKey(credentials.key))
+    throw appError(1002, 'API key malformed: a key is 32 lowercase hexadecimal characters');
   const lookup = () => store.keys.findByHash(hashKey(credentials.key));
   // The cache is keyed by the key itself (it lives only in this process's memory), sparing a hash per request.
   const record = cache === undefined ? await lookup() : await cache.get(credentials.key, lookup, now);
-  if (record === undefined || record.revoked !== null || record.kind !== credentials.kind) throw appError(1003, 'API key invalid');
-  const caller: Caller = { keyId: record.id, keyHint: record.hint, kind: record.kind, permissions: record.permissions, teamIds: record.teamIds };
+  if (record === undefined || record.revoked !== null || record.kind !== credentials.kind)
+    throw appError(1003, 'API key invalid');
+  const caller: Caller = {
+    keyId: record.id,
+    keyHint: record.hint,
+    kind: record.kind,
+    permissions: record.permissions,
+    teamIds: record.teamIds,
+  };
   // A use counts once the key is proven: now for an unsigned key, after the signature for a signed one.
   const recordUse = () => keyUsageOf(store)?.record(record.id, now);
   if (record.secretSealed === null) {
@@ -175,14 +192,25 @@ export async function beginAuthentication(
 }
 
 /** Authenticates a request whose whole body is at hand. */
-export async function authenticate(store: TeamRepositories, box: SecretBox, credentials: Credentials & { body: Buffer }, now = Date.now(), cache?: TtlCache<ApiKey>): Promise<Caller> {
+export async function authenticate(
+  store: TeamRepositories,
+  box: SecretBox,
+  credentials: Credentials & { body: Buffer },
+  now = Date.now(),
+  cache?: TtlCache<ApiKey>,
+): Promise<Caller> {
   const { caller, body } = await beginAuthentication(store, box, credentials, now, cache);
   body.update(credentials.body);
   body.verify();
   return caller;
 }
 
-function signatureVerifier(secret: string, credentials: Credentials, now: number, onVerified: () => void): BodyVerifier {
+function signatureVerifier(
+  secret: string,
+  credentials: Credentials,
+  now: number,
+  onVerified: () => void,
+): BodyVerifier {
   const { signature, timestamp } = credentials;
   if (signature === undefined || timestamp === undefined) {
     throw appError(1003, 'This API key requires signed requests: send X-Service-Signature and X-Service-Timestamp');
@@ -192,7 +220,9 @@ function signatureVerifier(secret: string, credentials: Credentials, now: number
   if (age > signatureWindow.beforeSeconds || age < -signatureWindow.afterSeconds) {
     throw appError(1003, 'Request timestamp outside the accepted window (10 s before to 5 s after the server time)');
   }
-  const hmacs = credentials.paths.map((path) => signingHmac(secret, { method: credentials.method, path, key: credentials.key, timestamp }));
+  const hmacs = credentials.paths.map((path) =>
+    signingHmac(secret, { method: credentials.method, path, key: credentials.key, timestamp }),
+  );
   return {
     update: (chunk) => {
       for (const hmac of hmacs) hmac.update(chunk);

@@ -14,7 +14,7 @@ function fakeKeys(options: { fail?: boolean } = {}) {
 }
 
 describe('KeyUsageRecorder', () => {
-  it('writes a key\'s first use at once, then at most once per interval', async () => {
+  it("writes a key's first use at once, then at most once per interval", async () => {
     const keys = fakeKeys();
     const recorder = new KeyUsageRecorder(keys, () => assert.fail('no failure expected'));
     const t = 1_700_000_000_000;
@@ -33,7 +33,9 @@ describe('KeyUsageRecorder', () => {
 
   it('reports a failed write without throwing, and does not retry it within the interval', async () => {
     const failures: Array<[number, string]> = [];
-    const recorder = new KeyUsageRecorder(fakeKeys({ fail: true }), (id, err) => failures.push([id, (err as Error).message]));
+    const recorder = new KeyUsageRecorder(fakeKeys({ fail: true }), (id, err) =>
+      failures.push([id, (err as Error).message]),
+    );
     assert.doesNotThrow(() => recorder.record(3, 1000));
     recorder.record(3, 2000);
     await recorder.flush();
@@ -42,7 +44,14 @@ describe('KeyUsageRecorder', () => {
 
   it('survives a repository that throws before returning a promise', async () => {
     const failures: number[] = [];
-    const recorder = new KeyUsageRecorder({ recordUse: () => { throw new Error('closed'); } }, (id) => failures.push(id));
+    const recorder = new KeyUsageRecorder(
+      {
+        recordUse: () => {
+          throw new Error('closed');
+        },
+      },
+      (id) => failures.push(id),
+    );
     assert.doesNotThrow(() => recorder.record(4, 1000));
     await recorder.flush();
     assert.deepEqual(failures, [4]);
@@ -57,6 +66,10 @@ describe('KeyUsageRecorder', () => {
     recorder.record(2, 3);
     recorder.record(1, 4);
     await recorder.flush();
-    assert.deepEqual(keys.writes.map((w) => w[0]), [1, 2, 3, 1], 'key 1 was forgotten and written again; key 2 was still remembered');
+    assert.deepEqual(
+      keys.writes.map((w) => w[0]),
+      [1, 2, 3, 1],
+      'key 1 was forgotten and written again; key 2 was still remembered',
+    );
   });
 });

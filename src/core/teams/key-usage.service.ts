@@ -50,7 +50,10 @@ export class KeyUsageRecorder {
 const recorders = new WeakMap<Pick<TeamRepositories, 'keys'>, KeyUsageRecorder>();
 
 /** Starts recording the use of keys that authenticate through this store; the runtime does it once. */
-export function startKeyUsageRecording(store: Pick<TeamRepositories, 'keys'>, onFailure: KeyUseWriteFailure): KeyUsageRecorder {
+export function startKeyUsageRecording(
+  store: Pick<TeamRepositories, 'keys'>,
+  onFailure: KeyUseWriteFailure,
+): KeyUsageRecorder {
   const recorder = new KeyUsageRecorder(store.keys, onFailure);
   recorders.set(store, recorder);
   return recorder;

@@ -15,10 +15,16 @@ export class OperatorError extends Error {
 const teamNamePattern = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,99}$/;
 
 /** Creates a team with a fresh token and verification code. */
-export async function createTeam(store: Pick<TeamRepositories, 'teams'>, name: string, plan: string = defaultPlan): Promise<Team> {
-  if (!teamNamePattern.test(name)) throw new OperatorError(`team name "${name}" must be 1-100 letters, digits, spaces, dots, dashes or underscores`);
+export async function createTeam(
+  store: Pick<TeamRepositories, 'teams'>,
+  name: string,
+  plan: string = defaultPlan,
+): Promise<Team> {
+  if (!teamNamePattern.test(name))
+    throw new OperatorError(`team name "${name}" must be 1-100 letters, digits, spaces, dots, dashes or underscores`);
   if (!isPlanName(plan)) throw new OperatorError(`unknown plan "${plan}" (starter, professional, enterprise)`);
-  if ((await store.teams.findByName(name)) !== undefined) throw new OperatorError(`a team named "${name}" exists already`);
+  if ((await store.teams.findByName(name)) !== undefined)
+    throw new OperatorError(`a team named "${name}" exists already`);
   return store.teams.insert({
     token: newToken(),
     name,

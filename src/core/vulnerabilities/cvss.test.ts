@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cvss2, cvss2BaseScore, cvss30, cvss30BaseScore, cvss31, cvss31BaseScore, roundUp30, roundUp31, severityOfScore, withDerivedScores } from './cvss.ts';
+import {
+  cvss2,
+  cvss2BaseScore,
+  cvss30,
+  cvss30BaseScore,
+  cvss31,
+  cvss31BaseScore,
+  roundUp30,
+  roundUp31,
+  severityOfScore,
+  withDerivedScores,
+} from './cvss.ts';
 
 // Base scores published with the specifications: FIRST's CVSS v3.0 and v3.1 examples documents
 // (phpMyAdmin XSS CVE-2013-1937 6.1, Heartbleed CVE-2014-0160 7.5, Shellshock CVE-2014-6271 9.8,
@@ -34,8 +45,22 @@ describe('cvss31BaseScore', () => {
   });
 
   it('rates scores as the specification does and prefixes the vector', () => {
-    assert.deepEqual(cvss31('AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N'), { score: 6.1, severity: 'medium', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N' });
-    assert.deepEqual([0, 0.1, 3.9, 4, 6.9, 7, 8.9, 9, 10].map(severityOfScore), ['information', 'low', 'low', 'medium', 'medium', 'high', 'high', 'critical', 'critical']);
+    assert.deepEqual(cvss31('AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N'), {
+      score: 6.1,
+      severity: 'medium',
+      vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
+    });
+    assert.deepEqual([0, 0.1, 3.9, 4, 6.9, 7, 8.9, 9, 10].map(severityOfScore), [
+      'information',
+      'low',
+      'low',
+      'medium',
+      'medium',
+      'high',
+      'high',
+      'critical',
+      'critical',
+    ]);
   });
 });
 
@@ -62,15 +87,24 @@ describe('cvss30BaseScore', () => {
   it('gives the 3.1 base score for every base vector (the roundings part only on temporal and environmental results)', () => {
     const values = { AV: 'NALP', AC: 'LH', PR: 'NLH', UI: 'NR', S: 'UC', C: 'HLN', I: 'HLN', A: 'HLN' };
     let vectors = [''];
-    for (const [metric, options] of Object.entries(values)) vectors = vectors.flatMap((v) => [...options].map((o) => `${v}${v === '' ? '' : '/'}${metric}:${o}`));
+    for (const [metric, options] of Object.entries(values))
+      vectors = vectors.flatMap((v) => [...options].map((o) => `${v}${v === '' ? '' : '/'}${metric}:${o}`));
     assert.equal(vectors.length, 2592);
     const differing = vectors.filter((v) => cvss30BaseScore(v) !== cvss31BaseScore(v));
     assert.deepEqual(differing, []);
   });
 
   it('prefixes the vector with CVSS:3.0', () => {
-    assert.deepEqual(cvss30('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'), { score: 9.8, severity: 'critical', vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' });
-    assert.deepEqual(cvss30('AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N'), { score: 0, severity: 'information', vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N' });
+    assert.deepEqual(cvss30('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'), {
+      score: 9.8,
+      severity: 'critical',
+      vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+    });
+    assert.deepEqual(cvss30('AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N'), {
+      score: 0,
+      severity: 'information',
+      vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N',
+    });
   });
 });
 
@@ -96,8 +130,20 @@ describe('cvss2BaseScore', () => {
   });
 
   it('rates with NVD v2 ranges (low below 4, medium below 7, high from 7) and keeps the vector bare', () => {
-    assert.deepEqual(cvss2('AV:N/AC:L/Au:N/C:P/I:P/A:P'), { score: 7.5, severity: 'high', vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' });
-    assert.deepEqual(['AV:N/AC:L/Au:N/C:N/I:N/A:N', 'AV:L/AC:H/Au:M/C:P/I:N/A:N', 'AV:N/AC:M/Au:N/C:N/I:P/A:N', 'AV:N/AC:L/Au:N/C:C/I:C/A:C'].map((v) => cvss2(v).severity), ['low', 'low', 'medium', 'high']);
+    assert.deepEqual(cvss2('AV:N/AC:L/Au:N/C:P/I:P/A:P'), {
+      score: 7.5,
+      severity: 'high',
+      vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+    });
+    assert.deepEqual(
+      [
+        'AV:N/AC:L/Au:N/C:N/I:N/A:N',
+        'AV:L/AC:H/Au:M/C:P/I:N/A:N',
+        'AV:N/AC:M/Au:N/C:N/I:P/A:N',
+        'AV:N/AC:L/Au:N/C:C/I:C/A:C',
+      ].map((v) => cvss2(v).severity),
+      ['low', 'low', 'medium', 'high'],
+    );
   });
 });
 
@@ -106,8 +152,15 @@ describe('withDerivedScores', () => {
 
   it('adds the 3.0 score of a 3.1 vector, in the order of the specification', () => {
     const scores = withDerivedScores({ cvss_3_1: v31 });
-    assert.deepEqual(scores, { cvss_3_0: { score: 6.1, severity: 'medium', vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N' }, cvss_3_1: v31 });
-    assert.deepEqual(Object.keys(withDerivedScores({ cvss_3_1: v31, cvss_2_0: cvss2('AV:N/AC:L/Au:N/C:P/I:P/A:P') })), ['cvss_2_0', 'cvss_3_0', 'cvss_3_1']);
+    assert.deepEqual(scores, {
+      cvss_3_0: { score: 6.1, severity: 'medium', vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N' },
+      cvss_3_1: v31,
+    });
+    assert.deepEqual(Object.keys(withDerivedScores({ cvss_3_1: v31, cvss_2_0: cvss2('AV:N/AC:L/Au:N/C:P/I:P/A:P') })), [
+      'cvss_2_0',
+      'cvss_3_0',
+      'cvss_3_1',
+    ]);
   });
 
   it('keeps a 3.0 score the finding states, and derives nothing from a vector it cannot read', () => {

@@ -59,9 +59,15 @@ function cvss3BaseScore(vector: string, roundUp: (x: number) => number): number 
   const iss = 1 - (1 - weight(CIA, 'C', m['C'])) * (1 - weight(CIA, 'I', m['I'])) * (1 - weight(CIA, 'A', m['A']));
   const impact = isChanged ? 7.52 * (iss - 0.029) - 3.25 * Math.pow(iss - 0.02, 15) : 6.42 * iss;
   const exploitability =
-    8.22 * weight(AV, 'AV', m['AV']) * weight(AC, 'AC', m['AC']) * weight(isChanged ? PR_CHANGED : PR_UNCHANGED, 'PR', m['PR']) * weight(UI, 'UI', m['UI']);
+    8.22 *
+    weight(AV, 'AV', m['AV']) *
+    weight(AC, 'AC', m['AC']) *
+    weight(isChanged ? PR_CHANGED : PR_UNCHANGED, 'PR', m['PR']) *
+    weight(UI, 'UI', m['UI']);
   if (impact <= 0) return 0;
-  return isChanged ? roundUp(Math.min(1.08 * (impact + exploitability), 10)) : roundUp(Math.min(impact + exploitability, 10));
+  return isChanged
+    ? roundUp(Math.min(1.08 * (impact + exploitability), 10))
+    : roundUp(Math.min(impact + exploitability, 10));
 }
 
 /** The CVSS 3.1 base score of a vector (`CVSS:3.1/` prefix optional), as the specification computes it. */
@@ -81,7 +87,8 @@ export function cvss30BaseScore(vector: string): number {
 /** The CVSS 2.0 base score of a vector such as `AV:N/AC:L/Au:N/C:P/I:P/A:P` (guide, section 3.2.1). */
 export function cvss2BaseScore(vector: string): number {
   const m = parseMetrics(vector, /^\(?|\)$/g, REQUIRED_V2);
-  const impact = 10.41 * (1 - (1 - weight(CIA2, 'C', m['C'])) * (1 - weight(CIA2, 'I', m['I'])) * (1 - weight(CIA2, 'A', m['A'])));
+  const impact =
+    10.41 * (1 - (1 - weight(CIA2, 'C', m['C'])) * (1 - weight(CIA2, 'I', m['I'])) * (1 - weight(CIA2, 'A', m['A'])));
   const exploitability = 20 * weight(AV2, 'AV', m['AV']) * weight(AC2, 'AC', m['AC']) * weight(AU2, 'Au', m['Au']);
   const f = impact === 0 ? 0 : 1.176;
   // round_to_1_decimal; the float error of the products is cleared before rounding half up.

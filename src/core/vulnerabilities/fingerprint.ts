@@ -10,7 +10,9 @@ export function normaliseLocation(location: string): string {
   try {
     const url = new URL(text);
     url.hash = '';
-    const params = [...url.searchParams.entries()].sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
+    const params = [...url.searchParams.entries()].sort(([a, av], [b, bv]) =>
+      a === b ? av.localeCompare(bv) : a.localeCompare(b),
+    );
     url.search = new URLSearchParams(params).toString();
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     return `${url.protocol}//${url.host}${path}${url.search}`.toLowerCase().replace(/\/$/, '');
@@ -21,5 +23,8 @@ export function normaliseLocation(location: string): string {
 
 /** The deterministic identity of a finding: check id + normalised location + asset. */
 export function fingerprintOf(checkId: string, location: string, assetId: number): string {
-  return createHash('sha256').update(`${checkId}\u0000${normaliseLocation(location)}\u0000${assetId}`).digest('hex').slice(0, 40);
+  return createHash('sha256')
+    .update(`${checkId}\u0000${normaliseLocation(location)}\u0000${assetId}`)
+    .digest('hex')
+    .slice(0, 40);
 }

@@ -10,17 +10,29 @@ const assetChunk = 1000;
  * whose names match (read in keyset chunks) and the distinct vulnerability hosts that match.
  * Group tokens follow the groups' rules: 9001 malformed, 9003 unknown or another team's.
  */
-export async function matchGroupsForVulnerabilities(store: VulnerabilityStore, team: Team, groupTokens: string[]): Promise<{ assetIds: number[]; hosts: string[] }> {
+export async function matchGroupsForVulnerabilities(
+  store: VulnerabilityStore,
+  team: Team,
+  groupTokens: string[],
+): Promise<{ assetIds: number[]; hosts: string[] }> {
   const { patterns } = await loadGroupPatterns(store, team, groupTokens);
   if (patterns.length === 0) return { assetIds: [], hosts: [] };
   const assetIds: number[] = [];
   let afterId: number | undefined;
   for (;;) {
-    const chunk = await store.assets.listPage({ teamId: team.id, scope: { kind: 'all' }, afterId, createdAfter: undefined, limit: assetChunk });
+    const chunk = await store.assets.listPage({
+      teamId: team.id,
+      scope: { kind: 'all' },
+      afterId,
+      createdAfter: undefined,
+      limit: assetChunk,
+    });
     for (const asset of chunk) if (matchesAnyPattern(patterns, asset.name)) assetIds.push(asset.id);
     if (chunk.length < assetChunk) break;
     afterId = chunk[chunk.length - 1]!.id;
   }
-  const hosts = (await store.vulnerabilities.distinctHosts(team.id)).filter((host) => matchesAnyPattern(patterns, host));
+  const hosts = (await store.vulnerabilities.distinctHosts(team.id)).filter((host) =>
+    matchesAnyPattern(patterns, host),
+  );
   return { assetIds, hosts };
 }

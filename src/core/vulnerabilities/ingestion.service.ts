@@ -95,10 +95,14 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
     const { teamId } = this.report;
     await this.store.transaction(async (tx) => {
       const fingerprints = [...current.keys()];
-      const existing = new Map((await tx.vulnerabilities.findByFingerprints(teamId, fingerprints)).map((e) => [e.fingerprint, e]));
+      const existing = new Map(
+        (await tx.vulnerabilities.findByFingerprints(teamId, fingerprints)).map((e) => [e.fingerprint, e]),
+      );
       const events: VulnerabilityEvent[] = [];
       const at = new Date();
-      const rows = [...current].map(([fingerprint, finding]) => this.toWrite(fingerprint, finding, existing.get(fingerprint), at, events));
+      const rows = [...current].map(([fingerprint, finding]) =>
+        this.toWrite(fingerprint, finding, existing.get(fingerprint), at, events),
+      );
       await tx.vulnerabilities.upsert(rows);
       await tx.vulnerabilities.insertEvents(events);
       await tx.vulnerabilities.bumpVersion(teamId);
@@ -109,7 +113,11 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
         for (const e of await tx.vulnerabilities.findByFingerprints(teamId, created)) ids.set(e.fingerprint, e.id);
         await this.afterBatch(
           tx,
-          [...current].map(([fingerprint, finding]) => ({ vulnerabilityId: ids.get(fingerprint)!, severity: finding.severity, cvss: finding.cvss?.cvss_3_1?.score ?? 0 })),
+          [...current].map(([fingerprint, finding]) => ({
+            vulnerabilityId: ids.get(fingerprint)!,
+            severity: finding.severity,
+            cvss: finding.cvss?.cvss_3_1?.score ?? 0,
+          })),
         );
       }
     });
@@ -123,7 +131,12 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
     await this.flush();
     if (isComplete) {
       this.result.patched = await this.store.transaction(async (tx) => {
-        const patched = await tx.vulnerabilities.patchUnseen({ ...this.report, isComplete }, this.scanId, new Date(), covers);
+        const patched = await tx.vulnerabilities.patchUnseen(
+          { ...this.report, isComplete },
+          this.scanId,
+          new Date(),
+          covers,
+        );
         if (patched > 0) await tx.vulnerabilities.bumpVersion(this.report.teamId);
         return patched;
       });
@@ -136,7 +149,9 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
    * ingestion id), else the profile of an application scan or the scan source.
    */
   get actor(): string {
-    return this.scanId.startsWith('scan:') ? this.scanId : `scan:${this.report.scanProfileToken ?? this.report.scanSource}`;
+    return this.scanId.startsWith('scan:')
+      ? this.scanId
+      : `scan:${this.report.scanProfileToken ?? this.report.scanSource}`;
   }
 
   /**
@@ -144,7 +159,13 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
    * than the one that last saw it) lifts the mark, makes it a regression and adds an event to
    * `events`; accepted risk and false positive stay.
    */
-  private toWrite(fingerprint: string, finding: FindingInput, existing: ExistingVulnerability | undefined, at: Date, events: VulnerabilityEvent[]): VulnerabilityWrite {
+  private toWrite(
+    fingerprint: string,
+    finding: FindingInput,
+    existing: ExistingVulnerability | undefined,
+    at: Date,
+    events: VulnerabilityEvent[],
+  ): VulnerabilityWrite {
     const { report, result } = this;
     const isSeenByThisScan = existing !== undefined && existing.lastScanId === this.scanId;
     let detection: DetectionState;
@@ -161,7 +182,15 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
       if (detection === 'regression') result.regressions++;
       if (isFixedRefuted) {
         mark = null;
-        events.push({ teamId: report.teamId, vulnerabilityId: existing.id, actor: this.actor, action: 'unset_fixed', from: effectiveStatus(existing.detectionState, 'fixed'), to: 'regression', at });
+        events.push({
+          teamId: report.teamId,
+          vulnerabilityId: existing.id,
+          actor: this.actor,
+          action: 'unset_fixed',
+          from: effectiveStatus(existing.detectionState, 'fixed'),
+          to: 'regression',
+          at,
+        });
       }
     }
     const uuid = existing?.uuid ?? newUuid();

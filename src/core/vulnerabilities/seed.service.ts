@@ -31,7 +31,10 @@ const seedVectors: Record<Severity, string> = {
   critical: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
 };
 
-const words = 'request response parameter header payload session token server client origin redirect cookie script policy certificate cipher version library endpoint query'.split(' ');
+const words =
+  'request response parameter header payload session token server client origin redirect cookie script policy certificate cipher version library endpoint query'.split(
+    ' ',
+  );
 
 function sentence(rand: () => number, length: number): string {
   let out = '';
@@ -40,7 +43,13 @@ function sentence(rand: () => number, length: number): string {
 }
 
 /** One realistic finding of a check on a host; about one in 5000 carries a Markdown detail over 16,000 characters. */
-export function makeFinding(rand: () => number, check: SeedCheck, host: string, variant: number, scannedAt: Date): FindingInput {
+export function makeFinding(
+  rand: () => number,
+  check: SeedCheck,
+  host: string,
+  variant: number,
+  scannedAt: Date,
+): FindingInput {
   const url = `https://${host}${check.path}${check.path.endsWith('=') ? `v${variant}` : variant > 0 ? `?v=${variant}` : ''}`;
   const isLong = rand() < 0.0002;
   return {
@@ -52,24 +61,83 @@ export function makeFinding(rand: () => number, check: SeedCheck, host: string, 
     severityV3: check.severity,
     cwe: check.cwe,
     cvss: { cvss_3_1: cvss31(seedVectors[check.severity]) },
-    definition: { title: check.title, description: check.description, risk: `${check.title} may let an attacker act against ${host}.`, module_version: '1.4.2', module_release: new Date(Date.UTC(2026, 5, 1)), is_crowdsourced: rand() < 0.2 },
+    definition: {
+      title: check.title,
+      description: check.description,
+      risk: `${check.title} may let an attacker act against ${host}.`,
+      module_version: '1.4.2',
+      module_release: new Date(Date.UTC(2026, 5, 1)),
+      is_crowdsourced: rand() < 0.2,
+    },
     owasp: [{ classification: check.owasp, year: 2021 }],
-    references: [{ link: `https://cwe.mitre.org/data/definitions/${check.cwe}.html`, name: `CWE-${check.cwe}`, source: 'cwe' }],
+    references: [
+      { link: `https://cwe.mitre.org/data/definitions/${check.cwe}.html`, name: `CWE-${check.cwe}`, source: 'cwe' },
+    ],
     source: url,
     ...(rand() < 0.5
       ? {
           request: { method: 'GET', url, body: '', headers: [{ name: 'User-Agent', value: 'perimeter-scanner/1.0' }] },
-          response: { body: sentence(rand, 40 + Math.floor(rand() * 80)), status_code: 200, headers: [{ name: 'Content-Type', value: 'text/html' }] },
+          response: {
+            body: sentence(rand, 40 + Math.floor(rand() * 80)),
+            status_code: 200,
+            headers: [{ name: 'Content-Type', value: 'text/html' }],
+          },
         }
       : {}),
     details: {
-      text: [{ topic: 'Evidence', highlights: [{ field: 'value', value: 'payload', length: 7, offset: 0 }], value: sentence(rand, 60 + Math.floor(rand() * 160)) }],
-      html: rand() < 0.2 ? [{ topic: 'Response excerpt', highlights: [], value: `<div class="result">${sentence(rand, 120)}</div>` }] : [],
-      markdown: isLong ? [{ topic: 'Full response', highlights: [], value: `# Response\n\n${sentence(rand, 20_000)}`, fallback: sentence(rand, 17_000) }] : [],
-      geography: rand() < 0.05 ? [{ topic: 'Server location', highlights: [], city: 'Stockholm', country_code: 'SE', country_name: 'Sweden', latitude: '59.33', longitude: '18.07', region: 'Stockholm', zip: '111 20' }] : [],
-      graph: rand() < 0.02 ? [{ topic: 'Response times', highlights: [], data: { ms: [12, 15, 11, 240] }, unit: 'ms' }] : [],
+      text: [
+        {
+          topic: 'Evidence',
+          highlights: [{ field: 'value', value: 'payload', length: 7, offset: 0 }],
+          value: sentence(rand, 60 + Math.floor(rand() * 160)),
+        },
+      ],
+      html:
+        rand() < 0.2
+          ? [{ topic: 'Response excerpt', highlights: [], value: `<div class="result">${sentence(rand, 120)}</div>` }]
+          : [],
+      markdown: isLong
+        ? [
+            {
+              topic: 'Full response',
+              highlights: [],
+              value: `# Response\n\n${sentence(rand, 20_000)}`,
+              fallback: sentence(rand, 17_000),
+            },
+          ]
+        : [],
+      geography:
+        rand() < 0.05
+          ? [
+              {
+                topic: 'Server location',
+                highlights: [],
+                city: 'Stockholm',
+                country_code: 'SE',
+                country_name: 'Sweden',
+                latitude: '59.33',
+                longitude: '18.07',
+                region: 'Stockholm',
+                zip: '111 20',
+              },
+            ]
+          : [],
+      graph:
+        rand() < 0.02 ? [{ topic: 'Response times', highlights: [], data: { ms: [12, 15, 11, 240] }, unit: 'ms' }] : [],
     },
-    ...(check.id.startsWith('cookie') ? { cookie: { domain: host, name: 'session', path: '/', value: 'redacted', expires: new Date(scannedAt.getTime() + 86_400_000), httponly: check.id !== 'cookie-no-httponly', secure: check.id !== 'cookie-no-secure' } } : {}),
+    ...(check.id.startsWith('cookie')
+      ? {
+          cookie: {
+            domain: host,
+            name: 'session',
+            path: '/',
+            value: 'redacted',
+            expires: new Date(scannedAt.getTime() + 86_400_000),
+            httponly: check.id !== 'cookie-no-httponly',
+            secure: check.id !== 'cookie-no-secure',
+          },
+        }
+      : {}),
   };
 }
 
@@ -87,7 +155,12 @@ export interface SeedResult {
  * surface monitoring, three rounds of scans for a fifth of the targets (so some are patched and
  * some regress), a few manual marks and tags.
  */
-export async function seedVulnerabilities(store: VulnerabilityStore, team: Team, count: number, options: IngestionOptions & { onProgress?: (done: number) => void }): Promise<SeedResult> {
+export async function seedVulnerabilities(
+  store: VulnerabilityStore,
+  team: Team,
+  count: number,
+  options: IngestionOptions & { onProgress?: (done: number) => void },
+): Promise<SeedResult> {
   const rand = randomSource(count);
   const assetCount = Math.min(40, Math.max(3, Math.ceil(count / 25_000)));
   const assets: Asset[] = [];
@@ -107,24 +180,58 @@ export async function seedVulnerabilities(store: VulnerabilityStore, team: Team,
   const result: SeedResult = { assets: assetCount, scans: 0, vulnerabilities: 0, marked: 0 };
   const start = Date.now() - 90 * 86_400_000;
   for (const [index, asset] of assets.entries()) {
-    const hosts = [asset.name, ...Array.from({ length: 3 + Math.floor(rand() * 6) }, (_, i) => `${['www', 'api', 'shop', 'mail', 'dev', 'cdn', 'app', 'vpn'][i]}.${asset.name}`)];
-    const targets: Array<{ source: ScanSource; profile: string | null }> = [{ source: 'surface-monitoring', profile: null }, { source: 'application-scanning', profile: newToken() }, { source: 'application-scanning', profile: newToken() }];
+    const hosts = [
+      asset.name,
+      ...Array.from(
+        { length: 3 + Math.floor(rand() * 6) },
+        (_, i) => `${['www', 'api', 'shop', 'mail', 'dev', 'cdn', 'app', 'vpn'][i]}.${asset.name}`,
+      ),
+    ];
+    const targets: Array<{ source: ScanSource; profile: string | null }> = [
+      { source: 'surface-monitoring', profile: null },
+      { source: 'application-scanning', profile: newToken() },
+      { source: 'application-scanning', profile: newToken() },
+    ];
     const want = Math.min(perAsset, count - result.vulnerabilities);
     if (want <= 0) break;
     for (const [t, target] of targets.entries()) {
       const share = Math.floor(want / targets.length) + (t === 0 ? want % targets.length : 0);
       const checks = seedChecks.filter((c) => c.source === 'both' || c.source === target.source);
       const findings = (scannedAt: Date) =>
-        Array.from({ length: share }, (_, k) => makeFinding(rand, checks[k % checks.length]!, hosts[Math.floor(k / checks.length) % hosts.length]!, Math.floor(k / (checks.length * hosts.length)) + t * 100_000, scannedAt));
-      const report = { teamId: team.id, asset: { id: asset.id, token: asset.token, name: asset.name }, scanSource: target.source, scanProfileToken: target.profile, isComplete: true };
+        Array.from({ length: share }, (_, k) =>
+          makeFinding(
+            rand,
+            checks[k % checks.length]!,
+            hosts[Math.floor(k / checks.length) % hosts.length]!,
+            Math.floor(k / (checks.length * hosts.length)) + t * 100_000,
+            scannedAt,
+          ),
+        );
+      const report = {
+        teamId: team.id,
+        asset: { id: asset.id, token: asset.token, name: asset.name },
+        scanSource: target.source,
+        scanProfileToken: target.profile,
+        isComplete: true,
+      };
       const first = new Date(start + index * 3_600_000 + t * 60_000);
       const all = findings(first);
       await recordScan(store, { ...report, scannedAt: first }, all, options);
       result.scans++;
       if ((index + t) % 5 === 0) {
         // Two more rounds: 80% seen again (the rest patched), then a few patched ones come back.
-        await recordScan(store, { ...report, scannedAt: new Date(first.getTime() + 30 * 86_400_000) }, all.filter((_, i) => i % 5 !== 0), options);
-        await recordScan(store, { ...report, scannedAt: new Date(first.getTime() + 60 * 86_400_000) }, all.filter((_, i) => i % 5 !== 0 || i % 25 === 0), options);
+        await recordScan(
+          store,
+          { ...report, scannedAt: new Date(first.getTime() + 30 * 86_400_000) },
+          all.filter((_, i) => i % 5 !== 0),
+          options,
+        );
+        await recordScan(
+          store,
+          { ...report, scannedAt: new Date(first.getTime() + 60 * 86_400_000) },
+          all.filter((_, i) => i % 5 !== 0 || i % 25 === 0),
+          options,
+        );
         result.scans += 2;
       }
       result.vulnerabilities += share;
@@ -146,7 +253,15 @@ async function markSome(store: VulnerabilityStore, team: Team, howMany: number):
     const uuid = (JSON.parse(row.document) as { uuid: string }).uuid;
     const kind = marked % 4;
     if (kind === 3) await tagVulnerability(store, team, uuid, marked % 8 === 3 ? 'pci' : 'triage');
-    else await changeMark(store, team, uuid, kind === 0 ? 'accepted_risk' : kind === 1 ? 'false_positive' : 'fixed', true, 'seed');
+    else
+      await changeMark(
+        store,
+        team,
+        uuid,
+        kind === 0 ? 'accepted_risk' : kind === 1 ? 'false_positive' : 'fixed',
+        true,
+        'seed',
+      );
     marked++;
     afterId = row.id;
   }

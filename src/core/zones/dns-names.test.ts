@@ -28,7 +28,8 @@ describe('discovered names: labels with escaped dots', () => {
   it('reverses labels, not dots, and is its own inverse', () => {
     assert.equal(reverseName('www.example.com'), 'com.example.www');
     assert.equal(reverseName('foo\\.example.com'), 'com.foo\\.example');
-    for (const name of ['www.example.com', 'foo\\.example.com', 'a\\\\.b.c', 'x\\.y\\.z']) assert.equal(reverseName(reverseName(name)), name);
+    for (const name of ['www.example.com', 'foo\\.example.com', 'a\\\\.b.c', 'x\\.y\\.z'])
+      assert.equal(reverseName(reverseName(name)), name);
     const { from, to } = rangeUnder('example.com');
     const key = reverseName('foo\\.example.com');
     assert.equal(key > from && key < to, false, 'foo\\.example.com is not under example.com');

@@ -2,7 +2,17 @@ import type { ZoneSource } from '../assets/asset.types.ts';
 import type { DnsRecordInput } from './zone.types.ts';
 
 /** The sources in the order added_by lists them, and their bit in a name's `sources`. */
-export const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-lookup', 'dns-scrape', 'certificate-scrape', 'page-scrape', 'brute-force', 'permutation', 'surface-monitoring'];
+export const zoneSources: readonly ZoneSource[] = [
+  'zone-file',
+  'zone-transfer',
+  'zone-lookup',
+  'dns-scrape',
+  'certificate-scrape',
+  'page-scrape',
+  'brute-force',
+  'permutation',
+  'surface-monitoring',
+];
 
 /** The bit of each source in a discovered name's `sources`. */
 export function sourceBits(sources: readonly ZoneSource[]): number {
@@ -28,7 +38,8 @@ export function nameLabels(name: string): string[] {
   let start = 0;
   for (let i = 0; i < name.length; i += 1) {
     const code = name.charCodeAt(i);
-    if (code === 0x5c) i += 1; // the escaped character (or the first digit of \DDD) never separates
+    if (code === 0x5c)
+      i += 1; // the escaped character (or the first digit of \DDD) never separates
     else if (code === 0x2e) {
       labels.push(name.slice(start, i));
       start = i + 1;
@@ -85,7 +96,10 @@ export function rangeUnder(domain: string): { from: string; to: string } {
 export type StoredRecords = Array<[string, number, string]>;
 
 /** The record set of a name: one record per type and data (the last TTL seen wins). */
-export function recordSet(records: readonly DnsRecordInput[], into: Map<string, [string, number, string]> = new Map()): StoredRecords {
+export function recordSet(
+  records: readonly DnsRecordInput[],
+  into: Map<string, [string, number, string]> = new Map(),
+): StoredRecords {
   for (const r of records) into.set(`${r.type} ${r.data}`, [r.type, r.ttl, r.data]);
   return [...into.values()];
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatNameServer, parseNameServer } from './name-server.ts';
 
-describe('name servers (the API\'s nameServer and the configured resolvers)', () => {
+describe("name servers (the API's nameServer and the configured resolvers)", () => {
   it('reads host names, IPv4 and IPv6, with or without a port, port 53 by default', () => {
     assert.deepEqual(parseNameServer('NS1.Example.COM.'), { host: 'ns1.example.com', port: 53 });
     assert.deepEqual(parseNameServer(' 192.0.2.1:5353 '), { host: '192.0.2.1', port: 5353 });
@@ -17,7 +17,19 @@ describe('name servers (the API\'s nameServer and the configured resolvers)', ()
   });
 
   it('refuses what is not a server', () => {
-    for (const bad of [undefined, 42, '', 'a b', 'host.test:0', 'host.test:70000', '[nothost]:53', '[192.0.2.1]', 'bad_label-.com', 'x.test:y', 'a.test:1:2']) {
+    for (const bad of [
+      undefined,
+      42,
+      '',
+      'a b',
+      'host.test:0',
+      'host.test:70000',
+      '[nothost]:53',
+      '[192.0.2.1]',
+      'bad_label-.com',
+      'x.test:y',
+      'a.test:1:2',
+    ]) {
       assert.equal(parseNameServer(bad), undefined, String(bad));
     }
   });

@@ -22,7 +22,7 @@ describe('tokens of discovered names', () => {
     }
   });
 
-  it('reads nothing from a token it did not make, another key\'s included', () => {
+  it("reads nothing from a token it did not make, another key's included", () => {
     const other = new NameTokenCodec(new SecretBox(randomBytes(32)).blockCipher('discovered-name-token'));
     const token = other.tokenOf({ id: 7, firstSeen: 1 });
     assert.equal(codec.decode(token), undefined);

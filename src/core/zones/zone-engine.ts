@@ -33,7 +33,7 @@ const failureTexts: Record<ZoneTransferFailure, string> = {
   timeout: 'the name server did not answer in time',
   connection: 'the name server could not be reached',
   malformed: 'the name server sent a malformed answer',
-  denied: 'the egress guard denies the name server\'s address',
+  denied: "the egress guard denies the name server's address",
 };
 
 /**
@@ -42,7 +42,17 @@ const failureTexts: Record<ZoneTransferFailure, string> = {
  * and saying which failure it was (the spec gives the operation 2412 and 2413 only, and asks
  * callers to allow the service's addresses to transfer), and is counted as a remote failure.
  */
-export function zoneTransferFailed(reason: ZoneTransferFailure, zone: string, server: NameServer, detail: string, cause?: unknown): AppError {
+export function zoneTransferFailed(
+  reason: ZoneTransferFailure,
+  zone: string,
+  server: NameServer,
+  detail: string,
+  cause?: unknown,
+): AppError {
   const message = `Zone transfer of ${zone} from ${server.host}:${server.port} failed: ${failureTexts[reason]} (${detail})`;
-  return new AppError(2412, message, { parameters: ['nameServer'], cause, remoteFailure: { operation: 'zone-transfer', reason } });
+  return new AppError(2412, message, {
+    parameters: ['nameServer'],
+    cause,
+    remoteFailure: { operation: 'zone-transfer', reason },
+  });
 }

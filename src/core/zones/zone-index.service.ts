@@ -50,7 +50,12 @@ export class RootMatcher {
  * merged (the batch keeps names until it is full; a name met again after its batch was written
  * is merged with what was stored). Returns `indexed`: the number of distinct names written.
  */
-export async function indexRecords(tx: ZoneRepositories, team: Team, batches: RecordBatches, source: ZoneSource): Promise<number> {
+export async function indexRecords(
+  tx: ZoneRepositories,
+  team: Team,
+  batches: RecordBatches,
+  source: ZoneSource,
+): Promise<number> {
   // One indexing run of a team at a time: two uploads writing the same names in different
   // orders cannot deadlock. Other writes of the team are not held up by it.
   await tx.zones.lockIndexing(team.id);

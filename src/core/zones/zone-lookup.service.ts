@@ -23,7 +23,18 @@ export async function createLookupJob(store: ZoneStore, team: Team, body: AsyncI
   await store.zoneLookups.purgeBefore(new Date(now.getTime() - lookupRetentionMs));
   return store.transaction(async (tx) => {
     const job = await tx.zoneLookups.create({
-      uuid: newUuid(), teamId: team.id, status: 'queued', total: 0, succeeded: 0, failed: 0, chunks: 0, nextChunk: 0, error: null, created: now, started: null, finished: null,
+      uuid: newUuid(),
+      teamId: team.id,
+      status: 'queued',
+      total: 0,
+      succeeded: 0,
+      failed: 0,
+      chunks: 0,
+      nextChunk: 0,
+      error: null,
+      created: now,
+      started: null,
+      finished: null,
     });
     const decoder = new StringDecoder('utf8');
     let pending = '';
@@ -67,7 +78,10 @@ function assertNoNul(text: string, linesBefore: number): void {
   const at = text.indexOf('\u0000');
   if (at === -1) return;
   const line = linesBefore + countLineEnds(text.slice(0, at)) + 1;
-  throw appError(1051, `Request body malformed: line ${line} holds a NUL character (U+0000); the list is text, one domain name per line`);
+  throw appError(
+    1051,
+    `Request body malformed: line ${line} holds a NUL character (U+0000); the list is text, one domain name per line`,
+  );
 }
 
 function countLineEnds(text: string): number {
@@ -81,7 +95,9 @@ export async function getLookupJob(store: ZoneStore, team: Team, uuid: string, n
   if (!isUuid(uuid)) throw appError(6001, 'Lookup job UUID malformed: expected a UUID', ['lookupJobUUID']);
   const job = await store.zoneLookups.findByUuid(uuid.toLowerCase());
   if (job === undefined || job.teamId !== team.id || job.created.getTime() < now - lookupRetentionMs) {
-    throw appError(6002, 'Lookup job does not exist (unknown, or its status expired 10 days after upload)', ['lookupJobUUID']);
+    throw appError(6002, 'Lookup job does not exist (unknown, or its status expired 10 days after upload)', [
+      'lookupJobUUID',
+    ]);
   }
   return job;
 }
@@ -110,7 +126,12 @@ function classify(text: string, roots: RootMatcher): { candidates: string[]; fai
  * as seen, the counts added and the checkpoint moved. A job killed mid-chunk redoes that chunk
  * and counts nothing twice; a second worker finds the checkpoint moved and writes nothing.
  */
-export async function runLookupJob(store: ZoneStore, resolver: NameResolver, uuid: string, signal: AbortSignal): Promise<LookupJob | undefined> {
+export async function runLookupJob(
+  store: ZoneStore,
+  resolver: NameResolver,
+  uuid: string,
+  signal: AbortSignal,
+): Promise<LookupJob | undefined> {
   let job = await store.zoneLookups.findByUuid(uuid);
   if (job === undefined || job.status === 'done' || job.status === 'failed') return job;
   const team = await store.teams.findById(job.teamId);
@@ -130,7 +151,8 @@ export async function runLookupJob(store: ZoneStore, resolver: NameResolver, uui
       await tx.zoneLookups.markSeen(job!.id, fresh);
       await indexRecords(tx, team, [resolved.flatMap((n) => answers.get(n)!)], 'zone-lookup');
       const failed = refused + already.size + (fresh.length - resolved.length);
-      if (!(await tx.zoneLookups.checkpoint(job!.id, seq, resolved.length, failed))) throw new Error(`lookup job ${uuid}: checkpoint ${seq} moved by another worker`);
+      if (!(await tx.zoneLookups.checkpoint(job!.id, seq, resolved.length, failed)))
+        throw new Error(`lookup job ${uuid}: checkpoint ${seq} moved by another worker`);
     });
   }
   await store.zoneLookups.setStatus(job.id, 'done', new Date());
@@ -143,5 +165,6 @@ export async function runLookupJob(store: ZoneStore, resolver: NameResolver, uui
 /** Marks a job failed for good (the queue gave up on it). */
 export async function failLookupJob(store: ZoneStore, uuid: string, error: string): Promise<void> {
   const job = await store.zoneLookups.findByUuid(uuid);
-  if (job !== undefined && job.status !== 'done') await store.zoneLookups.setStatus(job.id, 'failed', new Date(), error);
+  if (job !== undefined && job.status !== 'done')
+    await store.zoneLookups.setStatus(job.id, 'failed', new Date(), error);
 }

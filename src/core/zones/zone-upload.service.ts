@@ -53,7 +53,13 @@ export interface ZoneUploader {
  * parameter would refuse (2411) is not taken from a file, which is then read as one that names
  * no zone: indexed under the team's roots alone.
  */
-export async function uploadZoneFile(store: ZoneStore, engine: ZoneEngine, uploader: ZoneUploader, origin: string | undefined, body: AsyncIterable<Buffer>): Promise<ZoneIndexResult> {
+export async function uploadZoneFile(
+  store: ZoneStore,
+  engine: ZoneEngine,
+  uploader: ZoneUploader,
+  origin: string | undefined,
+  body: AsyncIterable<Buffer>,
+): Promise<ZoneIndexResult> {
   const isGiven = origin !== undefined && origin !== '';
   const zone = isGiven ? parseZoneName(origin) : '.';
   if (zone === undefined) throw appError(2411, `Zone origin malformed: "${origin}" is not a domain name`, ['origin']);
@@ -74,13 +80,31 @@ export async function uploadZoneFile(store: ZoneStore, engine: ZoneEngine, uploa
  * atomically. 2412 for a malformed server, 2413 for a malformed zone; a transfer the name
  * server refuses or fails, or the egress guard denies, is 2412 saying which (zoneTransferFailed).
  */
-export async function transferAndIndex(store: ZoneStore, engine: ZoneEngine, uploader: ZoneUploader, rawServer: unknown, rawZone: unknown): Promise<ZoneIndexResult> {
+export async function transferAndIndex(
+  store: ZoneStore,
+  engine: ZoneEngine,
+  uploader: ZoneUploader,
+  rawServer: unknown,
+  rawZone: unknown,
+): Promise<ZoneIndexResult> {
   const server = parseNameServer(rawServer);
-  if (server === undefined) throw appError(2412, `Zone server malformed: "${String(rawServer ?? '')}" is not a host name or IP address with an optional :port`, ['nameServer']);
+  if (server === undefined)
+    throw appError(
+      2412,
+      `Zone server malformed: "${String(rawServer ?? '')}" is not a host name or IP address with an optional :port`,
+      ['nameServer'],
+    );
   const zone = parseZoneName(rawZone);
-  if (zone === undefined || zone === '.') throw appError(2413, `Zone name malformed: "${String(rawZone ?? '')}" is not a domain name`, ['zone']);
+  if (zone === undefined || zone === '.')
+    throw appError(2413, `Zone name malformed: "${String(rawZone ?? '')}" is not a domain name`, ['zone']);
   const signal = AbortSignal.timeout(zoneTransferTimeoutMs);
-  return indexZone(store, uploader, { name: zone, parameter: 'zone' }, engine.transferZone(server, zone, signal), 'zone-transfer');
+  return indexZone(
+    store,
+    uploader,
+    { name: zone, parameter: 'zone' },
+    engine.transferZone(server, zone, signal),
+    'zone-transfer',
+  );
 }
 
 /** A zone's apex and the request parameter that named it (what an asset error points at). */
@@ -95,7 +119,13 @@ interface ZoneApex {
  * its root domain assets, it is added first as a root asset (added_by the source, unverified,
  * the asset service's rules and errors), so a zone that fails leaves no asset behind.
  */
-async function indexZone(store: ZoneStore, uploader: ZoneUploader, apex: ZoneApex | undefined, batches: RecordBatches, source: ZoneSource): Promise<ZoneIndexResult> {
+async function indexZone(
+  store: ZoneStore,
+  uploader: ZoneUploader,
+  apex: ZoneApex | undefined,
+  batches: RecordBatches,
+  source: ZoneSource,
+): Promise<ZoneIndexResult> {
   const { team } = uploader;
   const result = await store.transaction(async (tx) => {
     // Held before the apex is looked up: two uploads of one new zone add it once.
@@ -107,14 +137,23 @@ async function indexZone(store: ZoneStore, uploader: ZoneUploader, apex: ZoneApe
   return result;
 }
 
-async function addApexIfNew(tx: ZoneRepositories, { team, caller }: ZoneUploader, apex: ZoneApex, source: ZoneSource): Promise<Asset | undefined> {
+async function addApexIfNew(
+  tx: ZoneRepositories,
+  { team, caller }: ZoneUploader,
+  apex: ZoneApex,
+  source: ZoneSource,
+): Promise<Asset | undefined> {
   if (new RootMatcher(await tx.zones.rootDomains(team.id)).match(apex.name) !== undefined) return undefined;
   if ((await tx.assets.findByName(team.id, apex.name)) !== undefined) return undefined;
   try {
     // Adding an asset is an assets operation: a key limited to the zones endpoints may not.
     assertCanCall(caller, team, 'assets');
   } catch (err) {
-    throw new AppError(1009, `This API key cannot access the assets endpoints, and ${apex.name} is not an asset of the team: adding it needs them`, { cause: err });
+    throw new AppError(
+      1009,
+      `This API key cannot access the assets endpoints, and ${apex.name} is not an asset of the team: adding it needs them`,
+      { cause: err },
+    );
   }
   try {
     return (await addAssetInTransaction(tx, team, parseAssetName(apex.name), source)).asset;

@@ -35,7 +35,14 @@ export interface ZoneRepository extends DiscoveredNameRepository {
    * source's record set, and adds the source to added_by of the names that are assets (all of
    * them are in `assetNames` when it is given). Returns how many names were written.
    */
-  indexNames(teamId: number, root: RootDomain, names: IndexedName[], source: ZoneSource, at: Date, assetNames?: ReadonlySet<string>): Promise<number>;
+  indexNames(
+    teamId: number,
+    root: RootDomain,
+    names: IndexedName[],
+    source: ZoneSource,
+    at: Date,
+    assetNames?: ReadonlySet<string>,
+  ): Promise<number>;
   /**
    * Every asset name of the team when it has at most `limit` assets (else undefined): with it,
    * indexNames looks up only the names that are assets instead of every name.

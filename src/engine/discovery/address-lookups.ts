@@ -104,7 +104,9 @@ export interface AddressStreams {
 /** An async iterable that yields nothing and ends when end() is called. */
 function sentinel(): { names: AsyncIterable<string>; end(): void } {
   let end: () => void = () => undefined;
-  const ended = new Promise<IteratorResult<string, undefined>>((resolve) => (end = () => resolve({ value: undefined, done: true })));
+  const ended = new Promise<IteratorResult<string, undefined>>(
+    (resolve) => (end = () => resolve({ value: undefined, done: true })),
+  );
   return { names: { [Symbol.asyncIterator]: () => ({ next: () => ended }) }, end };
 }
 
@@ -164,8 +166,14 @@ export async function resolveAddresses(
   });
   let names = 0;
   try {
-    const guessed = streams.guessed === undefined ? undefined : bulk.resolveAll(streams.guessed, onA, { types: ['A'], signal }).finally(() => queue.close());
-    const expected = streams.expected === undefined ? undefined : bulk.resolveAll(streams.expected, onBoth, { types: ['A', 'AAAA'], signal });
+    const guessed =
+      streams.guessed === undefined
+        ? undefined
+        : bulk.resolveAll(streams.guessed, onA, { types: ['A'], signal }).finally(() => queue.close());
+    const expected =
+      streams.expected === undefined
+        ? undefined
+        : bulk.resolveAll(streams.expected, onBoth, { types: ['A', 'AAAA'], signal });
     // A failed stream stops the other at its next answer.
     for (const stream of [guessed, expected]) stream?.catch((err: unknown) => (failure ??= err));
     for (const stats of [await expected, await guessed]) names += stats?.names ?? 0;
@@ -177,5 +185,12 @@ export async function resolveAddresses(
   }
   const stats = await measured;
   if (failure !== undefined) throw failure;
-  return { names, queries: stats.queries, retries: stats.retries, timeouts: stats.timeouts, aaaaSkipped, durationMs: stats.durationMs };
+  return {
+    names,
+    queries: stats.queries,
+    retries: stats.retries,
+    timeouts: stats.timeouts,
+    aaaaSkipped,
+    durationMs: stats.durationMs,
+  };
 }

@@ -62,7 +62,11 @@ export function labelVariants(label: string): string[] {
 }
 
 /** Permutation candidates of the bases (names strictly under the root), at most `max`; `isCapped` tells whether the bound cut the list. */
-export function permutationCandidates(bases: readonly string[], root: string, max: number): { names: string[]; isCapped: boolean } {
+export function permutationCandidates(
+  bases: readonly string[],
+  root: string,
+  max: number,
+): { names: string[]; isCapped: boolean } {
   const names = new Set<string>();
   for (const base of bases) {
     if (base === root || !base.endsWith(`.${root}`)) continue;

@@ -6,7 +6,11 @@ import { decodeMessage, encodeQuery, type DnsMessage } from '../dns/wire.ts';
 import type { EgressGuard } from '../net/egress-guard.ts';
 
 /** How one direct query ended. */
-export type DirectAnswer = { kind: 'message'; message: DnsMessage; rcode: string } | { kind: 'timeout' } | { kind: 'denied'; reason: string } | { kind: 'error'; reason: string };
+export type DirectAnswer =
+  | { kind: 'message'; message: DnsMessage; rcode: string }
+  | { kind: 'timeout' }
+  | { kind: 'denied'; reason: string }
+  | { kind: 'error'; reason: string };
 
 /**
  * Asks one name server one question without recursion (RD=0), over UDP, as a delegation check

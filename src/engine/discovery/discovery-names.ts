@@ -18,7 +18,10 @@ export function normaliseHost(text: string): string | undefined {
 
 /** True when the name is the root or under it (both in owner form). */
 export function isUnderRoot(name: string, root: string): boolean {
-  return name === root || (name.length > root.length && name.endsWith(root) && name.charCodeAt(name.length - root.length - 1) === 0x2e);
+  return (
+    name === root ||
+    (name.length > root.length && name.endsWith(root) && name.charCodeAt(name.length - root.length - 1) === 0x2e)
+  );
 }
 
 /** The name one label up, or undefined at a single label. */
@@ -37,7 +40,9 @@ export function txtText(data: string): string {
   let out = '';
   const quoted = /"((?:[^"\\]|\\.)*)"/g;
   for (let match = quoted.exec(data); match !== null; match = quoted.exec(data)) {
-    out += (match[1] ?? '').replace(/\\(\d{3}|.)/g, (_, escaped: string) => (escaped.length === 3 ? String.fromCharCode(Number(escaped)) : escaped));
+    out += (match[1] ?? '').replace(/\\(\d{3}|.)/g, (_, escaped: string) =>
+      escaped.length === 3 ? String.fromCharCode(Number(escaped)) : escaped,
+    );
   }
   return out;
 }
@@ -88,7 +93,10 @@ function escapeRegExp(text: string): string {
  * or under the root: a label sequence ending in `.root`, not glued to a longer name.
  */
 export function createHostScanner(root: string): (text: string) => string[] {
-  const pattern = new RegExp(`(?<![a-z0-9_.-])(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\\.)*${escapeRegExp(root)}(?![a-z0-9_-]|\\.[a-z0-9_-])`, 'gi');
+  const pattern = new RegExp(
+    `(?<![a-z0-9_.-])(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\\.)*${escapeRegExp(root)}(?![a-z0-9_-]|\\.[a-z0-9_-])`,
+    'gi',
+  );
   return (text) => {
     const found = new Set<string>();
     pattern.lastIndex = 0;

@@ -18,7 +18,11 @@ describe('NameStates', () => {
     assert.equal(NameStates.isFound(packed), true);
     states.setStatusOf('www.example.com', packed, Status.live);
     assert.equal(states.status('www.example.com'), Status.live);
-    assert.deepEqual(NameStates.sources(states.get('www.example.com') as number), ['page', 'known', 'dns'], 'the status change keeps the rest');
+    assert.deepEqual(
+      NameStates.sources(states.get('www.example.com') as number),
+      ['page', 'known', 'dns'],
+      'the status change keeps the rest',
+    );
     assert.equal(NameStates.depth(states.get('www.example.com') as number), 1);
   });
 
@@ -31,17 +35,33 @@ describe('NameStates', () => {
     assert.equal(states.status('dev.example.com'), Status.filtered);
     assert.equal(states.add('dev.example.com', 'certificate', 1), 'requeued');
     assert.equal(states.status('dev.example.com'), Status.pending);
-    assert.deepEqual(NameStates.sources(states.get('dev.example.com') as number), ['brute-force', 'certificate', 'permutation']);
+    assert.deepEqual(NameStates.sources(states.get('dev.example.com') as number), [
+      'brute-force',
+      'certificate',
+      'permutation',
+    ]);
   });
 
   it('lists the given names (known, zone) that ended gone, with their outcome', () => {
     const states = new NameStates();
-    for (const [name, source] of [['a.example.com', 'known'], ['b.example.com', 'zone'], ['c.example.com', 'brute-force'], ['d.example.com', 'known']] as const) states.add(name, source, 0);
+    for (const [name, source] of [
+      ['a.example.com', 'known'],
+      ['b.example.com', 'zone'],
+      ['c.example.com', 'brute-force'],
+      ['d.example.com', 'known'],
+    ] as const)
+      states.add(name, source, 0);
     states.setStatus('a.example.com', Status.goneNxdomain);
     states.setStatus('b.example.com', Status.goneNodata);
     states.setStatus('c.example.com', Status.goneNxdomain);
     states.setStatus('d.example.com', Status.live);
-    assert.deepEqual([...states.goneGiven()], [['a.example.com', 'nxdomain'], ['b.example.com', 'nodata']]);
+    assert.deepEqual(
+      [...states.goneGiven()],
+      [
+        ['a.example.com', 'nxdomain'],
+        ['b.example.com', 'nodata'],
+      ],
+    );
     assert.equal(NameStates.isFound(states.get('a.example.com') as number), false);
     assert.equal(states.size, 4);
   });

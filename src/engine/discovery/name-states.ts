@@ -12,7 +12,15 @@ export const Status = {
 export type Status = (typeof Status)[keyof typeof Status];
 
 /** Sources in the order their bits are numbered (and listed after the first one). */
-const SOURCES: readonly DiscoverySource[] = ['known', 'zone', 'dns', 'certificate', 'page', 'brute-force', 'permutation'];
+const SOURCES: readonly DiscoverySource[] = [
+  'known',
+  'zone',
+  'dns',
+  'certificate',
+  'page',
+  'brute-force',
+  'permutation',
+];
 const SOURCE_INDEX = new Map<DiscoverySource, number>(SOURCES.map((source, index) => [source, index]));
 /** Sources that are evidence a name exists (a wildcard never filters them). */
 const FIRM_MASK = sourceMask(['dns', 'certificate', 'page', 'zone', 'known']);
@@ -55,7 +63,13 @@ export class NameStates {
     const packed = this.states.get(name);
     const clamped = Math.min(Math.max(0, depth), MAX_DEPTH);
     if (packed === undefined) {
-      this.states.set(name, Status.pending | (bit << MASK_SHIFT) | ((SOURCE_INDEX.get(source) as number) << FIRST_SHIFT) | (clamped << DEPTH_SHIFT));
+      this.states.set(
+        name,
+        Status.pending |
+          (bit << MASK_SHIFT) |
+          ((SOURCE_INDEX.get(source) as number) << FIRST_SHIFT) |
+          (clamped << DEPTH_SHIFT),
+      );
       return 'new';
     }
     let next = packed | (bit << MASK_SHIFT);
@@ -100,7 +114,9 @@ export class NameStates {
     const mask = maskOf(packed);
     const first = (packed >>> FIRST_SHIFT) & 0x7;
     const sources: DiscoverySource[] = [SOURCES[first] as DiscoverySource];
-    if (mask !== 1 << first) for (let index = 0; index < SOURCES.length; index += 1) if (index !== first && (mask & (1 << index)) !== 0) sources.push(SOURCES[index] as DiscoverySource);
+    if (mask !== 1 << first)
+      for (let index = 0; index < SOURCES.length; index += 1)
+        if (index !== first && (mask & (1 << index)) !== 0) sources.push(SOURCES[index] as DiscoverySource);
     return sources;
   }
 
@@ -125,7 +141,8 @@ export class NameStates {
   *goneGiven(): Generator<[string, 'nxdomain' | 'nodata']> {
     for (const [name, packed] of this.states) {
       const status = packed & STATUS_BITS;
-      if ((status === Status.goneNxdomain || status === Status.goneNodata) && (maskOf(packed) & GIVEN_MASK) !== 0) yield [name, status === Status.goneNxdomain ? 'nxdomain' : 'nodata'];
+      if ((status === Status.goneNxdomain || status === Status.goneNodata) && (maskOf(packed) & GIVEN_MASK) !== 0)
+        yield [name, status === Status.goneNxdomain ? 'nxdomain' : 'nodata'];
     }
   }
 }

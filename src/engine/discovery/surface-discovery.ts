@@ -19,7 +19,18 @@ import type {
 } from './discovery.types.ts';
 import { createHostScanner, isUnderRoot, normaliseHost, parentOf, recordTargets } from './discovery-names.ts';
 import { HostScraper } from './host-scraper.ts';
-import { byName, defaultDiscoveryLimits, defaultMaxDepth, defaultPorts, FirstByName, maxWarnings, NAME_BATCH, PendingNames, untilAborted, type Chained } from './run-support.ts';
+import {
+  byName,
+  defaultDiscoveryLimits,
+  defaultMaxDepth,
+  defaultPorts,
+  FirstByName,
+  maxWarnings,
+  NAME_BATCH,
+  PendingNames,
+  untilAborted,
+  type Chained,
+} from './run-support.ts';
 import { NameStates, Status } from './name-states.ts';
 import { findDelegations, shippedProviders, takeoverTests, type Delegation } from './takeover-checks.ts';
 import { WebReader } from './web-sources.ts';
@@ -29,7 +40,22 @@ export type * from './discovery.types.ts';
 export { defaultDiscoveryLimits } from './run-support.ts';
 
 /** Service records asked at the root (RFC 6763-style well-known services people publish). */
-const SRV_SERVICES = ['_sip._tcp', '_sip._udp', '_sips._tcp', '_sipfederationtls._tcp', '_xmpp-client._tcp', '_xmpp-server._tcp', '_autodiscover._tcp', '_ldap._tcp', '_kerberos._tcp', '_caldavs._tcp', '_carddavs._tcp', '_imaps._tcp', '_submission._tcp', '_matrix._tcp'];
+const SRV_SERVICES = [
+  '_sip._tcp',
+  '_sip._udp',
+  '_sips._tcp',
+  '_sipfederationtls._tcp',
+  '_xmpp-client._tcp',
+  '_xmpp-server._tcp',
+  '_autodiscover._tcp',
+  '_ldap._tcp',
+  '_kerberos._tcp',
+  '_caldavs._tcp',
+  '_carddavs._tcp',
+  '_imaps._tcp',
+  '_submission._tcp',
+  '_matrix._tcp',
+];
 
 /**
  * One discovery run; discoverSurface() is its only entry point.
@@ -111,13 +137,33 @@ class DiscoveryRun {
     const cached: DnsResolver = {
       resolveTxt: (name, signal) => deps.resolver.resolveTxt(name, signal),
       resolveAddresses: (name, signal) => {
-        const addresses = this.scraper.addressesOf(name) ?? this.chained.get(name)?.addresses ?? this.live.get(name)?.addresses;
-        return addresses !== undefined && addresses.length > 0 ? Promise.resolve(addresses) : deps.resolver.resolveAddresses(name, signal);
+        const addresses =
+          this.scraper.addressesOf(name) ?? this.chained.get(name)?.addresses ?? this.live.get(name)?.addresses;
+        return addresses !== undefined && addresses.length > 0
+          ? Promise.resolve(addresses)
+          : deps.resolver.resolveAddresses(name, signal);
       },
     };
-    this.web = new WebReader({ guard: deps.guard, resolver: cached, ports: this.ports, limits: this.limits, requestsPerSecond: request.requestsPerSecond, customHeaders: request.customHeaders, signal: this.signal });
+    this.web = new WebReader({
+      guard: deps.guard,
+      resolver: cached,
+      ports: this.ports,
+      limits: this.limits,
+      requestsPerSecond: request.requestsPerSecond,
+      customHeaders: request.customHeaders,
+      signal: this.signal,
+    });
     const add = (name: string, source: DiscoverySource, depth: number): void => this.add(name, source, depth);
-    this.scraper = new HostScraper({ bulk: deps.bulk, web: this.web, root, scan: createHostScanner(root), hostConcurrency: this.limits.hostConcurrency, stats: this.stats, signal: this.signal, add });
+    this.scraper = new HostScraper({
+      bulk: deps.bulk,
+      web: this.web,
+      root,
+      scan: createHostScanner(root),
+      hostConcurrency: this.limits.hostConcurrency,
+      stats: this.stats,
+      signal: this.signal,
+      add,
+    });
   }
 
   async run(): Promise<DiscoveryReport> {
@@ -133,7 +179,10 @@ class DiscoveryRun {
       if (isScraping || request.takeoverTests) await this.scrapeRootRecords();
       this.progress('seeds', true);
       // The seeds, and beside them the word list with what scraping finds meanwhile.
-      await this.resolve({ expected: this.pending.takeAll(), guessed: isBruteForcing ? this.pending.feed(this.bruteForceNames()) : undefined });
+      await this.resolve({
+        expected: this.pending.takeAll(),
+        guessed: isBruteForcing ? this.pending.feed(this.bruteForceNames()) : undefined,
+      });
       await this.drain();
       if (isBruteForcing) {
         this.progress('permutations', true);
@@ -202,7 +251,11 @@ class DiscoveryRun {
 
   /** Brute-force candidates not seen yet, registered as they are handed to the resolver. */
   private bruteForceNames(): Generator<string> {
-    return this.unseen(wordCandidates(this.deps.wordList ?? shippedWordList(), this.root), 'brute-force', () => (this.stats.bruteForceCandidates += 1));
+    return this.unseen(
+      wordCandidates(this.deps.wordList ?? shippedWordList(), this.root),
+      'brute-force',
+      () => (this.stats.bruteForceCandidates += 1),
+    );
   }
 
   /** Permutations of live names (found names first, then known ones), bounded. */
@@ -216,7 +269,11 @@ class DiscoveryRun {
   }
 
   /** The candidates not seen yet, registered as they are handed to the resolver; a seen one only gains the source. */
-  private *unseen(candidates: Iterable<string>, source: 'brute-force' | 'permutation', count: () => void): Generator<string> {
+  private *unseen(
+    candidates: Iterable<string>,
+    source: 'brute-force' | 'permutation',
+    count: () => void,
+  ): Generator<string> {
     if (source === 'brute-force') this.progress('brute-force', true);
     for (const name of candidates) {
       count();
@@ -235,16 +292,22 @@ class DiscoveryRun {
     const name = result.name;
     const packed = this.states.get(name);
     if (packed === undefined || NameStates.status(packed) !== Status.pending) return undefined;
-    if (result.outcome === 'answer' || (result.outcome === 'nxdomain' && result.records.some((r) => r.type === 'CNAME'))) {
+    if (
+      result.outcome === 'answer' ||
+      (result.outcome === 'nxdomain' && result.records.some((r) => r.type === 'CNAME'))
+    ) {
       const { addresses, chain } = answerOf(name, result.records);
       const nxdomainAnswer = result.outcome === 'nxdomain' ? result : undefined;
-      if (addresses.length === 0 && chain.length > 0 && result.outcome === 'answer') return this.followChain(name, chain);
+      if (addresses.length === 0 && chain.length > 0 && result.outcome === 'answer')
+        return this.followChain(name, chain);
       if (addresses.length === 0 && chain.length === 0) return this.settleEmpty(name, packed, 'nodata');
       return this.settleAnswer(name, packed, addresses, chain, nxdomainAnswer);
     }
-    if (result.outcome === 'nxdomain' || result.outcome === 'nodata') return this.settleEmpty(name, packed, result.outcome);
+    if (result.outcome === 'nxdomain' || result.outcome === 'nodata')
+      return this.settleEmpty(name, packed, result.outcome);
     this.states.setStatusOf(name, packed, Status.unresolved);
-    if (NameStates.isFirm(packed)) this.unresolvedFirm.set(name, { name, outcome: result.outcome, detail: result.failures[0]?.detail ?? '' });
+    if (NameStates.isFirm(packed))
+      this.unresolvedFirm.set(name, { name, outcome: result.outcome, detail: result.failures[0]?.detail ?? '' });
     if (result.outcome === 'servfail' || result.outcome === 'refused') this.delegationCandidates.add(name);
     return undefined;
   }
@@ -265,13 +328,21 @@ class DiscoveryRun {
   }
 
   /** A name with addresses or a CNAME chain: filtered when a wildcard gave it, else live. */
-  private settleAnswer(name: string, known: number | undefined, addresses: string[], chain: string[], nxdomainAnswer: LookupResult | undefined): void | Promise<void> {
+  private settleAnswer(
+    name: string,
+    known: number | undefined,
+    addresses: string[],
+    chain: string[],
+    nxdomainAnswer: LookupResult | undefined,
+  ): void | Promise<void> {
     // After a wait (a chain followed, a level probed) the state is read again: sources may have grown.
     const packed = known ?? (this.states.get(name) as number);
     const parent = parentOf(name);
     if (!NameStates.isFirm(packed) && parent !== undefined && isUnderRoot(parent, this.root)) {
       if (!this.wildcards.isKnown(parent)) {
-        return this.wildcards.probe(parent).then(() => this.settleAnswer(name, undefined, addresses, chain, nxdomainAnswer));
+        return this.wildcards
+          .probe(parent)
+          .then(() => this.settleAnswer(name, undefined, addresses, chain, nxdomainAnswer));
       }
       const wildcard = this.wildcards.peek(parent);
       if (wildcard !== undefined && this.wildcards.isWildcardAnswer(wildcard, name, addresses, chain)) {
@@ -279,7 +350,8 @@ class DiscoveryRun {
         return undefined;
       }
     }
-    if (chain.length > 0 && this.request.takeoverTests) this.chained.set(name, { cnames: chain, addresses, ...(nxdomainAnswer === undefined ? {} : { nxdomainAnswer }) });
+    if (chain.length > 0 && this.request.takeoverTests)
+      this.chained.set(name, { cnames: chain, addresses, ...(nxdomainAnswer === undefined ? {} : { nxdomainAnswer }) });
     const depth = NameStates.depth(packed);
     if (this.request.scrape && depth < this.maxDepth) for (const target of chain) this.add(target, 'dns', depth + 1);
     const found = this.confirm(name, packed, addresses, chain, undefined);
@@ -294,14 +366,25 @@ class DiscoveryRun {
   }
 
   /** A name is live: streamed to the core in batches (awaited: a slow consumer holds the resolver back), or kept for the report. */
-  private confirm(name: string, packed: number, addresses: string[], chain: string[], nameServers: string[] | undefined): void | Promise<void> {
+  private confirm(
+    name: string,
+    packed: number,
+    addresses: string[],
+    chain: string[],
+    nameServers: string[] | undefined,
+  ): void | Promise<void> {
     this.states.setStatusOf(name, packed, Status.live);
     this.liveCount += 1;
     if (name !== this.root) {
       (NameStates.isFound(packed) ? this.foundBases : this.knownBases).offer(name);
     }
     // Optional fields set after the literal, not spread into it: a spread is a runtime copy per name.
-    const found: DiscoveredName = { name, sources: NameStates.sources(packed), addresses, depth: NameStates.depth(packed) };
+    const found: DiscoveredName = {
+      name,
+      sources: NameStates.sources(packed),
+      addresses,
+      depth: NameStates.depth(packed),
+    };
     if (chain.length > 0) found.cnames = chain;
     if (nameServers !== undefined) found.nameServers = nameServers;
     if (!this.isStreaming) {
@@ -357,11 +440,17 @@ class DiscoveryRun {
   /** The root's MX, NS, TXT and SOA, and well-known SRV names: their targets under the root. */
   private async scrapeRootRecords(): Promise<void> {
     const lookups = [this.deps.bulk.lookup(this.root, ['MX', 'NS', 'TXT', 'SOA'], this.signal)];
-    if (this.request.scrape) for (const service of SRV_SERVICES) lookups.push(this.deps.bulk.lookup(`${service}.${this.root}`, ['SRV'], this.signal));
+    if (this.request.scrape)
+      for (const service of SRV_SERVICES)
+        lookups.push(this.deps.bulk.lookup(`${service}.${this.root}`, ['SRV'], this.signal));
     const results = await untilAborted(Promise.all(lookups), this.signal);
-    this.rootNameServers = results[0]?.records.filter((r) => r.type === 'NS' && r.name === this.root).map((r) => r.data.replace(/\.$/, '')) ?? [];
+    this.rootNameServers =
+      results[0]?.records
+        .filter((r) => r.type === 'NS' && r.name === this.root)
+        .map((r) => r.data.replace(/\.$/, '')) ?? [];
     if (!this.request.scrape) return;
-    for (const result of results) for (const record of result.records) for (const target of recordTargets(record)) this.add(target, 'dns', 1);
+    for (const result of results)
+      for (const record of result.records) for (const target of recordTargets(record)) this.add(target, 'dns', 1);
   }
 
   /** Zone cuts among the names that exist without an address or fail (see findDelegations). */
@@ -369,9 +458,17 @@ class DiscoveryRun {
     const candidates = [...this.delegationCandidates];
     this.delegationCandidates.clear();
     if (candidates.length === 0 || this.rootNameServers.length === 0) return;
-    const context = { bulk: this.deps.bulk, guard: this.deps.guard, ports: this.ports, timeoutMs: this.limits.nameServerTimeoutMs, signal: this.signal, isAllowed: (a: string) => this.isAllowed(a) };
+    const context = {
+      bulk: this.deps.bulk,
+      guard: this.deps.guard,
+      ports: this.ports,
+      timeoutMs: this.limits.nameServerTimeoutMs,
+      signal: this.signal,
+      isAllowed: (a: string) => this.isAllowed(a),
+    };
     const found = await findDelegations(candidates, this.rootNameServers, context);
-    if (found === undefined) this.warn(`delegations not checked: no name server of ${this.root} is reachable through the egress guard`);
+    if (found === undefined)
+      this.warn(`delegations not checked: no name server of ${this.root} is reachable through the egress guard`);
     for (const delegation of found ?? []) await this.recordDelegation(delegation.zone, delegation.nameServers);
   }
 
@@ -383,15 +480,28 @@ class DiscoveryRun {
     this.delegations.push({ zone, nameServers });
     this.unresolvedFirm.delete(zone);
     const depth = NameStates.depth(packed);
-    if (this.request.scrape && depth < this.maxDepth) for (const server of nameServers) this.add(server, 'dns', depth + 1);
+    if (this.request.scrape && depth < this.maxDepth)
+      for (const server of nameServers) this.add(server, 'dns', depth + 1);
     return this.confirm(zone, packed, [], [], nameServers);
   }
 
   /** Dangling CNAMEs, provider fingerprints and broken delegations of every live name. */
   private async takeoverTests(): Promise<void> {
     this.progress('takeover', true);
-    const context = { bulk: this.deps.bulk, guard: this.deps.guard, ports: this.ports, timeoutMs: this.limits.nameServerTimeoutMs, signal: this.signal };
-    const found = await takeoverTests(this.chained, this.delegations, { ...context, providers: this.providers, web: this.web, hostConcurrency: this.limits.hostConcurrency, isAllowed: (a) => this.isAllowed(a) });
+    const context = {
+      bulk: this.deps.bulk,
+      guard: this.deps.guard,
+      ports: this.ports,
+      timeoutMs: this.limits.nameServerTimeoutMs,
+      signal: this.signal,
+    };
+    const found = await takeoverTests(this.chained, this.delegations, {
+      ...context,
+      providers: this.providers,
+      web: this.web,
+      hostConcurrency: this.limits.hostConcurrency,
+      isAllowed: (a) => this.isAllowed(a),
+    });
     this.takeovers.push(...found);
   }
 
@@ -424,7 +534,9 @@ class DiscoveryRun {
   private report(): DiscoveryReport {
     const gone: DiscoveryReport['gone'] = [];
     for (const [name, outcome] of this.states.goneGiven()) if (name !== this.root) gone.push({ name, outcome });
-    const unresolved = [...this.unresolvedFirm.values()].filter((u) => this.states.status(u.name) === Status.unresolved);
+    const unresolved = [...this.unresolvedFirm.values()].filter(
+      (u) => this.states.status(u.name) === Status.unresolved,
+    );
     const wildcards = this.wildcards.observations();
     return {
       root: this.root,
@@ -454,7 +566,8 @@ class DiscoveryRun {
 export async function discoverSurface(deps: DiscoveryDeps, request: DiscoveryRequest): Promise<DiscoveryReport> {
   request.signal.throwIfAborted();
   const root = normaliseHost(request.root);
-  if (root === undefined || !root.includes('.')) throw new Error(`discovery: ${JSON.stringify(request.root)} is not a domain name`);
+  if (root === undefined || !root.includes('.'))
+    throw new Error(`discovery: ${JSON.stringify(request.root)} is not a domain name`);
   // One internal signal carries the caller's abort to the many lookups and requests in flight
   // (each listens to it), so the caller's signal holds a single listener.
   const controller = new AbortController();

@@ -20,11 +20,25 @@ export function parseProviders(text: string): TakeoverProvider[] {
   if (!Array.isArray(data.providers)) throw new Error('takeover providers: no "providers" array');
   return data.providers.map((entry: unknown, index) => {
     const p = entry as Partial<TakeoverProvider>;
-    const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
-    if (typeof p.provider !== 'string' || !isStrings(p.cnames) || !isStrings(p.fingerprints) || typeof p.nxdomain !== 'boolean' || !['vulnerable', 'edge case', 'not vulnerable'].includes(p.status ?? '')) {
+    const isStrings = (value: unknown): value is string[] =>
+      Array.isArray(value) && value.every((item) => typeof item === 'string');
+    if (
+      typeof p.provider !== 'string' ||
+      !isStrings(p.cnames) ||
+      !isStrings(p.fingerprints) ||
+      typeof p.nxdomain !== 'boolean' ||
+      !['vulnerable', 'edge case', 'not vulnerable'].includes(p.status ?? '')
+    ) {
       throw new Error(`takeover providers: entry ${index} (${JSON.stringify(p.provider)}) is malformed`);
     }
-    return { provider: p.provider, cnames: p.cnames.map((c) => c.toLowerCase()), fingerprints: p.fingerprints, nxdomain: p.nxdomain, status: p.status as TakeoverProvider['status'], reference: p.reference ?? '' };
+    return {
+      provider: p.provider,
+      cnames: p.cnames.map((c) => c.toLowerCase()),
+      fingerprints: p.fingerprints,
+      nxdomain: p.nxdomain,
+      status: p.status as TakeoverProvider['status'],
+      reference: p.reference ?? '',
+    };
   });
 }
 
@@ -39,7 +53,8 @@ export function providerOf(target: string, providers: readonly TakeoverProvider[
   let best: { provider: TakeoverProvider; length: number } | undefined;
   for (const provider of providers) {
     for (const suffix of provider.cnames) {
-      if (isUnderRoot(target, suffix) && (best === undefined || suffix.length > best.length)) best = { provider, length: suffix.length };
+      if (isUnderRoot(target, suffix) && (best === undefined || suffix.length > best.length))
+        best = { provider, length: suffix.length };
     }
   }
   return best?.provider;
@@ -55,7 +70,13 @@ export function matchFingerprint(body: string, provider: TakeoverProvider): stri
  * (a resolver answers NXDOMAIN with the chain in it), `target` the lookup of the last target
  * when the name's answer stopped at the CNAME.
  */
-export function danglingCname(name: string, chain: string[], own: LookupResult, target: LookupResult | undefined, providers: readonly TakeoverProvider[]): TakeoverObservation | undefined {
+export function danglingCname(
+  name: string,
+  chain: string[],
+  own: LookupResult,
+  target: LookupResult | undefined,
+  providers: readonly TakeoverProvider[],
+): TakeoverObservation | undefined {
   const last = chain[chain.length - 1];
   if (last === undefined) return undefined;
   const decisive = own.outcome === 'nxdomain' ? own : target;
@@ -76,10 +97,21 @@ export function danglingCname(name: string, chain: string[], own: LookupResult, 
  * HTTPS then HTTP is read with the name as host; a body holding the provider's signature is
  * the evidence. A claimed resource (normal content) raises nothing.
  */
-export async function unclaimedAtProvider(name: string, chain: string[], providers: readonly TakeoverProvider[], web: WebReader): Promise<TakeoverObservation | undefined> {
+export async function unclaimedAtProvider(
+  name: string,
+  chain: string[],
+  providers: readonly TakeoverProvider[],
+  web: WebReader,
+): Promise<TakeoverObservation | undefined> {
   const target = chain.find((t) => providerOf(t, providers) !== undefined);
   const provider = target === undefined ? undefined : providerOf(target, providers);
-  if (target === undefined || provider === undefined || provider.status !== 'vulnerable' || provider.fingerprints.length === 0) return undefined;
+  if (
+    target === undefined ||
+    provider === undefined ||
+    provider.status !== 'vulnerable' ||
+    provider.fingerprints.length === 0
+  )
+    return undefined;
   for (const scheme of ['https', 'http'] as const) {
     const url = web.urlOf(name, scheme);
     const answer = await web.get(url);
@@ -136,7 +168,14 @@ export async function brokenDelegation(
     if (addresses.length === 0) return undefined;
     const failures: string[] = [];
     for (const address of addresses) {
-      const answer = await queryNameServer(deps.guard, { address, port: deps.ports.dns }, delegation.zone, 'SOA', deps.timeoutMs, deps.signal);
+      const answer = await queryNameServer(
+        deps.guard,
+        { address, port: deps.ports.dns },
+        delegation.zone,
+        'SOA',
+        deps.timeoutMs,
+        deps.signal,
+      );
       const failure = serverFailure(answer, delegation.zone);
       if (failure === undefined) return undefined;
       failures.push(`${server} (${address}) ${failure}`);
@@ -169,7 +208,11 @@ export interface TakeoverContext {
  * The takeover phase of a run: every live name with a CNAME chain (a dangling target, or a
  * provider's "unclaimed" page when its addresses may be reached) and every delegation under the root.
  */
-export async function takeoverTests(chained: ReadonlyMap<string, Chained>, delegations: readonly Delegation[], context: TakeoverContext): Promise<TakeoverObservation[]> {
+export async function takeoverTests(
+  chained: ReadonlyMap<string, Chained>,
+  delegations: readonly Delegation[],
+  context: TakeoverContext,
+): Promise<TakeoverObservation[]> {
   const found: TakeoverObservation[] = [];
   await eachLimited([...chained.entries()], context.hostConcurrency, async ([name, entry]) => {
     const chain = entry.cnames;
@@ -177,7 +220,8 @@ export async function takeoverTests(chained: ReadonlyMap<string, Chained>, deleg
     if (entry.addresses.length === 0) {
       const own = entry.nxdomainAnswer ?? (await context.bulk.lookup(name, ['A', 'AAAA'], context.signal));
       const last = chain[chain.length - 1] as string;
-      const target = own.outcome === 'nxdomain' ? undefined : await context.bulk.lookup(last, ['A', 'AAAA'], context.signal);
+      const target =
+        own.outcome === 'nxdomain' ? undefined : await context.bulk.lookup(last, ['A', 'AAAA'], context.signal);
       observation = danglingCname(name, chain, own, target, context.providers);
     } else if (entry.addresses.every((a) => context.isAllowed(a))) {
       observation = await unclaimedAtProvider(name, chain, context.providers, context.web);
@@ -210,9 +254,18 @@ export async function findDelegations(
   const found: Delegation[] = [];
   await eachLimited(candidates, 8, async (zone) => {
     for (const address of addresses) {
-      const answer = await queryNameServer(context.guard, { address, port: context.ports.dns }, zone, 'NS', context.timeoutMs, context.signal);
+      const answer = await queryNameServer(
+        context.guard,
+        { address, port: context.ports.dns },
+        zone,
+        'NS',
+        context.timeoutMs,
+        context.signal,
+      );
       if (answer.kind !== 'message') continue;
-      const records = [...answer.message.answers, ...answer.message.authorities].filter((r) => r.type === 'NS' && r.name === zone);
+      const records = [...answer.message.answers, ...answer.message.authorities].filter(
+        (r) => r.type === 'NS' && r.name === zone,
+      );
       if (records.length > 0) found.push({ zone, nameServers: records.map((r) => r.data.replace(/\.$/, '')) });
       return;
     }

@@ -1,7 +1,12 @@
 import { isIP } from 'node:net';
 import tls from 'node:tls';
 import type { DnsResolver } from '../dns/resolver.ts';
-import { createGuardedHttpClient, HttpRequestError, type GuardedHttpClient, type HttpExchange } from '../http-scan/guarded-http-client.ts';
+import {
+  createGuardedHttpClient,
+  HttpRequestError,
+  type GuardedHttpClient,
+  type HttpExchange,
+} from '../http-scan/guarded-http-client.ts';
 import { extractPageLinks } from '../http-scan/html-links.ts';
 import { RequestBudget } from '../http-scan/request-budget.ts';
 import { scannerUserAgent } from '../http-scan/scan-session.ts';
@@ -9,7 +14,14 @@ import { refuseLookup, type EgressGuard } from '../net/egress-guard.ts';
 import type { DiscoveryLimits, DiscoveryPorts } from './discovery.types.ts';
 
 /** Response headers whose values name other hosts. */
-const NAMING_HEADERS = new Set(['location', 'content-security-policy', 'content-security-policy-report-only', 'link', 'access-control-allow-origin', 'refresh']);
+const NAMING_HEADERS = new Set([
+  'location',
+  'content-security-policy',
+  'content-security-policy-report-only',
+  'link',
+  'access-control-allow-origin',
+  'refresh',
+]);
 
 /** What reading one host gave: texts to scan for names, and failures worth a warning. */
 export interface HostTexts {
@@ -65,7 +77,13 @@ export class WebReader {
   requests = 0;
 
   constructor(private readonly options: WebReaderOptions) {
-    this.client = createGuardedHttpClient({ guard: options.guard, resolver: options.resolver, requestTimeoutMs: options.limits.httpTimeoutMs, bodyLimit: options.limits.pageBodyLimit, signal: options.signal });
+    this.client = createGuardedHttpClient({
+      guard: options.guard,
+      resolver: options.resolver,
+      requestTimeoutMs: options.limits.httpTimeoutMs,
+      bodyLimit: options.limits.pageBodyLimit,
+      signal: options.signal,
+    });
     this.headers = [{ name: 'user-agent', value: scannerUserAgent }, ...options.customHeaders];
   }
 
@@ -180,7 +198,12 @@ export class WebReader {
       } catch {
         continue;
       }
-      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !/\.m?js$/i.test(url.pathname) || !isUnderRoot(url.hostname.toLowerCase())) continue;
+      if (
+        (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+        !/\.m?js$/i.test(url.pathname) ||
+        !isUnderRoot(url.hostname.toLowerCase())
+      )
+        continue;
       url.hash = '';
       if (urls.some((u) => u.href === url.href)) continue;
       urls.push(url);

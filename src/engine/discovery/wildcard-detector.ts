@@ -15,7 +15,10 @@ interface Wildcard {
 }
 
 /** Addresses and the CNAME chain of a lookup answer for `name`. */
-export function answerOf(name: string, records: Array<{ name: string; type: string; data: string }>): { addresses: string[]; chain: string[] } {
+export function answerOf(
+  name: string,
+  records: Array<{ name: string; type: string; data: string }>,
+): { addresses: string[]; chain: string[] } {
   // The common answer: one address of the name itself.
   if (records.length === 1) {
     const only = records[0] as { name: string; type: string; data: string };
@@ -30,7 +33,9 @@ export function answerOf(name: string, records: Array<{ name: string; type: stri
     if (chain.includes(current)) break;
     chain.push(current);
   }
-  const addresses = records.filter((r) => (r.type === 'A' || r.type === 'AAAA') && r.name === current).map((r) => r.data);
+  const addresses = records
+    .filter((r) => (r.type === 'A' || r.type === 'AAAA') && r.name === current)
+    .map((r) => r.data);
   return { addresses: [...new Set(addresses)].sort(), chain };
 }
 
@@ -75,7 +80,10 @@ export class WildcardDetector {
   /** True (and counted) when the answer is the wildcard's. */
   isWildcardAnswer(wildcard: Wildcard, name: string, addresses: string[], chain: string[]): boolean {
     const first = chain[0];
-    const isSame = first !== undefined ? wildcard.cnames.has(first) : addresses.length > 0 && addresses.every((a) => wildcard.addresses.has(a));
+    const isSame =
+      first !== undefined
+        ? wildcard.cnames.has(first)
+        : addresses.length > 0 && addresses.every((a) => wildcard.addresses.has(a));
     if (isSame) {
       wildcard.observation.filtered += 1;
       if (wildcard.observation.samples.length < SAMPLES) wildcard.observation.samples.push(name);
@@ -85,13 +93,17 @@ export class WildcardDetector {
 
   /** Every wildcard met so far. */
   observations(): WildcardObservation[] {
-    return [...this.known.values()].flatMap((w) => (w === undefined ? [] : [w.observation])).sort((a, b) => a.parent.localeCompare(b.parent));
+    return [...this.known.values()]
+      .flatMap((w) => (w === undefined ? [] : [w.observation]))
+      .sort((a, b) => a.parent.localeCompare(b.parent));
   }
 
   private async detect(parent: string): Promise<Wildcard | undefined> {
     const addresses = new Set<string>();
     const cnames = new Set<string>();
-    const results = await Promise.all(Array.from({ length: PROBES }, () => this.bulk.lookup(`${randomLabel()}.${parent}`, ['A', 'AAAA'], this.signal)));
+    const results = await Promise.all(
+      Array.from({ length: PROBES }, () => this.bulk.lookup(`${randomLabel()}.${parent}`, ['A', 'AAAA'], this.signal)),
+    );
     for (const result of results) {
       if (result.outcome !== 'answer') continue;
       const answer = answerOf(result.name, result.records);
@@ -99,6 +111,10 @@ export class WildcardDetector {
       if (answer.chain[0] !== undefined) cnames.add(answer.chain[0]);
     }
     if (addresses.size === 0 && cnames.size === 0) return undefined;
-    return { addresses, cnames, observation: { parent, addresses: [...addresses].sort(), cnames: [...cnames].sort(), filtered: 0, samples: [] } };
+    return {
+      addresses,
+      cnames,
+      observation: { parent, addresses: [...addresses].sort(), cnames: [...cnames].sort(), filtered: 0, samples: [] },
+    };
   }
 }

@@ -72,10 +72,16 @@ export async function* transferZoneBatches(options: TransferZoneOptions): AsyncG
     let isFirst = true;
     for (;;) {
       const remaining = deadline - Date.now();
-      const stall = remaining < timeoutMs ? `the transfer of ${zoneName} from ${where} took longer than ${options.maxDurationMs ?? 600_000} ms` : `${where} sent nothing for ${timeoutMs} ms`;
+      const stall =
+        remaining < timeoutMs
+          ? `the transfer of ${zoneName} from ${where} took longer than ${options.maxDurationMs ?? 600_000} ms`
+          : `${where} sent nothing for ${timeoutMs} ms`;
       const chunk = await nextChunk(chunks, Math.min(timeoutMs, remaining), signal, where, stall);
       if (chunk === undefined) {
-        throw new ZoneTransferError('connection', `${where} closed the connection before the transfer of ${zoneName} ended (${count} records received)`);
+        throw new ZoneTransferError(
+          'connection',
+          `${where} closed the connection before the transfer of ${zoneName} ended (${count} records received)`,
+        );
       }
       for (const message of framer.push(chunk)) {
         const batch: ZoneRecord[] = [];
@@ -83,12 +89,17 @@ export async function* transferZoneBatches(options: TransferZoneOptions): AsyncG
         try {
           isDone = readMessage(message, { id, zone, zoneName, where, isFirst }, batch);
         } catch (err) {
-          if (err instanceof DnsWireError) throw new ZoneTransferError('malformed', `malformed answer from ${where}: ${err.message}`, { cause: err });
+          if (err instanceof DnsWireError)
+            throw new ZoneTransferError('malformed', `malformed answer from ${where}: ${err.message}`, { cause: err });
           throw err;
         }
         isFirst = false;
         count += batch.length;
-        if (count > maxRecords) throw new ZoneTransferError('malformed', `the transfer of ${zoneName} from ${where} exceeds ${maxRecords} records`);
+        if (count > maxRecords)
+          throw new ZoneTransferError(
+            'malformed',
+            `the transfer of ${zoneName} from ${where} exceeds ${maxRecords} records`,
+          );
         if (batch.length > 0) yield batch;
         if (isDone) return;
       }
@@ -111,8 +122,11 @@ async function connect(options: TransferZoneOptions, timeoutMs: number, signal: 
     addresses = await resolveGuarded(host, options.guard, options.resolver, signal);
   } catch (err) {
     if (signal.aborted) throw signal.reason;
-    if (err instanceof EgressDeniedError) throw new ZoneTransferError('denied', `name server ${host}: ${err.message}`, { cause: err });
-    throw new ZoneTransferError('connection', `cannot resolve name server ${host}: ${(err as Error).message}`, { cause: err });
+    if (err instanceof EgressDeniedError)
+      throw new ZoneTransferError('denied', `name server ${host}: ${err.message}`, { cause: err });
+    throw new ZoneTransferError('connection', `cannot resolve name server ${host}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   if (addresses.length === 0) throw new ZoneTransferError('connection', `name server ${host} has no address`);
   const failures: string[] = [];
@@ -123,14 +137,21 @@ async function connect(options: TransferZoneOptions, timeoutMs: number, signal: 
       if (signal.aborted) throw signal.reason;
       const code = (err as { code?: string }).code;
       failures.push(code === 'ECONNREFUSED' ? `${address}:${port} refused the connection` : (err as Error).message);
-      if (code === 'ETIMEDOUT' && addresses.length === 1) throw new ZoneTransferError('timeout', `name server ${host}: ${failures.join('; ')}`, { cause: err });
+      if (code === 'ETIMEDOUT' && addresses.length === 1)
+        throw new ZoneTransferError('timeout', `name server ${host}: ${failures.join('; ')}`, { cause: err });
     }
   }
   throw new ZoneTransferError('connection', `cannot connect to name server ${host}: ${failures.join('; ')}`);
 }
 
 /** The next chunk of the stream, undefined at its end; waits at most `waitMs`, then fails with `stall`. */
-async function nextChunk(chunks: AsyncIterator<Buffer>, waitMs: number, signal: AbortSignal, where: string, stall: string): Promise<Buffer | undefined> {
+async function nextChunk(
+  chunks: AsyncIterator<Buffer>,
+  waitMs: number,
+  signal: AbortSignal,
+  where: string,
+  stall: string,
+): Promise<Buffer | undefined> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
@@ -147,7 +168,9 @@ async function nextChunk(chunks: AsyncIterator<Buffer>, waitMs: number, signal: 
     return result.done === true ? undefined : result.value;
   } catch (err) {
     if (err instanceof ZoneTransferError || signal.aborted) throw err;
-    throw new ZoneTransferError('connection', `connection to ${where} failed: ${(err as Error).message}`, { cause: err });
+    throw new ZoneTransferError('connection', `connection to ${where} failed: ${(err as Error).message}`, {
+      cause: err,
+    });
   } finally {
     clearTimeout(timer);
     if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
@@ -166,23 +189,32 @@ interface MessageContext {
 function readMessage(message: Buffer, context: MessageContext, batch: ZoneRecord[]): boolean {
   const { zone, zoneName, where } = context;
   const header = readHeader(message);
-  if (header.id !== context.id || !header.isResponse) throw new DnsWireError(`a message that does not answer the query (id ${header.id})`);
+  if (header.id !== context.id || !header.isResponse)
+    throw new DnsWireError(`a message that does not answer the query (id ${header.id})`);
   if (header.rcode !== 0) {
     const reason = REASON_BY_RCODE[header.rcode] ?? 'refused';
-    const why = reason === 'notauth' ? 'is not authoritative for' : header.rcode === 5 ? 'refused the transfer of' : 'failed the transfer of';
+    const why =
+      reason === 'notauth'
+        ? 'is not authoritative for'
+        : header.rcode === 5
+          ? 'refused the transfer of'
+          : 'failed the transfer of';
     throw new ZoneTransferError(reason, `${where} ${why} ${zoneName} (${rcodeName(header.rcode)})`);
   }
   const reader = new WireReader(message, 12);
   for (let i = 0; i < header.questionCount; i += 1) {
     const question = readQuestion(reader);
-    if (question.name !== zone || question.type !== RR_TYPE.AXFR) throw new DnsWireError(`answer to another question (${question.name})`);
+    if (question.name !== zone || question.type !== RR_TYPE.AXFR)
+      throw new DnsWireError(`answer to another question (${question.name})`);
   }
-  if (context.isFirst && header.answerCount === 0) throw new DnsWireError(`empty answer to the transfer of ${zoneName}`);
+  if (context.isFirst && header.answerCount === 0)
+    throw new DnsWireError(`empty answer to the transfer of ${zoneName}`);
   for (let i = 0; i < header.answerCount; i += 1) {
     const { record, type } = readRecord(reader);
     const isSoa = type === RR_TYPE.SOA;
     if (context.isFirst && i === 0) {
-      if (!isSoa || record.name !== zoneName) throw new DnsWireError(`the transfer does not start with the SOA of ${zoneName}`);
+      if (!isSoa || record.name !== zoneName)
+        throw new DnsWireError(`the transfer does not start with the SOA of ${zoneName}`);
     } else if (isSoa && record.name === zoneName) {
       return true;
     }

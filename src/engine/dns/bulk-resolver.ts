@@ -52,7 +52,11 @@ export interface BulkResolver {
    * bounded for any length), calling onResult once per name in completion order. An async
    * onResult is awaited in bulk: intake pauses while `concurrency` callbacks are unsettled.
    */
-  resolveAll(names: AsyncIterable<string> | Iterable<string>, onResult: (result: LookupResult) => void | Promise<void>, options?: ResolveAllOptions): Promise<BulkStats>;
+  resolveAll(
+    names: AsyncIterable<string> | Iterable<string>,
+    onResult: (result: LookupResult) => void | Promise<void>,
+    options?: ResolveAllOptions,
+  ): Promise<BulkStats>;
   /** Closes every socket; pending lookups never settle afterwards. */
   close(): void;
 }
@@ -126,7 +130,11 @@ class BulkEngine implements BulkResolver {
     });
   }
 
-  async resolveAll(names: AsyncIterable<string> | Iterable<string>, onResult: (result: LookupResult) => void | Promise<void>, options: ResolveAllOptions = {}): Promise<BulkStats> {
+  async resolveAll(
+    names: AsyncIterable<string> | Iterable<string>,
+    onResult: (result: LookupResult) => void | Promise<void>,
+    options: ResolveAllOptions = {},
+  ): Promise<BulkStats> {
     const startedAt = performance.now();
     const scheduler = await this.open();
     const before = { ...scheduler.counters };
@@ -232,11 +240,19 @@ class BulkEngine implements BulkResolver {
   close(): void {
     const opening = this.opening;
     this.opening = undefined;
-    void opening?.then((scheduler) => scheduler.close(), () => undefined);
+    void opening?.then(
+      (scheduler) => scheduler.close(),
+      () => undefined,
+    );
   }
 
   /** Queues the queries of one name; an invalid name is delivered at once as `invalid`. */
-  private submit(scheduler: QueryScheduler, text: string, types: number[], deliver: (result: LookupResult) => void): void {
+  private submit(
+    scheduler: QueryScheduler,
+    text: string,
+    types: number[],
+    deliver: (result: LookupResult) => void,
+  ): void {
     const trimmed = text.trim();
     let owner: string;
     let nameWire: Buffer;
@@ -256,7 +272,12 @@ class BulkEngine implements BulkResolver {
         nameWire = queryNameWire(canonical);
       }
     } catch (err) {
-      deliver({ name: trimmed, outcome: 'invalid', records: [], failures: [{ type: '', outcome: 'invalid', detail: (err as Error).message }] });
+      deliver({
+        name: trimmed,
+        outcome: 'invalid',
+        records: [],
+        failures: [{ type: '', outcome: 'invalid', detail: (err as Error).message }],
+      });
       return;
     }
     scheduler.submit(new NameLookup(owner, types.length, deliver), nameWire, types);

@@ -1,4 +1,11 @@
-import { BatchUdpChannel, RandomIds, TcpChannel, UdpChannel, type UdpTransport, type WireQuery } from './bulk-transport.ts';
+import {
+  BatchUdpChannel,
+  RandomIds,
+  TcpChannel,
+  UdpChannel,
+  type UdpTransport,
+  type WireQuery,
+} from './bulk-transport.ts';
 import type { LookupOutcome, NameLookup } from './lookup-result.ts';
 import { formatNameServer } from './name-server.ts';
 import { rcodeName, typeName } from './rr-types.ts';
@@ -69,7 +76,10 @@ export class QueryScheduler {
   ) {
     const onAnswer = (query: Query, message: Buffer): void => this.onAnswer(query, message);
     const onFailure = (query: Query, reason: string): void => this.onTransportFailure(query, reason);
-    const template = new QueryTemplate({ isRecursionDesired: options.isRecursionDesired, ednsUdpSize: options.ednsUdpSize });
+    const template = new QueryTemplate({
+      isRecursionDesired: options.isRecursionDesired,
+      ednsUdpSize: options.ednsUdpSize,
+    });
     this.servers = addresses.map(({ address, port }) => ({
       label: formatNameServer({ host: address, port }),
       udp: Array.from({ length: options.socketsPerServer }, (): UdpTransport<Query> => {
@@ -170,10 +180,13 @@ export class QueryScheduler {
       return true;
     }
     if (this.queued() > 0 && this.rateTimer === undefined) {
-      this.rateTimer = setTimeout(() => {
-        this.rateTimer = undefined;
-        this.pump();
-      }, Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / rate)));
+      this.rateTimer = setTimeout(
+        () => {
+          this.rateTimer = undefined;
+          this.pump();
+        },
+        Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / rate)),
+      );
     }
     return false;
   }
@@ -202,7 +215,12 @@ export class QueryScheduler {
       channel.forget(query);
       this.counters.timeouts += 1;
       this.end(query);
-      this.retryOr(query, 'timeout', `no answer from ${this.serverLabel(query)} within ${this.options.timeoutMs} ms`, true);
+      this.retryOr(
+        query,
+        'timeout',
+        `no answer from ${this.serverLabel(query)} within ${this.options.timeoutMs} ms`,
+        true,
+      );
     }
   }
 
@@ -238,9 +256,19 @@ export class QueryScheduler {
     } else if (rcode === 0 || rcode === 3) {
       this.settleAnswer(query, message, rcode);
     } else if (rcode === 2 || rcode === 5) {
-      this.retryOr(query, rcode === 2 ? 'servfail' : 'refused', `${this.serverLabel(query)} answered ${rcodeName(rcode)}`, false);
+      this.retryOr(
+        query,
+        rcode === 2 ? 'servfail' : 'refused',
+        `${this.serverLabel(query)} answered ${rcodeName(rcode)}`,
+        false,
+      );
     } else {
-      query.lookup.settle(typeName(query.type), 'error', undefined, `${this.serverLabel(query)} answered ${rcodeName(rcode)}`);
+      query.lookup.settle(
+        typeName(query.type),
+        'error',
+        undefined,
+        `${this.serverLabel(query)} answered ${rcodeName(rcode)}`,
+      );
     }
     this.schedulePump();
   }
@@ -265,7 +293,12 @@ export class QueryScheduler {
       records = readAnswers(message, 12 + query.nameWire.length + 4, query.lookup);
     } catch (err) {
       if (!(err instanceof DnsWireError)) throw err;
-      query.lookup.settle(typeName(query.type), 'error', undefined, `malformed answer from ${this.serverLabel(query)}: ${err.message}`);
+      query.lookup.settle(
+        typeName(query.type),
+        'error',
+        undefined,
+        `malformed answer from ${this.serverLabel(query)}: ${err.message}`,
+      );
       return;
     }
     const outcome: LookupOutcome = rcode === 3 ? 'nxdomain' : records.length > 0 ? 'answer' : 'nodata';

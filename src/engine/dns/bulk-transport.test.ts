@@ -45,7 +45,9 @@ class FakeSocket extends EventEmitter {
   close(): void {}
 }
 
-async function channel(onAnswer: (q: WireQuery, message: Buffer) => void = () => undefined): Promise<{ udp: UdpChannel<WireQuery>; socket: FakeSocket }> {
+async function channel(
+  onAnswer: (q: WireQuery, message: Buffer) => void = () => undefined,
+): Promise<{ udp: UdpChannel<WireQuery>; socket: FakeSocket }> {
   const socket = new FakeSocket();
   const udp = new UdpChannel<WireQuery>('127.0.0.1', 53, new RandomIds(), template, onAnswer);
   await udp.open(socket as unknown as dgram.Socket);
@@ -63,11 +65,46 @@ describe('bulk transport: answers', () => {
     const q = query('www.example.test', RR_TYPE.A);
     const message = template.encode(0x1234, q.nameWire, q.type);
     const at = 12 + q.nameWire.length;
-    assert.equal(isAnswerTo(responseTo(message, (r) => (r[2] = 0x04)), q), false, 'QR bit clear');
-    assert.equal(isAnswerTo(responseTo(message, (r) => (r[13] = 0x57)), q), false, 'W instead of w: byte for byte');
-    assert.equal(isAnswerTo(responseTo(message, (r) => r.writeUInt16BE(RR_TYPE.AAAA, at)), q), false, 'other type');
-    assert.equal(isAnswerTo(responseTo(message, (r) => r.writeUInt16BE(3, at + 2)), q), false, 'class CH');
-    assert.equal(isAnswerTo(responseTo(message, (r) => r.writeUInt16BE(2, 4)), q), false, 'two questions');
+    assert.equal(
+      isAnswerTo(
+        responseTo(message, (r) => (r[2] = 0x04)),
+        q,
+      ),
+      false,
+      'QR bit clear',
+    );
+    assert.equal(
+      isAnswerTo(
+        responseTo(message, (r) => (r[13] = 0x57)),
+        q,
+      ),
+      false,
+      'W instead of w: byte for byte',
+    );
+    assert.equal(
+      isAnswerTo(
+        responseTo(message, (r) => r.writeUInt16BE(RR_TYPE.AAAA, at)),
+        q,
+      ),
+      false,
+      'other type',
+    );
+    assert.equal(
+      isAnswerTo(
+        responseTo(message, (r) => r.writeUInt16BE(3, at + 2)),
+        q,
+      ),
+      false,
+      'class CH',
+    );
+    assert.equal(
+      isAnswerTo(
+        responseTo(message, (r) => r.writeUInt16BE(2, 4)),
+        q,
+      ),
+      false,
+      'two questions',
+    );
     assert.equal(isAnswerTo(responseTo(message).subarray(0, at + 2), q), false, 'cut inside the question');
   });
 });
@@ -88,7 +125,10 @@ describe('bulk transport: UDP channel', () => {
     socket.emit('message', forged);
     assert.equal(answered.length, 0);
     socket.emit('message', responseTo(Buffer.from(socket.copies[1] as string, 'hex')));
-    assert.deepEqual(answered.map(([q]) => q), [b]);
+    assert.deepEqual(
+      answered.map(([q]) => q),
+      [b],
+    );
     assert.deepEqual([...udp.inFlight()], [a]);
   });
 
@@ -123,12 +163,19 @@ class FakeBatchBinding {
   send(_handle: UdpBatchHandle, buffer: Buffer, ends: Uint32Array, count: number): number {
     const taken = Math.min(count, this.room);
     const datagrams: string[] = [];
-    for (let i = 0, start = 0; i < taken; start = ends[i] as number, i += 1) datagrams.push(buffer.toString('hex', start, ends[i]));
+    for (let i = 0, start = 0; i < taken; start = ends[i] as number, i += 1)
+      datagrams.push(buffer.toString('hex', start, ends[i]));
     this.calls.push(datagrams);
     return taken;
   }
 
-  receive(_handle: UdpBatchHandle, buffer: Buffer, slotSize: number, lengths: Int32Array, onBatch: (count: number) => void): void {
+  receive(
+    _handle: UdpBatchHandle,
+    buffer: Buffer,
+    slotSize: number,
+    lengths: Int32Array,
+    onBatch: (count: number) => void,
+  ): void {
     this.inbox = buffer;
     this.slotSize = slotSize;
     this.lengths = lengths;
@@ -147,9 +194,19 @@ class FakeBatchBinding {
 }
 
 describe('bulk transport: batch UDP channel', () => {
-  async function batchChannel(onAnswer: (q: WireQuery, message: Buffer) => void = () => undefined): Promise<{ udp: BatchUdpChannel<WireQuery>; binding: FakeBatchBinding }> {
+  async function batchChannel(
+    onAnswer: (q: WireQuery, message: Buffer) => void = () => undefined,
+  ): Promise<{ udp: BatchUdpChannel<WireQuery>; binding: FakeBatchBinding }> {
     const binding = new FakeBatchBinding();
-    const udp = new BatchUdpChannel<WireQuery>(binding as unknown as UdpBatchBinding, '127.0.0.1', 53, new RandomIds(), template, 1232, onAnswer);
+    const udp = new BatchUdpChannel<WireQuery>(
+      binding as unknown as UdpBatchBinding,
+      '127.0.0.1',
+      53,
+      new RandomIds(),
+      template,
+      1232,
+      onAnswer,
+    );
     await udp.open();
     return { udp, binding };
   }
@@ -170,11 +227,17 @@ describe('bulk transport: batch UDP channel', () => {
     binding.room = 50;
     for (const q of queries) udp.send(q);
     // The 65th query found the batch full: 64 went to the kernel, which took 50.
-    assert.deepEqual(binding.calls.map((c) => c.length), [50]);
+    assert.deepEqual(
+      binding.calls.map((c) => c.length),
+      [50],
+    );
     binding.room = Infinity;
     udp.flush();
     const sent = binding.calls.flat();
-    assert.deepEqual(sent, queries.map((q) => template.encode(q.id, q.nameWire, q.type).toString('hex')));
+    assert.deepEqual(
+      sent,
+      queries.map((q) => template.encode(q.id, q.nameWire, q.type).toString('hex')),
+    );
   });
 
   it('matches each answer of a batch to its query, dropping forged, cut and short datagrams', async () => {
@@ -190,7 +253,10 @@ describe('bulk transport: batch UDP channel', () => {
     binding.answer([forged, undefined, Buffer.alloc(5), responseTo(bSent)]);
     assert.deepEqual(answered, [[b, responseTo(bSent).toString('hex')]]);
     binding.answer([responseTo(aSent)]);
-    assert.deepEqual(answered.map(([q]) => q), [b, a]);
+    assert.deepEqual(
+      answered.map(([q]) => q),
+      [b, a],
+    );
     assert.deepEqual([...udp.inFlight()], []);
   });
 });

@@ -40,7 +40,12 @@ export function isAnswerTo(message: Buffer, query: WireQuery): boolean {
   const end = 12 + name.length;
   if (message.length < end + 4 || (message[2] as number) < 0x80 || message[4] !== 0 || message[5] !== 1) return false;
   for (let i = 0; i < name.length; i += 1) if (message[12 + i] !== name[i]) return false;
-  return message[end] === query.type >> 8 && message[end + 1] === (query.type & 0xff) && message[end + 2] === 0 && message[end + 3] === 1;
+  return (
+    message[end] === query.type >> 8 &&
+    message[end + 1] === (query.type & 0xff) &&
+    message[end + 2] === 0 &&
+    message[end + 3] === 1
+  );
 }
 
 /** Receive buffer of a UDP channel: a burst of answers to a full window must not overflow the 208 KiB default. */
@@ -120,7 +125,9 @@ export class UdpChannel<Q extends WireQuery> extends UdpQueries<Q> implements Ud
   }
 
   /** Binds an ephemeral port and connects it to the server (tests may hand in the socket). */
-  async open(socket = dgram.createSocket({ type: isIP(this.address) === 6 ? 'udp6' : 'udp4', recvBufferSize: RECEIVE_BUFFER })): Promise<void> {
+  async open(
+    socket = dgram.createSocket({ type: isIP(this.address) === 6 ? 'udp6' : 'udp4', recvBufferSize: RECEIVE_BUFFER }),
+  ): Promise<void> {
     // Answers that arrive after close, ICMP errors of a connected socket (port unreachable):
     // the query times out and is retried; the socket must not bring the process down.
     socket.on('error', () => undefined);

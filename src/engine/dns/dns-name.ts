@@ -98,7 +98,8 @@ export function decodeEscape(text: string, at: number): { char: string; length: 
   if (Number.isNaN(next)) throw new PresentationError(`dangling backslash in "${text}"`);
   if (next >= 0x30 && next <= 0x39) {
     const digits = text.slice(at + 1, at + 4);
-    if (!/^\d{3}$/.test(digits)) throw new PresentationError(`bad escape \\${digits} in "${text}": \\DDD needs three digits`);
+    if (!/^\d{3}$/.test(digits))
+      throw new PresentationError(`bad escape \\${digits} in "${text}": \\DDD needs three digits`);
     const value = Number(digits);
     if (value > 255) throw new PresentationError(`bad escape \\${digits} in "${text}": above 255`);
     return { char: String.fromCharCode(value), length: 4 };

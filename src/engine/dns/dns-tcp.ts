@@ -58,11 +58,20 @@ export class TcpMessageReader {
  * Opens a TCP connection to an IP address (already checked by the egress guard), with a connect
  * timeout; a host name is refused rather than resolved.
  */
-export function connectTcp(address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<net.Socket> {
+export function connectTcp(
+  address: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: address, port, noDelay: true, lookup: refuseLookup });
-    const timer = setTimeout(() => fail(new Error(`connection to ${address}:${port} timed out after ${timeoutMs} ms`), 'ETIMEDOUT'), timeoutMs);
-    const onAbort = (): void => fail(signal?.reason instanceof Error ? signal.reason : new Error('aborted'), 'ABORT_ERR');
+    const timer = setTimeout(
+      () => fail(new Error(`connection to ${address}:${port} timed out after ${timeoutMs} ms`), 'ETIMEDOUT'),
+      timeoutMs,
+    );
+    const onAbort = (): void =>
+      fail(signal?.reason instanceof Error ? signal.reason : new Error('aborted'), 'ABORT_ERR');
     function cleanup(): void {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

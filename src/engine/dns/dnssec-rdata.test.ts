@@ -30,15 +30,32 @@ const HASH = '2T7B4G4VSA5SMI47K61MV5BV1A22BOJR';
 describe('DNSSEC record data: RRSIG (RFC 4034 §3)', () => {
   it('reads mnemonics or numbers, dates or seconds, and a signature split in parts', () => {
     const canonical = `A 13 3 300 20300101000000 20200101000000 12345 example.com. ${SIGNATURE}`;
-    assert.equal(fromText('RRSIG', `A 13 3 300 20300101000000 20200101000000 12345 example.com. ${SIGNATURE}`), canonical);
-    assert.equal(fromText('RRSIG', `type1 ECDSAP256SHA256 3 300 1893456000 1577836800 12345 @ ${SIGNATURE.slice(0, 20)} ${SIGNATURE.slice(20)}`), canonical);
-    assert.equal(fromText('RRSIG', 'TYPE65280 0 0 0 0 4294967295 0 . AAAA'), 'TYPE65280 0 0 0 19700101000000 21060207062815 0 . AAAA');
+    assert.equal(
+      fromText('RRSIG', `A 13 3 300 20300101000000 20200101000000 12345 example.com. ${SIGNATURE}`),
+      canonical,
+    );
+    assert.equal(
+      fromText(
+        'RRSIG',
+        `type1 ECDSAP256SHA256 3 300 1893456000 1577836800 12345 @ ${SIGNATURE.slice(0, 20)} ${SIGNATURE.slice(20)}`,
+      ),
+      canonical,
+    );
+    assert.equal(
+      fromText('RRSIG', 'TYPE65280 0 0 0 0 4294967295 0 . AAAA'),
+      'TYPE65280 0 0 0 19700101000000 21060207062815 0 . AAAA',
+    );
   });
 
   it('decodes the wire form to the same text', () => {
-    const wire = '0001 0d 03 0000012c 70dbd880 5e0be100 3039 076578616d706c6503636f6d00' + Buffer.from(SIGNATURE, 'base64').toString('hex');
+    const wire =
+      '0001 0d 03 0000012c 70dbd880 5e0be100 3039 076578616d706c6503636f6d00' +
+      Buffer.from(SIGNATURE, 'base64').toString('hex');
     assert.equal(fromWire('RRSIG', wire), `A 13 3 300 20300101000000 20200101000000 12345 example.com. ${SIGNATURE}`);
-    assert.throws(() => fromWire('RRSIG', '0001 0d 03 0000012c 7861f9b0 5e0bfc80 3039 00'), /RRSIG without a signature/);
+    assert.throws(
+      () => fromWire('RRSIG', '0001 0d 03 0000012c 7861f9b0 5e0bfc80 3039 00'),
+      /RRSIG without a signature/,
+    );
   });
 
   it('refuses what BIND refuses', () => {
@@ -73,14 +90,18 @@ describe('DNSSEC record data: times and base32hex', () => {
     assert.equal(toBase32Hex(base32HexBytes(HASH.toLowerCase(), 'h')), HASH);
     assert.equal(base32HexBytes('', 'h'), '');
     assert.equal(toBase32Hex('\x00'), '00');
-    for (const bad of ['2t', '2v', '200', `${HASH}=`, '2w000000']) assert.throws(() => base32HexBytes(bad, 'h'), /bad base32hex/, bad);
+    for (const bad of ['2t', '2v', '200', `${HASH}=`, '2w000000'])
+      assert.throws(() => base32HexBytes(bad, 'h'), /bad base32hex/, bad);
   });
 });
 
 describe('DNSSEC record data: NSEC, NSEC3, NSEC3PARAM, CSYNC (RFC 4034, 5155, 7477)', () => {
   it('lists the bitmap types once each, in number order', () => {
     assert.equal(fromText('NSEC', 'b NSEC A TYPE65535 TYPE0 a'), 'b.example.com. TYPE0 A NSEC TYPE65535');
-    assert.equal(fromWire('NSEC', `0162076578616d706c6503636f6d00 0006 400100000003 041b ${'00'.repeat(26)}20`), 'b.example.com. A MX RRSIG NSEC TYPE1234');
+    assert.equal(
+      fromWire('NSEC', `0162076578616d706c6503636f6d00 0006 400100000003 041b ${'00'.repeat(26)}20`),
+      'b.example.com. A MX RRSIG NSEC TYPE1234',
+    );
   });
 
   it('refuses an empty NSEC bitmap, unknown types and malformed windows', () => {
@@ -94,7 +115,11 @@ describe('DNSSEC record data: NSEC, NSEC3, NSEC3PARAM, CSYNC (RFC 4034, 5155, 74
       ['0021' + '01'.repeat(33), /window of 33 bytes/],
       ['000240', /runs past/],
     ] as const) {
-      assert.throws(() => fromWire('NSEC', `00${bitmap}`), (err: unknown) => err instanceof DnsWireError && message.test(err.message), bitmap);
+      assert.throws(
+        () => fromWire('NSEC', `00${bitmap}`),
+        (err: unknown) => err instanceof DnsWireError && message.test(err.message),
+        bitmap,
+      );
     }
   });
 
@@ -102,11 +127,20 @@ describe('DNSSEC record data: NSEC, NSEC3, NSEC3PARAM, CSYNC (RFC 4034, 5155, 74
     assert.equal(fromText('NSEC3', `1 1 10 aabbccdd ${HASH.toLowerCase()} A RRSIG`), `1 1 10 AABBCCDD ${HASH} A RRSIG`);
     assert.equal(fromText('NSEC3', `SHA-1 0 0 - ${HASH}`), `1 0 0 - ${HASH}`);
     assert.equal(fromText('NSEC3', '2 0 0 - 20'), '2 0 0 - 20');
-    assert.equal(fromWire('NSEC3', `01 01 000a 04 aabbccdd 14 ${Buffer.from(base32HexBytes(HASH, 'h'), 'latin1').toString('hex')} 0001 40`), `1 1 10 AABBCCDD ${HASH} A`);
+    assert.equal(
+      fromWire(
+        'NSEC3',
+        `01 01 000a 04 aabbccdd 14 ${Buffer.from(base32HexBytes(HASH, 'h'), 'latin1').toString('hex')} 0001 40`,
+      ),
+      `1 1 10 AABBCCDD ${HASH} A`,
+    );
   });
 
   it('refuses a SHA-1 hash that is not 20 bytes, bad salt and bad base32hex, on both paths', () => {
-    assert.throws(() => fromText('NSEC3', '1 1 10 - 2t7b4g4vsa5smi47k61mv5bv'), /SHA-1 next hashed owner name has 20 bytes, got 15/);
+    assert.throws(
+      () => fromText('NSEC3', '1 1 10 - 2t7b4g4vsa5smi47k61mv5bv'),
+      /SHA-1 next hashed owner name has 20 bytes, got 15/,
+    );
     assert.throws(() => fromText('NSEC3', `1 1 10 abc ${HASH}`), /bad hex in salt/);
     assert.throws(() => fromText('NSEC3', `1 1 10 "aabb" ${HASH}`), /salt must not be quoted/);
     assert.throws(() => fromText('NSEC3', '1 1 10 - 2t7b4g4vsa5smi47k61mv5bv1a22bojr='), /bad base32hex/);
@@ -145,10 +179,16 @@ describe('DNSSEC record data: digests, keys and ZONEMD', () => {
 
   it('checks ZONEMD digest sizes (RFC 8976 §5.3)', () => {
     const sha384 = 'FEBE3D4CE2EC2FFA4BA99D46CD69D6D29711E55217057BEE7EB1A7B641A47BA7FED2DD5B97AE499FAFA4F22C6BD647DE';
-    assert.equal(fromText('ZONEMD', `2018031900 1 1 ${sha384.slice(0, 40)} ${sha384.slice(40)}`), `2018031900 1 1 ${sha384}`);
+    assert.equal(
+      fromText('ZONEMD', `2018031900 1 1 ${sha384.slice(0, 40)} ${sha384.slice(40)}`),
+      `2018031900 1 1 ${sha384}`,
+    );
     assert.equal(fromWire('ZONEMD', `7848b91c 01 01 ${sha384}`), `2018031900 1 1 ${sha384}`);
     assert.equal(fromText('ZONEMD', '1 0 240 FEBE3D4CE2EC2FFA4BA9AABB'), '1 0 240 FEBE3D4CE2EC2FFA4BA9AABB');
-    assert.throws(() => fromText('ZONEMD', '1 1 1 FEBE3D4CE2EC2FFA4BA9AABB'), /hash algorithm 1 needs 48 bytes, got 12/);
+    assert.throws(
+      () => fromText('ZONEMD', '1 1 1 FEBE3D4CE2EC2FFA4BA9AABB'),
+      /hash algorithm 1 needs 48 bytes, got 12/,
+    );
     assert.throws(() => fromText('ZONEMD', '1 1 2 FEBE3D4CE2EC2FFA4BA9AABB'), /hash algorithm 2 needs 64 bytes/);
     assert.throws(() => fromText('ZONEMD', '1 1 240 FEBE3D4CE2EC2FFA4BA9'), /shorter than 12 bytes/);
     assert.throws(() => fromWire('ZONEMD', '00000001 01 f0 aabb'), /shorter than 12 bytes/);

@@ -44,7 +44,8 @@ const DIGEST_SIZE = new Map([
 
 function checkedDigest(digestType: number, bytes: string): string {
   const size = DIGEST_SIZE.get(digestType);
-  if (size !== undefined && bytes.length !== size) throw new PresentationError(`digest type ${digestType} needs ${size} bytes, got ${bytes.length}`);
+  if (size !== undefined && bytes.length !== size)
+    throw new PresentationError(`digest type ${digestType} needs ${size} bytes, got ${bytes.length}`);
   return toHex(bytes);
 }
 
@@ -94,12 +95,15 @@ function salt(c: TokenCursor): string {
 
 /** The next hashed owner name: 1 to 255 bytes, 20 for SHA-1 (RFC 5155 §3.1.7). */
 function checkedHash(hashAlg: number, bytes: string): string {
-  if (bytes.length < 1 || bytes.length > 255) throw new PresentationError(`next hashed owner name of ${bytes.length} bytes`);
-  if (hashAlg === 1 && bytes.length !== 20) throw new PresentationError(`a SHA-1 next hashed owner name has 20 bytes, got ${bytes.length}`);
+  if (bytes.length < 1 || bytes.length > 255)
+    throw new PresentationError(`next hashed owner name of ${bytes.length} bytes`);
+  if (hashAlg === 1 && bytes.length !== 20)
+    throw new PresentationError(`a SHA-1 next hashed owner name has 20 bytes, got ${bytes.length}`);
   return toBase32Hex(bytes);
 }
 
-const nsec3Param: RdataParser = (c) => `${hashAlgorithm(c)} ${c.uint('flags', 0xff)} ${c.uint('iterations', 0xffff)} ${salt(c)}`;
+const nsec3Param: RdataParser = (c) =>
+  `${hashAlgorithm(c)} ${c.uint('flags', 0xff)} ${c.uint('iterations', 0xffff)} ${salt(c)}`;
 
 const nsec3: RdataParser = (c) => {
   const hashAlg = hashAlgorithm(c);
@@ -117,7 +121,8 @@ const ZONEMD_DIGEST_SIZE = new Map([
 
 function checkedZoneDigest(hashAlg: number, bytes: string): string {
   const size = ZONEMD_DIGEST_SIZE.get(hashAlg);
-  if (size !== undefined && bytes.length !== size) throw new PresentationError(`ZONEMD hash algorithm ${hashAlg} needs ${size} bytes, got ${bytes.length}`);
+  if (size !== undefined && bytes.length !== size)
+    throw new PresentationError(`ZONEMD hash algorithm ${hashAlg} needs ${size} bytes, got ${bytes.length}`);
   if (bytes.length < 12) throw new PresentationError(`ZONEMD digest shorter than 12 bytes (${bytes.length})`);
   return toHex(bytes);
 }
@@ -134,12 +139,18 @@ export const DNSSEC_TEXT: ReadonlyArray<[number, RdataParser]> = [
   [RR_TYPE.NSEC, (c) => `${c.name('next domain name')} ${parseTypeBitmap(c, false)}`],
   [RR_TYPE.NSEC3, nsec3],
   [RR_TYPE.NSEC3PARAM, nsec3Param],
-  [RR_TYPE.CSYNC, (c) => joinNonEmpty(`${c.uint('SOA serial', 0xffffffff)} ${c.uint('flags', 0xffff)}`, parseTypeBitmap(c, true))],
-  [RR_TYPE.ZONEMD, (c) => {
-    const head = `${c.uint('serial', 0xffffffff)} ${c.uint('scheme', 0xff)}`;
-    const hashAlg = c.uint('hash algorithm', 0xff);
-    return `${head} ${hashAlg} ${checkedZoneDigest(hashAlg, hexBytes(c.joinedRest('digest'), 'digest'))}`;
-  }],
+  [
+    RR_TYPE.CSYNC,
+    (c) => joinNonEmpty(`${c.uint('SOA serial', 0xffffffff)} ${c.uint('flags', 0xffff)}`, parseTypeBitmap(c, true)),
+  ],
+  [
+    RR_TYPE.ZONEMD,
+    (c) => {
+      const head = `${c.uint('serial', 0xffffffff)} ${c.uint('scheme', 0xff)}`;
+      const hashAlg = c.uint('hash algorithm', 0xff);
+      return `${head} ${hashAlg} ${checkedZoneDigest(hashAlg, hexBytes(c.joinedRest('digest'), 'digest'))}`;
+    },
+  ],
 ];
 
 function joinNonEmpty(head: string, tail: string): string {

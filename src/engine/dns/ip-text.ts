@@ -97,7 +97,7 @@ function ipv6Groups(text: string): number[] | undefined {
 function formatGroups(groups: ArrayLike<number>): string {
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i += 1;
       continue;

@@ -36,14 +36,16 @@ function coordinate(c: TokenCursor, maxDegrees: number, positive: string, negati
     token = c.word(`${what} hemisphere`);
     if (token !== positive && token !== negative) {
       const seconds = /^(\d{0,2})(?:\.(\d{0,3}))?$/.exec(token);
-      if (seconds === null || token === '.' || token === '') throw new PresentationError(`bad ${what} seconds "${token}"`);
+      if (seconds === null || token === '.' || token === '')
+        throw new PresentationError(`bad ${what} seconds "${token}"`);
       millis = Number(seconds[1] || '0') * 1000 + Number((seconds[2] ?? '').padEnd(3, '0'));
       if (millis >= 60_000) throw new PresentationError(`${what} seconds "${token}" are out of range (below 60)`);
       token = c.word(`${what} hemisphere`);
-      if (token !== positive && token !== negative) throw new PresentationError(`${what} must end with ${positive} or ${negative}, got "${token}"`);
+      if (token !== positive && token !== negative)
+        throw new PresentationError(`${what} must end with ${positive} or ${negative}, got "${token}"`);
     }
   }
-  const offset = ((degrees * 60 + minutes) * 60) * 1000 + millis;
+  const offset = (degrees * 60 + minutes) * 60 * 1000 + millis;
   if (offset > maxDegrees * 3_600_000) throw new PresentationError(`${what} is beyond ${maxDegrees} degrees`);
   return token === positive ? EQUATOR + offset : EQUATOR - offset;
 }
@@ -51,7 +53,8 @@ function coordinate(c: TokenCursor, maxDegrees: number, positive: string, negati
 /** Centimetres of a `[-]metres[.cc][m]` text within [min, max] centimetres. */
 function centimetres(text: string, what: string, min: number, max: number): number {
   const parts = /^([-+]?)(\d*)(?:\.(\d{0,2}))?m?$/.exec(text);
-  if (parts === null || !/\d/.test(text)) throw new PresentationError(`bad ${what} "${text}": metres with at most two decimals`);
+  if (parts === null || !/\d/.test(text))
+    throw new PresentationError(`bad ${what} "${text}": metres with at most two decimals`);
   const value = (Number(parts[2]) * 100 + Number((parts[3] ?? '').padEnd(2, '0'))) * (parts[1] === '-' ? -1 : 1);
   if (value < min || value > max) throw new PresentationError(`${what} "${text}" is out of range`);
   return value;
@@ -69,7 +72,9 @@ function precision(text: string, what: string): number {
 function precisionText(value: number): string {
   const mantissa = value >> 4;
   const exponent = value & 0x0f;
-  return exponent >= 2 ? `${mantissa * 10 ** (exponent - 2)}m` : `0.${String(mantissa * 10 ** exponent).padStart(2, '0')}m`;
+  return exponent >= 2
+    ? `${mantissa * 10 ** (exponent - 2)}m`
+    : `0.${String(mantissa * 10 ** exponent).padStart(2, '0')}m`;
 }
 
 function coordinateText(value: number, positive: string, negative: string): string {
@@ -93,9 +98,12 @@ export const parseLocText: RdataParser = (c) => {
   const latitude = coordinate(c, 90, 'N', 'S', 'latitude');
   const longitude = coordinate(c, 180, 'E', 'W', 'longitude');
   // From -100,000.00 m to 42,849,672.95 m: what 32 bits of centimetres from the base hold.
-  const altitude = ALTITUDE_BASE + centimetres(c.word('altitude'), 'altitude', -ALTITUDE_BASE, 2 ** 32 - 1 - ALTITUDE_BASE);
+  const altitude =
+    ALTITUDE_BASE + centimetres(c.word('altitude'), 'altitude', -ALTITUDE_BASE, 2 ** 32 - 1 - ALTITUDE_BASE);
   const size = c.hasMore() ? precision(c.word('size'), 'size') : DEFAULT_SIZE;
-  const horizontal = c.hasMore() ? precision(c.word('horizontal precision'), 'horizontal precision') : DEFAULT_HORIZONTAL;
+  const horizontal = c.hasMore()
+    ? precision(c.word('horizontal precision'), 'horizontal precision')
+    : DEFAULT_HORIZONTAL;
   const vertical = c.hasMore() ? precision(c.word('vertical precision'), 'vertical precision') : DEFAULT_VERTICAL;
   return locText({ size, horizontal, vertical, latitude, longitude, altitude });
 };
@@ -106,7 +114,8 @@ function checkedPrecision(value: number, what: string): number {
 }
 
 function checkedCoordinate(value: number, maxDegrees: number, what: string): number {
-  if (Math.abs(value - EQUATOR) > maxDegrees * 3_600_000) throw new DnsWireError(`LOC ${what} is beyond ${maxDegrees} degrees`);
+  if (Math.abs(value - EQUATOR) > maxDegrees * 3_600_000)
+    throw new DnsWireError(`LOC ${what} is beyond ${maxDegrees} degrees`);
   return value;
 }
 

@@ -76,7 +76,13 @@ export class NameLookup {
     if (outcome === 'nxdomain') this.isNxdomain = true;
     else if (outcome !== 'answer' && outcome !== 'nodata') (this.failures ??= []).push({ type, outcome, detail });
     this.remaining -= 1;
-    if (this.remaining === 0) this.deliver({ name: this.name, outcome: this.outcome(), records: this.records ?? [], failures: this.failures ?? [] });
+    if (this.remaining === 0)
+      this.deliver({
+        name: this.name,
+        outcome: this.outcome(),
+        records: this.records ?? [],
+        failures: this.failures ?? [],
+      });
   }
 
   /** NXDOMAIN is about the name, so it wins; then any record; then the first failure; else no data. */

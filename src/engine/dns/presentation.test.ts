@@ -68,7 +68,18 @@ describe('presentation: addresses', () => {
       ['1:2:3:4:5:6:7::', '1:2:3:4:5:6:7:0'],
     ];
     for (const [text, canonical] of cases) assert.equal(canonicalIpv6(text), canonical, text);
-    for (const bad of [':1::2', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', '1:2:3:4:5:6:7', 'g::1', '1:', '::1.2.3', '1:2:3:4:5:6:7:1.2.3.4', '']) {
+    for (const bad of [
+      ':1::2',
+      '1::2::3',
+      '1:2:3:4:5:6:7:8:9',
+      '12345::',
+      '1:2:3:4:5:6:7',
+      'g::1',
+      '1:',
+      '::1.2.3',
+      '1:2:3:4:5:6:7:1.2.3.4',
+      '',
+    ]) {
       assert.throws(() => canonicalIpv6(bad), /bad IPv6 address/, bad);
     }
     assert.equal(formatIpv6(ipv6Bytes('2001:db8::8:800:200c:417a')), '2001:db8::8:800:200c:417a');
@@ -96,6 +107,7 @@ describe('presentation: strings, TTLs and servers', () => {
     assert.deepEqual(parseNameServer('192.0.2.1:53'), { host: '192.0.2.1', port: 53 });
     assert.deepEqual(parseNameServer('2001:db8::1'), { host: '2001:db8::1', port: 53 });
     assert.deepEqual(parseNameServer('[2001:db8::1]:5353'), { host: '2001:db8::1', port: 5353 });
-    for (const bad of ['', 'a b', 'host:0', 'host:70000', '[nothost]:53', 'bad_label-.com', 'x:y']) assert.equal(parseNameServer(bad), undefined, bad);
+    for (const bad of ['', 'a b', 'host:0', 'host:70000', '[nothost]:53', 'bad_label-.com', 'x:y'])
+      assert.equal(parseNameServer(bad), undefined, bad);
   });
 });

@@ -7,12 +7,30 @@ import { isRegisteredType, RR_TYPE, typeName } from './rr-types.ts';
 import { parseSvcbText } from './svcb.ts';
 import type { TokenCursor } from './token-cursor.ts';
 import { canonicalIpv4, canonicalIpv6 } from './ip-text.ts';
-import { base64Bytes, decodeCharacterString, decodeText, genericRdata, hexBytes, parseSeconds, parseUint, QUOTE_MARK, quoteText, toBase64, toHex } from './text-values.ts';
+import {
+  base64Bytes,
+  decodeCharacterString,
+  decodeText,
+  genericRdata,
+  hexBytes,
+  parseSeconds,
+  parseUint,
+  QUOTE_MARK,
+  quoteText,
+  toBase64,
+  toHex,
+} from './text-values.ts';
 import { DnsWireError, WireReader } from './wire-reader.ts';
 
 const nameOnly: RdataParser = (c) => c.name('target name');
-const numberAndName = (number: string, name: string): RdataParser => (c) => `${c.uint(number, 0xffff)} ${c.name(name)}`;
-const twoNames = (first: string, second: string): RdataParser => (c) => `${c.name(first)} ${c.name(second)}`;
+const numberAndName =
+  (number: string, name: string): RdataParser =>
+  (c) =>
+    `${c.uint(number, 0xffff)} ${c.name(name)}`;
+const twoNames =
+  (first: string, second: string): RdataParser =>
+  (c) =>
+    `${c.name(first)} ${c.name(second)}`;
 
 /** One or more character strings, quoted or not (TXT, SPF). */
 const strings: RdataParser = (c) =>
@@ -40,25 +58,35 @@ const tlsa: RdataParser = (c) => {
   return `${head} ${toHex(hexBytes(c.joinedRest('certificate data'), 'certificate data'))}`;
 };
 
-const base64Rest = (what: string): RdataParser => (c) => toBase64(base64Bytes(c.joinedRest(what), what));
+const base64Rest =
+  (what: string): RdataParser =>
+  (c) =>
+    toBase64(base64Bytes(c.joinedRest(what), what));
 
 /** An EUI-48 or EUI-64 address (RFC 7043): exactly `xx-xx-…` hex pairs. */
-const eui = (size: number): RdataParser => (c) => {
-  const text = c.word('address');
-  if (!new RegExp(`^[0-9a-f]{1,2}(?:-[0-9a-f]{1,2}){${size - 1}}$`, 'i').test(text)) throw new PresentationError(`bad EUI-${size * 8} address "${text}": ${size} hex bytes joined by "-"`);
-  return text
-    .toLowerCase()
-    .split('-')
-    .map((byte) => byte.padStart(2, '0'))
-    .join('-');
-};
+const eui =
+  (size: number): RdataParser =>
+  (c) => {
+    const text = c.word('address');
+    if (!new RegExp(`^[0-9a-f]{1,2}(?:-[0-9a-f]{1,2}){${size - 1}}$`, 'i').test(text))
+      throw new PresentationError(`bad EUI-${size * 8} address "${text}": ${size} hex bytes joined by "-"`);
+    return text
+      .toLowerCase()
+      .split('-')
+      .map((byte) => byte.padStart(2, '0'))
+      .join('-');
+  };
 
 /** A 64-bit ILNP locator or node identifier (RFC 6742): four groups of 1-4 hex digits. */
 const ilnp64: RdataParser = (c) => {
   const preference = c.uint('preference', 0xffff);
   const text = c.word('locator');
-  if (!/^[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){3}$/i.test(text)) throw new PresentationError(`bad 64-bit locator "${text}": four groups of hex joined by ":"`);
-  return `${preference} ${text.split(':').map((group) => parseInt(group, 16).toString(16)).join(':')}`;
+  if (!/^[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){3}$/i.test(text))
+    throw new PresentationError(`bad 64-bit locator "${text}": four groups of hex joined by ":"`);
+  return `${preference} ${text
+    .split(':')
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}`;
 };
 
 /** CERT certificate types by mnemonic (RFC 4398 §2.1). */
@@ -106,28 +134,45 @@ const PARSERS = new Map<number, RdataParser>([
   [RR_TYPE.HINFO, (c) => `${quoted(c, 'CPU')} ${quoted(c, 'OS')}`],
   [RR_TYPE.X25, (c) => x25Address(decodeCharacterString(c.next('PSDN address')))],
   [RR_TYPE.ISDN, isdn],
-  [RR_TYPE.SOA, (c) => {
-    const names = `${c.name('primary name server')} ${c.name('mailbox')}`;
-    const serial = c.uint('serial', 0xffffffff);
-    const times = ['refresh', 'retry', 'expire', 'minimum'].map((what) => parseSeconds(c.word(what), what));
-    return `${names} ${serial} ${times.join(' ')}`;
-  }],
-  [RR_TYPE.SRV, (c) => `${c.uint('priority', 0xffff)} ${c.uint('weight', 0xffff)} ${c.uint('port', 0xffff)} ${c.name('target')}`],
+  [
+    RR_TYPE.SOA,
+    (c) => {
+      const names = `${c.name('primary name server')} ${c.name('mailbox')}`;
+      const serial = c.uint('serial', 0xffffffff);
+      const times = ['refresh', 'retry', 'expire', 'minimum'].map((what) => parseSeconds(c.word(what), what));
+      return `${names} ${serial} ${times.join(' ')}`;
+    },
+  ],
+  [
+    RR_TYPE.SRV,
+    (c) => `${c.uint('priority', 0xffff)} ${c.uint('weight', 0xffff)} ${c.uint('port', 0xffff)} ${c.name('target')}`,
+  ],
   [RR_TYPE.RP, twoNames('mailbox', 'TXT name')],
   [RR_TYPE.MINFO, twoNames('responsible mailbox', 'error mailbox')],
   [RR_TYPE.TALINK, twoNames('previous name', 'next name')],
   [RR_TYPE.PX, (c) => `${c.uint('preference', 0xffff)} ${c.name('MAP822')} ${c.name('MAPX400')}`],
-  [RR_TYPE.NAPTR, (c) => {
-    const numbers = `${c.uint('order', 0xffff)} ${c.uint('preference', 0xffff)}`;
-    return `${numbers} ${quoted(c, 'flags')} ${quoted(c, 'services')} ${quoted(c, 'regexp')} ${c.name('replacement')}`;
-  }],
-  [RR_TYPE.CAA, (c) => {
-    const flags = c.uint('flags', 0xff);
-    const tag = c.word('tag');
-    if (!/^[A-Za-z0-9]{1,15}$/.test(tag)) throw new PresentationError(`bad CAA tag "${tag}": 1 to 15 letters or digits`);
-    return `${flags} ${tag} ${quoteText(decodeText(c.next('value')))}`;
-  }],
-  [RR_TYPE.SSHFP, (c) => `${c.uint('algorithm', 0xff)} ${c.uint('fingerprint type', 0xff)} ${toHex(hexBytes(c.joinedRest('fingerprint'), 'fingerprint'))}`],
+  [
+    RR_TYPE.NAPTR,
+    (c) => {
+      const numbers = `${c.uint('order', 0xffff)} ${c.uint('preference', 0xffff)}`;
+      return `${numbers} ${quoted(c, 'flags')} ${quoted(c, 'services')} ${quoted(c, 'regexp')} ${c.name('replacement')}`;
+    },
+  ],
+  [
+    RR_TYPE.CAA,
+    (c) => {
+      const flags = c.uint('flags', 0xff);
+      const tag = c.word('tag');
+      if (!/^[A-Za-z0-9]{1,15}$/.test(tag))
+        throw new PresentationError(`bad CAA tag "${tag}": 1 to 15 letters or digits`);
+      return `${flags} ${tag} ${quoteText(decodeText(c.next('value')))}`;
+    },
+  ],
+  [
+    RR_TYPE.SSHFP,
+    (c) =>
+      `${c.uint('algorithm', 0xff)} ${c.uint('fingerprint type', 0xff)} ${toHex(hexBytes(c.joinedRest('fingerprint'), 'fingerprint'))}`,
+  ],
   [RR_TYPE.TLSA, tlsa],
   [RR_TYPE.SMIMEA, tlsa],
   [RR_TYPE.SVCB, parseSvcbText],
@@ -135,12 +180,15 @@ const PARSERS = new Map<number, RdataParser>([
   [RR_TYPE.LOC, parseLocText],
   [RR_TYPE.OPENPGPKEY, base64Rest('public key')],
   [RR_TYPE.DHCID, base64Rest('digest')],
-  [RR_TYPE.URI, (c) => {
-    const head = `${c.uint('priority', 0xffff)} ${c.uint('weight', 0xffff)}`;
-    const target = c.next('target');
-    if (!target.startsWith(QUOTE_MARK)) throw new PresentationError('the URI target must be quoted');
-    return `${head} ${quoteText(decodeText(target))}`;
-  }],
+  [
+    RR_TYPE.URI,
+    (c) => {
+      const head = `${c.uint('priority', 0xffff)} ${c.uint('weight', 0xffff)}`;
+      const target = c.next('target');
+      if (!target.startsWith(QUOTE_MARK)) throw new PresentationError('the URI target must be quoted');
+      return `${head} ${quoteText(decodeText(target))}`;
+    },
+  ],
   [RR_TYPE.CERT, cert],
   [RR_TYPE.EUI48, eui(6)],
   [RR_TYPE.EUI64, eui(8)],
@@ -156,12 +204,14 @@ function parseGeneric(c: TokenCursor, type: number): string {
   const length = c.uint('data length', 0xffff);
   const hex = length === 0 && !c.hasMore() ? '' : c.joinedRest('hex data');
   const bytes = Buffer.from(hexBytes(hex, 'RFC 3597 data'), 'latin1');
-  if (bytes.length !== length) throw new PresentationError(`RFC 3597 data has ${bytes.length} bytes, the length says ${length}`);
+  if (bytes.length !== length)
+    throw new PresentationError(`RFC 3597 data has ${bytes.length} bytes, the length says ${length}`);
   if (!hasTextCodec(type)) return genericRdata(bytes, 0, bytes.length);
   try {
     return decodeRdata(new WireReader(bytes, 0, false), type, bytes.length);
   } catch (err) {
-    if (err instanceof DnsWireError) throw new PresentationError(`RFC 3597 data is not valid ${typeName(type)} data: ${err.message}`);
+    if (err instanceof DnsWireError)
+      throw new PresentationError(`RFC 3597 data is not valid ${typeName(type)} data: ${err.message}`);
     throw err;
   }
 }

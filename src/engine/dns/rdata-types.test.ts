@@ -24,17 +24,29 @@ function wire(type: string, hex: string): string {
 
 describe('record data: LOC (RFC 1876)', () => {
   it('fills in minutes, seconds, size and precisions, and prints them as BIND does', () => {
-    assert.equal(text('LOC', '52 22 23.000 N 4 53 32.000 E -2.00m'), '52 22 23.000 N 4 53 32.000 E -2.00m 1m 10000m 10m');
+    assert.equal(
+      text('LOC', '52 22 23.000 N 4 53 32.000 E -2.00m'),
+      '52 22 23.000 N 4 53 32.000 E -2.00m 1m 10000m 10m',
+    );
     assert.equal(text('LOC', '52 N 4 W 10'), '52 0 0.000 N 4 0 0.000 W 10.00m 1m 10000m 10m');
-    assert.equal(text('LOC', '90 S 180 W 42849672.95m 90000000m 0.5m 0.07m'), '90 0 0.000 S 180 0 0.000 W 42849672.95m 90000000m 0.50m 0.07m');
-    assert.equal(text('LOC', '52 59 59. N 4 30 .5 E .5m 15m 1234m 0'), '52 59 59.000 N 4 30 0.500 E 0.50m 10m 1000m 0.00m');
+    assert.equal(
+      text('LOC', '90 S 180 W 42849672.95m 90000000m 0.5m 0.07m'),
+      '90 0 0.000 S 180 0 0.000 W 42849672.95m 90000000m 0.50m 0.07m',
+    );
+    assert.equal(
+      text('LOC', '52 59 59. N 4 30 .5 E .5m 15m 1234m 0'),
+      '52 59 59.000 N 4 30 0.500 E 0.50m 10m 1000m 0.00m',
+    );
     assert.equal(text('LOC', '0 N 0 E -100000 +5m'), '0 0 0.000 N 0 0 0.000 E -100000.00m 5m 10000m 10m');
   });
 
   it('decodes version 0 to the same text, keeps other versions in RFC 3597 form', () => {
     assert.equal(wire('LOC', '00 12 16 13 8b3cf018 810cbce0 00989680'), text('LOC', '52 22 23.000 N 4 53 32.000 E 0m'));
     assert.equal(wire('LOC', '01 12 16 13 899b0e4c 6ce2fcde 00989680'), '\\# 16 01121613899B0E4C6CE2FCDE00989680');
-    assert.throws(() => wire('LOC', '00 a2 16 13 899b0e4c 6ce2fcde 00989680'), /size is not a digit and a power of ten/);
+    assert.throws(
+      () => wire('LOC', '00 a2 16 13 899b0e4c 6ce2fcde 00989680'),
+      /size is not a digit and a power of ten/,
+    );
     assert.throws(() => wire('LOC', '00 12 16 13 ffffffff 6ce2fcde 00989680'), /latitude is beyond 90 degrees/);
     assert.throws(() => wire('LOC', '00 12 16 13 899b0e4c'), /truncated/);
   });
@@ -66,7 +78,12 @@ describe('record data: LOC (RFC 1876)', () => {
 describe('record data: other registered types with a codec', () => {
   const cases: Array<[string, string, string, string]> = [
     // type, text, canonical, wire hex of the same data
-    ['URI', '10 1 "ftp://ftp1.example.com/public"', '10 1 "ftp://ftp1.example.com/public"', `000a 0001 ${Buffer.from('ftp://ftp1.example.com/public').toString('hex')}`],
+    [
+      'URI',
+      '10 1 "ftp://ftp1.example.com/public"',
+      '10 1 "ftp://ftp1.example.com/public"',
+      `000a 0001 ${Buffer.from('ftp://ftp1.example.com/public').toString('hex')}`,
+    ],
     ['URI', '1 1 ""', '1 1 ""', '0001 0001'],
     ['OPENPGPKEY', 'mQINBF it2jsB', 'mQINBFit2jsB', '99020d0458adda3b01'],
     ['DHCID', 'AAIBY2/A', 'AAIBY2/A', '000201636fc0'],
@@ -93,7 +110,12 @@ describe('record data: other registered types with a codec', () => {
     ['EUI48', '0-0-5e-0-53-2A', '00-00-5e-00-53-2a', '00005e00532a'],
     ['EUI64', '00-00-5e-ef-10-00-00-2a', '00-00-5e-ef-10-00-00-2a', '00005eef1000002a'],
     ['AVC', 'app-name:WOLFGANG', '"app-name:WOLFGANG"', '11 6170702d6e616d653a574f4c4647414e47'],
-    ['RESINFO', 'qnamemin exterr=15-17', '"qnamemin" "exterr=15-17"', '08 716e616d656d696e 0c 6578746572723d31352d3137'],
+    [
+      'RESINFO',
+      'qnamemin exterr=15-17',
+      '"qnamemin" "exterr=15-17"',
+      '08 716e616d656d696e 0c 6578746572723d31352d3137',
+    ],
     ['WALLET', '"BTC" x', '"BTC" "x"', '03 425443 01 78'],
     ['NINFO', '"up"', '"up"', '02 7570'],
   ];

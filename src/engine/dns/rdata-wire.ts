@@ -30,27 +30,37 @@ const base64Rest: RdataDecoder = (r, end) => {
 };
 
 /** An EUI-48 or EUI-64 address (RFC 7043): hex pairs joined by `-`, lower-case. */
-const eui = (size: number): RdataDecoder => (r) => [...r.bytes(size)].map((byte) => byte.charCodeAt(0).toString(16).padStart(2, '0')).join('-');
+const eui =
+  (size: number): RdataDecoder =>
+  (r) =>
+    [...r.bytes(size)].map((byte) => byte.charCodeAt(0).toString(16).padStart(2, '0')).join('-');
 
 /** A 64-bit ILNP locator or node identifier (RFC 6742): four 16-bit groups in hex. */
-const ilnp64: RdataDecoder = (r) => `${r.u16()} ${[r.u16(), r.u16(), r.u16(), r.u16()].map((group) => group.toString(16)).join(':')}`;
+const ilnp64: RdataDecoder = (r) =>
+  `${r.u16()} ${[r.u16(), r.u16(), r.u16(), r.u16()].map((group) => group.toString(16)).join(':')}`;
 
 const tlsa: RdataDecoder = (r, end) => `${r.u8()} ${r.u8()} ${r.u8()} ${toHex(remaining(r, end))}`;
 
 const DECODERS = new Map<number, RdataDecoder>([
-  [RR_TYPE.A, (r) => {
-    r.need(4);
-    const b = r.buf;
-    const at = r.pos;
-    r.pos += 4;
-    return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
-  }],
-  [RR_TYPE.AAAA, (r) => {
-    r.need(16);
-    const text = formatIpv6(r.buf, r.pos);
-    r.pos += 16;
-    return text;
-  }],
+  [
+    RR_TYPE.A,
+    (r) => {
+      r.need(4);
+      const b = r.buf;
+      const at = r.pos;
+      r.pos += 4;
+      return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
+    },
+  ],
+  [
+    RR_TYPE.AAAA,
+    (r) => {
+      r.need(16);
+      const text = formatIpv6(r.buf, r.pos);
+      r.pos += 16;
+      return text;
+    },
+  ],
   [RR_TYPE.NS, nameOnly],
   [RR_TYPE.CNAME, nameOnly],
   [RR_TYPE.PTR, nameOnly],
@@ -77,22 +87,35 @@ const DECODERS = new Map<number, RdataDecoder>([
   [RR_TYPE.SRV, (r) => `${r.u16()} ${r.u16()} ${r.u16()} ${r.name()}`],
   [RR_TYPE.RP, twoNames],
   [RR_TYPE.PX, (r) => `${r.u16()} ${r.name()} ${r.name()}`],
-  [RR_TYPE.X25, (r) => {
-    const address = r.characterString();
-    if (!/^\d{4,}$/.test(address)) throw new DnsWireError('X25 address is not at least 4 decimal digits');
-    return quoteText(address);
-  }],
-  [RR_TYPE.ISDN, (r, end) => {
-    const address = quoteText(r.characterString());
-    return r.pos < end ? `${address} ${quoteText(r.characterString())}` : address;
-  }],
-  [RR_TYPE.NAPTR, (r) => `${r.u16()} ${r.u16()} ${quoteText(r.characterString())} ${quoteText(r.characterString())} ${quoteText(r.characterString())} ${r.name()}`],
-  [RR_TYPE.CAA, (r, end) => {
-    const flags = r.u8();
-    const tag = r.characterString();
-    if (tag.length === 0 || !/^[A-Za-z0-9]+$/.test(tag)) throw new DnsWireError('bad CAA tag');
-    return `${flags} ${tag} ${quoteText(remaining(r, end))}`;
-  }],
+  [
+    RR_TYPE.X25,
+    (r) => {
+      const address = r.characterString();
+      if (!/^\d{4,}$/.test(address)) throw new DnsWireError('X25 address is not at least 4 decimal digits');
+      return quoteText(address);
+    },
+  ],
+  [
+    RR_TYPE.ISDN,
+    (r, end) => {
+      const address = quoteText(r.characterString());
+      return r.pos < end ? `${address} ${quoteText(r.characterString())}` : address;
+    },
+  ],
+  [
+    RR_TYPE.NAPTR,
+    (r) =>
+      `${r.u16()} ${r.u16()} ${quoteText(r.characterString())} ${quoteText(r.characterString())} ${quoteText(r.characterString())} ${r.name()}`,
+  ],
+  [
+    RR_TYPE.CAA,
+    (r, end) => {
+      const flags = r.u8();
+      const tag = r.characterString();
+      if (tag.length === 0 || !/^[A-Za-z0-9]+$/.test(tag)) throw new DnsWireError('bad CAA tag');
+      return `${flags} ${tag} ${quoteText(remaining(r, end))}`;
+    },
+  ],
   [RR_TYPE.SSHFP, (r, end) => `${r.u8()} ${r.u8()} ${toHex(remaining(r, end))}`],
   [RR_TYPE.TLSA, tlsa],
   [RR_TYPE.SMIMEA, tlsa],
@@ -130,6 +153,7 @@ export function decodeRdata(reader: WireReader, type: number, length: number): s
     return genericRdata(reader.buf, start, end);
   }
   const text = decoder(reader, end);
-  if (reader.pos !== end) throw new DnsWireError(`record data of type ${type} has ${reader.pos < end ? 'extra' : 'missing'} bytes`);
+  if (reader.pos !== end)
+    throw new DnsWireError(`record data of type ${type} has ${reader.pos < end ? 'extra' : 'missing'} bytes`);
   return text;
 }

@@ -29,7 +29,8 @@ interface ServerSpec {
 /** Reads `host`, `host:port`, `ipv4:port`, `ipv6`, `[ipv6]` or `[ipv6]:port`. */
 function parseServer(text: string): ServerSpec {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-  if (bracketed !== null) return { host: bracketed[1] ?? '', port: bracketed[2] === undefined ? undefined : Number(bracketed[2]) };
+  if (bracketed !== null)
+    return { host: bracketed[1] ?? '', port: bracketed[2] === undefined ? undefined : Number(bracketed[2]) };
   if (isIP(text) === 6) return { host: text, port: undefined };
   const withPort = /^([^:]+):(\d+)$/.exec(text);
   if (withPort !== null) return { host: withPort[1] ?? '', port: Number(withPort[2]) };
@@ -55,7 +56,9 @@ async function toServerAddresses(servers: string[]): Promise<string[]> {
         const { address } = await dns.lookup(host);
         return formatServer(address, port);
       } catch (err) {
-        throw new Error(`dns: cannot resolve the resolver host ${JSON.stringify(host)}: ${(err as Error).message}`, { cause: err });
+        throw new Error(`dns: cannot resolve the resolver host ${JSON.stringify(host)}: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
     }),
   );
@@ -88,7 +91,12 @@ export function createDnsResolver(servers: string[], options: DnsResolverOptions
    * Runs one query on a fresh c-ares channel: `cancel()` ends every query of a channel, so a
    * shared channel would let one caller's abort fail another caller's lookup.
    */
-  async function query<T>(kind: string, name: string, signal: AbortSignal, run: (r: dns.Resolver) => Promise<T>): Promise<T | undefined> {
+  async function query<T>(
+    kind: string,
+    name: string,
+    signal: AbortSignal,
+    run: (r: dns.Resolver) => Promise<T>,
+  ): Promise<T | undefined> {
     if (signal.aborted) throw new Error(`dns: ${kind} lookup of ${name} aborted`, { cause: signal.reason });
     const list = servers.length > 0 ? await configuredServers() : [];
     const resolver = new dns.Resolver({ timeout, tries });
@@ -100,8 +108,16 @@ export function createDnsResolver(servers: string[], options: DnsResolverOptions
     } catch (err) {
       const code = codeOf(err);
       if (code !== undefined && EMPTY_ANSWER.has(code)) return undefined;
-      if (signal.aborted || code === 'ECANCELLED') throw new Error(`dns: ${kind} lookup of ${name} aborted`, { cause: err });
-      const why = code === 'ETIMEOUT' ? 'timed out' : code === 'ECONNREFUSED' ? 'server refused the query' : code === 'ESERVFAIL' ? 'server failure' : (code ?? (err as Error).message);
+      if (signal.aborted || code === 'ECANCELLED')
+        throw new Error(`dns: ${kind} lookup of ${name} aborted`, { cause: err });
+      const why =
+        code === 'ETIMEOUT'
+          ? 'timed out'
+          : code === 'ECONNREFUSED'
+            ? 'server refused the query'
+            : code === 'ESERVFAIL'
+              ? 'server failure'
+              : (code ?? (err as Error).message);
       throw new Error(`dns: ${kind} lookup of ${name} failed: ${why}`, { cause: err });
     } finally {
       signal.removeEventListener('abort', onAbort);

@@ -143,7 +143,19 @@ export const DNSSEC_ALGORITHMS: ReadonlyMap<string, number> = new Map([
 ]);
 
 /** Response codes of RFC 1035 §4.1.1 and RFC 2136 by number, for messages. */
-export const RCODE_NAMES: readonly string[] = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE'];
+export const RCODE_NAMES: readonly string[] = [
+  'NOERROR',
+  'FORMERR',
+  'SERVFAIL',
+  'NXDOMAIN',
+  'NOTIMP',
+  'REFUSED',
+  'YXDOMAIN',
+  'YXRRSET',
+  'NXRRSET',
+  'NOTAUTH',
+  'NOTZONE',
+];
 
 /** The name of a response code, e.g. `REFUSED`, or `RCODE12`. */
 export function rcodeName(rcode: number): string {

@@ -49,12 +49,16 @@ function splitValueList(value: string): string[] {
 /** Wire value of one parameter from its presentation value (escapes applied). */
 function encodeValue(key: number, value: string | undefined): string {
   const required = (): string => {
-    if (value === undefined || value === '') throw new PresentationError(`SVCB parameter ${keyName(key)} needs a value`);
+    if (value === undefined || value === '')
+      throw new PresentationError(`SVCB parameter ${keyName(key)} needs a value`);
     return value;
   };
   switch (key) {
     case 0: {
-      const keys = required().split(',').map(keyNumber).sort((a, b) => a - b);
+      const keys = required()
+        .split(',')
+        .map(keyNumber)
+        .sort((a, b) => a - b);
       if (keys.includes(0)) throw new PresentationError('SVCB mandatory must not list itself');
       if (new Set(keys).size !== keys.length) throw new PresentationError('SVCB mandatory lists a key twice');
       return keys.map(u16).join('');
@@ -62,7 +66,8 @@ function encodeValue(key: number, value: string | undefined): string {
     case 1:
       return splitValueList(required())
         .map((id) => {
-          if (id.length === 0 || id.length > 255) throw new PresentationError('SVCB alpn identifiers must be 1 to 255 bytes');
+          if (id.length === 0 || id.length > 255)
+            throw new PresentationError('SVCB alpn identifiers must be 1 to 255 bytes');
           return String.fromCharCode(id.length) + id;
         })
         .join('');
@@ -100,7 +105,10 @@ export function parseSvcbText(cursor: TokenCursor): string {
     let value: string | undefined;
     if (equals !== -1) {
       // `key="quoted value"` arrives as two tokens, `key=` then the quoted string.
-      const raw = equals === token.length - 1 && cursor.peek()?.charCodeAt(0) === 0x22 ? cursor.next('SVCB value') : token.slice(equals + 1);
+      const raw =
+        equals === token.length - 1 && cursor.peek()?.charCodeAt(0) === 0x22
+          ? cursor.next('SVCB value')
+          : token.slice(equals + 1);
       value = decodeText(raw);
     }
     if (params.has(key)) throw new PresentationError(`SVCB parameter ${keyName(key)} appears twice`);
@@ -144,7 +152,7 @@ function decodeValue(key: number, value: string): string {
       return list(2, (at) => keyName((value.charCodeAt(at) << 8) | value.charCodeAt(at + 1)));
     case 1: {
       const ids: string[] = [];
-      for (let at = 0; at < value.length; ) {
+      for (let at = 0; at < value.length;) {
         const length = value.charCodeAt(at);
         if (length === 0 || at + 1 + length > value.length) fail();
         ids.push(escapeItem(value.slice(at + 1, at + 1 + length)));

@@ -77,7 +77,9 @@ export function parseSeconds(text: string, what: string): number {
   if (!isTtlText(text)) throw new PresentationError(`bad ${what} "${text}": use seconds or units such as 1h30m`);
   let total = 0;
   if (/^\d+$/.test(text)) total = Number(text);
-  else for (const [, digits, unit] of text.matchAll(/(\d+)([wdhms])/gi)) total += Number(digits) * (TTL_UNITS[(unit ?? 's').toLowerCase()] ?? 1);
+  else
+    for (const [, digits, unit] of text.matchAll(/(\d+)([wdhms])/gi))
+      total += Number(digits) * (TTL_UNITS[(unit ?? 's').toLowerCase()] ?? 1);
   if (total > 0xffffffff) throw new PresentationError(`${what} "${text}" is out of range (at most 4294967295)`);
   return total;
 }
@@ -96,7 +98,8 @@ export function hexBytes(text: string, what: string): string {
 
 /** Bytes (latin1) of base64 text; padding is required and nothing else is allowed, as BIND reads it. */
 export function base64Bytes(text: string, what: string): string {
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new PresentationError(`bad base64 in ${what}`);
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text))
+    throw new PresentationError(`bad base64 in ${what}`);
   return Buffer.from(text, 'base64').toString('latin1');
 }
 
@@ -137,7 +140,8 @@ export function base32HexBytes(text: string, what: string): string {
       out += String.fromCharCode((buffer >> bits) & 0xff);
     }
   }
-  if ((buffer & ((1 << bits) - 1)) !== 0) throw new PresentationError(`bad base32hex in ${what}: trailing bits are not zero`);
+  if ((buffer & ((1 << bits) - 1)) !== 0)
+    throw new PresentationError(`bad base32hex in ${what}: trailing bits are not zero`);
   return out;
 }
 
@@ -173,10 +177,18 @@ export function parseDnssecTime(text: string, what: string): number {
   }
   const parts = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text);
   if (parts === null) throw new PresentationError(`bad ${what} "${text}": use YYYYMMDDHHmmSS or seconds`);
-  const [year, month, day, hour, minute, second] = parts.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = parts.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const isLeap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 && isLeap ? 29 : DAYS_IN_MONTH[month - 1];
-  if (days === undefined || day < 1 || day > days || hour > 23 || minute > 59 || second > 60) throw new PresentationError(`${what} "${text}" is not a valid date and time`);
+  if (days === undefined || day < 1 || day > days || hour > 23 || minute > 59 || second > 60)
+    throw new PresentationError(`${what} "${text}" is not a valid date and time`);
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second);

@@ -72,7 +72,8 @@ export class TokenCursor {
   /** The remaining unquoted tokens joined without spaces (hex and base64 may be split by blanks). */
   joinedRest(what: string): string {
     const parts = this.rest(what);
-    for (const part of parts) if (part.charCodeAt(0) === 0x22) throw new PresentationError(`${what} must not be quoted`);
+    for (const part of parts)
+      if (part.charCodeAt(0) === 0x22) throw new PresentationError(`${what} must not be quoted`);
     return parts.join('');
   }
 

@@ -20,13 +20,17 @@ describe('udp-batch native module', () => {
 
   before(async () => {
     const loaded = udpBatch();
-    assert.ok(loaded.binding !== undefined, `the native module is not in use: ${loaded.reason} (run npm install, or npm run postinstall, with a C compiler)`);
+    assert.ok(
+      loaded.binding !== undefined,
+      `the native module is not in use: ${loaded.reason} (run npm install, or npm run postinstall, with a C compiler)`,
+    );
     binding = loaded.binding;
     peer = dgram.createSocket('udp4');
     peer.on('message', (message, rinfo) => {
       received.push(message);
       // Echo with a prefix; "big" asks for a datagram larger than the client's slot.
-      const reply = message.toString() === 'big' ? Buffer.alloc(SLOT + 100, 0x61) : Buffer.concat([Buffer.from('re:'), message]);
+      const reply =
+        message.toString() === 'big' ? Buffer.alloc(SLOT + 100, 0x61) : Buffer.concat([Buffer.from('re:'), message]);
       peer.send(reply, rinfo.port, rinfo.address);
     });
     peer.bind(0, '127.0.0.1');
@@ -37,7 +41,11 @@ describe('udp-batch native module', () => {
   after(() => peer?.close());
 
   /** A connected handle whose batches are collected as [length or -1, text] pairs. */
-  function client(slots = 4): { handle: ReturnType<UdpBatchBinding['open']>; batches: Array<Array<[number, string]>>; next(): Promise<void> } {
+  function client(slots = 4): {
+    handle: ReturnType<UdpBatchBinding['open']>;
+    batches: Array<Array<[number, string]>>;
+    next(): Promise<void>;
+  } {
     const handle = binding.open(4, 1 << 20);
     binding.connect(handle, '127.0.0.1', port);
     const inbox = Buffer.alloc(slots * SLOT);
@@ -56,7 +64,8 @@ describe('udp-batch native module', () => {
     return { handle, batches, next: () => new Promise<void>((resolve) => (wake = resolve)) };
   }
 
-  const answers = (batches: Array<Array<[number, string]>>): string[] => batches.flat().map(([length, text]) => (length < 0 ? `cut` : text));
+  const answers = (batches: Array<Array<[number, string]>>): string[] =>
+    batches.flat().map(([length, text]) => (length < 0 ? `cut` : text));
 
   it('sends datagrams laid end to end in one call, each as its own datagram', async () => {
     const c = client();
@@ -83,7 +92,10 @@ describe('udp-batch native module', () => {
       const ends = new Uint32Array([1, 2, 3, 4, 5, 8]);
       assert.equal(binding.send(c.handle, out, ends, 6), 6);
       while (answers(c.batches).length < 6) await c.next();
-      assert.ok(c.batches.every((batch) => batch.length <= 2), 'no batch is larger than the slots');
+      assert.ok(
+        c.batches.every((batch) => batch.length <= 2),
+        'no batch is larger than the slots',
+      );
       assert.deepEqual(answers(c.batches).sort(), ['cut', 're:a', 're:b', 're:c', 're:d', 're:e']);
     } finally {
       binding.close(c.handle);

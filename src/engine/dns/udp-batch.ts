@@ -22,13 +22,21 @@ export interface UdpBatchBinding {
   /** Sends the first `count` datagrams laid end to end in `buffer` (datagram i ends at ends[i]); answers how many left. */
   send(handle: UdpBatchHandle, buffer: Buffer, ends: Uint32Array, count: number): number;
   /** Starts reading: each batch lands in slots of `slotSize` bytes of `buffer`, lengths in `lengths` (-1: did not fit). */
-  receive(handle: UdpBatchHandle, buffer: Buffer, slotSize: number, lengths: Int32Array, onBatch: (count: number) => void): void;
+  receive(
+    handle: UdpBatchHandle,
+    buffer: Buffer,
+    slotSize: number,
+    lengths: Int32Array,
+    onBatch: (count: number) => void,
+  ): void;
   /** Stops reading and closes the socket. */
   close(handle: UdpBatchHandle): void;
 }
 
 /** Where node-gyp leaves the module, from the repository root. */
-export const UDP_BATCH_MODULE = fileURLToPath(new URL('../../../native/udp-batch/build/Release/udp_batch.node', import.meta.url));
+export const UDP_BATCH_MODULE = fileURLToPath(
+  new URL('../../../native/udp-batch/build/Release/udp_batch.node', import.meta.url),
+);
 
 let loaded: { binding: UdpBatchBinding | undefined; reason: string } | undefined;
 
@@ -39,8 +47,10 @@ export function udpBatch(): { binding: UdpBatchBinding | undefined; reason: stri
 }
 
 function load(): { binding: UdpBatchBinding | undefined; reason: string } {
-  if (process.platform !== 'linux') return { binding: undefined, reason: `not on ${process.platform} (sendmmsg/recvmmsg are Linux's)` };
-  if (!existsSync(UDP_BATCH_MODULE)) return { binding: undefined, reason: 'native/udp-batch was not built (npm install builds it with node-gyp)' };
+  if (process.platform !== 'linux')
+    return { binding: undefined, reason: `not on ${process.platform} (sendmmsg/recvmmsg are Linux's)` };
+  if (!existsSync(UDP_BATCH_MODULE))
+    return { binding: undefined, reason: 'native/udp-batch was not built (npm install builds it with node-gyp)' };
   try {
     return { binding: createRequire(import.meta.url)(UDP_BATCH_MODULE) as UdpBatchBinding, reason: 'native' };
   } catch (err) {

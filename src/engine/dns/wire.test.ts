@@ -42,12 +42,22 @@ describe('DNS wire: queries', () => {
     const query = encodeQuery(0xbeef, 'WWW.Example.com.', RR_TYPE.AAAA, { ednsUdpSize: 1232 });
     assert.equal(
       query.toString('hex'),
-      'beef01000001000000000001' + '03777777076578616d706c6503636f6d00' + '001c0001' + '00' + '0029' + '04d0' + '00000000' + '0000',
+      'beef01000001000000000001' +
+        '03777777076578616d706c6503636f6d00' +
+        '001c0001' +
+        '00' +
+        '0029' +
+        '04d0' +
+        '00000000' +
+        '0000',
     );
   });
 
   it('encodes a query without RD or EDNS, and the root name', () => {
-    assert.equal(encodeQuery(1, '.', RR_TYPE.NS, { isRecursionDesired: false }).toString('hex'), '000100000001000000000000' + '00' + '00020001');
+    assert.equal(
+      encodeQuery(1, '.', RR_TYPE.NS, { isRecursionDesired: false }).toString('hex'),
+      '000100000001000000000000' + '00' + '00020001',
+    );
   });
 
   it('encodes names with escapes and refuses bad labels', () => {
@@ -80,7 +90,15 @@ describe('DNS wire: answers', () => {
       rr(o, RR_TYPE.AAAA, Buffer.from('20010db8000000000000000000000001', 'hex')),
       rr(o, RR_TYPE.MX, Buffer.concat([u16(10), Buffer.from([4]), Buffer.from('mail'), pointer(12)])),
       rr(o, RR_TYPE.TXT, Buffer.from('\x05hello\x03a"\\\x02\xc3\xa9', 'latin1')),
-      rr(o, RR_TYPE.SOA, Buffer.concat([name('ns.example.com'), name('hm.example.com'), Buffer.from('0000000100000e1000000384001275000000012c', 'hex')])),
+      rr(
+        o,
+        RR_TYPE.SOA,
+        Buffer.concat([
+          name('ns.example.com'),
+          name('hm.example.com'),
+          Buffer.from('0000000100000e1000000384001275000000012c', 'hex'),
+        ]),
+      ),
       rr(o, RR_TYPE.SRV, Buffer.concat([u16(1), u16(2), u16(443), name('svc.example.com')])),
       rr(o, RR_TYPE.CAA, Buffer.from('\x00\x05issueca.test', 'latin1')),
       rr(o, RR_TYPE.DS, Buffer.from('303908030102', 'hex')),
@@ -126,19 +144,26 @@ describe('DNS wire: answers', () => {
 
   it('refuses pointer loops, forward pointers and truncated messages', () => {
     const loop = response('example.com', [rr(pointer(40), RR_TYPE.A, Buffer.from([1, 2, 3, 4]))]);
-    assert.throws(() => decodeMessage(loop), (err: unknown) => err instanceof DnsWireError && /backwards/.test(err.message));
+    assert.throws(
+      () => decodeMessage(loop),
+      (err: unknown) => err instanceof DnsWireError && /backwards/.test(err.message),
+    );
     const selfLoop = Buffer.concat([response('example.com', []).subarray(0, 12), pointer(12), u16(1), u16(1)]);
     selfLoop.writeUInt16BE(1, 4);
     assert.throws(() => decodeMessage(selfLoop), /does not point backwards/);
     const whole = response('example.com', [rr(pointer(12), RR_TYPE.A, Buffer.from([1, 2, 3, 4]))]);
-    for (const cut of [5, 20, whole.length - 2]) assert.throws(() => decodeMessage(whole.subarray(0, cut)), DnsWireError, `cut at ${cut}`);
+    for (const cut of [5, 20, whole.length - 2])
+      assert.throws(() => decodeMessage(whole.subarray(0, cut)), DnsWireError, `cut at ${cut}`);
     const shortA = response('example.com', [rr(pointer(12), RR_TYPE.A, Buffer.from([1, 2, 3]))]);
     assert.throws(() => decodeMessage(shortA), /truncated|missing bytes/);
   });
 
   it('reads the header flags', () => {
     const header = readHeader(response('a', [], 0x8203));
-    assert.deepEqual([header.isResponse, header.isTruncated, header.rcode, header.isAuthoritative], [true, true, 3, false]);
+    assert.deepEqual(
+      [header.isResponse, header.isTruncated, header.rcode, header.isAuthoritative],
+      [true, true, 3, false],
+    );
   });
 });
 
@@ -149,7 +174,8 @@ describe('DNS over TCP framing', () => {
     for (const size of [1, 2, 3, 50, stream.length]) {
       const reader = new TcpMessageReader();
       const got: Buffer[] = [];
-      for (let i = 0; i < stream.length; i += size) for (const message of reader.push(stream.subarray(i, i + size))) got.push(Buffer.from(message));
+      for (let i = 0; i < stream.length; i += size)
+        for (const message of reader.push(stream.subarray(i, i + size))) got.push(Buffer.from(message));
       assert.deepEqual(got, messages, `read size ${size}`);
       assert.equal(reader.pendingBytes, 0);
     }

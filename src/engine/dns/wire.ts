@@ -150,7 +150,8 @@ export function queryNameWire(name: string): Buffer {
       buf[lengthAt] = length;
       lengthAt = i + 1;
     } else {
-      if (code > 0xff) throw new DnsWireError(`name "${name}" has a character outside latin1; convert it with domainToASCII`);
+      if (code > 0xff)
+        throw new DnsWireError(`name "${name}" has a character outside latin1; convert it with domainToASCII`);
       buf[i + 1] = code >= 0x41 && code <= 0x5a ? code + 32 : code;
     }
   }

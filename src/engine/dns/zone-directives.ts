@@ -23,7 +23,8 @@ function onlyArgument(entry: ZoneEntry, directive: string, what: string): string
   const argument = entry.tokens[1];
   if (argument === undefined) throw new PresentationError(`${directive} needs ${what}`);
   if (argument.startsWith(QUOTE_MARK)) throw new PresentationError(`${directive} takes ${what}, not a quoted string`);
-  if (entry.tokens.length > 2) throw new PresentationError(`${directive} takes only ${what}, got "${entry.tokens[2]}" after it`);
+  if (entry.tokens.length > 2)
+    throw new PresentationError(`${directive} takes only ${what}, got "${entry.tokens[2]}" after it`);
   return argument;
 }
 
@@ -42,8 +43,12 @@ export function applyDirective(entry: ZoneEntry, state: ZoneState): void {
       state.defaultTtl = parseTtl(onlyArgument(entry, '$TTL', 'a TTL'));
       return;
     case '$INCLUDE':
-      throw new PresentationError('$INCLUDE is not allowed: the zone file must be self-contained, the server never reads files named in it');
+      throw new PresentationError(
+        '$INCLUDE is not allowed: the zone file must be self-contained, the server never reads files named in it',
+      );
     default:
-      throw new PresentationError(`unknown directive "${entry.tokens[0] ?? ''}" (RFC 1035 knows $ORIGIN, $TTL and $INCLUDE; BIND adds $GENERATE)`);
+      throw new PresentationError(
+        `unknown directive "${entry.tokens[0] ?? ''}" (RFC 1035 knows $ORIGIN, $TTL and $INCLUDE; BIND adds $GENERATE)`,
+      );
   }
 }

@@ -163,10 +163,13 @@ export function expandTemplate(template: string, it: number): string {
     if (template[i] === '{') {
       ({ i, width, mode } = readModifier(template, i, state));
     }
-    if (it > 0 && state.delta > INT_MAX - it) throw new PresentationError('$GENERATE: the offset takes the value out of range');
+    if (it > 0 && state.delta > INT_MAX - it)
+      throw new PresentationError('$GENERATE: the offset takes the value out of range');
     const value = (it + state.delta) | 0;
-    const text = mode === 'n' || mode === 'N' ? printNibbles(value, width, mode === 'N') : printNumber(value, width, mode);
-    if (text.length >= NUMBER_SPACE) throw new PresentationError('$GENERATE: the number does not fit (width too large)');
+    const text =
+      mode === 'n' || mode === 'N' ? printNibbles(value, width, mode === 'N') : printNumber(value, width, mode);
+    if (text.length >= NUMBER_SPACE)
+      throw new PresentationError('$GENERATE: the number does not fit (width too large)');
     out += text;
   }
   return out;
@@ -178,7 +181,10 @@ export function expandTemplate(template: string, it: number): string {
  * when a conversion fails; returns where the text goes on (after the first `}`) and the format.
  */
 function readModifier(template: string, at: number, state: ModifierState): { i: number; width: number; mode: string } {
-  const malformed = () => new PresentationError(`$GENERATE: malformed modifier "${template.slice(at - 1, template.indexOf('}', at) + 1 || undefined)}" (expected \${offset[,width[,base]]}, base one of d o x X n N)`);
+  const malformed = () =>
+    new PresentationError(
+      `$GENERATE: malformed modifier "${template.slice(at - 1, template.indexOf('}', at) + 1 || undefined)}" (expected \${offset[,width[,base]]}, base one of d o x X n N)`,
+    );
   let n = 0;
   let p = at + 1;
   const delta = scanNumber(template, p, false);

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseZone, parseZoneBatches, scanZoneOrigin, zoneRecordLimit, ZoneSyntaxError, type ParseZoneOptions, type ZoneRecord } from './zone-parser.ts';
+import {
+  parseZone,
+  parseZoneBatches,
+  scanZoneOrigin,
+  zoneRecordLimit,
+  ZoneSyntaxError,
+  type ParseZoneOptions,
+  type ZoneRecord,
+} from './zone-parser.ts';
 
 const HEAD = '$TTL 3600\n@ SOA ns1 hostmaster 1 7200 3600 1209600 300\n';
 
@@ -12,10 +20,17 @@ async function parse(text: string, options: Partial<ParseZoneOptions> = {}): Pro
 
 /** Records as `name ttl type data` lines, the SOA of HEAD left out. */
 async function lines(text: string, options: Partial<ParseZoneOptions> = {}): Promise<string[]> {
-  return (await parse(text, options)).filter((r) => r.type !== 'SOA' || !text.startsWith(HEAD)).map((r) => `${r.name} ${r.ttl} ${r.type} ${r.data}`);
+  return (await parse(text, options))
+    .filter((r) => r.type !== 'SOA' || !text.startsWith(HEAD))
+    .map((r) => `${r.name} ${r.ttl} ${r.type} ${r.data}`);
 }
 
-async function assertError(text: string, line: number, message: RegExp, options: Partial<ParseZoneOptions> = {}): Promise<void> {
+async function assertError(
+  text: string,
+  line: number,
+  message: RegExp,
+  options: Partial<ParseZoneOptions> = {},
+): Promise<void> {
   await assert.rejects(parse(text, options), (err: unknown) => {
     assert.ok(err instanceof ZoneSyntaxError, String(err));
     assert.equal(err.line, line, err.message);
@@ -50,17 +65,26 @@ describe('zone parser: names and directives', () => {
   });
 
   it('lower-cases names and escapes special bytes in canonical form', async () => {
-    assert.deepEqual(await lines(`${HEAD}WWW.Sub A 192.0.2.1\nx\\.y A 192.0.2.2\na\\065\\032b A 192.0.2.3\n*.w A 192.0.2.4\na@b CNAME T\\@X.example.NET.\n`), [
-      'www.sub.example.com 3600 A 192.0.2.1',
-      'x\\.y.example.com 3600 A 192.0.2.2',
-      'aa\\032b.example.com 3600 A 192.0.2.3',
-      '*.w.example.com 3600 A 192.0.2.4',
-      'a\\@b.example.com 3600 CNAME t\\@x.example.net.',
-    ]);
+    assert.deepEqual(
+      await lines(
+        `${HEAD}WWW.Sub A 192.0.2.1\nx\\.y A 192.0.2.2\na\\065\\032b A 192.0.2.3\n*.w A 192.0.2.4\na@b CNAME T\\@X.example.NET.\n`,
+      ),
+      [
+        'www.sub.example.com 3600 A 192.0.2.1',
+        'x\\.y.example.com 3600 A 192.0.2.2',
+        'aa\\032b.example.com 3600 A 192.0.2.3',
+        '*.w.example.com 3600 A 192.0.2.4',
+        'a\\@b.example.com 3600 CNAME t\\@x.example.net.',
+      ],
+    );
   });
 
   it('refuses $INCLUDE, naming the line, without reading anything', async () => {
-    await assertError(`${HEAD}$INCLUDE /etc/passwd\n`, 3, /\$INCLUDE is not allowed: the zone file must be self-contained/);
+    await assertError(
+      `${HEAD}$INCLUDE /etc/passwd\n`,
+      3,
+      /\$INCLUDE is not allowed: the zone file must be self-contained/,
+    );
   });
 
   it('refuses unknown directives', async () => {
@@ -80,12 +104,15 @@ describe('zone parser: names and directives', () => {
 
 describe('zone parser: TTL and class', () => {
   it('reads TTL units, summed, in any case', async () => {
-    assert.deepEqual(await lines(`${HEAD}a 1h30m A 192.0.2.1\nb 1W A 192.0.2.2\nc 1h1h A 192.0.2.3\nd 0 A 192.0.2.4\n`), [
-      'a.example.com 5400 A 192.0.2.1',
-      'b.example.com 604800 A 192.0.2.2',
-      'c.example.com 7200 A 192.0.2.3',
-      'd.example.com 0 A 192.0.2.4',
-    ]);
+    assert.deepEqual(
+      await lines(`${HEAD}a 1h30m A 192.0.2.1\nb 1W A 192.0.2.2\nc 1h1h A 192.0.2.3\nd 0 A 192.0.2.4\n`),
+      [
+        'a.example.com 5400 A 192.0.2.1',
+        'b.example.com 604800 A 192.0.2.2',
+        'c.example.com 7200 A 192.0.2.3',
+        'd.example.com 0 A 192.0.2.4',
+      ],
+    );
   });
 
   it('takes TTL and class in either order, and CLASSnnn', async () => {
@@ -101,13 +128,16 @@ describe('zone parser: TTL and class', () => {
   });
 
   it('follows $TTL, then the last explicit TTL when there is no $TTL (RFC 1035)', async () => {
-    assert.deepEqual(await lines('a 100 A 192.0.2.1\nb A 192.0.2.2\n$TTL 50\nc A 192.0.2.3\nd 10 A 192.0.2.4\ne A 192.0.2.5\n'), [
-      'a.example.com 100 A 192.0.2.1',
-      'b.example.com 100 A 192.0.2.2',
-      'c.example.com 50 A 192.0.2.3',
-      'd.example.com 10 A 192.0.2.4',
-      'e.example.com 50 A 192.0.2.5',
-    ]);
+    assert.deepEqual(
+      await lines('a 100 A 192.0.2.1\nb A 192.0.2.2\n$TTL 50\nc A 192.0.2.3\nd 10 A 192.0.2.4\ne A 192.0.2.5\n'),
+      [
+        'a.example.com 100 A 192.0.2.1',
+        'b.example.com 100 A 192.0.2.2',
+        'c.example.com 50 A 192.0.2.3',
+        'd.example.com 10 A 192.0.2.4',
+        'e.example.com 50 A 192.0.2.5',
+      ],
+    );
   });
 
   it('uses the SOA minimum when nothing gives a TTL, and keeps it as the default, as BIND does', async () => {
@@ -145,22 +175,37 @@ describe('zone parser: record types in canonical form', () => {
     ['a DNAME target.example.net.', 'DNAME target.example.net.'],
     ['a MX 010 mail', 'MX 10 mail.example.com.'],
     ['a TXT "v=spf1 -all" second "third one"', 'TXT "v=spf1 -all" "second" "third one"'],
-    ['a TXT "caf\\195\\169" "tab\\009" "q\\"uote" back\\\\slash', 'TXT "caf\\195\\169" "tab\\009" "q\\"uote" "back\\\\slash"'],
+    [
+      'a TXT "caf\\195\\169" "tab\\009" "q\\"uote" back\\\\slash',
+      'TXT "caf\\195\\169" "tab\\009" "q\\"uote" "back\\\\slash"',
+    ],
     ['a TXT ""', 'TXT ""'],
     ['a SOA ns hm ( 2024 1h 15m 2w 1d )', 'SOA ns.example.com. hm.example.com. 2024 3600 900 1209600 86400'],
     ['_sip._tcp SRV 10 20 5060 sip', 'SRV 10 20 5060 sip.example.com.'],
     ['a CAA 0 issue "letsencrypt.org"', 'CAA 0 issue "letsencrypt.org"'],
     ['a CAA 128 iodef mailto:sec@example.com', 'CAA 128 iodef "mailto:sec@example.com"'],
-    ['a HTTPS 1 . alpn=h2,h3 port=443 ipv4hint=192.0.2.1,192.0.2.2', 'HTTPS 1 . alpn="h2,h3" port=443 ipv4hint=192.0.2.1,192.0.2.2'],
+    [
+      'a HTTPS 1 . alpn=h2,h3 port=443 ipv4hint=192.0.2.1,192.0.2.2',
+      'HTTPS 1 . alpn="h2,h3" port=443 ipv4hint=192.0.2.1,192.0.2.2',
+    ],
     ['a SVCB 0 svc.example.net.', 'SVCB 0 svc.example.net.'],
     [
       'a SVCB 16 foo ipv6hint=2001:db8::1 key65000="x y" no-default-alpn alpn="h2" mandatory=alpn,ipv6hint',
       'SVCB 16 foo.example.com. mandatory=alpn,ipv6hint alpn="h2" no-default-alpn ipv6hint=2001:db8::1 key65000="x y"',
     ],
     ['a HTTPS 1 . ech=AEj+DQBE alpn="a\\\\\\\\,b,c"', 'HTTPS 1 . alpn="a\\\\\\\\,b,c" ech=AEj+DQBE'],
-    ['a DS 12345 8 2 49fd46e6c4b45c55d4ac69cbd3cd34ac 1afe51de49fd46e6c4b45c55d4ac69cb', 'DS 12345 8 2 49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE49FD46E6C4B45C55D4AC69CB'],
-    ['a DS 1 RSASHA256 1 0123456789abcdef0123456789abcdef01234567', 'DS 1 8 1 0123456789ABCDEF0123456789ABCDEF01234567'],
-    ['a DNSKEY 257 3 13 ( mdsswUyr3DPW132mOi8V9xESWE8jTo0d\n xbjjmc/v5JBKCUSk0lFSwTDdn2DQpUrrnI9LkNKw2F+9NTjhY+2zTg== )', 'DNSKEY 257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxbjjmc/v5JBKCUSk0lFSwTDdn2DQpUrrnI9LkNKw2F+9NTjhY+2zTg=='],
+    [
+      'a DS 12345 8 2 49fd46e6c4b45c55d4ac69cbd3cd34ac 1afe51de49fd46e6c4b45c55d4ac69cb',
+      'DS 12345 8 2 49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE49FD46E6C4B45C55D4AC69CB',
+    ],
+    [
+      'a DS 1 RSASHA256 1 0123456789abcdef0123456789abcdef01234567',
+      'DS 1 8 1 0123456789ABCDEF0123456789ABCDEF01234567',
+    ],
+    [
+      'a DNSKEY 257 3 13 ( mdsswUyr3DPW132mOi8V9xESWE8jTo0d\n xbjjmc/v5JBKCUSk0lFSwTDdn2DQpUrrnI9LkNKw2F+9NTjhY+2zTg== )',
+      'DNSKEY 257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxbjjmc/v5JBKCUSk0lFSwTDdn2DQpUrrnI9LkNKw2F+9NTjhY+2zTg==',
+    ],
     ['a HINFO "PC" "Linux"', 'HINFO "PC" "Linux"'],
     ['a SSHFP 4 2 abcdef00', 'SSHFP 4 2 ABCDEF00'],
     ['a TLSA 3 1 1 00ff', 'TLSA 3 1 1 00FF'],
@@ -231,36 +276,48 @@ describe('zone parser: $GENERATE (checked against named-compilezone in zone-conf
   });
 
   it('applies ${offset,width,base} in every base, nibbles included, as BIND prints them', async () => {
-    assert.deepEqual(await lines(`${HEAD}$GENERATE 250-250 a\${-1}-\${0,4}-\${0,0,o}-\${1,3,x}-\${2,3,X} TXT "\${0,5,n} \${0,0,N} \${-251,0,x}"\n`), [
-      'a249-0250-372-0fb-0fc.example.com 3600 TXT "a.f.0" "A.F" "ffffffff"',
-    ]);
+    assert.deepEqual(
+      await lines(
+        `${HEAD}$GENERATE 250-250 a\${-1}-\${0,4}-\${0,0,o}-\${1,3,x}-\${2,3,X} TXT "\${0,5,n} \${0,0,N} \${-251,0,x}"\n`,
+      ),
+      ['a249-0250-372-0fb-0fc.example.com 3600 TXT "a.f.0" "A.F" "ffffffff"'],
+    );
   });
 
-  it('keeps BIND\'s quirks: an offset carries to the next plain $, a modifier reuses the fields a later one omits, text after the range is ignored', async () => {
-    assert.deepEqual(await lines(`${HEAD}$GENERATE 1-2x h\${10}-$ A 192.0.2.$\n$GENERATE 1-1 m\${1,2,x}-\${3,4,q} A 192.0.2.1\n`), [
-      'h11-11.example.com 3600 A 192.0.2.1',
-      'h12-12.example.com 3600 A 192.0.2.2',
-      'm02-0004.example.com 3600 A 192.0.2.1',
-    ]);
+  it("keeps BIND's quirks: an offset carries to the next plain $, a modifier reuses the fields a later one omits, text after the range is ignored", async () => {
+    assert.deepEqual(
+      await lines(`${HEAD}$GENERATE 1-2x h\${10}-$ A 192.0.2.$\n$GENERATE 1-1 m\${1,2,x}-\${3,4,q} A 192.0.2.1\n`),
+      [
+        'h11-11.example.com 3600 A 192.0.2.1',
+        'h12-12.example.com 3600 A 192.0.2.2',
+        'm02-0004.example.com 3600 A 192.0.2.1',
+      ],
+    );
   });
 
   it('keeps escaped and doubled dollars literal, reads quoted data again as record data, and takes TTL and class in either order', async () => {
-    assert.deepEqual(await lines(`${HEAD}$GENERATE 1-1 d\\$-$$-$ 60 IN MX "10 mx$ ; comment"\n$GENERATE 2-2 t$ IN 120 TXT "\\$ $$ \\"q$\\""\n`), [
-      'd\\$-\\$-1.example.com 60 MX 10 mx1.example.com.',
-      't2.example.com 120 TXT "$" "$" "q2"',
-    ]);
+    assert.deepEqual(
+      await lines(
+        `${HEAD}$GENERATE 1-1 d\\$-$$-$ 60 IN MX "10 mx$ ; comment"\n$GENERATE 2-2 t$ IN 120 TXT "\\$ $$ \\"q$\\""\n`,
+      ),
+      ['d\\$-\\$-1.example.com 60 MX 10 mx1.example.com.', 't2.example.com 120 TXT "$" "$" "q2"'],
+    );
   });
 
   it('leaves the owner a blank owner repeats, and takes the last explicit TTL without $TTL', async () => {
-    const text = '@ 600 SOA ns1 hm 1 2 3 4 5\nwww A 192.0.2.80\n$GENERATE 1-1 g$ A 192.0.2.$\n  AAAA ::1\n$GENERATE 1-1 e$ 60 A 192.0.2.$\nlast A 192.0.2.9\n';
-    assert.deepEqual((await parse(text)).map((r) => `${r.name} ${r.ttl} ${r.type}`), [
-      'example.com 600 SOA',
-      'www.example.com 600 A',
-      'g1.example.com 600 A',
-      'www.example.com 600 AAAA',
-      'e1.example.com 60 A',
-      'last.example.com 60 A',
-    ]);
+    const text =
+      '@ 600 SOA ns1 hm 1 2 3 4 5\nwww A 192.0.2.80\n$GENERATE 1-1 g$ A 192.0.2.$\n  AAAA ::1\n$GENERATE 1-1 e$ 60 A 192.0.2.$\nlast A 192.0.2.9\n';
+    assert.deepEqual(
+      (await parse(text)).map((r) => `${r.name} ${r.ttl} ${r.type}`),
+      [
+        'example.com 600 SOA',
+        'www.example.com 600 A',
+        'g1.example.com 600 A',
+        'www.example.com 600 AAAA',
+        'e1.example.com 60 A',
+        'last.example.com 60 A',
+      ],
+    );
   });
 
   it('refuses malformed $GENERATE lines with the zone-file error naming the line', async () => {
@@ -282,46 +339,84 @@ describe('zone parser: $GENERATE (checked against named-compilezone in zone-conf
   it('counts generated records toward the record limit, refusing a range that would pass it before expanding it', async () => {
     const three = `${HEAD}a A 192.0.2.1\nb A 192.0.2.2\n`;
     assert.equal((await parse(`${three}$GENERATE 1-2 g$ A 192.0.2.$\n`, { maxRecords: 5 })).length, 5);
-    await assertError(`${three}$GENERATE 1-3 g$ A 192.0.2.$\n`, 5, /the zone file holds more than 5 records, the most one zone file may hold \(this \$GENERATE adds 3\)/, { maxRecords: 5 });
-    await assertError(`${three}$GENERATE 1-2 g$ A 192.0.2.$\nc A 192.0.2.3\n`, 6, /the zone file holds more than 5 records/, { maxRecords: 5 });
+    await assertError(
+      `${three}$GENERATE 1-3 g$ A 192.0.2.$\n`,
+      5,
+      /the zone file holds more than 5 records, the most one zone file may hold \(this \$GENERATE adds 3\)/,
+      { maxRecords: 5 },
+    );
+    await assertError(
+      `${three}$GENERATE 1-2 g$ A 192.0.2.$\nc A 192.0.2.3\n`,
+      6,
+      /the zone file holds more than 5 records/,
+      { maxRecords: 5 },
+    );
     // The default limit: refused at once, nothing of the 10 million records expanded.
     const started = Date.now();
-    await assertError(`${HEAD}$GENERATE 1-${zoneRecordLimit} g$ A 192.0.2.1\n`, 3, new RegExp(`more than ${zoneRecordLimit} records`));
+    await assertError(
+      `${HEAD}$GENERATE 1-${zoneRecordLimit} g$ A 192.0.2.1\n`,
+      3,
+      new RegExp(`more than ${zoneRecordLimit} records`),
+    );
     assert.ok(Date.now() - started < 2000);
   });
 
   it('streams a long range in batches of at most 1000 records', async () => {
     const sizes: number[] = [];
-    for await (const batch of parseZoneBatches([`${HEAD}$GENERATE 1-2500 g$ A 192.0.2.1\n`], { origin: 'example.com' })) sizes.push(batch.length);
+    for await (const batch of parseZoneBatches([`${HEAD}$GENERATE 1-2500 g$ A 192.0.2.1\n`], { origin: 'example.com' }))
+      sizes.push(batch.length);
     assert.deepEqual(sizes, [1000, 1000, 501]);
   });
 });
 
 describe('zone parser: the zone a file names', () => {
   const scan = async (chunks: string[]) => {
-    const found = await scanZoneOrigin((async function* () {
-      for (const chunk of chunks) yield Buffer.from(chunk);
-    })());
+    const found = await scanZoneOrigin(
+      (async function* () {
+        for (const chunk of chunks) yield Buffer.from(chunk);
+      })(),
+    );
     const replayed: string[] = [];
     for await (const chunk of found.input) replayed.push(chunk.toString());
     return { origin: found.origin, replayed: replayed.join('') };
   };
 
   it('is the first $ORIGIN, or the first SOA owner, whichever comes first, not the root', async () => {
-    assert.equal((await scan(['$TTL 300\n$ORIGIN Example.NET.\n@ SOA ns1 hm 1 2 3 4 5\n$ORIGIN sub.example.net.\n'])).origin, 'example.net');
-    assert.equal((await scan(['$TTL 300\nexample.net SOA ns1 hm 1 2 3 4 5\n$ORIGIN sub.example.net.\n'])).origin, 'example.net');
-    assert.equal((await scan(['$ORIGIN .\n$TTL 300\nexample.org IN SOA ns1 hm 1 2 3 4 5\n\tNS ns1\n$ORIGIN example.org.\n'])).origin, 'example.org');
-    assert.equal((await scan(['$TTL 300\na.example.com. A 192.0.2.1\n', '$ORIGIN example', '.com.\n'])).origin, 'example.com');
+    assert.equal(
+      (await scan(['$TTL 300\n$ORIGIN Example.NET.\n@ SOA ns1 hm 1 2 3 4 5\n$ORIGIN sub.example.net.\n'])).origin,
+      'example.net',
+    );
+    assert.equal(
+      (await scan(['$TTL 300\nexample.net SOA ns1 hm 1 2 3 4 5\n$ORIGIN sub.example.net.\n'])).origin,
+      'example.net',
+    );
+    assert.equal(
+      (await scan(['$ORIGIN .\n$TTL 300\nexample.org IN SOA ns1 hm 1 2 3 4 5\n\tNS ns1\n$ORIGIN example.org.\n']))
+        .origin,
+      'example.org',
+    );
+    assert.equal(
+      (await scan(['$TTL 300\na.example.com. A 192.0.2.1\n', '$ORIGIN example', '.com.\n'])).origin,
+      'example.com',
+    );
     assert.equal((await scan(['$TTL 300\n@ SOA ns1 hm 1 2 3 4 5\nwww.example.com. A 192.0.2.1\n'])).origin, undefined);
     assert.equal((await scan(['$TTL 300\nwww.example.com. A 192.0.2.1\n'])).origin, undefined);
   });
 
   it('gives the whole input back, whether it stopped early, read to the end, or met a syntax error', async () => {
-    for (const chunks of [['$ORIGIN example.net.\n', 'www 300 A 192.0.2.1\n', 'mail 300 A 192.0.2.2\n'], ['a.b. 300 A 192.0.2.1\n', 'c.d. 300 A 192.0.2.2'], ['x 300 A 999.0.0.1\n', '$ORIGIN example.net.\n']]) {
+    for (const chunks of [
+      ['$ORIGIN example.net.\n', 'www 300 A 192.0.2.1\n', 'mail 300 A 192.0.2.2\n'],
+      ['a.b. 300 A 192.0.2.1\n', 'c.d. 300 A 192.0.2.2'],
+      ['x 300 A 999.0.0.1\n', '$ORIGIN example.net.\n'],
+    ]) {
       const found = await scan(chunks);
       assert.equal(found.replayed, chunks.join(''));
     }
-    assert.equal((await scan(['x 300 A 999.0.0.1\n$ORIGIN example.net.\n'])).origin, undefined, 'the parse reports the error; nothing is named');
+    assert.equal(
+      (await scan(['x 300 A 999.0.0.1\n$ORIGIN example.net.\n'])).origin,
+      undefined,
+      'the parse reports the error; nothing is named',
+    );
   });
 });
 
@@ -353,7 +448,8 @@ describe('zone parser: streaming and errors', () => {
     const text = `\ufeff${HEAD}a TXT "café"\n`;
     const fromString = await parse(text);
     const fromBytes: ZoneRecord[] = [];
-    for await (const record of parseZone([Buffer.from(text, 'utf8')], { origin: 'example.com' })) fromBytes.push(record);
+    for await (const record of parseZone([Buffer.from(text, 'utf8')], { origin: 'example.com' }))
+      fromBytes.push(record);
     assert.deepEqual(fromString, fromBytes);
     assert.equal(fromString[1]?.data, '"caf\\195\\169"');
   });

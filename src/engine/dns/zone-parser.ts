@@ -76,7 +76,12 @@ class EntryParser {
     /** False when only reading for the zone name: `$GENERATE` lines are checked, not expanded. */
     private readonly isExpanding = true,
   ) {
-    this.state = { origin: canonicalOrigin(options.origin), defaultTtl: options.defaultTtl, lastTtl: undefined, lastOwner: undefined };
+    this.state = {
+      origin: canonicalOrigin(options.origin),
+      defaultTtl: options.defaultTtl,
+      lastTtl: undefined,
+      lastOwner: undefined,
+    };
     const zoneClass = classNumber(options.class ?? 'IN');
     if (zoneClass === undefined) throw new Error(`invalid zone class ${JSON.stringify(options.class)}`);
     this.zoneClass = zoneClass;
@@ -122,7 +127,8 @@ class EntryParser {
     let owner: string;
     let index = 0;
     if (entry.isOwnerBlank) {
-      if (state.lastOwner === undefined) throw new PresentationError('the first record has no owner name (the line starts with blank space)');
+      if (state.lastOwner === undefined)
+        throw new PresentationError('the first record has no owner name (the line starts with blank space)');
       owner = state.lastOwner;
     } else {
       owner = canonicalName(ownerToken(entry.tokens[0] ?? ''), state.origin);
@@ -139,7 +145,13 @@ class EntryParser {
       at(cursor.line);
     }
     state.lastOwner = owner;
-    return { name: ownerForm(owner), ttl: this.resolveTtl(head.ttl, head.type, data), class: this.zoneClassName, type: typeName(head.type), data };
+    return {
+      name: ownerForm(owner),
+      ttl: this.resolveTtl(head.ttl, head.type, data),
+      class: this.zoneClassName,
+      type: typeName(head.type),
+      data,
+    };
   }
 
   /** Reads `[ttl] [class] type` (TTL and class in either order) from `index` on. */
@@ -168,7 +180,9 @@ class EntryParser {
     if (type === undefined) throw new PresentationError('missing record type');
     if (isMetaType(type)) throw new PresentationError(`type ${typeName(type)} cannot appear in a zone file`);
     if (recordClass !== undefined && recordClass !== this.zoneClass) {
-      throw new PresentationError(`class ${className(recordClass)} does not match the zone class ${this.zoneClassName}`);
+      throw new PresentationError(
+        `class ${className(recordClass)} does not match the zone class ${this.zoneClassName}`,
+      );
     }
     return { owner, ttl, type, index };
   }
@@ -176,7 +190,9 @@ class EntryParser {
   /** Counts records against the limit; the error names the line that would pass it. */
   private countRecords(n: number): void {
     if (this.count + n > this.maxRecords) {
-      throw new PresentationError(`the zone file holds more than ${this.maxRecords} records, the most one zone file may hold${n > 1 ? ` (this $GENERATE adds ${n})` : ''}`);
+      throw new PresentationError(
+        `the zone file holds more than ${this.maxRecords} records, the most one zone file may hold${n > 1 ? ` (this $GENERATE adds ${n})` : ''}`,
+      );
     }
     this.count += n;
   }
@@ -191,14 +207,23 @@ class EntryParser {
     const state = this.state;
     const rangeText = tokens[1];
     const lhs = tokens[2];
-    if (rangeText === undefined || lhs === undefined) throw new PresentationError('$GENERATE needs a range, an owner, a type and the record data ($GENERATE start-stop[/step] lhs [ttl] [class] type rhs)');
+    if (rangeText === undefined || lhs === undefined)
+      throw new PresentationError(
+        '$GENERATE needs a range, an owner, a type and the record data ($GENERATE start-stop[/step] lhs [ttl] [class] type rhs)',
+      );
     if (lhs.charCodeAt(0) === 0x22) throw new PresentationError('$GENERATE: the owner (lhs) must not be quoted');
     const range = rangeText.charCodeAt(0) === 0x22 ? undefined : parseGenerateRange(rangeText);
-    if (range === undefined) throw new PresentationError(`$GENERATE: invalid range "${printable(rangeText)}" (expected start-stop or start-stop/step, 0 <= start <= stop, step >= 1)`);
+    if (range === undefined)
+      throw new PresentationError(
+        `$GENERATE: invalid range "${printable(rangeText)}" (expected start-stop or start-stop/step, 0 <= start <= stop, step >= 1)`,
+      );
     const head = this.head(entry, '', 3, () => undefined);
     const rhs = tokens[head.index];
     if (rhs === undefined) throw new PresentationError('$GENERATE: missing the record data (rhs)');
-    if (head.index + 1 < tokens.length) throw new PresentationError(`$GENERATE: unexpected "${printable(tokens[head.index + 1] as string)}" after the record data (quote the data when it has several fields)`);
+    if (head.index + 1 < tokens.length)
+      throw new PresentationError(
+        `$GENERATE: unexpected "${printable(tokens[head.index + 1] as string)}" after the record data (quote the data when it has several fields)`,
+      );
     if (head.ttl === undefined && state.defaultTtl === undefined && state.lastTtl === undefined) {
       throw new PresentationError('no TTL: give the $GENERATE line a TTL or put a $TTL line before it');
     }
@@ -210,9 +235,20 @@ class EntryParser {
       const owner = canonicalName(expandTemplate(lhs, it), state.origin);
       const text = expandTemplate(template, it);
       const dataTokens = isQuoted ? rhsTokens(text) : [text];
-      const cursor = new TokenCursor(dataTokens, dataTokens.map(() => entry.line), 0, state.origin);
+      const cursor = new TokenCursor(
+        dataTokens,
+        dataTokens.map(() => entry.line),
+        0,
+        state.origin,
+      );
       const data = parseRdata(cursor, head.type);
-      yield { name: ownerForm(owner), ttl: this.resolveTtl(head.ttl, head.type, data), class: this.zoneClassName, type: typeName(head.type), data };
+      yield {
+        name: ownerForm(owner),
+        ttl: this.resolveTtl(head.ttl, head.type, data),
+        class: this.zoneClassName,
+        type: typeName(head.type),
+        data,
+      };
     }
   }
 
@@ -407,7 +443,10 @@ export async function scanZoneOrigin(input: AsyncIterable<Buffer>): Promise<Zone
     read(() => tokenizer.push(text, entries));
   }
   const zone = parser.zoneName;
-  return { origin: zone === undefined ? undefined : ownerForm(zone), input: replay(held, isDone ? undefined : iterator) };
+  return {
+    origin: zone === undefined ? undefined : ownerForm(zone),
+    input: replay(held, isDone ? undefined : iterator),
+  };
 }
 
 async function* replay(held: Buffer[], rest: AsyncIterator<Buffer> | undefined): AsyncGenerator<Buffer> {

@@ -12,7 +12,8 @@ function tokenize(text: string, size = text.length || 1): ZoneEntry[] {
   return out;
 }
 
-const simple = (entries: ZoneEntry[]) => entries.map((entry) => ({ line: entry.line, blank: entry.isOwnerBlank, tokens: entry.tokens }));
+const simple = (entries: ZoneEntry[]) =>
+  entries.map((entry) => ({ line: entry.line, blank: entry.isOwnerBlank, tokens: entry.tokens }));
 
 function assertSyntaxError(text: string, line: number, message: RegExp): void {
   assert.throws(

@@ -87,7 +87,8 @@ export class ZoneTokenizer {
 
   private readLine(text: string, start: number, end: number, out: ZoneEntry[]): void {
     const line = this.lineNumber;
-    if (end - start > this.limits.maxLineChars) throw new ZoneSyntaxError(line, `line longer than ${this.limits.maxLineChars} characters`);
+    if (end - start > this.limits.maxLineChars)
+      throw new ZoneSyntaxError(line, `line longer than ${this.limits.maxLineChars} characters`);
     const isNewEntry = this.depth === 0;
     if (isNewEntry) this.isOwnerBlank = start < end && isBlank(text.charCodeAt(start));
     let i = start;

@@ -110,13 +110,25 @@ function parseCompound(text: string, from: number): { compound: Compound; end: n
     if (c === '#' || c === '.') {
       const name = NAME.exec(text.slice(i + 1));
       if (name === null) return undefined;
-      compound.tests.push(c === '#' ? { name: 'id', operator: '=', value: name[0], isCaseInsensitive: false } : { name: 'class', operator: '~=', value: name[0], isCaseInsensitive: false });
+      compound.tests.push(
+        c === '#'
+          ? { name: 'id', operator: '=', value: name[0], isCaseInsensitive: false }
+          : { name: 'class', operator: '~=', value: name[0], isCaseInsensitive: false },
+      );
       i += 1 + name[0].length;
     } else if (c === '[') {
-      const match = /^\[\s*([\w:-]+)\s*(?:([~|^$*]?=)\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\]\s]+))\s*(i)?\s*)?\]/.exec(text.slice(i));
+      const match =
+        /^\[\s*([\w:-]+)\s*(?:([~|^$*]?=)\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\]\s]+))\s*(i)?\s*)?\]/.exec(
+          text.slice(i),
+        );
       if (match === null) return undefined;
       const value = (match[3] ?? match[4] ?? match[5] ?? '').replace(/\\(.)/g, '$1');
-      compound.tests.push({ name: match[1]!.toLowerCase(), operator: (match[2] ?? '') as AttributeOperator, value, isCaseInsensitive: match[6] !== undefined });
+      compound.tests.push({
+        name: match[1]!.toLowerCase(),
+        operator: (match[2] ?? '') as AttributeOperator,
+        value,
+        isCaseInsensitive: match[6] !== undefined,
+      });
       i += match[0].length;
     } else if (/[\s>+~]/.test(c)) break;
     else return undefined;
@@ -167,7 +179,11 @@ function matchesChain(steps: Step[], last: number, elements: readonly PageElemen
 }
 
 /** The elements the selector matches, in document order. */
-export function selectElements(selector: CompiledSelector, elements: readonly PageElement[], byTag: ReadonlyMap<string, number[]>): PageElement[] {
+export function selectElements(
+  selector: CompiledSelector,
+  elements: readonly PageElement[],
+  byTag: ReadonlyMap<string, number[]>,
+): PageElement[] {
   const out = new Set<number>();
   for (const steps of selector.alternatives) {
     const subject = steps[steps.length - 1]!.compound;

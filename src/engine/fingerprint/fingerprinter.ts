@@ -1,8 +1,19 @@
 import { setMaxListeners } from 'node:events';
-import type { FingerprintOptions, FingerprintOrigin, FingerprintReport, Fingerprinter, TechnologyObservation } from '../../core/surface/exposure-engines.ts';
+import type {
+  FingerprintOptions,
+  FingerprintOrigin,
+  FingerprintReport,
+  Fingerprinter,
+  TechnologyObservation,
+} from '../../core/surface/exposure-engines.ts';
 import { defaultScanProfileSettings, type ScanProfileSettings } from '../../core/scans/scan-profile-settings.ts';
 import type { DnsResolver } from '../dns/resolver.ts';
-import { classifyFailure, createGuardedHttpClient, type GuardedHttpClient, type HttpExchange } from '../http-scan/guarded-http-client.ts';
+import {
+  classifyFailure,
+  createGuardedHttpClient,
+  type GuardedHttpClient,
+  type HttpExchange,
+} from '../http-scan/guarded-http-client.ts';
 import { RequestBudget } from '../http-scan/request-budget.ts';
 import { ScanScope, originOf, originText } from '../http-scan/scan-scope.ts';
 import { ProgressReporter, ScanSession } from '../http-scan/scan-session.ts';
@@ -55,8 +66,15 @@ function redirectTarget(exchange: HttpExchange, from: URL, scope: ScanScope): UR
  * the last answer. Resolves with the technologies, or with none and a warning when the origin
  * did not answer; rejects only on abort.
  */
-async function fingerprintOrigin(pass: Pass, origin: FingerprintOrigin): Promise<{ isAnswered: boolean; technologies: TechnologyObservation[] }> {
-  const settings: ScanProfileSettings = { ...defaultScanProfileSettings, custom_headers: pass.options.customHeaders, requests_per_second: pass.options.requestsPerSecond };
+async function fingerprintOrigin(
+  pass: Pass,
+  origin: FingerprintOrigin,
+): Promise<{ isAnswered: boolean; technologies: TechnologyObservation[] }> {
+  const settings: ScanProfileSettings = {
+    ...defaultScanProfileSettings,
+    custom_headers: pass.options.customHeaders,
+    requests_per_second: pass.options.requestsPerSecond,
+  };
   const scope = new ScanScope(origin, settings);
   const start = new URL(`${originText(origin)}/`);
   const label = originText(origin);
@@ -71,7 +89,11 @@ async function fingerprintOrigin(pass: Pass, origin: FingerprintOrigin): Promise
     pass.budgets.set(origin.host, budget);
   }
   const counters = { pagesCrawled: 0, requestsSent: 0, checksDone: 0 };
-  const progress = new ProgressReporter({ finding: async () => undefined, warning: () => undefined, progress: () => undefined }, counters, 0);
+  const progress = new ProgressReporter(
+    { finding: async () => undefined, warning: () => undefined, progress: () => undefined },
+    counters,
+    0,
+  );
   const session = new ScanSession(origin, settings, scope, pass.client, budget, progress, false);
   let url = start;
   let exchange: HttpExchange | undefined;
@@ -93,7 +115,12 @@ async function fingerprintOrigin(pass: Pass, origin: FingerprintOrigin): Promise
   }
   if (exchange === undefined) return { isAnswered: false, technologies: [] };
   const signals = readPageSignals(url.href, exchange.headers, exchange.body);
-  const technologies = detectTechnologies(pass.rules, signals).map((t) => ({ host: origin.host, port: origin.port, serviceProtocol: origin.scheme, ...t }));
+  const technologies = detectTechnologies(pass.rules, signals).map((t) => ({
+    host: origin.host,
+    port: origin.port,
+    serviceProtocol: origin.scheme,
+    ...t,
+  }));
   return { isAnswered: true, technologies };
 }
 
@@ -123,7 +150,12 @@ export function createFingerprinter(deps: FingerprinterDeps): Fingerprinter {
       const forward = (): void => controller.abort(callerSignal.reason);
       callerSignal.addEventListener('abort', forward, { once: true });
       const signal = controller.signal;
-      const client = createGuardedHttpClient({ guard: deps.guard, resolver: deps.resolver, requestTimeoutMs: options.requestTimeoutMs, signal });
+      const client = createGuardedHttpClient({
+        guard: deps.guard,
+        resolver: deps.resolver,
+        requestTimeoutMs: options.requestTimeoutMs,
+        signal,
+      });
       const pass: Pass = { client, rules, options, signal, budgets: new Map(), requests: 0, warnings: report.warnings };
       const queue = [...distinct.values()];
       let next = 0;
@@ -136,7 +168,8 @@ export function createFingerprinter(deps: FingerprinterDeps): Fingerprinter {
             if (result.isAnswered) report.origins += 1;
             report.technologies.push(...result.technologies);
           } catch (err) {
-            if (!signal.aborted) report.warnings.push(`${originText(origin)}: ${err instanceof Error ? err.message : String(err)}`);
+            if (!signal.aborted)
+              report.warnings.push(`${originText(origin)}: ${err instanceof Error ? err.message : String(err)}`);
           }
         }
       };
@@ -147,7 +180,8 @@ export function createFingerprinter(deps: FingerprinterDeps): Fingerprinter {
         await client.close();
       }
       report.requests = pass.requests;
-      if (signal.aborted) report.warnings.push(`aborted: ${queue.length - Math.min(next, queue.length)} origin(s) not fingerprinted`);
+      if (signal.aborted)
+        report.warnings.push(`aborted: ${queue.length - Math.min(next, queue.length)} origin(s) not fingerprinted`);
       return report;
     },
   };

@@ -84,7 +84,12 @@ export function collectGlobals(code: string, out: Map<string, GlobalValue>): voi
     if (token.type !== 'identifier') continue;
     const previous = tokens[i - 1];
     if (previous?.type === 'punctuator' && (previous.text === '.' || previous.text === '?.')) continue;
-    if (token.text === 'function' && depth === 0 && tokens[i + 1]?.type === 'identifier' && tokens[i + 2]?.text === '(') {
+    if (
+      token.text === 'function' &&
+      depth === 0 &&
+      tokens[i + 1]?.type === 'identifier' &&
+      tokens[i + 2]?.text === '('
+    ) {
       out.set(tokens[i + 1]!.text, true);
       continue;
     }
@@ -92,7 +97,10 @@ export function collectGlobals(code: string, out: Map<string, GlobalValue>): voi
     const isDeclared = previous?.type === 'identifier' && DECLARATIONS.has(previous.text);
     const isViaGlobalObject = GLOBAL_OBJECTS.has(names[0]!) && names.length > 1;
     const chainNames = isViaGlobalObject ? names.slice(1) : names;
-    const isGlobal = isViaGlobalObject || (depth === 0 && (isDeclared || !DECLARATIONS.has(names[0]!))) || (names.length > 1 && out.has(names[0]!));
+    const isGlobal =
+      isViaGlobalObject ||
+      (depth === 0 && (isDeclared || !DECLARATIONS.has(names[0]!))) ||
+      (names.length > 1 && out.has(names[0]!));
     if (!isGlobal || tokens[end]?.text !== '=') {
       i = end - 1;
       continue;

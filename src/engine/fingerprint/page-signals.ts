@@ -85,7 +85,20 @@ export function readPageSignals(url: string, responseHeaders: readonly HttpHeade
       if (cookie !== undefined) cookies.set(cookie[0], cookie[1]);
     }
   }
-  const signals: PageSignals = { url, headers, cookies, html: '', meta: new Map(), scriptSrc: [], scripts: [], css: '', text: '', elements: [], elementsByTag: new Map(), globals: new Map() };
+  const signals: PageSignals = {
+    url,
+    headers,
+    cookies,
+    html: '',
+    meta: new Map(),
+    scriptSrc: [],
+    scripts: [],
+    css: '',
+    text: '',
+    elements: [],
+    elementsByTag: new Map(),
+    globals: new Map(),
+  };
   if (!isHtmlAnswer(headers, body)) return signals;
   const html = cap(body, signalLimits.html);
   signals.html = html;
@@ -113,9 +126,15 @@ function readHtml(html: string, signals: PageSignals): void {
         const tag = name.toLowerCase();
         if (signals.elements.length < signalLimits.elements) {
           const map = new Map<string, string>();
-          for (const [key, value] of Object.entries(attributes)) map.set(key.toLowerCase(), cap(value, signalLimits.attribute));
+          for (const [key, value] of Object.entries(attributes))
+            map.set(key.toLowerCase(), cap(value, signalLimits.attribute));
           const index = signals.elements.length;
-          signals.elements.push({ tag, attributes: map, parent: open.length > 0 ? open[open.length - 1]! : -1, text: '' });
+          signals.elements.push({
+            tag,
+            attributes: map,
+            parent: open.length > 0 ? open[open.length - 1]! : -1,
+            text: '',
+          });
           const list = signals.elementsByTag.get(tag) ?? [];
           list.push(index);
           signals.elementsByTag.set(tag, list);
@@ -148,7 +167,8 @@ function readHtml(html: string, signals: PageSignals): void {
         }
         for (const index of open) {
           const element = index >= 0 ? signals.elements[index] : undefined;
-          if (element !== undefined && element.text.length < signalLimits.elementText) element.text = cap(element.text + text, signalLimits.elementText);
+          if (element !== undefined && element.text.length < signalLimits.elementText)
+            element.text = cap(element.text + text, signalLimits.elementText);
         }
         if (textLength < signalLimits.text && text.trim() !== '') {
           textParts.push(text);

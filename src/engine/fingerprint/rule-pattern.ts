@@ -64,7 +64,9 @@ export function parseRulePatterns(value: unknown): RulePattern[] {
 export function resolveVersion(template: string | undefined, match: RegExpExecArray): string | undefined {
   if (template === undefined) return undefined;
   const group = (index: string): string => match[Number(index)] ?? '';
-  let text = template.replace(/\\(\d+)\?([^:]*):(.*)$/, (_all, index: string, ifSet: string, ifNot: string) => (group(index) !== '' ? ifSet : ifNot));
+  let text = template.replace(/\\(\d+)\?([^:]*):(.*)$/, (_all, index: string, ifSet: string, ifNot: string) =>
+    group(index) !== '' ? ifSet : ifNot,
+  );
   text = text.replace(/\\(\d+)/g, (_all, index: string) => group(index)).trim();
   if (text === '' || text.length > maxVersionLength) return undefined;
   return text;

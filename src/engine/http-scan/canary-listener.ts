@@ -185,10 +185,19 @@ export class CanaryListener {
     }
     if (state.hits.length < maxHitsPerToken) {
       const ua = req.headers['user-agent'];
-      state.hits.push({ token, method: req.method ?? '?', path, source: `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`, userAgent: ua, at: new Date() });
+      state.hits.push({
+        token,
+        method: req.method ?? '?',
+        path,
+        source: `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`,
+        userAgent: ua,
+        at: new Date(),
+      });
     }
     for (const wake of state.waiters) wake();
-    res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : `${canaryAnswer(token)}\n`);
+    res
+      .writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' })
+      .end(req.method === 'HEAD' ? undefined : `${canaryAnswer(token)}\n`);
   }
 
   private async release(): Promise<void> {

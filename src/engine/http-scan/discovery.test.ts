@@ -17,7 +17,8 @@ describe('parseSitemap', () => {
     const urlset = `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
       <url><loc> http://h/a?x=1&amp;y=2 </loc><lastmod>2024-01-01</lastmod></url><url><loc>http://h/b</loc></url></urlset>`;
     assert.deepEqual(parseSitemap(urlset), { pages: ['http://h/a?x=1&y=2', 'http://h/b'], sitemaps: [] });
-    const index = '<sm:sitemapindex xmlns:sm="x"><sm:sitemap><sm:loc>http://h/s1.xml</sm:loc></sm:sitemap></sm:sitemapindex>';
+    const index =
+      '<sm:sitemapindex xmlns:sm="x"><sm:sitemap><sm:loc>http://h/s1.xml</sm:loc></sm:sitemap></sm:sitemapindex>';
     assert.deepEqual(parseSitemap(index), { pages: [], sitemaps: ['http://h/s1.xml'] });
     assert.deepEqual(parseSitemap('not xml at all <'), { pages: [], sitemaps: [] });
   });
@@ -43,7 +44,12 @@ describe('extractJsUrls', () => {
 
 describe('extractJsonUrls', () => {
   it('finds URL and path values at any depth, and nothing in invalid JSON', () => {
-    const json = JSON.stringify({ next: '/api/items?page=2', items: [{ href: 'http://h/item/1', name: 'not a path' }, { self: '/api/items/2' }], count: 2, empty: '/' });
+    const json = JSON.stringify({
+      next: '/api/items?page=2',
+      items: [{ href: 'http://h/item/1', name: 'not a path' }, { self: '/api/items/2' }],
+      count: 2,
+      empty: '/',
+    });
     assert.deepEqual(extractJsonUrls(json), ['/api/items?page=2', 'http://h/item/1', '/api/items/2']);
     assert.deepEqual(extractJsonUrls('{broken'), []);
   });
@@ -59,7 +65,16 @@ describe('extractJsonCalls', () => {
       });
       window.fetch(\`/api/stats\`, {method: "post", headers: {'content-type': 'application/json'}, body: '{"range":"week"}'});`;
     assert.deepEqual(extractJsonCalls(code), [
-      { url: '/api/search', method: 'POST', body: JSON.stringify({ filter: { category: 'shoes', 'min-price': -1.5 }, tags: ['a', 'b'], exact: true, page: null }) },
+      {
+        url: '/api/search',
+        method: 'POST',
+        body: JSON.stringify({
+          filter: { category: 'shoes', 'min-price': -1.5 },
+          tags: ['a', 'b'],
+          exact: true,
+          page: null,
+        }),
+      },
       { url: '/api/stats', method: 'POST', body: '{"range":"week"}' },
     ]);
   });

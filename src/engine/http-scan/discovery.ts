@@ -151,7 +151,9 @@ function readFetchCall(code: string, at: number): JsonCall | undefined {
   const { method, headers, body } = options;
   if (typeof method !== 'string' || method.toUpperCase() !== 'POST' || typeof body !== 'string') return undefined;
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) return undefined;
-  const isJson = Object.entries(headers).some(([name, value]) => name.toLowerCase() === 'content-type' && typeof value === 'string' && /\bjson\b/i.test(value));
+  const isJson = Object.entries(headers).some(
+    ([name, value]) => name.toLowerCase() === 'content-type' && typeof value === 'string' && /\bjson\b/i.test(value),
+  );
   if (!isJson) return undefined;
   let document: JsLiteral;
   try {

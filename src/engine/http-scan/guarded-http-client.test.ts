@@ -10,7 +10,8 @@ import { createGuardedHttpClient, HttpRequestError } from './guarded-http-client
 // checked address while Host keeps the name (and that no real DNS is asked).
 const resolver: DnsResolver = {
   resolveTxt: async () => [],
-  resolveAddresses: async (name) => (name === 'app.example.test' ? ['127.0.0.1'] : name === 'mixed.example.test' ? ['93.184.216.34', '10.0.0.1'] : []),
+  resolveAddresses: async (name) =>
+    name === 'app.example.test' ? ['127.0.0.1'] : name === 'mixed.example.test' ? ['93.184.216.34', '10.0.0.1'] : [],
 };
 
 describe('createGuardedHttpClient', () => {
@@ -51,7 +52,11 @@ describe('createGuardedHttpClient', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const client = (allow: string[], bodyLimit?: number, options: { requestTimeoutMs?: number; signal?: AbortSignal } = {}) =>
+  const client = (
+    allow: string[],
+    bodyLimit?: number,
+    options: { requestTimeoutMs?: number; signal?: AbortSignal } = {},
+  ) =>
     createGuardedHttpClient({
       guard: new EgressGuard(allow),
       resolver,
@@ -64,10 +69,16 @@ describe('createGuardedHttpClient', () => {
   it('connects to the checked address and keeps the name in Host', async () => {
     const c = client(['127.0.0.0/8']);
     try {
-      const exchange = await c.send({ method: 'GET', url: new URL(`http://app.example.test:${port}/`), headers: [] }, new AbortController().signal);
+      const exchange = await c.send(
+        { method: 'GET', url: new URL(`http://app.example.test:${port}/`), headers: [] },
+        new AbortController().signal,
+      );
       assert.equal(exchange.status, 200);
       assert.equal(exchange.body, 'ok');
-      assert.deepEqual(exchange.headers.filter((h) => h.name === 'set-cookie').map((h) => h.value), ['a=1', 'b=2']);
+      assert.deepEqual(
+        exchange.headers.filter((h) => h.name === 'set-cookie').map((h) => h.value),
+        ['a=1', 'b=2'],
+      );
       assert.equal(hosts.at(-1), `app.example.test:${port}`);
     } finally {
       await c.close();
@@ -77,7 +88,10 @@ describe('createGuardedHttpClient', () => {
   it('caps the body it reads', async () => {
     const c = client(['127.0.0.0/8'], 100_000);
     try {
-      const exchange = await c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/huge`), headers: [] }, new AbortController().signal);
+      const exchange = await c.send(
+        { method: 'GET', url: new URL(`http://127.0.0.1:${port}/huge`), headers: [] },
+        new AbortController().signal,
+      );
       assert.equal(exchange.body.length, 100_000);
       assert.equal(exchange.isTruncated, true);
     } finally {
@@ -89,9 +103,18 @@ describe('createGuardedHttpClient', () => {
     const c = client([]);
     try {
       const signal = new AbortController().signal;
-      await assert.rejects(c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/`), headers: [] }, signal), (err: unknown) => err instanceof HttpRequestError && err.kind === 'denied');
-      await assert.rejects(c.send({ method: 'GET', url: new URL('http://mixed.example.test/'), headers: [] }, signal), (err: unknown) => err instanceof HttpRequestError && err.kind === 'denied');
-      await assert.rejects(c.send({ method: 'GET', url: new URL('http://nothing.example.test/'), headers: [] }, signal), (err: unknown) => err instanceof HttpRequestError && err.kind === 'no_address');
+      await assert.rejects(
+        c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/`), headers: [] }, signal),
+        (err: unknown) => err instanceof HttpRequestError && err.kind === 'denied',
+      );
+      await assert.rejects(
+        c.send({ method: 'GET', url: new URL('http://mixed.example.test/'), headers: [] }, signal),
+        (err: unknown) => err instanceof HttpRequestError && err.kind === 'denied',
+      );
+      await assert.rejects(
+        c.send({ method: 'GET', url: new URL('http://nothing.example.test/'), headers: [] }, signal),
+        (err: unknown) => err instanceof HttpRequestError && err.kind === 'no_address',
+      );
     } finally {
       await c.close();
     }
@@ -101,7 +124,13 @@ describe('createGuardedHttpClient', () => {
     const c = client(['127.0.0.0/8'], undefined, { requestTimeoutMs: 500 });
     try {
       const startedAt = performance.now();
-      await assert.rejects(c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/drip`), headers: [] }, new AbortController().signal), isKind('timeout'));
+      await assert.rejects(
+        c.send(
+          { method: 'GET', url: new URL(`http://127.0.0.1:${port}/drip`), headers: [] },
+          new AbortController().signal,
+        ),
+        isKind('timeout'),
+      );
       const elapsed = performance.now() - startedAt;
       assert.ok(elapsed >= 450 && elapsed < 1500, `timed out after ${elapsed} ms`);
     } finally {
@@ -114,14 +143,23 @@ describe('createGuardedHttpClient', () => {
     const c = client(['127.0.0.0/8'], undefined, { requestTimeoutMs: 10_000, signal: own.signal });
     try {
       const caller = new AbortController();
-      const first = c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/silent`), headers: [] }, caller.signal);
+      const first = c.send(
+        { method: 'GET', url: new URL(`http://127.0.0.1:${port}/silent`), headers: [] },
+        caller.signal,
+      );
       setTimeout(() => caller.abort(new Error('caller gave up')), 100);
       await assert.rejects(first, isKind('aborted'));
-      const second = c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/silent`), headers: [] }, own.signal);
+      const second = c.send(
+        { method: 'GET', url: new URL(`http://127.0.0.1:${port}/silent`), headers: [] },
+        own.signal,
+      );
       setTimeout(() => own.abort(new Error('scan stopped')), 100);
       await assert.rejects(second, isKind('aborted'));
       // Already aborted: nothing is sent.
-      await assert.rejects(c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/`), headers: [] }, own.signal), isKind('aborted'));
+      await assert.rejects(
+        c.send({ method: 'GET', url: new URL(`http://127.0.0.1:${port}/`), headers: [] }, own.signal),
+        isKind('aborted'),
+      );
     } finally {
       await c.close();
     }

@@ -8,7 +8,8 @@ import { EgressDeniedError, resolveGuarded, unbracketHost, type EgressGuard } fr
 export const defaultBodyLimit = 2 * 1024 * 1024;
 
 /** Why a request got no HTTP response. */
-export type HttpFailureKind = 'denied' | 'no_address' | 'resolve_failed' | 'refused' | 'timeout' | 'aborted' | 'tls' | 'other';
+export type HttpFailureKind =
+  'denied' | 'no_address' | 'resolve_failed' | 'refused' | 'timeout' | 'aborted' | 'tls' | 'other';
 
 /** A request that got no HTTP response; `kind` tells callers whether to warn, skip or stop. */
 export class HttpRequestError extends Error {
@@ -69,14 +70,23 @@ export function classifyFailure(err: unknown, timeoutMs: number, isCallerAborted
   if (cause instanceof EgressDeniedError) return new HttpRequestError('denied', cause.message, { cause });
   const code = (err as { code?: unknown } | null)?.code ?? (cause as { code?: unknown } | null)?.code;
   const name = (err as { name?: unknown } | null)?.name;
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'ABORT_ERR' || code === 'UND_ERR_ABORTED' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    code === 'ABORT_ERR' ||
+    code === 'UND_ERR_ABORTED' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return new HttpRequestError('timeout', `timed out after ${timeoutMs} ms`, { cause: err });
   }
   if (code === 'ECONNREFUSED') return new HttpRequestError('refused', 'connection refused', { cause: err });
   if (typeof code === 'string' && (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code === 'EPROTO')) {
     return new HttpRequestError('tls', 'TLS handshake failed', { cause: err });
   }
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return new HttpRequestError('other', 'connection reset', { cause: err });
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+    return new HttpRequestError('other', 'connection reset', { cause: err });
   return new HttpRequestError('other', err instanceof Error ? err.message : String(err), { cause: err });
 }
 
@@ -176,7 +186,8 @@ class RequestDeadlines {
   private sweep(): void {
     const now = performance.now();
     for (const request of this.inFlight) {
-      if (request.deadline <= now) request.cancel(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'));
+      if (request.deadline <= now)
+        request.cancel(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'));
     }
   }
 }
@@ -213,7 +224,11 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     this.request.started((reason) => controller.abort(reason));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     this.status = statusCode;
     this.headers = headerList(headers);
   }
@@ -246,16 +261,28 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     if (this.isSettled) return;
     this.isSettled = true;
     // One chunk (most small pages) needs no copy into a new buffer first.
-    const body = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8');
+    const body =
+      this.chunks.length === 1
+        ? this.chunks[0]!.toString('utf8')
+        : Buffer.concat(this.chunks, this.size).toString('utf8');
     this.resolve({ status: this.status, headers: this.headers, body, isTruncated });
   }
 }
 
 /** Sends one request with undici's dispatch API (no redirect following). */
-function dispatchRequest(agent: Dispatcher, spec: HttpRequestSpec, headers: string[], limit: number, request: InFlight): Promise<RawResponse> {
+function dispatchRequest(
+  agent: Dispatcher,
+  spec: HttpRequestSpec,
+  headers: string[],
+  limit: number,
+  request: InFlight,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const path = `${spec.url.pathname}${spec.url.search}`;
-    agent.dispatch({ origin: spec.url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers, body: spec.body ?? null }, new ResponseCollector(limit, request, resolve, reject));
+    agent.dispatch(
+      { origin: spec.url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers, body: spec.body ?? null },
+      new ResponseCollector(limit, request, resolve, reject),
+    );
   });
 }
 
@@ -282,7 +309,11 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions): Guar
         },
         (err: unknown) => {
           if (err instanceof EgressDeniedError) throw new HttpRequestError('denied', err.message, { cause: err });
-          throw new HttpRequestError('resolve_failed', `cannot resolve ${bare}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          throw new HttpRequestError(
+            'resolve_failed',
+            `cannot resolve ${bare}: ${err instanceof Error ? err.message : String(err)}`,
+            { cause: err },
+          );
         },
       );
       resolved.set(bare, pending);
@@ -302,10 +333,13 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions): Guar
             return;
           }
           const servername = isIP(name) === 0 ? name : undefined;
-          baseConnect({ ...connectOptions, hostname: address, ...(servername === undefined ? {} : { servername }) }, (err, socket) => {
-            if (err !== null) tryAt(index + 1, err);
-            else callback(null, socket);
-          });
+          baseConnect(
+            { ...connectOptions, hostname: address, ...(servername === undefined ? {} : { servername }) },
+            (err, socket) => {
+              if (err !== null) tryAt(index + 1, err);
+              else callback(null, socket);
+            },
+          );
         };
         tryAt(0, null);
       },
@@ -324,7 +358,13 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions): Guar
         const headers: string[] = [];
         for (const header of spec.headers) headers.push(header.name, header.value);
         const response = await dispatchRequest(agent, spec, headers, bodyLimit, inFlight);
-        return { request: spec, status: response.status, headers: response.headers, body: response.body, isTruncated: response.isTruncated };
+        return {
+          request: spec,
+          status: response.status,
+          headers: response.headers,
+          body: response.body,
+          isTruncated: response.isTruncated,
+        };
       } catch (err) {
         throw classifyFailure(err, timeoutMs, signal.aborted || options.signal.aborted);
       } finally {

@@ -22,7 +22,10 @@ describe('extractPageLinks', () => {
     assert.equal(forms.length, 2);
     const base = new URL('http://127.0.0.1/dir/page');
     const url = formSubmissionUrl(forms[0]!, base);
-    assert.equal(url?.href, 'http://127.0.0.1/search?q=perimeter&contact=scanner%40example.com&lang=en&sort=date&note=perimeter');
+    assert.equal(
+      url?.href,
+      'http://127.0.0.1/search?q=perimeter&contact=scanner%40example.com&lang=en&sort=date&note=perimeter',
+    );
     assert.equal(formSubmissionUrl(forms[1]!, base), undefined);
   });
 });

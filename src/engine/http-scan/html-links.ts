@@ -18,7 +18,14 @@ export interface PageLinks {
   scripts: string[];
 }
 
-const LINK_ATTRIBUTES: Record<string, string> = { a: 'href', area: 'href', link: 'href', script: 'src', iframe: 'src', frame: 'src' };
+const LINK_ATTRIBUTES: Record<string, string> = {
+  a: 'href',
+  area: 'href',
+  link: 'href',
+  script: 'src',
+  iframe: 'src',
+  frame: 'src',
+};
 
 /** A plausible value for an input a user would have typed into. */
 function sampleValue(type: string, name: string): string {
@@ -65,7 +72,11 @@ export function extractPageLinks(html: string): PageLinks {
         if (name === 'title' && !hasTitle) isInTitle = true;
         if (name === 'script' && attribs['src'] === undefined && isJavaScriptScriptType(attribs['type'])) script = '';
         if (name === 'form') {
-          form = { action: (attribs['action'] ?? '').trim(), method: (attribs['method'] ?? 'get').toLowerCase(), fields: [] };
+          form = {
+            action: (attribs['action'] ?? '').trim(),
+            method: (attribs['method'] ?? 'get').toLowerCase(),
+            fields: [],
+          };
           result.forms.push(form);
         }
         if (form === undefined) return;
@@ -117,7 +128,10 @@ export function extractPageLinks(html: string): PageLinks {
 }
 
 /** A form as a request: GET puts the fields in the query, POST in an urlencoded body; undefined for other methods and unusable actions. */
-export function formSubmission(form: FormLink, page: URL): { method: 'GET' | 'POST'; url: URL; body?: string } | undefined {
+export function formSubmission(
+  form: FormLink,
+  page: URL,
+): { method: 'GET' | 'POST'; url: URL; body?: string } | undefined {
   if (form.method === 'get') {
     const url = formSubmissionUrl(form, page);
     return url === undefined ? undefined : { method: 'GET', url };

@@ -49,7 +49,13 @@ export async function probeEndpoint(
   timeoutMs: number,
 ): Promise<ProbeResult> {
   const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-  const client = createGuardedHttpClient({ guard: deps.guard, resolver: deps.resolver, requestTimeoutMs: timeoutMs, bodyLimit: 64 * 1024, signal: deadline });
+  const client = createGuardedHttpClient({
+    guard: deps.guard,
+    resolver: deps.resolver,
+    requestTimeoutMs: timeoutMs,
+    bodyLimit: 64 * 1024,
+    signal: deadline,
+  });
   const observations: string[] = [];
   try {
     for (const start of plannedUrls(endpoint)) {
@@ -67,18 +73,28 @@ export async function probeEndpoint(
           last = { url, exchange };
         } catch (err) {
           const failure = classifyFailure(err, timeoutMs, signal.aborted);
-          if (last === undefined) observations.push(`${label}: ${failure.kind === 'timeout' || (deadline.aborted && !signal.aborted) ? `timed out (probe limit ${timeoutMs} ms)` : failure.message}`);
+          if (last === undefined)
+            observations.push(
+              `${label}: ${failure.kind === 'timeout' || (deadline.aborted && !signal.aborted) ? `timed out (probe limit ${timeoutMs} ms)` : failure.message}`,
+            );
           break;
         }
         const location = last.exchange.headers.find((h) => h.name === 'location')?.value;
-        if (last.exchange.status < 300 || last.exchange.status >= 400 || location === undefined || hop === probeMaxRedirects) break;
+        if (
+          last.exchange.status < 300 ||
+          last.exchange.status >= 400 ||
+          location === undefined ||
+          hop === probeMaxRedirects
+        )
+          break;
         let next: URL;
         try {
           next = new URL(location, url);
         } catch {
           break;
         }
-        if ((next.protocol !== 'http:' && next.protocol !== 'https:') || !isInsideScope(next.hostname, scopeName)) break;
+        if ((next.protocol !== 'http:' && next.protocol !== 'https:') || !isInsideScope(next.hostname, scopeName))
+          break;
         url = next;
       }
       if (last !== undefined) return answered(last.url, last.exchange);

@@ -100,12 +100,21 @@ function schemeOfPort(port: number, target: ScanTarget): 'http' | 'https' {
  * The scan's share of the engine's canary, or undefined (with a warning) when it is disabled,
  * cannot bind, or listens on loopback while the target is elsewhere (it could not reach it).
  */
-async function openCanary(canary: CanaryListener, targetAddresses: string[], sink: ScanSink): Promise<ScanCanary | undefined> {
+async function openCanary(
+  canary: CanaryListener,
+  targetAddresses: string[],
+  sink: ScanSink,
+): Promise<ScanCanary | undefined> {
   const skipped = (why: string): undefined => {
-    sink.warning(`the SSRF canary is not available (${why}): ${ssrfCheckId} was skipped and XML external entities were tested in band only`);
+    sink.warning(
+      `the SSRF canary is not available (${why}): ${ssrfCheckId} was skipped and XML external entities were tested in band only`,
+    );
     return undefined;
   };
-  if (!canary.canReach(targetAddresses)) return skipped('it listens on loopback, which the target cannot reach: set PERIMETER_SCAN_CANARY_LISTEN and PERIMETER_SCAN_CANARY_URL');
+  if (!canary.canReach(targetAddresses))
+    return skipped(
+      'it listens on loopback, which the target cannot reach: set PERIMETER_SCAN_CANARY_LISTEN and PERIMETER_SCAN_CANARY_URL',
+    );
   try {
     return await canary.open();
   } catch (err) {
@@ -131,7 +140,12 @@ async function runScan(
   }, limits.maxDurationMs);
   const scanSignal = AbortSignal.any([signal, duration.signal]);
   const progress = new ProgressReporter(sink, { pagesCrawled: 0, requestsSent: 0, checksDone: 0 });
-  const client = createGuardedHttpClient({ guard: deps.guard, resolver: deps.resolver, requestTimeoutMs: limits.requestTimeoutMs, signal: scanSignal });
+  const client = createGuardedHttpClient({
+    guard: deps.guard,
+    resolver: deps.resolver,
+    requestTimeoutMs: limits.requestTimeoutMs,
+    signal: scanSignal,
+  });
   let canary: ScanCanary | undefined;
   try {
     const scope = new ScanScope(target, settings);
@@ -146,17 +160,23 @@ async function runScan(
     } catch (err) {
       if (signal.aborted) return { status: 'aborted' };
       const failure = err instanceof HttpRequestError ? err : new HttpRequestError('other', String(err));
-      if (failure.kind === 'denied') return { status: 'unable_to_complete', error: `${target.host}: ${failure.message}` };
+      if (failure.kind === 'denied')
+        return { status: 'unable_to_complete', error: `${target.host}: ${failure.message}` };
       return { status: 'unable_to_resolve', error: failure.message };
     }
     const budget = new RequestBudget(settings.requests_per_second, crawlConcurrency);
     const session = new ScanSession(target, settings, scope, client, budget, progress);
-    const extraSeeds = scope.extraPorts().map((port) => new URL(`${originText({ scheme: schemeOfPort(port, target), host: target.host, port })}/`));
+    const extraSeeds = scope
+      .extraPorts()
+      .map((port) => new URL(`${originText({ scheme: schemeOfPort(port, target), host: target.host, port })}/`));
     canary = await openCanary(deps.canary, addresses, sink);
     const checks = createDefaultChecks(canary === undefined ? {} : { canary });
     const result = await crawlSite({ session, checks, limits, sink, signal: scanSignal, start, extraSeeds });
     if (signal.aborted) return { status: 'aborted' };
-    if (isDurationHit) sink.warning(`maxDurationMs limit reached: the scan stopped after ${limits.maxDurationMs} ms with what it had crawled`);
+    if (isDurationHit)
+      sink.warning(
+        `maxDurationMs limit reached: the scan stopped after ${limits.maxDurationMs} ms with what it had crawled`,
+      );
     if (result.startFailure !== undefined && progress.counters.pagesCrawled === 0) {
       return { status: 'unable_to_complete', error: `${start.href}: ${result.startFailure}` };
     }
@@ -180,11 +200,16 @@ async function runScan(
  * monitoring's single-request exposure checks over many origins (stateless-tests.ts). `canary` says where the SSRF canary
  * listens (default: 127.0.0.1, an ephemeral port); it listens only while a scan runs.
  */
-export function createHttpScanEngine(deps: { guard: EgressGuard; resolver: DnsResolver; canary?: CanaryConfig }): ScanEngine {
+export function createHttpScanEngine(deps: {
+  guard: EgressGuard;
+  resolver: DnsResolver;
+  canary?: CanaryConfig;
+}): ScanEngine {
   const canary = new CanaryListener(deps.canary ?? defaultCanaryConfig);
   return {
     probe: (endpoint, scopeName, signal, timeoutMs) => probeEndpoint(deps, endpoint, scopeName, signal, timeoutMs),
-    scan: (target, settings, limits, sink, signal) => runScan({ guard: deps.guard, resolver: deps.resolver, canary }, target, settings, limits, sink, signal),
+    scan: (target, settings, limits, sink, signal) =>
+      runScan({ guard: deps.guard, resolver: deps.resolver, canary }, target, settings, limits, sink, signal),
     statelessTests: (origins, options, sink, signal) => runStatelessTests(deps, origins, options, sink, signal),
   };
 }

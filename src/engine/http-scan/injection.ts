@@ -63,7 +63,8 @@ const formType = 'application/x-www-form-urlencoded';
 const jsonType = 'application/json';
 
 /** A path segment that looks like an identifier or a file name: digits, a UUID, a hex id or `name.ext`. */
-const ID_SEGMENT = /^(?:\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|[\w-]+\.(?:txt|html?|pdf|png|jpe?g|gif|xml|json|csv|log))$/i;
+const ID_SEGMENT =
+  /^(?:\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|[\w-]+\.(?:txt|html?|pdf|png|jpe?g|gif|xml|json|csv|log))$/i;
 
 /** Request headers tested once per path: those applications log, store or print. */
 export const injectableHeaders: ReadonlyArray<{ name: string; value: (url: URL) => string }> = [
@@ -108,7 +109,11 @@ function sentHeader(page: Pick<CrawledPage, 'exchange'>, name: string): string |
 function isRenderedAnswer(page: Pick<CrawledPage, 'exchange'>): boolean {
   const type = page.exchange.headers.find((h) => h.name === 'content-type')?.value.toLowerCase();
   const isSuccess = page.exchange.status >= 200 && page.exchange.status < 300;
-  return isSuccess && type !== undefined && (type.includes('text/html') || type.includes('application/xhtml') || isJsonType(type));
+  return (
+    isSuccess &&
+    type !== undefined &&
+    (type.includes('text/html') || type.includes('application/xhtml') || isJsonType(type))
+  );
 }
 
 /** Splits a Cookie header into pairs. */
@@ -126,15 +131,24 @@ export function parseCookiePairs(header: string | undefined): Array<[string, str
  * Cookies of the site at this request: those the crawler sent (less the profile's own) and
  * those the answer sets (not deletions), by name, first value kept.
  */
-function siteCookies(page: Pick<CrawledPage, 'exchange'>, profileCookieNames: ReadonlySet<string>): Array<[string, string]> {
+function siteCookies(
+  page: Pick<CrawledPage, 'exchange'>,
+  profileCookieNames: ReadonlySet<string>,
+): Array<[string, string]> {
   const out = new Map<string, string>();
-  for (const [name, value] of parseCookiePairs(sentHeader(page, 'cookie'))) if (!profileCookieNames.has(name) && !out.has(name)) out.set(name, value);
+  for (const [name, value] of parseCookiePairs(sentHeader(page, 'cookie')))
+    if (!profileCookieNames.has(name) && !out.has(name)) out.set(name, value);
   for (const header of page.exchange.headers) {
     if (header.name !== 'set-cookie') continue;
     const [pair = '', ...attributes] = header.value.split(';');
     const [name, value] = parseCookiePairs(pair)[0] ?? [];
-    const isDeletion = value === '' || attributes.some((a) => /^\s*max-age\s*=\s*(?:-\d+|0+)\s*$/i.test(a) || isPast(/^\s*expires\s*=(.*)$/i.exec(a)?.[1]));
-    if (name !== undefined && value !== undefined && !isDeletion && !profileCookieNames.has(name) && !out.has(name)) out.set(name, value);
+    const isDeletion =
+      value === '' ||
+      attributes.some(
+        (a) => /^\s*max-age\s*=\s*(?:-\d+|0+)\s*$/i.test(a) || isPast(/^\s*expires\s*=(.*)$/i.exec(a)?.[1]),
+      );
+    if (name !== undefined && value !== undefined && !isDeletion && !profileCookieNames.has(name) && !out.has(name))
+      out.set(name, value);
   }
   return [...out];
 }
@@ -167,7 +181,10 @@ function pointOf(request: PointRequest, location: ParameterLocation, name: strin
  * (digits, UUIDs, hex ids, file names), and, for successful answers an application rendered
  * (HTML, JSON), the headers of injectableHeaders and each cookie the site set.
  */
-export function injectionPoints(page: Pick<CrawledPage, 'url' | 'exchange'>, options: PointOptions = {}): InjectionPoint[] {
+export function injectionPoints(
+  page: Pick<CrawledPage, 'url' | 'exchange'>,
+  options: PointOptions = {},
+): InjectionPoint[] {
   const { method } = page.exchange.request;
   const { url } = page;
   const body = method === 'POST' ? (page.exchange.request.body ?? '') : undefined;
@@ -184,7 +201,11 @@ export function injectionPoints(page: Pick<CrawledPage, 'url' | 'exchange'>, opt
     }
   }
   // Only an urlencoded body (or one sent without a type) has form fields: XML or text is not split.
-  if (body !== undefined && bodyType === 'form' && (contentType === undefined || contentType.toLowerCase().startsWith(formType))) {
+  if (
+    body !== undefined &&
+    bodyType === 'form' &&
+    (contentType === undefined || contentType.toLowerCase().startsWith(formType))
+  ) {
     const seen = new Set<string>();
     for (const [name, value] of new URLSearchParams(body)) {
       if (seen.has(name)) continue;
@@ -205,7 +226,8 @@ export function injectionPoints(page: Pick<CrawledPage, 'url' | 'exchange'>, opt
     if (ID_SEGMENT.test(segment)) points.push(pointOf(request, 'path', String(index - 1), segment));
   }
   if (!isRenderedAnswer(page)) return points;
-  for (const header of injectableHeaders) points.push(pointOf(request, 'header', header.name, sentHeader(page, header.name) ?? header.value(url)));
+  for (const header of injectableHeaders)
+    points.push(pointOf(request, 'header', header.name, sentHeader(page, header.name) ?? header.value(url)));
   const cookies = parseCookiePairs(sentHeader(page, 'cookie'));
   for (const [name, value] of siteCookies(page, options.profileCookieNames ?? new Set())) {
     const made = pointOf(request, 'cookie', name, value);
@@ -258,7 +280,10 @@ export function cookieSafe(value: string): string {
   let out = '';
   for (const c of value) {
     const code = c.charCodeAt(0);
-    out += c === ';' || c === ',' || code < 0x20 || code === 0x7f ? `%${code.toString(16).toUpperCase().padStart(2, '0')}` : c;
+    out +=
+      c === ';' || c === ',' || code < 0x20 || code === 0x7f
+        ? `%${code.toString(16).toUpperCase().padStart(2, '0')}`
+        : c;
   }
   return out;
 }
@@ -267,7 +292,8 @@ export function cookieSafe(value: string): string {
 function withLeaf(document: unknown, path: Array<string | number>, value: string): unknown {
   if (path.length === 0) return value;
   const [key, ...rest] = path as [string | number, ...Array<string | number>];
-  if (Array.isArray(document)) return document.map((item, index) => (index === key ? withLeaf(item, rest, value) : item));
+  if (Array.isArray(document))
+    return document.map((item, index) => (index === key ? withLeaf(item, rest, value) : item));
   const object = (document ?? {}) as Record<string, unknown>;
   return { ...object, [key]: withLeaf(object[key], rest, value) };
 }
@@ -324,7 +350,11 @@ export function baselineRequest(point: InjectionPoint): InjectedRequest {
 export function injectionLocation(originText: string, point: InjectionPoint): string {
   const name = encodeURIComponent(point.name);
   let path = point.url.pathname;
-  if (point.location === 'path') path = `${point.url.pathname.split('/').slice(0, Number(point.name) + 1).join('/')}/{}`;
+  if (point.location === 'path')
+    path = `${point.url.pathname
+      .split('/')
+      .slice(0, Number(point.name) + 1)
+      .join('/')}/{}`;
   else if (isMetadataPoint(point)) path = routePattern(point.url.pathname);
   if (point.location === 'query') return `${originText}${path}?${name}=`;
   if (point.location === 'path') return `${originText}${path}`;

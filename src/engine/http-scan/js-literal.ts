@@ -96,7 +96,10 @@ function parseKey(reader: JsTokenReader): string | undefined {
  * An object literal `{key: value, …}`. Properties named by `lenient` may hold anything (their
  * value is skipped); every other value must be a literal, or the object is unreadable.
  */
-export function parseObjectLiteral(reader: JsTokenReader, lenient: (key: string) => boolean = () => false): Record<string, JsLiteral> | undefined {
+export function parseObjectLiteral(
+  reader: JsTokenReader,
+  lenient: (key: string) => boolean = () => false,
+): Record<string, JsLiteral> | undefined {
   if (!reader.accept('{')) return undefined;
   const out: Record<string, JsLiteral> = {};
   while (!reader.accept('}')) {
@@ -138,7 +141,12 @@ export function parseLiteral(reader: JsTokenReader): JsLiteral | undefined {
       reader.next();
       return token.text === 'null' ? null : token.text === 'true';
     }
-    if (reader.acceptIdentifier('JSON') && reader.accept('.') && reader.acceptIdentifier('stringify') && reader.accept('(')) {
+    if (
+      reader.acceptIdentifier('JSON') &&
+      reader.accept('.') &&
+      reader.acceptIdentifier('stringify') &&
+      reader.accept('(')
+    ) {
       const value = parseLiteral(reader);
       return value !== undefined && reader.accept(')') ? JSON.stringify(value) : undefined;
     }

@@ -22,8 +22,57 @@ const IDENTIFIER_START = /[A-Za-z_$\u0080-\uffff]/;
 const IDENTIFIER_PART = /[\w$\u0080-\uffff]/;
 const NUMBER = /^(?:0[xXoObB][\da-fA-F_]+n?|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?n?)/;
 /** After these keywords a slash starts a regular expression literal, not a division. */
-const REGEX_AFTER_KEYWORD = new Set(['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'instanceof', 'yield', 'await']);
-const PUNCTUATORS = ['>>>=', '...', '===', '!==', '**=', '<<=', '>>=', '>>>', '&&=', '||=', '??=', '=>', '==', '!=', '<=', '>=', '&&', '||', '??', '?.', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<', '>>', '**'];
+const REGEX_AFTER_KEYWORD = new Set([
+  'return',
+  'typeof',
+  'case',
+  'do',
+  'else',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'instanceof',
+  'yield',
+  'await',
+]);
+const PUNCTUATORS = [
+  '>>>=',
+  '...',
+  '===',
+  '!==',
+  '**=',
+  '<<=',
+  '>>=',
+  '>>>',
+  '&&=',
+  '||=',
+  '??=',
+  '=>',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '??',
+  '?.',
+  '++',
+  '--',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '<<',
+  '>>',
+  '**',
+];
 
 /** True when a slash after `previous` starts a regular expression (the usual heuristic). */
 function slashStartsRegex(previous: JsToken | undefined): boolean {
@@ -122,7 +171,8 @@ function scanToken(code: string, i: number, previous: JsToken | undefined): { ty
     while (end < code.length && IDENTIFIER_PART.test(code[end]!)) end += 1;
     return { type: 'identifier', end };
   }
-  const number = /\d/.test(c) || (c === '.' && next !== undefined && /\d/.test(next)) ? NUMBER.exec(code.slice(i, i + 64)) : null;
+  const number =
+    /\d/.test(c) || (c === '.' && next !== undefined && /\d/.test(next)) ? NUMBER.exec(code.slice(i, i + 64)) : null;
   if (number !== null) return { type: 'number', end: i + number[0].length };
   const punctuator = PUNCTUATORS.find((p) => code.startsWith(p, i));
   return { type: 'punctuator', end: i + (punctuator?.length ?? 1) };
@@ -165,8 +215,19 @@ export function stringValue(token: JsToken): string | undefined {
   if (token.type === 'template' && inner.includes('${')) return undefined;
   return inner.replace(/\\(u\{[\da-fA-F]+\}|u[\da-fA-F]{4}|x[\da-fA-F]{2}|\r\n|[\s\S])/g, (_m, escape: string) => {
     if (escape.startsWith('u{')) return String.fromCodePoint(parseInt(escape.slice(2, -1), 16));
-    if (escape.length > 1 && (escape[0] === 'u' || escape[0] === 'x')) return String.fromCharCode(parseInt(escape.slice(1), 16));
-    const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', '0': '\0', '\n': '', '\r\n': '' };
+    if (escape.length > 1 && (escape[0] === 'u' || escape[0] === 'x'))
+      return String.fromCharCode(parseInt(escape.slice(1), 16));
+    const simple: Record<string, string> = {
+      n: '\n',
+      r: '\r',
+      t: '\t',
+      b: '\b',
+      f: '\f',
+      v: '\v',
+      '0': '\0',
+      '\n': '',
+      '\r\n': '',
+    };
     return simple[escape] ?? escape;
   });
 }

@@ -72,7 +72,11 @@ export class RequestBudget {
     const turn = this.grants.then(async () => {
       signal.throwIfAborted();
       // Timers have millisecond granularity and may fire a fraction early: wait until really due.
-      for (let wait = this.lastGrantAt + interval - performance.now(); wait > 0; wait = this.lastGrantAt + interval - performance.now()) {
+      for (
+        let wait = this.lastGrantAt + interval - performance.now();
+        wait > 0;
+        wait = this.lastGrantAt + interval - performance.now()
+      ) {
         await sleep(Math.max(1, Math.ceil(wait)), signal);
       }
       this.lastGrantAt = performance.now();

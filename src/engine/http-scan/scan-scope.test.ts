@@ -4,7 +4,8 @@ import { defaultScanProfileSettings, type ScanProfileSettings } from '../../core
 import { dedupKey, normaliseUrl, ScanScope } from './scan-scope.ts';
 
 const target = { scheme: 'https' as const, host: 'www.example.com', port: 443, scopeName: 'example.com' };
-const scope = (overrides: Partial<ScanProfileSettings>): ScanScope => new ScanScope(target, { ...defaultScanProfileSettings, ...overrides });
+const scope = (overrides: Partial<ScanProfileSettings>): ScanScope =>
+  new ScanScope(target, { ...defaultScanProfileSettings, ...overrides });
 
 describe('ScanScope', () => {
   it('keeps to the target host unless crawl_subdomains, and never leaves the scope name', () => {
@@ -34,7 +35,10 @@ describe('ScanScope', () => {
     assert.equal(scope({ whitelisted_ports: [8080] }).isPortAllowed(8080), true);
     assert.equal(scope({ scan_common_ports: true }).isPortAllowed(3000), true);
     assert.equal(scope({ scan_common_ports: true, blacklisted_ports: [3000] }).isPortAllowed(3000), false);
-    assert.deepEqual(scope({ scan_common_ports: true, blacklisted_ports: [80] }).extraPorts(), [3000, 8000, 8080, 8443]);
+    assert.deepEqual(
+      scope({ scan_common_ports: true, blacklisted_ports: [80] }).extraPorts(),
+      [3000, 8000, 8080, 8443],
+    );
     assert.equal(scope({}).isUrlAllowed(new URL('ftp://www.example.com/')), false);
   });
 });

@@ -31,7 +31,9 @@ export function normaliseUrl(url: URL): URL {
   if (url.search === '' && url.hash === '') return url;
   const out = new URL(url.href);
   out.hash = '';
-  const params = [...out.searchParams.entries()].sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
+  const params = [...out.searchParams.entries()].sort(([a, av], [b, bv]) =>
+    a === b ? av.localeCompare(bv) : a.localeCompare(b),
+  );
   out.search = params.length === 0 ? '' : new URLSearchParams(params).toString();
   return out;
 }
@@ -105,13 +107,19 @@ export class ScanScope {
   isUrlAllowed(url: URL): boolean {
     const origin = originOf(url);
     if (origin === undefined) return false;
-    return this.isHostAllowed(origin.host) && this.isPortAllowed(origin.port) && this.isPathAllowed(decodeURIComponentSafe(url.pathname));
+    return (
+      this.isHostAllowed(origin.host) &&
+      this.isPortAllowed(origin.port) &&
+      this.isPathAllowed(decodeURIComponentSafe(url.pathname))
+    );
   }
 
   /** Extra origins of the target host a scan starts from besides the target: whitelisted and common ports. */
   extraPorts(): number[] {
     const ports = [...this.settings.whitelisted_ports, ...(this.settings.scan_common_ports ? commonHttpPorts : [])];
-    return [...new Set(ports)].filter((port) => port !== this.target.port && !this.settings.blacklisted_ports.includes(port));
+    return [...new Set(ports)].filter(
+      (port) => port !== this.target.port && !this.settings.blacklisted_ports.includes(port),
+    );
   }
 }
 

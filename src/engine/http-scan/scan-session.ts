@@ -78,19 +78,26 @@ export class ScanSession {
     /** False: cookies answers set are never kept or sent back, every request stands alone (stateless tests). */
     private readonly keepsSiteCookies = true,
   ) {
-    this.profileCookies = [...settings.custom_cookies, ...(settings.session_cookie === null ? [] : [settings.session_cookie])].map((c) => [c.name, c.value]);
+    this.profileCookies = [
+      ...settings.custom_cookies,
+      ...(settings.session_cookie === null ? [] : [settings.session_cookie]),
+    ].map((c) => [c.name, c.value]);
     const custom = settings.custom_headers.filter((h) => h.name.toLowerCase() !== 'cookie');
     const headers: HttpHeader[] = [];
-    if (!custom.some((h) => h.name.toLowerCase() === 'user-agent')) headers.push({ name: 'user-agent', value: scannerUserAgent });
+    if (!custom.some((h) => h.name.toLowerCase() === 'user-agent'))
+      headers.push({ name: 'user-agent', value: scannerUserAgent });
     headers.push({ name: 'accept', value: 'text/html,application/xhtml+xml,*/*;q=0.8' });
     if (settings.basic_auth !== null) {
-      const token = Buffer.from(`${settings.basic_auth.username}:${settings.basic_auth.password}`, 'utf8').toString('base64');
+      const token = Buffer.from(`${settings.basic_auth.username}:${settings.basic_auth.password}`, 'utf8').toString(
+        'base64',
+      );
       headers.push({ name: 'authorization', value: `Basic ${token}` });
     }
     // Custom headers come last so that the profile may override accept or authorization.
     const overridden = new Set(custom.map((h) => h.name.toLowerCase()));
     this.fixedHeaders = [...headers.filter((h) => !overridden.has(h.name)), ...custom];
-    for (const h of settings.custom_headers) if (h.name.toLowerCase() === 'cookie') this.profileCookies.push(...parseCookieHeader(h.value));
+    for (const h of settings.custom_headers)
+      if (h.name.toLowerCase() === 'cookie') this.profileCookies.push(...parseCookieHeader(h.value));
   }
 
   private hasSiteCookies = false;
@@ -105,7 +112,8 @@ export class ScanSession {
   /** Counts a request's answer, or its lack of one, toward the scan's coverage. */
   private cover(url: URL, status: number | undefined): void {
     const origin = originOf(url);
-    if (status !== undefined && status < 500 && status !== 429 && origin !== undefined) this.answered.add(`${originText(origin)}${url.pathname}`);
+    if (status !== undefined && status < 500 && status !== 429 && origin !== undefined)
+      this.answered.add(`${originText(origin)}${url.pathname}`);
     else this.unanswered += 1;
   }
 
@@ -114,7 +122,12 @@ export class ScanSession {
    * optional extra headers (an Origin, a marker; each replaces a same-named session header);
    * throws HttpRequestError.
    */
-  async send(method: string, url: URL, signal: AbortSignal, options: SessionRequestOptions = {}): Promise<HttpExchange> {
+  async send(
+    method: string,
+    url: URL,
+    signal: AbortSignal,
+    options: SessionRequestOptions = {},
+  ): Promise<HttpExchange> {
     const { body, extraHeaders } = options;
     if (!this.scope.isUrlAllowed(url)) throw new Error(`refusing to request ${url.href}: outside the scan's scope`);
     const release = await this.budget.acquire(signal);
@@ -131,7 +144,10 @@ export class ScanSession {
       this.progress.touch();
       let exchange: HttpExchange;
       try {
-        exchange = await this.client.send(body === undefined ? { method, url, headers } : { method, url, headers, body: body.text }, signal);
+        exchange = await this.client.send(
+          body === undefined ? { method, url, headers } : { method, url, headers, body: body.text },
+          signal,
+        );
       } catch (err) {
         if (!signal.aborted) this.cover(url, undefined);
         throw err;
@@ -153,7 +169,8 @@ export class ScanSession {
     if (!this.hasSiteCookies && this.profileCookies.length === 0) return '';
     const pairs = new Map<string, string>();
     // Most sites set no cookie: the jar's look-up (domain and path matching) is then skipped.
-    if (this.hasSiteCookies) for (const [name, value] of parseCookieHeader(this.jar.getCookieStringSync(url.href))) pairs.set(name, value);
+    if (this.hasSiteCookies)
+      for (const [name, value] of parseCookieHeader(this.jar.getCookieStringSync(url.href))) pairs.set(name, value);
     for (const [name, value] of this.profileCookies) pairs.set(name, value);
     return [...pairs].map(([name, value]) => `${name}=${value}`).join('; ');
   }

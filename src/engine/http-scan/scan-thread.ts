@@ -37,7 +37,11 @@ export function serveScanThread(): void {
   const port = parentPort;
   if (port === null) throw new Error('serveScanThread runs in a worker thread');
   const config = workerData as ScanThreadConfig;
-  const engine = createHttpScanEngine({ guard: new EgressGuard(config.egressAllow), resolver: createDnsResolver(config.dnsResolvers), canary: config.canary });
+  const engine = createHttpScanEngine({
+    guard: new EgressGuard(config.egressAllow),
+    resolver: createDnsResolver(config.dnsResolvers),
+    canary: config.canary,
+  });
   const running = new Map<number, AbortController>();
   /** Findings posted and not yet settled by the host, by their sequence number (unique in the thread). */
   const pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
@@ -68,7 +72,9 @@ export function serveScanThread(): void {
     try {
       outcome = await engine.scan(request.target, request.settings, request.limits, sink, controller.signal);
     } catch (err) {
-      outcome = controller.signal.aborted ? { status: 'aborted' } : { status: 'unable_to_complete', error: err instanceof Error ? err.message : String(err) };
+      outcome = controller.signal.aborted
+        ? { status: 'aborted' }
+        : { status: 'unable_to_complete', error: err instanceof Error ? err.message : String(err) };
     } finally {
       running.delete(id);
     }

@@ -3,7 +3,15 @@ import type { FindingInput } from '../../core/vulnerabilities/vulnerability.type
 import type { CheckContext, CrawledPage, PageCheck } from './checks/page-check.ts';
 import { isHtmlResponse } from './checks/page-check.ts';
 import { classifyFailure, type HttpExchange } from './guarded-http-client.ts';
-import { extractJsonCalls, extractJsonUrls, extractJsUrls, isJavaScriptType, isJsonType, parseRobots, parseSitemap } from './discovery.ts';
+import {
+  extractJsonCalls,
+  extractJsonUrls,
+  extractJsUrls,
+  isJavaScriptType,
+  isJsonType,
+  parseRobots,
+  parseSitemap,
+} from './discovery.ts';
 import { extractPageLinks, formSubmission } from './html-links.ts';
 import { jsonLeaves } from './injection.ts';
 import { dedupKey, normaliseUrl, originOf, originText } from './scan-scope.ts';
@@ -104,10 +112,17 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   };
 
   /** Queues a request unless its key was seen or it is out of scope or past a limit; true when its key is (now) seen. */
-  const enqueue = (raw: URL, depth: number, options: { isExtraSeed?: boolean; method?: 'GET' | 'POST'; body?: string; contentType?: string } = {}): boolean => {
+  const enqueue = (
+    raw: URL,
+    depth: number,
+    options: { isExtraSeed?: boolean; method?: 'GET' | 'POST'; body?: string; contentType?: string } = {},
+  ): boolean => {
     const url = normaliseUrl(raw);
     const method = options.method ?? 'GET';
-    const key = method === 'GET' ? dedupKey(url) : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`;
+    const key =
+      method === 'GET'
+        ? dedupKey(url)
+        : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`;
     if (seen.has(key)) return true;
     if (!session.scope.isUrlAllowed(url) || SESSION_ENDING.test(url.pathname)) return false;
     if (depth > limits.maxDepth) {
@@ -183,7 +198,8 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const followLinks = (item: QueueItem, exchange: HttpExchange, page: CrawledPage): void => {
     const next = item.depth + 1;
     const location = exchange.headers.find((h) => h.name === 'location')?.value;
-    if (exchange.status >= 300 && exchange.status < 400 && location !== undefined) enqueueAll([location], item.url, item.depth);
+    if (exchange.status >= 300 && exchange.status < 400 && location !== undefined)
+      enqueueAll([location], item.url, item.depth);
     if (page.links !== undefined) {
       enqueueAll(page.links.links, item.url, next);
       for (const script of page.links.scripts) {
@@ -193,7 +209,11 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       for (const form of page.links.forms) {
         const submission = formSubmission(form, item.url);
         if (submission === undefined) continue;
-        if (submission.method === 'POST' && DESTRUCTIVE_FORM.test(`${form.action} ${form.fields.map(([name]) => name).join(' ')}`)) continue;
+        if (
+          submission.method === 'POST' &&
+          DESTRUCTIVE_FORM.test(`${form.action} ${form.fields.map(([name]) => name).join(' ')}`)
+        )
+          continue;
         enqueue(submission.url, next, submission.body === undefined ? {} : { method: 'POST', body: submission.body });
       }
       return;
@@ -219,26 +239,42 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     if (origin === undefined) return;
     let exchange: HttpExchange;
     try {
-      exchange = await session.send(item.method, item.url, signal, item.body === undefined ? {} : { body: { contentType: item.contentType ?? formContentType, text: item.body } });
+      exchange = await session.send(
+        item.method,
+        item.url,
+        signal,
+        item.body === undefined ? {} : { body: { contentType: item.contentType ?? formContentType, text: item.body } },
+      );
     } catch (err) {
       const failure = classifyFailure(err, limits.requestTimeoutMs, signal.aborted);
       if (failure.kind === 'aborted' || signal.aborted) throw failure;
       if (item.url.href === options.start.href) result.startFailure = failure.message;
-      else if (item.isExtraSeed) warnOnce(`origin ${originText(origin)}`, `${originText(origin)} skipped: ${failure.message}`);
-      else if (failure.kind === 'denied') warnOnce(`denied ${origin.host}`, `${origin.host} skipped: ${failure.message}`);
+      else if (item.isExtraSeed)
+        warnOnce(`origin ${originText(origin)}`, `${originText(origin)} skipped: ${failure.message}`);
+      else if (failure.kind === 'denied')
+        warnOnce(`denied ${origin.host}`, `${origin.host} skipped: ${failure.message}`);
       return;
     }
     counters.pagesCrawled += 1;
     session.progress.touch();
     const isHtml = isHtmlResponse(exchange);
-    const page: CrawledPage = { url: item.url, origin, originText: originText(origin), exchange, isHtml, links: isHtml ? extractPageLinks(exchange.body) : undefined };
+    const page: CrawledPage = {
+      url: item.url,
+      origin,
+      originText: originText(origin),
+      exchange,
+      isHtml,
+      links: isHtml ? extractPageLinks(exchange.body) : undefined,
+    };
     followLinks(item, exchange, page);
     for (const check of options.checks) {
       try {
         await check.inspect(page, context);
       } catch (err) {
         if (signal.aborted) throw err;
-        sink.warning(`check ${check.id} failed on ${item.url.href}: ${err instanceof Error ? err.message : String(err)}`);
+        sink.warning(
+          `check ${check.id} failed on ${item.url.href}: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
       counters.checksDone += 1;
       session.progress.touch();
@@ -300,7 +336,10 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
         try {
           await check.finish?.(context);
         } catch (err) {
-          if (!signal.aborted) sink.warning(`check ${check.id} failed at the end of the crawl: ${err instanceof Error ? err.message : String(err)}`);
+          if (!signal.aborted)
+            sink.warning(
+              `check ${check.id} failed at the end of the crawl: ${err instanceof Error ? err.message : String(err)}`,
+            );
         }
       }),
     );

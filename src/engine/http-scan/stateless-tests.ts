@@ -1,4 +1,11 @@
-import type { ScanCounters, ScanSink, StatelessOptions, StatelessOrigin, StatelessOriginResult, StatelessOutcome } from '../../core/scans/scan-engine.ts';
+import type {
+  ScanCounters,
+  ScanSink,
+  StatelessOptions,
+  StatelessOrigin,
+  StatelessOriginResult,
+  StatelessOutcome,
+} from '../../core/scans/scan-engine.ts';
 import { defaultScanProfileSettings, type ScanProfileSettings } from '../../core/scans/scan-profile-settings.ts';
 import { setMaxListeners } from 'node:events';
 import type { DnsResolver } from '../dns/resolver.ts';
@@ -14,7 +21,12 @@ import { createPhpinfoCheck } from './checks/phpinfo.check.ts';
 import { withoutEchoes } from './checks/response-compare.ts';
 import { createServerStatusCheck } from './checks/server-status.check.ts';
 import { createStackTraceCheck } from './checks/stack-trace.check.ts';
-import { classifyFailure, createGuardedHttpClient, type GuardedHttpClient, type HttpExchange } from './guarded-http-client.ts';
+import {
+  classifyFailure,
+  createGuardedHttpClient,
+  type GuardedHttpClient,
+  type HttpExchange,
+} from './guarded-http-client.ts';
 import { extractPageLinks } from './html-links.ts';
 import { RequestBudget } from './request-budget.ts';
 import { ScanScope, originOf, originText, type Origin } from './scan-scope.ts';
@@ -55,7 +67,14 @@ interface StatelessChecks {
 /** The application scanner's single-request exposure and debug checks (never an injection, a login or a crawl). */
 function createStatelessChecks(): StatelessChecks {
   return {
-    probes: [createExposedGitCheck(), createExposedSvnCheck(), createExposedEnvFileCheck(), createPhpinfoCheck(), createServerStatusCheck(), createDefaultPageCheck()],
+    probes: [
+      createExposedGitCheck(),
+      createExposedSvnCheck(),
+      createExposedEnvFileCheck(),
+      createPhpinfoCheck(),
+      createServerStatusCheck(),
+      createDefaultPageCheck(),
+    ],
     debug: createStackTraceCheck(),
     directory: createDirectoryListingCheck(),
     backups: createBackupFilesCheck(),
@@ -80,7 +99,8 @@ function sameOriginRedirect(page: CrawledPage, own: Origin): URL | undefined {
     return undefined;
   }
   const origin = originOf(next);
-  if (origin === undefined || originText(origin) !== originText(own) || next.pathname === page.url.pathname) return undefined;
+  if (origin === undefined || originText(origin) !== originText(own) || next.pathname === page.url.pathname)
+    return undefined;
   next.hash = '';
   return next;
 }
@@ -129,7 +149,11 @@ interface OriginRun {
 /** Tests one origin; resolves with its result (rejects only on abort, with the requests counted so far in `result`). */
 async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: StatelessOriginResult): Promise<void> {
   const { client, signal, checks, sink } = run;
-  const settings: ScanProfileSettings = { ...defaultScanProfileSettings, custom_headers: run.options.customHeaders, requests_per_second: run.options.requestsPerSecond };
+  const settings: ScanProfileSettings = {
+    ...defaultScanProfileSettings,
+    custom_headers: run.options.customHeaders,
+    requests_per_second: run.options.requestsPerSecond,
+  };
   const scope = new ScanScope(origin, settings);
   const own: Origin = { scheme: origin.scheme, host: origin.host, port: origin.port };
   const base = new URL(`${originText(own)}/`);
@@ -146,7 +170,15 @@ async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: State
   }
   const progress = run.progress.forOrigin();
   const counters = progress.counters;
-  const session = new ScanSession(origin, settings, scope, client, new RequestBudget(settings.requests_per_second, statelessRequestsInFlight), progress, false);
+  const session = new ScanSession(
+    origin,
+    settings,
+    scope,
+    client,
+    new RequestBudget(settings.requests_per_second, statelessRequestsInFlight),
+    progress,
+    false,
+  );
   const context: CheckContext = { session, signal, report: (finding) => sink.finding(finding) };
   const syncCount = (): void => {
     result.requestsSent = counters.requestsSent;
@@ -159,7 +191,14 @@ async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: State
       counters.pagesCrawled += 1;
       progress.touch();
       const isHtml = isHtmlResponse(exchange);
-      return { url, origin: own, originText: originText(own), exchange, isHtml, links: isHtml ? extractPageLinks(exchange.body) : undefined };
+      return {
+        url,
+        origin: own,
+        originText: originText(own),
+        exchange,
+        isHtml,
+        links: isHtml ? extractPageLinks(exchange.body) : undefined,
+      };
     } catch (err) {
       const failure = classifyFailure(err, run.options.requestTimeoutMs, signal.aborted);
       if (failure.kind === 'aborted' || signal.aborted) throw failure;
@@ -177,7 +216,9 @@ async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: State
           await check.inspect(page, context);
         } catch (err) {
           if (signal.aborted) throw err;
-          sink.warning(`check ${check.id} failed on ${page.url.href}: ${err instanceof Error ? err.message : String(err)}`);
+          sink.warning(
+            `check ${check.id} failed on ${page.url.href}: ${err instanceof Error ? err.message : String(err)}`,
+          );
         } finally {
           counters.checksDone += 1;
           progress.touch();
@@ -207,7 +248,14 @@ async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: State
 
   // The probes start on the start page (each check once per origin) while the other pages are fetched.
   const tasks: Array<Promise<void>> = [];
-  tasks.push(inspect(startPage, [...checks.probes, checks.debug, ...(startPage.url.pathname.endsWith('/') ? [checks.directory] : []), checks.backups]));
+  tasks.push(
+    inspect(startPage, [
+      ...checks.probes,
+      checks.debug,
+      ...(startPage.url.pathname.endsWith('/') ? [checks.directory] : []),
+      checks.backups,
+    ]),
+  );
   // Every step is a task, so that an abort anywhere leaves no promise without a handler.
   const notFoundPage = fetchPage(new URL(notFoundProbePath, base));
   tasks.push(notFoundPage.then((page) => ('failure' in page ? undefined : inspect(page, [checks.debug]))));
@@ -217,7 +265,11 @@ async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: State
       tasks.push(
         Promise.all([fetchPage(new URL(path, base)), notFoundPage]).then(([page, notFound]) => {
           // A soft-404 answer is neither a directory nor a file: judging it would only cost requests.
-          if ('failure' in page || isSoftNotFound(page.exchange, path, 'failure' in notFound ? undefined : notFound.exchange)) return;
+          if (
+            'failure' in page ||
+            isSoftNotFound(page.exchange, path, 'failure' in notFound ? undefined : notFound.exchange)
+          )
+            return;
           return inspect(page, [check]);
         }),
       );
@@ -249,15 +301,25 @@ export async function runStatelessTests(
     const key = originText({ scheme: origin.scheme, host: origin.host.toLowerCase(), port: origin.port });
     if (!distinct.has(key)) distinct.set(key, { ...origin, host: origin.host.toLowerCase() });
   }
-  const results: StatelessOriginResult[] = [...distinct.values()].map((origin) => ({ origin, isAnswered: false, requestsSent: 0 }));
-  if (callerSignal.aborted) return { status: 'aborted', origins: results.map((r) => ({ ...r, error: 'aborted before it was tested' })) };
+  const results: StatelessOriginResult[] = [...distinct.values()].map((origin) => ({
+    origin,
+    isAnswered: false,
+    requestsSent: 0,
+  }));
+  if (callerSignal.aborted)
+    return { status: 'aborted', origins: results.map((r) => ({ ...r, error: 'aborted before it was tested' })) };
   // One listener on the caller's signal; the run's own signal is shared by every origin's waits and requests.
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   const forward = (): void => controller.abort(callerSignal.reason);
   callerSignal.addEventListener('abort', forward, { once: true });
   const signal = controller.signal;
-  const client = createGuardedHttpClient({ guard: deps.guard, resolver: deps.resolver, requestTimeoutMs: options.requestTimeoutMs, signal });
+  const client = createGuardedHttpClient({
+    guard: deps.guard,
+    resolver: deps.resolver,
+    requestTimeoutMs: options.requestTimeoutMs,
+    signal,
+  });
   const progress = new RunProgress(sink);
   const run: OriginRun = { client, options, sink, signal, checks: createStatelessChecks(), progress };
   let next = 0;
@@ -284,6 +346,7 @@ export async function runStatelessTests(
     await client.close();
   }
   if (!signal.aborted) return { status: 'completed', origins: results };
-  for (const result of results) if (!result.isAnswered && result.error === undefined) result.error = 'aborted before it answered';
+  for (const result of results)
+    if (!result.isAnswered && result.error === undefined) result.error = 'aborted before it answered';
   return { status: 'aborted', origins: results };
 }

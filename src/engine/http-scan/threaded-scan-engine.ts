@@ -50,8 +50,12 @@ export interface ThreadedScanEngine extends ScanEngine {
  * the process; the next scan starts a new thread. Endpoint probes and surface monitoring's
  * stateless tests stay on `inner` in process: they are short and few.
  */
-export function createThreadedScanEngine(inner: ScanEngine, options: { threads: number; config: ScanThreadConfig }): ThreadedScanEngine {
-  if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error(`scan threads must be a whole number ≥ 1, not ${options.threads}`);
+export function createThreadedScanEngine(
+  inner: ScanEngine,
+  options: { threads: number; config: ScanThreadConfig },
+): ThreadedScanEngine {
+  if (!Number.isInteger(options.threads) || options.threads < 1)
+    throw new Error(`scan threads must be a whole number ≥ 1, not ${options.threads}`);
   const threads: ScanThread[] = [];
   let nextId = 1;
   let isClosed = false;
@@ -62,13 +66,21 @@ export function createThreadedScanEngine(inner: ScanEngine, options: { threads: 
     const index = threads.indexOf(thread);
     if (index >= 0) threads.splice(index, 1);
     for (const scan of thread.scans.values()) {
-      scan.finish(scan.signal.aborted ? { status: 'aborted' } : { status: 'unable_to_complete', error: `the scan thread stopped: ${reason}` });
+      scan.finish(
+        scan.signal.aborted
+          ? { status: 'aborted' }
+          : { status: 'unable_to_complete', error: `the scan thread stopped: ${reason}` },
+      );
     }
     thread.scans.clear();
   };
 
   const startThread = (): ScanThread => {
-    const thread: ScanThread = { worker: new Worker(workerUrl, { workerData: options.config }), scans: new Map(), isGone: false };
+    const thread: ScanThread = {
+      worker: new Worker(workerUrl, { workerData: options.config }),
+      scans: new Map(),
+      isGone: false,
+    };
     // A finding settled after its thread died has no one to tell.
     const send = (request: ScanThreadRequest): void => {
       if (!thread.isGone) thread.worker.postMessage(request);
@@ -83,7 +95,12 @@ export function createThreadedScanEngine(inner: ScanEngine, options: { threads: 
             .then(() => scan.sink.finding(message.finding))
             .then(
               () => send({ kind: 'finding-settled', seq: message.seq }),
-              (err: unknown) => send({ kind: 'finding-settled', seq: message.seq, error: err instanceof Error ? err.message : String(err) }),
+              (err: unknown) =>
+                send({
+                  kind: 'finding-settled',
+                  seq: message.seq,
+                  error: err instanceof Error ? err.message : String(err),
+                }),
             );
           break;
         case 'progress':
@@ -122,7 +139,8 @@ export function createThreadedScanEngine(inner: ScanEngine, options: { threads: 
 
   return {
     probe: (endpoint, scopeName, signal, timeoutMs) => inner.probe(endpoint, scopeName, signal, timeoutMs),
-    statelessTests: (origins, statelessOptions, sink, signal) => inner.statelessTests(origins, statelessOptions, sink, signal),
+    statelessTests: (origins, statelessOptions, sink, signal) =>
+      inner.statelessTests(origins, statelessOptions, sink, signal),
     scan: (target, settings, limits, sink, signal) => {
       if (signal.aborted) return Promise.resolve({ status: 'aborted' });
       if (isClosed) return Promise.resolve({ status: 'unable_to_complete', error: 'the scan engine is closed' });

@@ -38,7 +38,18 @@ describe('offline IP enrichment (shipped data, no network)', () => {
   });
 
   it('leaves loopback, private, documentation and mapped addresses unenriched', () => {
-    for (const address of ['127.0.0.1', '::1', '10.1.2.3', '192.168.0.1', '192.0.2.10', '2001:db8::1', '169.254.169.254', '::ffff:8.8.8.8', 'fe80::1', '0.0.0.0']) {
+    for (const address of [
+      '127.0.0.1',
+      '::1',
+      '10.1.2.3',
+      '192.168.0.1',
+      '192.0.2.10',
+      '2001:db8::1',
+      '169.254.169.254',
+      '::ffff:8.8.8.8',
+      'fe80::1',
+      '0.0.0.0',
+    ]) {
       assert.equal(enricher.enrich(address), undefined, address);
     }
   });

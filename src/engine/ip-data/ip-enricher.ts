@@ -73,6 +73,10 @@ export class OfflineIpEnricher implements IpEnricher {
 }
 
 async function load(): Promise<Loaded> {
-  const [countryDb, asnV4, asnV6] = await Promise.all([readFile(ipDataFiles.country()), readFile(ipDataFiles.asnIpv4(), 'utf8'), readFile(ipDataFiles.asnIpv6(), 'utf8')]);
+  const [countryDb, asnV4, asnV6] = await Promise.all([
+    readFile(ipDataFiles.country()),
+    readFile(ipDataFiles.asnIpv4(), 'utf8'),
+    readFile(ipDataFiles.asnIpv6(), 'utf8'),
+  ]);
   return { countries: new Reader<CountryResponse>(countryDb), asns: AsnTable.parse(asnV4, asnV6) };
 }

@@ -19,7 +19,11 @@ const resolver: DnsResolver = {
   resolveTxt: async () => [],
   resolveAddresses: async (name) => {
     lookups.push(name);
-    return { 'ns.dial.test': ['127.0.0.2'], 'web.dial.test': ['127.0.0.3'], 'mixed.dial.test': ['127.0.0.2', '10.0.0.7'] }[name] ?? [];
+    return (
+      { 'ns.dial.test': ['127.0.0.2'], 'web.dial.test': ['127.0.0.3'], 'mixed.dial.test': ['127.0.0.2', '10.0.0.7'] }[
+        name
+      ] ?? []
+    );
   },
 };
 const guard = new EgressGuard(['127.0.0.0/8']);
@@ -61,16 +65,37 @@ describe('engine connections dial the address the egress guard checked', () => {
   it('a zone transfer connects to the checked address after one lookup', async () => {
     lookups.length = 0;
     const before = tcpSeen.addresses.length;
-    const transfer = transferZone({ server: { host: 'ns.dial.test', port: portOf(tcp) }, zone: 'dial.test', guard, resolver, timeoutMs: 2000 });
-    await assert.rejects(transfer.next(), (err: unknown) => err instanceof ZoneTransferError && err.reason === 'connection');
+    const transfer = transferZone({
+      server: { host: 'ns.dial.test', port: portOf(tcp) },
+      zone: 'dial.test',
+      guard,
+      resolver,
+      timeoutMs: 2000,
+    });
+    await assert.rejects(
+      transfer.next(),
+      (err: unknown) => err instanceof ZoneTransferError && err.reason === 'connection',
+    );
     assert.deepEqual(tcpSeen.addresses.slice(before), ['127.0.0.2']);
     assert.deepEqual(lookups, ['ns.dial.test']);
   });
 
   it('a zone transfer to a name with an allowed and a denied address opens no connection', async () => {
     const before = tcpSeen.addresses.length;
-    const transfer = transferZone({ server: { host: 'mixed.dial.test', port: portOf(tcp) }, zone: 'dial.test', guard, resolver, timeoutMs: 2000 });
-    await assert.rejects(transfer.next(), (err: unknown) => err instanceof ZoneTransferError && err.reason === 'denied' && /10\.0\.0\.7 is in private range/.test(err.message));
+    const transfer = transferZone({
+      server: { host: 'mixed.dial.test', port: portOf(tcp) },
+      zone: 'dial.test',
+      guard,
+      resolver,
+      timeoutMs: 2000,
+    });
+    await assert.rejects(
+      transfer.next(),
+      (err: unknown) =>
+        err instanceof ZoneTransferError &&
+        err.reason === 'denied' &&
+        /10\.0\.0\.7 is in private range/.test(err.message),
+    );
     assert.equal(tcpSeen.addresses.length, before);
   });
 
@@ -91,7 +116,10 @@ describe('engine connections dial the address the egress guard checked', () => {
     const before = webSeen.addresses.length;
     const client = createGuardedHttpClient({ guard, resolver, requestTimeoutMs: 2000, signal: never() });
     try {
-      const exchange = await client.send({ method: 'GET', url: new URL(`http://web.dial.test:${portOf(web)}/`), headers: [] }, never());
+      const exchange = await client.send(
+        { method: 'GET', url: new URL(`http://web.dial.test:${portOf(web)}/`), headers: [] },
+        never(),
+      );
       assert.equal(exchange.status, 200);
     } finally {
       await client.close();
@@ -103,7 +131,10 @@ describe('engine connections dial the address the egress guard checked', () => {
 
   it('a DNS TCP socket refuses a host name instead of resolving it', async () => {
     const before = tcpSeen.addresses.length;
-    await assert.rejects(connectTcp('localhost', portOf(tcp), 2000), (err: unknown) => (err as { code?: string }).code === 'EGRESS_UNCHECKED');
+    await assert.rejects(
+      connectTcp('localhost', portOf(tcp), 2000),
+      (err: unknown) => (err as { code?: string }).code === 'EGRESS_UNCHECKED',
+    );
     assert.equal(tcpSeen.addresses.length, before);
   });
 });

@@ -109,7 +109,20 @@ describe('egress guard defaults', () => {
   });
 
   it('keeps the globally reachable entries inside denied blocks reachable: the most specific entry wins', () => {
-    assertAllowed(defaults, ['192.0.0.9', '192.0.0.10', '2001:1::1', '2001:1::2', '2001:1::3', '2001:3::1', '2001:3:ffff::1', '2001:4:112::1', '2001:20::1', '2001:2f:ffff::1', '2001:30::1', '2001:3f::1']);
+    assertAllowed(defaults, [
+      '192.0.0.9',
+      '192.0.0.10',
+      '2001:1::1',
+      '2001:1::2',
+      '2001:1::3',
+      '2001:3::1',
+      '2001:3:ffff::1',
+      '2001:4:112::1',
+      '2001:20::1',
+      '2001:2f:ffff::1',
+      '2001:30::1',
+      '2001:3f::1',
+    ]);
     // Their neighbours fall back to the enclosing entry.
     assertDeniedIn(defaults, [
       ['192.0.0.11', 'IETF protocol assignments range 192.0.0.0/24'],
@@ -122,8 +135,33 @@ describe('egress guard defaults', () => {
   });
 
   it('allows public addresses and the edges next to denied ranges', () => {
-    assertAllowed(defaults, ['8.8.8.8', '1.1.1.1', '11.0.0.1', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1', '192.0.1.255', '192.0.3.0', '198.17.255.255', '198.20.0.0']);
-    assertAllowed(defaults, ['198.51.99.255', '198.51.101.0', '203.0.112.255', '203.0.114.0', '223.255.255.255', '2606:4700::1111', '2001:4860:4860::8888', '2001:200::1', '2001:db7:ffff::1', '2001:db9::1', '3fff:1000::1', '2000::1']);
+    assertAllowed(defaults, [
+      '8.8.8.8',
+      '1.1.1.1',
+      '11.0.0.1',
+      '100.63.255.255',
+      '100.128.0.1',
+      '172.15.255.255',
+      '172.32.0.1',
+      '192.0.1.255',
+      '192.0.3.0',
+      '198.17.255.255',
+      '198.20.0.0',
+    ]);
+    assertAllowed(defaults, [
+      '198.51.99.255',
+      '198.51.101.0',
+      '203.0.112.255',
+      '203.0.114.0',
+      '223.255.255.255',
+      '2606:4700::1111',
+      '2001:4860:4860::8888',
+      '2001:200::1',
+      '2001:db7:ffff::1',
+      '2001:db9::1',
+      '3fff:1000::1',
+      '2000::1',
+    ]);
   });
 
   it('judges IPv4-mapped addresses by the IPv4 address they stand for', () => {
@@ -142,7 +180,10 @@ describe('egress guard defaults', () => {
     // Read as IPv6 ::808:808, as a socket dials it, not as the IPv4-mapped ::ffff:8.8.8.8.
     assertDeniedIn(defaults, [['::8.8.8.8', 'IPv4-compatible (deprecated) range ::/96']]);
     const guard = new EgressGuard(['::/96']);
-    assert.deepEqual(guard.check('::127.0.0.1'), { isAllowed: false, reason: '::127.0.0.1 embeds 127.0.0.1 (IPv4-compatible), which is in loopback range 127.0.0.0/8' });
+    assert.deepEqual(guard.check('::127.0.0.1'), {
+      isAllowed: false,
+      reason: '::127.0.0.1 embeds 127.0.0.1 (IPv4-compatible), which is in loopback range 127.0.0.0/8',
+    });
     assert.equal(guard.check('::a00:1').isAllowed, false);
     assertAllowed(guard, ['::8.8.8.8', '::808:808', '::1']);
   });
@@ -164,7 +205,10 @@ describe('egress guard defaults', () => {
   it('denies 6to4 (globally reachable: N/A) and, where allowed, judges the address in bits 16-47', () => {
     assertDeniedIn(defaults, [['2002:808:808::1', '6to4 range 2002::/16']]);
     const guard = new EgressGuard(['2002::/16']);
-    assert.deepEqual(guard.check('2002:7f00:1::1'), { isAllowed: false, reason: '2002:7f00:1::1 embeds 127.0.0.1 (6to4), which is in loopback range 127.0.0.0/8' });
+    assert.deepEqual(guard.check('2002:7f00:1::1'), {
+      isAllowed: false,
+      reason: '2002:7f00:1::1 embeds 127.0.0.1 (6to4), which is in loopback range 127.0.0.0/8',
+    });
     assert.equal(guard.check('2002:a9fe:a9fe::1').isAllowed, false);
     assert.equal(guard.check('2002:c000:201:1::1').isAllowed, false);
     assertAllowed(guard, ['2002:808:808::1', '2002:808:808:ffff::1']);
@@ -178,7 +222,8 @@ describe('egress guard defaults', () => {
     assertAllowed(guard, [publicClient]);
     assert.deepEqual(guard.check('2001:0:4136:e378:8000:63bf:3fff:fdd2'), {
       isAllowed: false,
-      reason: '2001:0:4136:e378:8000:63bf:3fff:fdd2 embeds 192.0.2.45 (Teredo client), which is in documentation range 192.0.2.0/24',
+      reason:
+        '2001:0:4136:e378:8000:63bf:3fff:fdd2 embeds 192.0.2.45 (Teredo client), which is in documentation range 192.0.2.0/24',
     });
     assert.deepEqual(guard.check('2001:0:a00:1:8000:63bf:f7f7:f7f7'), {
       isAllowed: false,
@@ -220,13 +265,18 @@ describe('egress guard allow list', () => {
   });
 
   it('takes its ranges from the configuration: PERIMETER_EGRESS_ALLOW or --egress-allow', () => {
-    const fromEnv = new EgressGuard(loadConfig({ env: { PERIMETER_EGRESS_ALLOW: '127.0.0.0/8, 2001:db8::/32' } }).egressAllow);
+    const fromEnv = new EgressGuard(
+      loadConfig({ env: { PERIMETER_EGRESS_ALLOW: '127.0.0.0/8, 2001:db8::/32' } }).egressAllow,
+    );
     assertAllowed(fromEnv, ['127.0.0.1', '::ffff:127.0.0.1', '2001:db8::1']);
     assert.equal(fromEnv.check('10.0.0.1').isAllowed, false);
     const fromFlag = new EgressGuard(loadConfig({ env: {}, flags: { 'egress-allow': '198.18.0.0/15' } }).egressAllow);
     assertAllowed(fromFlag, ['198.18.0.1']);
     assert.equal(fromFlag.check('127.0.0.1').isAllowed, false);
-    assert.throws(() => loadConfig({ env: { PERIMETER_EGRESS_ALLOW: '127.1/8' } }), /PERIMETER_EGRESS_ALLOW "127.1\/8" is not a CIDR range/);
+    assert.throws(
+      () => loadConfig({ env: { PERIMETER_EGRESS_ALLOW: '127.1/8' } }),
+      /PERIMETER_EGRESS_ALLOW "127.1\/8" is not a CIDR range/,
+    );
   });
 
   it('rejects an invalid CIDR at construction', () => {
@@ -241,12 +291,18 @@ describe('egress guard allow list', () => {
 describe('resolveGuarded', () => {
   it('returns every address of a public name', async () => {
     const resolver = fakeResolver({ 'example.test': ['93.184.216.34', '2606:2800:220:1::1'] });
-    assert.deepEqual(await resolveGuarded('example.test', defaults, resolver, signal), ['93.184.216.34', '2606:2800:220:1::1']);
+    assert.deepEqual(await resolveGuarded('example.test', defaults, resolver, signal), [
+      '93.184.216.34',
+      '2606:2800:220:1::1',
+    ]);
   });
 
   it('refuses a name with an allowed and a denied address, whichever comes first', async () => {
     const guard = new EgressGuard(['127.0.0.0/8']);
-    const resolver = fakeResolver({ 'mixed.test': ['127.0.0.2', '192.0.2.10'], 'mixed-reversed.test': ['2001:db8::10', '127.0.0.2'] });
+    const resolver = fakeResolver({
+      'mixed.test': ['127.0.0.2', '192.0.2.10'],
+      'mixed-reversed.test': ['2001:db8::10', '127.0.0.2'],
+    });
     await assert.rejects(resolveGuarded('mixed.test', guard, resolver, signal), (err: unknown) => {
       assert.ok(err instanceof EgressDeniedError);
       assert.equal(err.message, 'denied by egress guard: 192.0.2.10 is in documentation range 192.0.2.0/24');
@@ -254,22 +310,33 @@ describe('resolveGuarded', () => {
       assert.equal(err.host, 'mixed.test');
       return true;
     });
-    await assert.rejects(resolveGuarded('mixed-reversed.test', guard, resolver, signal), /2001:db8::10 is in documentation range 2001:db8::\/32/);
+    await assert.rejects(
+      resolveGuarded('mixed-reversed.test', guard, resolver, signal),
+      /2001:db8::10 is in documentation range 2001:db8::\/32/,
+    );
     assert.deepEqual(resolver.lookups, ['mixed.test', 'mixed-reversed.test']);
   });
 
   it('returns exactly the checked addresses when all are allowed, after one lookup', async () => {
     const resolver = fakeResolver({ 'local.test': ['127.0.0.2', '127.0.0.3'] });
-    assert.deepEqual(await resolveGuarded('local.test', new EgressGuard(['127.0.0.0/8']), resolver, signal), ['127.0.0.2', '127.0.0.3']);
+    assert.deepEqual(await resolveGuarded('local.test', new EgressGuard(['127.0.0.0/8']), resolver, signal), [
+      '127.0.0.2',
+      '127.0.0.3',
+    ]);
     assert.deepEqual(resolver.lookups, ['local.test']);
   });
 
   it('checks a literal IP without asking the resolver', async () => {
     const resolver = fakeResolver({});
     assert.deepEqual(await resolveGuarded('8.8.8.8', defaults, resolver, signal), ['8.8.8.8']);
-    assert.deepEqual(await resolveGuarded('[::ffff:127.0.0.1]', new EgressGuard(['127.0.0.0/8']), resolver, signal), ['::ffff:127.0.0.1']);
+    assert.deepEqual(await resolveGuarded('[::ffff:127.0.0.1]', new EgressGuard(['127.0.0.0/8']), resolver, signal), [
+      '::ffff:127.0.0.1',
+    ]);
     await assert.rejects(resolveGuarded('[::1]', defaults, resolver, signal), /::1 is in loopback range ::1\/128/);
-    await assert.rejects(resolveGuarded('198.51.100.1', defaults, resolver, signal), /198\.51\.100\.1 is in documentation range/);
+    await assert.rejects(
+      resolveGuarded('198.51.100.1', defaults, resolver, signal),
+      /198\.51\.100\.1 is in documentation range/,
+    );
     assert.deepEqual(resolver.lookups, []);
   });
 

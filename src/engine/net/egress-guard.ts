@@ -1,6 +1,14 @@
 import { isIP, type LookupFunction } from 'node:net';
 import type { DnsResolver } from '../dns/resolver.ts';
-import { formatIpv4, isInRange, parseCidr, parseIp, rangeOf, type CidrRange, type IpAddress } from '../../shared/cidr.ts';
+import {
+  formatIpv4,
+  isInRange,
+  parseCidr,
+  parseIp,
+  rangeOf,
+  type CidrRange,
+  type IpAddress,
+} from '../../shared/cidr.ts';
 import { embeddedIpv4, mappedIpv4 } from './embedded-ipv4.ts';
 import { specialRangeOf } from './special-purpose-ranges.ts';
 
@@ -61,7 +69,10 @@ export class EgressGuard {
     if (this.isOpened(inner)) return ALLOWED;
     const special = specialRangeOf(inner);
     if (special === undefined || special.globallyReachable === true) return ALLOWED;
-    return { isAllowed: false, reason: `${address} embeds ${formatIpv4(inner.value)} (${via}), which is in ${special.label} range ${special.cidr.text}` };
+    return {
+      isAllowed: false,
+      reason: `${address} embeds ${formatIpv4(inner.value)} (${via}), which is in ${special.label} range ${special.cidr.text}`,
+    };
   }
 
   private isOpened(ip: IpAddress): boolean {
@@ -101,7 +112,12 @@ export function unbracketHost(host: string): string {
  * address happens to be tried first. Returns the addresses to connect to (all checked), or []
  * when the name has no address; connect to these, never resolve the name again.
  */
-export async function resolveGuarded(host: string, guard: EgressGuard, resolver: DnsResolver, signal: AbortSignal): Promise<string[]> {
+export async function resolveGuarded(
+  host: string,
+  guard: EgressGuard,
+  resolver: DnsResolver,
+  signal: AbortSignal,
+): Promise<string[]> {
   const bare = unbracketHost(host);
   const addresses = isIP(bare) !== 0 ? [bare] : await resolver.resolveAddresses(bare, signal);
   for (const address of addresses) {
@@ -117,6 +133,11 @@ export async function resolveGuarded(host: string, guard: EgressGuard, resolver:
  * second time, behind the guard, on the way to the socket.
  */
 export const refuseLookup: LookupFunction = (hostname, _options, callback) => {
-  const err = Object.assign(new Error(`egress guard: ${hostname} is not a checked address; resolve it with resolveGuarded() and dial the address`), { code: 'EGRESS_UNCHECKED' });
+  const err = Object.assign(
+    new Error(
+      `egress guard: ${hostname} is not a checked address; resolve it with resolveGuarded() and dial the address`,
+    ),
+    { code: 'EGRESS_UNCHECKED' },
+  );
   callback(err, '', 0);
 };

@@ -36,10 +36,17 @@ export function serveConnectScan(): void {
     const { id, share } = request;
     const controller = new AbortController();
     running.set(id, controller);
-    connectScan(share.hosts, share.ports, share.options, controller.signal, (probed, open) => post({ id, kind: 'progress', probed, open }))
+    connectScan(share.hosts, share.ports, share.options, controller.signal, (probed, open) =>
+      post({ id, kind: 'progress', probed, open }),
+    )
       .then(
         (result) => post({ id, kind: 'done', result }),
-        (err: unknown) => post(controller.signal.aborted ? { id, kind: 'aborted' } : { id, kind: 'failed', message: err instanceof Error ? err.message : String(err) }),
+        (err: unknown) =>
+          post(
+            controller.signal.aborted
+              ? { id, kind: 'aborted' }
+              : { id, kind: 'failed', message: err instanceof Error ? err.message : String(err) },
+          ),
       )
       .finally(() => running.delete(id));
   });

@@ -84,7 +84,13 @@ interface Probe extends DialTarget {
  * bounded retries of ports that did not answer. Rejects with the signal's reason when aborted,
  * after closing every socket.
  */
-export function connectScan(hosts: ScanHost[], ports: readonly number[], options: ConnectScanOptions, signal: AbortSignal, onProgress?: (probed: number, open: number) => void): Promise<ConnectScanResult> {
+export function connectScan(
+  hosts: ScanHost[],
+  ports: readonly number[],
+  options: ConnectScanOptions,
+  signal: AbortSignal,
+  onProgress?: (probed: number, open: number) => void,
+): Promise<ConnectScanResult> {
   signal.throwIfAborted();
   return new ConnectScan(hosts, ports, options, signal, onProgress).run();
 }
@@ -118,7 +124,9 @@ class ConnectScan {
   ) {
     this.hosts = hosts.map((h) => new HostState(h.address, h.family, options.perAddressConcurrency, options.timeouts));
     this.cap = Math.max(1, options.concurrency);
-    this.dialer = createTcpDialer(options.dialer, (target, outcome, code) => this.settle(target as Probe, outcome, code));
+    this.dialer = createTcpDialer(options.dialer, (target, outcome, code) =>
+      this.settle(target as Probe, outcome, code),
+    );
   }
 
   run(): Promise<ConnectScanResult> {
@@ -174,7 +182,19 @@ class ConnectScan {
   }
 
   private launch(host: HostState, port: number, attempt: number, now: number): void {
-    const probe = this.pool.pop() ?? ({ address: '', family: 4, port: 0, socket: undefined, host, attempt: 0, startedAt: 0, deadline: 0, slot: 0 } as Probe);
+    const probe =
+      this.pool.pop() ??
+      ({
+        address: '',
+        family: 4,
+        port: 0,
+        socket: undefined,
+        host,
+        attempt: 0,
+        startedAt: 0,
+        deadline: 0,
+        slot: 0,
+      } as Probe);
     probe.address = host.address;
     probe.family = host.family;
     probe.port = port;
@@ -301,7 +321,13 @@ class ConnectScan {
     this.stop();
     this.progress(performance.now());
     const open = this.open.sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
-    this.resolve({ open, probed: this.probed, filtered: this.filtered, retries: this.retries, warnings: [...this.warnings] });
+    this.resolve({
+      open,
+      probed: this.probed,
+      filtered: this.filtered,
+      retries: this.retries,
+      warnings: [...this.warnings],
+    });
   }
 
   private readonly abort = (): void => {

@@ -46,7 +46,12 @@ function workers(count: number): PooledWorker[] {
 }
 
 /** Runs one share on a pooled worker; on abort the worker closes the share's sockets before this rejects. */
-function runShare(pooled: PooledWorker, share: ConnectScanShare, signal: AbortSignal, onProgress: (probed: number, open: number) => void): Promise<ConnectScanResult> {
+function runShare(
+  pooled: PooledWorker,
+  share: ConnectScanShare,
+  signal: AbortSignal,
+  onProgress: (probed: number, open: number) => void,
+): Promise<ConnectScanResult> {
   const id = nextId;
   nextId += 1;
   return new Promise<ConnectScanResult>((resolve, reject) => {
@@ -73,7 +78,14 @@ function runShare(pooled: PooledWorker, share: ConnectScanShare, signal: AbortSi
  * run on the calling thread. Rejects with the signal's reason when aborted, once every share has
  * closed its sockets.
  */
-export async function parallelConnectScan(hosts: ScanHost[], ports: readonly number[], options: ConnectScanOptions, threads: number, signal: AbortSignal, onProgress?: (probed: number, open: number) => void): Promise<ConnectScanResult> {
+export async function parallelConnectScan(
+  hosts: ScanHost[],
+  ports: readonly number[],
+  options: ConnectScanOptions,
+  threads: number,
+  signal: AbortSignal,
+  onProgress?: (probed: number, open: number) => void,
+): Promise<ConnectScanResult> {
   const count = Math.min(threads, Math.floor((hosts.length * ports.length) / MIN_PAIRS_PER_THREAD));
   if (count <= 1) return connectScan(hosts, ports, options, signal, onProgress);
   signal.throwIfAborted();
@@ -93,7 +105,11 @@ export async function parallelConnectScan(hosts: ScanHost[], ports: readonly num
   };
   const results = await Promise.allSettled(
     workers(count).map((pooled, i) => {
-      const share: ConnectScanShare = { hosts, ports: ports.filter((_p, index) => index % count === i), options: shareOptions };
+      const share: ConnectScanShare = {
+        hosts,
+        ports: ports.filter((_p, index) => index % count === i),
+        options: shareOptions,
+      };
       return runShare(pooled, share, signal, (probed, open) => report(i, probed, open));
     }),
   );
@@ -104,7 +120,15 @@ export async function parallelConnectScan(hosts: ScanHost[], ports: readonly num
 }
 
 function merge(parts: ConnectScanResult[]): ConnectScanResult {
-  const open = parts.flatMap((p) => p.open).sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
+  const open = parts
+    .flatMap((p) => p.open)
+    .sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
   const sum = (pick: (p: ConnectScanResult) => number): number => parts.reduce((total, p) => total + pick(p), 0);
-  return { open, probed: sum((p) => p.probed), filtered: sum((p) => p.filtered), retries: sum((p) => p.retries), warnings: [...new Set(parts.flatMap((p) => p.warnings))] };
+  return {
+    open,
+    probed: sum((p) => p.probed),
+    filtered: sum((p) => p.filtered),
+    retries: sum((p) => p.retries),
+    warnings: [...new Set(parts.flatMap((p) => p.warnings))],
+  };
 }

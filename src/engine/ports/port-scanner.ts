@@ -1,6 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { isIP } from 'node:net';
-import type { PortScanner, PortScanReport, PortScanRequest, ServiceGuess } from '../../core/surface/exposure-engines.ts';
+import type {
+  PortScanner,
+  PortScanReport,
+  PortScanRequest,
+  ServiceGuess,
+} from '../../core/surface/exposure-engines.ts';
 import type { EgressGuard } from '../net/egress-guard.ts';
 import type { ConnectScanOptions, ScanHost } from './connect-scan.ts';
 import { defaultScanThreads, parallelConnectScan } from './parallel-connect-scan.ts';
@@ -59,9 +64,19 @@ export function createPortScanner(deps: PortScannerDeps): PortScanner {
       const ports = validPorts(request.ports, warnings);
       if (hosts.length === 0 || ports.length === 0) return { open: [], probed: 0, warnings };
       const onProgress = request.onProgress;
-      const found = await parallelConnectScan(hosts, ports, options, threads, request.signal, onProgress === undefined ? undefined : (probed, open) => onProgress({ probed, open }));
+      const found = await parallelConnectScan(
+        hosts,
+        ports,
+        options,
+        threads,
+        request.signal,
+        onProgress === undefined ? undefined : (probed, open) => onProgress({ probed, open }),
+      );
       warnings.push(...found.warnings);
-      if (found.filtered > 0) warnings.push(`${found.filtered} of ${found.probed} probed ports never answered (filtered), after ${found.retries} retries`);
+      if (found.filtered > 0)
+        warnings.push(
+          `${found.filtered} of ${found.probed} probed ports never answered (filtered), after ${found.retries} retries`,
+        );
       const families = new Map(hosts.map((h) => [h.address, h.family]));
       let services: ServiceGuess[] = found.open.map(() => unidentified);
       if (request.identify && found.open.length > 0) {
@@ -71,12 +86,28 @@ export function createPortScanner(deps: PortScannerDeps): PortScanner {
         const forward = (): void => controller.abort(request.signal.reason);
         request.signal.addEventListener('abort', forward, { once: true });
         try {
-          services = await identifyAll(found.open, (target) => identifyService(target.address, families.get(target.address) ?? 4, target.port, identifyOptions, controller.signal), identifyConcurrency, warnings);
+          services = await identifyAll(
+            found.open,
+            (target) =>
+              identifyService(
+                target.address,
+                families.get(target.address) ?? 4,
+                target.port,
+                identifyOptions,
+                controller.signal,
+              ),
+            identifyConcurrency,
+            warnings,
+          );
         } finally {
           request.signal.removeEventListener('abort', forward);
         }
       }
-      return { open: found.open.map((target, i) => ({ ...target, service: services[i] as ServiceGuess })), probed: found.probed, warnings };
+      return {
+        open: found.open.map((target, i) => ({ ...target, service: services[i] as ServiceGuess })),
+        probed: found.probed,
+        warnings,
+      };
     },
   };
 }
@@ -106,7 +137,8 @@ function validPorts(ports: number[], warnings: string[]): number[] {
     if (Number.isInteger(port) && port >= 1 && port <= 65535) seen.add(port);
     else invalid.push(port);
   }
-  if (invalid.length > 0) warnings.push(`invalid ports skipped: ${invalid.slice(0, 10).join(', ')}${invalid.length > 10 ? ' …' : ''}`);
+  if (invalid.length > 0)
+    warnings.push(`invalid ports skipped: ${invalid.slice(0, 10).join(', ')}${invalid.length > 10 ? ' …' : ''}`);
   return [...seen];
 }
 
@@ -131,6 +163,9 @@ async function identifyAll(
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, worker));
-  if (overBudget.length > 0) warnings.push(`service identification hit its time limit on ${overBudget.length} port(s): ${overBudget.slice(0, 10).join(', ')}`);
+  if (overBudget.length > 0)
+    warnings.push(
+      `service identification hit its time limit on ${overBudget.length} port(s): ${overBudget.slice(0, 10).join(', ')}`,
+    );
   return services;
 }

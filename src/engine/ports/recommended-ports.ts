@@ -25,9 +25,11 @@ export function parseRecommendedPorts(text: string): RecommendedPort[] {
   let previous = 0;
   for (const entry of entries) {
     const { port, service, basis } = entry;
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`recommended ports: invalid port ${JSON.stringify(port)}`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`recommended ports: invalid port ${JSON.stringify(port)}`);
     if (port <= previous) throw new Error(`recommended ports: ${port} is not in ascending order (after ${previous})`);
-    if (typeof service !== 'string' || (basis !== 'iana' && basis !== 'default')) throw new Error(`recommended ports: entry ${port} lacks a service or basis`);
+    if (typeof service !== 'string' || (basis !== 'iana' && basis !== 'default'))
+      throw new Error(`recommended ports: entry ${port} lacks a service or basis`);
     previous = port;
   }
   return entries;

@@ -34,14 +34,34 @@ function productOf(text: string, pattern: RegExp = PRODUCT_VERSION): Pick<Servic
 type Guess = Pick<ServiceGuess, 'name' | 'product' | 'version'>;
 
 /** Known products named in greetings without a version (`ESMTP Postfix`). */
-const KNOWN_PRODUCTS = ['Postfix', 'Exim', 'Sendmail', 'Dovecot', 'Courier', 'Cyrus', 'vsFTPd', 'ProFTPD', 'Pure-FTPd', 'FileZilla', 'Microsoft', 'OpenSMTPD', 'Exchange'];
+const KNOWN_PRODUCTS = [
+  'Postfix',
+  'Exim',
+  'Sendmail',
+  'Dovecot',
+  'Courier',
+  'Cyrus',
+  'vsFTPd',
+  'ProFTPD',
+  'Pure-FTPd',
+  'FileZilla',
+  'Microsoft',
+  'OpenSMTPD',
+  'Exchange',
+];
 
 function productNamed(text: string): Pick<ServiceGuess, 'product' | 'version'> {
   const versioned = productOf(text);
-  if (versioned.product !== undefined && KNOWN_PRODUCTS.some((p) => p.toLowerCase() === versioned.product?.toLowerCase())) return versioned;
+  if (
+    versioned.product !== undefined &&
+    KNOWN_PRODUCTS.some((p) => p.toLowerCase() === versioned.product?.toLowerCase())
+  )
+    return versioned;
   const named = KNOWN_PRODUCTS.find((p) => new RegExp(`\\b${p.replace(/[.+-]/g, '\\$&')}\\b`, 'i').test(text));
   if (named === undefined) return versioned;
-  const after = new RegExp(`\\b${named.replace(/[.+-]/g, '\\$&')}[ /_-]v?(\\d+(?:\\.\\d+)+[A-Za-z0-9.+~-]*)`, 'i').exec(text);
+  const after = new RegExp(`\\b${named.replace(/[.+-]/g, '\\$&')}[ /_-]v?(\\d+(?:\\.\\d+)+[A-Za-z0-9.+~-]*)`, 'i').exec(
+    text,
+  );
   return after === null ? { product: named } : { product: named, version: after[1] };
 }
 
@@ -54,7 +74,11 @@ function mysqlGreeting(data: Buffer): Guess | undefined {
   const version = data.subarray(5, end).toString('latin1');
   if (!/^\d+\.\d+/.test(version)) return undefined;
   const isMaria = /mariadb/i.test(version);
-  return { name: 'mysql', product: isMaria ? 'MariaDB' : 'MySQL', version: isMaria ? version.replace(/^5\.5\.5-/, '').split('-')[0] : version.split('-')[0] };
+  return {
+    name: 'mysql',
+    product: isMaria ? 'MariaDB' : 'MySQL',
+    version: isMaria ? version.replace(/^5\.5\.5-/, '').split('-')[0] : version.split('-')[0],
+  };
 }
 
 const FTP_PORTS = new Set([21, 990, 2121]);
@@ -68,19 +92,28 @@ export function classifyGreeting(data: Buffer, port: number): Guess | undefined 
     // SSH-2.0-OpenSSH_8.9p1 Ubuntu-3ubuntu0.1
     const software = /^SSH-[\d.]+-(\S+)/.exec(text)?.[1] ?? '';
     const parts = /^([A-Za-z][A-Za-z0-9.+-]*?)[_-](\d[\w.+-]*)$/.exec(software);
-    return parts === null ? { name: 'ssh', ...(software !== '' ? { product: software } : {}) } : { name: 'ssh', product: parts[1], version: parts[2] };
+    return parts === null
+      ? { name: 'ssh', ...(software !== '' ? { product: software } : {}) }
+      : { name: 'ssh', product: parts[1], version: parts[2] };
   }
   if (/^220[ -]/.test(text)) {
     // `220` opens both FTP and SMTP: the words of the greeting decide, then the port.
     const withoutSmtp = text.replace(/E?SMTP/gi, '');
-    const name = /FTP/i.test(withoutSmtp) ? 'ftp' : /E?SMTP|Postfix|Exim|Sendmail|\bmail\b/i.test(text) ? 'smtp' : FTP_PORTS.has(port) ? 'ftp' : 'smtp';
+    const name = /FTP/i.test(withoutSmtp)
+      ? 'ftp'
+      : /E?SMTP|Postfix|Exim|Sendmail|\bmail\b/i.test(text)
+        ? 'smtp'
+        : FTP_PORTS.has(port)
+          ? 'ftp'
+          : 'smtp';
     return { name, ...productNamed(text) };
   }
   if (text.startsWith('+OK')) return { name: 'pop3', ...productNamed(text) };
   if (/^\* (OK|PREAUTH)/.test(text)) return { name: 'imap', ...productNamed(text) };
   if (/^RFB \d{3}\.\d{3}/.test(text)) return { name: 'vnc', version: text.slice(4, 11) };
   if (text.startsWith('@RSYNCD:')) return { name: 'rsync', version: /^@RSYNCD: ([\d.]+)/.exec(text)?.[1] };
-  if (data[0] === 0xff && data.length >= 2 && data[1] !== undefined && data[1] >= 0xfb && data[1] <= 0xfe) return { name: 'telnet' };
+  if (data[0] === 0xff && data.length >= 2 && data[1] !== undefined && data[1] >= 0xfb && data[1] <= 0xfe)
+    return { name: 'telnet' };
   if (/^-(ERR|NOAUTH|DENIED)\b/.test(text) || text.startsWith('+PONG')) return { name: 'redis' };
   if (text.startsWith('HTTP/')) return classifyHttp(data);
   if (text.startsWith('AMQP')) return { name: 'amqp' };
@@ -94,7 +127,9 @@ export function classifyHttp(data: Buffer): Guess | undefined {
   const server = /\r?\nServer:[ \t]*([^\r\n]*)/i.exec(text)?.[1]?.trim();
   if (server === undefined || server === '') return { name: 'http' };
   const versioned = productOf(server);
-  return versioned.product !== undefined && server.startsWith(versioned.product) ? { name: 'http', ...versioned } : { name: 'http', product: server.split(/[ /]/)[0] };
+  return versioned.product !== undefined && server.startsWith(versioned.product)
+    ? { name: 'http', ...versioned }
+    : { name: 'http', product: server.split(/[ /]/)[0] };
 }
 
 /** The answer to a redis PING (`+PONG`, or an error when a password is needed). */

@@ -1,7 +1,13 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { ServiceGuess } from '../../core/surface/exposure-engines.ts';
-import { classifyGreeting, classifyHttp, classifyPostgresReply, classifyRedisReply, printableBanner } from './service-classify.ts';
+import {
+  classifyGreeting,
+  classifyHttp,
+  classifyPostgresReply,
+  classifyRedisReply,
+  printableBanner,
+} from './service-classify.ts';
 
 /** Time limits of identifying the service behind one open port. */
 export interface IdentifyOptions {
@@ -16,10 +22,19 @@ export interface IdentifyOptions {
 }
 
 /** Defaults: a greeting within 1.5 s (nmap's NULL probe waits 6 s), 2 s per probe, 8 s per port. */
-export const defaultIdentifyOptions: IdentifyOptions = { bannerWaitMs: 1500, clientFirstWaitMs: 300, probeTimeoutMs: 2000, budgetMs: 8000 };
+export const defaultIdentifyOptions: IdentifyOptions = {
+  bannerWaitMs: 1500,
+  clientFirstWaitMs: 300,
+  probeTimeoutMs: 2000,
+  budgetMs: 8000,
+};
 
 /** Ports where clients speak first (HTTP, HTTPS and their alternates): the greeting wait is short there. */
-const CLIENT_FIRST_PORTS = new Set([80, 81, 443, 591, 3000, 3001, 4000, 4200, 4443, 5000, 5001, 5173, 7001, 7002, 7070, 7080, 7443, 8000, 8001, 8008, 8010, 8080, 8081, 8082, 8083, 8085, 8088, 8090, 8180, 8181, 8280, 8443, 8800, 8843, 8880, 8888, 9000, 9001, 9080, 9090, 9091, 9443, 9800, 9999, 10443]);
+const CLIENT_FIRST_PORTS = new Set([
+  80, 81, 443, 591, 3000, 3001, 4000, 4200, 4443, 5000, 5001, 5173, 7001, 7002, 7070, 7080, 7443, 8000, 8001, 8008,
+  8010, 8080, 8081, 8082, 8083, 8085, 8088, 8090, 8180, 8181, 8280, 8443, 8800, 8843, 8880, 8888, 9000, 9001, 9080,
+  9090, 9091, 9443, 9800, 9999, 10443,
+]);
 const REDIS_PORTS = new Set([6379, 6380, 16379]);
 const POSTGRES_PORTS = new Set([5432, 5433, 6432]);
 
@@ -50,7 +65,15 @@ export interface Identification {
  * and gathers what comes back: until 4 KiB, a short silence after the first bytes, the close,
  * the time limit or the abort. Never rejects.
  */
-function exchange(address: string, family: 4 | 6, port: number, payload: Buffer | undefined, isTls: boolean, waitMs: number, signal: AbortSignal): Promise<Exchange> {
+function exchange(
+  address: string,
+  family: 4 | 6,
+  port: number,
+  payload: Buffer | undefined,
+  isTls: boolean,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<Exchange> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -96,10 +119,18 @@ function exchange(address: string, family: 4 | 6, port: number, payload: Buffer 
 
 function httpRequest(address: string, family: 4 | 6, port: number): Buffer {
   const host = family === 6 ? `[${address}]:${port}` : `${address}:${port}`;
-  return Buffer.from(`GET / HTTP/1.0\r\nHost: ${host}\r\nUser-Agent: perimeter-port-scanner\r\nAccept: */*\r\nConnection: close\r\n\r\n`);
+  return Buffer.from(
+    `GET / HTTP/1.0\r\nHost: ${host}\r\nUser-Agent: perimeter-port-scanner\r\nAccept: */*\r\nConnection: close\r\n\r\n`,
+  );
 }
 
-function guess(name: string, isTls: boolean, isHttp: boolean, data: Buffer | undefined, found?: { product?: string | undefined; version?: string | undefined }): ServiceGuess {
+function guess(
+  name: string,
+  isTls: boolean,
+  isHttp: boolean,
+  data: Buffer | undefined,
+  found?: { product?: string | undefined; version?: string | undefined },
+): ServiceGuess {
   const service: ServiceGuess = { name, isTls, isHttp };
   if (data !== undefined && data.length > 0) service.banner = printableBanner(data);
   if (found?.product !== undefined) service.product = found.product;
@@ -123,7 +154,13 @@ function fromAnswer(data: Buffer, port: number, isTls: boolean): ServiceGuess | 
  * their usual ports); else `unknown`. Each probe is its own connection with its own time limit,
  * the whole within the budget. Rejects with the signal's reason when aborted.
  */
-export async function identifyService(address: string, family: 4 | 6, port: number, options: IdentifyOptions, signal: AbortSignal): Promise<Identification> {
+export async function identifyService(
+  address: string,
+  family: 4 | 6,
+  port: number,
+  options: IdentifyOptions,
+  signal: AbortSignal,
+): Promise<Identification> {
   const deadline = performance.now() + options.budgetMs;
   const left = (cap: number): number => Math.min(cap, deadline - performance.now());
   const step = async (payload: Buffer | undefined, isTls: boolean, cap: number): Promise<Exchange | undefined> => {
@@ -133,9 +170,16 @@ export async function identifyService(address: string, family: 4 | 6, port: numb
     signal.throwIfAborted();
     return result;
   };
-  const unknown = (isOverBudget: boolean): Identification => ({ service: guess('unknown', false, false, undefined), isOverBudget });
+  const unknown = (isOverBudget: boolean): Identification => ({
+    service: guess('unknown', false, false, undefined),
+    isOverBudget,
+  });
 
-  const greeting = await step(undefined, false, CLIENT_FIRST_PORTS.has(port) ? options.clientFirstWaitMs : options.bannerWaitMs);
+  const greeting = await step(
+    undefined,
+    false,
+    CLIENT_FIRST_PORTS.has(port) ? options.clientFirstWaitMs : options.bannerWaitMs,
+  );
   if (greeting === undefined) return unknown(true);
   if (!greeting.isConnected) return unknown(false);
   const greeted = fromAnswer(greeting.data, port, false);
@@ -166,7 +210,10 @@ export async function identifyService(address: string, family: 4 | 6, port: numb
   if (secured === undefined) return unknown(true);
   if (secured.isTls) {
     if (secured.alpn === 'h2') return { service: guess('https', true, true, undefined), isOverBudget: false };
-    return { service: fromAnswer(secured.data, port, true) ?? guess('tls', true, false, undefined), isOverBudget: false };
+    return {
+      service: fromAnswer(secured.data, port, true) ?? guess('tls', true, false, undefined),
+      isOverBudget: false,
+    };
   }
 
   const plain = await step(request, false, options.probeTimeoutMs);

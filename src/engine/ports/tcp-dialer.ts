@@ -77,7 +77,12 @@ function tcpBinding(): TcpBinding | null {
   try {
     const legacy = process as unknown as { binding(name: string): unknown };
     const candidate = legacy.binding('tcp_wrap') as Partial<TcpBinding>;
-    const isUsable = typeof candidate.TCP === 'function' && typeof candidate.TCPConnectWrap === 'function' && typeof candidate.constants?.SOCKET === 'number' && typeof candidate.TCP.prototype.connect6 === 'function' && typeof candidate.TCP.prototype.reset === 'function';
+    const isUsable =
+      typeof candidate.TCP === 'function' &&
+      typeof candidate.TCPConnectWrap === 'function' &&
+      typeof candidate.constants?.SOCKET === 'number' &&
+      typeof candidate.TCP.prototype.connect6 === 'function' &&
+      typeof candidate.TCP.prototype.reset === 'function';
     binding = isUsable ? (candidate as TcpBinding) : null;
   } catch {
     binding = null;
@@ -102,7 +107,10 @@ class HandleDialer implements TcpDialer {
     req.target = target;
     req.oncomplete = this.complete;
     target.socket = handle;
-    const status = target.family === 4 ? handle.connect(req, target.address, target.port) : handle.connect6(req, target.address, target.port);
+    const status =
+      target.family === 4
+        ? handle.connect(req, target.address, target.port)
+        : handle.connect6(req, target.address, target.port);
     if (status !== 0) {
       // Failed before any packet (EMFILE, EADDRNOTAVAIL …): report after this call returns.
       req.target = undefined;

@@ -22,7 +22,15 @@ export interface ChainCertificate {
 }
 
 /** The certificate-assessment kinds, one finding each. */
-export type CertificateIssueKind = 'expired' | 'not-yet-valid' | 'expiring' | 'hostname-mismatch' | 'self-signed' | 'untrusted' | 'weak-key' | 'weak-signature';
+export type CertificateIssueKind =
+  | 'expired'
+  | 'not-yet-valid'
+  | 'expiring'
+  | 'hostname-mismatch'
+  | 'self-signed'
+  | 'untrusted'
+  | 'weak-key'
+  | 'weak-signature';
 
 /** One thing wrong with the certificate, with the sentence that tells what was seen. */
 export interface CertificateIssue {
@@ -44,7 +52,14 @@ const WEAK_SIGNATURE_OIDS: Record<string, string> = {
   '1.3.14.3.2.29': 'sha1WithRSASignature (OIW)',
 };
 const WEAK_HASHES = new Set(['SHA-1', 'MD5', 'MD2']);
-const CURVE_BITS: Record<string, number> = { prime192v1: 192, secp224r1: 224, prime256v1: 256, secp256k1: 256, secp384r1: 384, secp521r1: 521 };
+const CURVE_BITS: Record<string, number> = {
+  prime192v1: 192,
+  secp224r1: 224,
+  prime256v1: 256,
+  secp256k1: 256,
+  secp384r1: 384,
+  secp521r1: 521,
+};
 
 function signatureOf(cert: ParsedX509): { text: string; isWeak: boolean } {
   const algorithm = cert.signatureAlgorithm as { name: string; hash?: { name: string } };
@@ -79,7 +94,11 @@ function identitiesOf(cert: ParsedX509): PresentedIdentities {
   const san = cert.getExtension(SubjectAlternativeNameExtension);
   const items = san?.names.items ?? [];
   const commonName = cert.subjectName.getField('CN')[0];
-  return { dnsNames: items.filter((n) => n.type === 'dns').map((n) => n.value), ipAddresses: items.filter((n) => n.type === 'ip').map((n) => n.value), commonName };
+  return {
+    dnsNames: items.filter((n) => n.type === 'dns').map((n) => n.value),
+    ipAddresses: items.filter((n) => n.type === 'ip').map((n) => n.value),
+    commonName,
+  };
 }
 
 /** Parses a presented chain (DER, leaf first); a certificate that does not parse ends the chain there. */
@@ -91,7 +110,18 @@ export function parseChain(chain: Buffer[]): ChainCertificate[] {
       const native = new NodeX509(der);
       const signature = signatureOf(parsed);
       const key = keyOf(native);
-      out.push({ parsed, native, subject: parsed.subject, issuer: parsed.issuer, sha256: native.fingerprint256.replace(/:/g, '').toLowerCase(), identities: identitiesOf(parsed), keyText: key.text, isKeyWeak: key.isWeak, signatureText: signature.text, isSignatureWeak: signature.isWeak });
+      out.push({
+        parsed,
+        native,
+        subject: parsed.subject,
+        issuer: parsed.issuer,
+        sha256: native.fingerprint256.replace(/:/g, '').toLowerCase(),
+        identities: identitiesOf(parsed),
+        keyText: key.text,
+        isKeyWeak: key.isWeak,
+        signatureText: signature.text,
+        isSignatureWeak: signature.isWeak,
+      });
     } catch {
       break;
     }
@@ -102,7 +132,14 @@ export function parseChain(chain: Buffer[]): ChainCertificate[] {
 /** The endpoint report's view of the leaf. */
 export function certificateSummary(leaf: ChainCertificate): NonNullable<TlsEndpointReport['certificate']> {
   const i = leaf.identities;
-  return { subject: leaf.subject, issuer: leaf.issuer, notBefore: leaf.parsed.notBefore, notAfter: leaf.parsed.notAfter, sha256: leaf.sha256, sans: [...i.dnsNames, ...i.ipAddresses] };
+  return {
+    subject: leaf.subject,
+    issuer: leaf.issuer,
+    notBefore: leaf.parsed.notBefore,
+    notAfter: leaf.parsed.notAfter,
+    sha256: leaf.sha256,
+    sans: [...i.dnsNames, ...i.ipAddresses],
+  };
 }
 
 const iso = (date: Date): string => date.toISOString();
@@ -113,34 +150,73 @@ const iso = (date: Date): string => date.toISOString();
  * to a trusted root through the presented intermediates), and weak keys or signatures on the
  * presented certificates below the trust anchor. One issue per kind at most.
  */
-export function assessChain(chain: ChainCertificate[], reference: string, trust: TrustStore, now: Date): CertificateIssue[] {
+export function assessChain(
+  chain: ChainCertificate[],
+  reference: string,
+  trust: TrustStore,
+  now: Date,
+): CertificateIssue[] {
   const leaf = chain[0];
   if (leaf === undefined) return [];
   const issues: CertificateIssue[] = [];
   const { notBefore, notAfter } = leaf.parsed;
   const describe = `the certificate of ${reference} (subject ${leaf.subject}, SHA-256 ${leaf.sha256})`;
   if (now.getTime() > notAfter.getTime()) {
-    issues.push({ kind: 'expired', observation: `${describe} expired on ${iso(notAfter)} (${Math.floor((now.getTime() - notAfter.getTime()) / DAY)} days ago).` });
+    issues.push({
+      kind: 'expired',
+      observation: `${describe} expired on ${iso(notAfter)} (${Math.floor((now.getTime() - notAfter.getTime()) / DAY)} days ago).`,
+    });
   } else if (now.getTime() < notBefore.getTime()) {
-    issues.push({ kind: 'not-yet-valid', observation: `${describe} is valid only from ${iso(notBefore)}; the check ran at ${iso(now)}.` });
+    issues.push({
+      kind: 'not-yet-valid',
+      observation: `${describe} is valid only from ${iso(notBefore)}; the check ran at ${iso(now)}.`,
+    });
   } else if (notAfter.getTime() - now.getTime() < expiryWarningDays * DAY) {
-    issues.push({ kind: 'expiring', observation: `${describe} expires on ${iso(notAfter)}, in ${Math.floor((notAfter.getTime() - now.getTime()) / DAY)} days.` });
+    issues.push({
+      kind: 'expiring',
+      observation: `${describe} expires on ${iso(notAfter)}, in ${Math.floor((notAfter.getTime() - now.getTime()) / DAY)} days.`,
+    });
   }
   if (!matchesHostname(leaf.identities, reference)) {
-    const presented = [...leaf.identities.dnsNames.map((d) => `DNS:${d}`), ...leaf.identities.ipAddresses.map((ip) => `IP:${ip}`)];
-    const names = presented.length > 0 ? `subject alternative names ${presented.join(', ')}` : `no subject alternative name, common name ${leaf.identities.commonName ?? '(none)'}`;
-    issues.push({ kind: 'hostname-mismatch', observation: `${describe} does not cover ${reference}: it presents ${names}.` });
+    const presented = [
+      ...leaf.identities.dnsNames.map((d) => `DNS:${d}`),
+      ...leaf.identities.ipAddresses.map((ip) => `IP:${ip}`),
+    ];
+    const names =
+      presented.length > 0
+        ? `subject alternative names ${presented.join(', ')}`
+        : `no subject alternative name, common name ${leaf.identities.commonName ?? '(none)'}`;
+    issues.push({
+      kind: 'hostname-mismatch',
+      observation: `${describe} does not cover ${reference}: it presents ${names}.`,
+    });
   }
-  const path = trust.verifyPath(chain.map((c) => c.native), now);
+  const path = trust.verifyPath(
+    chain.map((c) => c.native),
+    now,
+  );
   if (!path.isTrusted) {
-    if (path.isSelfSigned) issues.push({ kind: 'self-signed', observation: `${describe} is self-signed (issuer = subject, signed by its own key) and is not a trusted root.` });
-    else issues.push({ kind: 'untrusted', observation: `${describe} does not chain to a trusted root: ${path.reason}.` });
+    if (path.isSelfSigned)
+      issues.push({
+        kind: 'self-signed',
+        observation: `${describe} is self-signed (issuer = subject, signed by its own key) and is not a trusted root.`,
+      });
+    else
+      issues.push({ kind: 'untrusted', observation: `${describe} does not chain to a trusted root: ${path.reason}.` });
   }
   const anchors = new Set(path.anchorFingerprints);
   const below = chain.filter((c) => !anchors.has(c.native.fingerprint256) && !(c !== leaf && c.subject === c.issuer));
   const weakKeys = below.filter((c) => c.isKeyWeak);
-  if (weakKeys.length > 0) issues.push({ kind: 'weak-key', observation: `Weak public key: ${weakKeys.map((c) => `${c === leaf ? 'leaf' : 'intermediate'} ${c.subject} has ${c.keyText}`).join('; ')} (RSA and DSA need 2048 bits, EC 256).` });
+  if (weakKeys.length > 0)
+    issues.push({
+      kind: 'weak-key',
+      observation: `Weak public key: ${weakKeys.map((c) => `${c === leaf ? 'leaf' : 'intermediate'} ${c.subject} has ${c.keyText}`).join('; ')} (RSA and DSA need 2048 bits, EC 256).`,
+    });
   const weakSignatures = below.filter((c) => c.isSignatureWeak);
-  if (weakSignatures.length > 0) issues.push({ kind: 'weak-signature', observation: `Weak signature algorithm: ${weakSignatures.map((c) => `${c === leaf ? 'leaf' : 'intermediate'} ${c.subject} is signed with ${c.signatureText}`).join('; ')}.` });
+  if (weakSignatures.length > 0)
+    issues.push({
+      kind: 'weak-signature',
+      observation: `Weak signature algorithm: ${weakSignatures.map((c) => `${c === leaf ? 'leaf' : 'intermediate'} ${c.subject} is signed with ${c.signatureText}`).join('; ')}.`,
+    });
   return issues;
 }

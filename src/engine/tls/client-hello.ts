@@ -9,7 +9,13 @@ import { isIP } from 'node:net';
  */
 
 /** Protocol versions as they travel on the wire. */
-export const protocolVersions = { 'SSLv3': 0x0300, 'TLSv1': 0x0301, 'TLSv1.1': 0x0302, 'TLSv1.2': 0x0303, 'TLSv1.3': 0x0304 } as const;
+export const protocolVersions = {
+  SSLv3: 0x0300,
+  TLSv1: 0x0301,
+  'TLSv1.1': 0x0302,
+  'TLSv1.2': 0x0303,
+  'TLSv1.3': 0x0304,
+} as const;
 export type ProtocolName = keyof typeof protocolVersions;
 
 /** The name Node and OpenSSL print for a wire version (`TLSv1.2`), or its hex form. */
@@ -32,7 +38,10 @@ export interface HelloOffer {
 
 const GROUPS = [0x001d, 0x0017, 0x0018, 0x0019, 0x001e, 0x0100, 0x0101];
 // Modern first, then SHA-1 and DSA ones so that an old server finds something it can sign with.
-const SIGNATURE_SCHEMES = [0x0403, 0x0503, 0x0603, 0x0807, 0x0808, 0x0804, 0x0805, 0x0806, 0x0809, 0x080a, 0x080b, 0x0401, 0x0501, 0x0601, 0x0303, 0x0301, 0x0302, 0x0402, 0x0203, 0x0201, 0x0202];
+const SIGNATURE_SCHEMES = [
+  0x0403, 0x0503, 0x0603, 0x0807, 0x0808, 0x0804, 0x0805, 0x0806, 0x0809, 0x080a, 0x080b, 0x0401, 0x0501, 0x0601,
+  0x0303, 0x0301, 0x0302, 0x0402, 0x0203, 0x0201, 0x0202,
+];
 const RENEGOTIATION_SCSV = 0x00ff;
 
 function u16(value: number): Buffer {
@@ -105,5 +114,9 @@ export function buildClientHello(offer: HelloOffer): Buffer {
   ]);
   const handshake = Buffer.concat([Buffer.from([1]), vector(3, body)]);
   // Record version: SSLv3 for an SSLv3 offer, TLS 1.0 otherwise (what servers expect, RFC 8446 §5.1).
-  return Buffer.concat([Buffer.from([22]), u16(isSsl3 ? protocolVersions.SSLv3 : protocolVersions.TLSv1), vector(2, handshake)]);
+  return Buffer.concat([
+    Buffer.from([22]),
+    u16(isSsl3 ? protocolVersions.SSLv3 : protocolVersions.TLSv1),
+    vector(2, handshake),
+  ]);
 }

@@ -27,9 +27,15 @@ const MAX_READ = 96 * 1024;
  * covers connect, send and answer. An abort rejects with the signal's reason; everything a
  * host can do (refuse, reset, stay silent, answer in another protocol) is an outcome.
  */
-export function probeHandshake(address: string, port: number, hello: Buffer, context: ProbeContext): Promise<ProbeOutcome> {
+export function probeHandshake(
+  address: string,
+  port: number,
+  hello: Buffer,
+  context: ProbeContext,
+): Promise<ProbeOutcome> {
   const decision = context.guard.check(address);
-  if (!decision.isAllowed) return Promise.resolve({ kind: 'denied', reason: decision.reason ?? `${address} is denied` });
+  if (!decision.isAllowed)
+    return Promise.resolve({ kind: 'denied', reason: decision.reason ?? `${address} is denied` });
   if (context.signal.aborted) return Promise.reject(context.signal.reason);
   return new Promise((resolve, reject) => {
     let socket: Socket | undefined;
@@ -43,7 +49,8 @@ export function probeHandshake(address: string, port: number, hello: Buffer, con
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
-    const onAbort = (): void => finish(context.signal.reason instanceof Error ? context.signal.reason : new Error('aborted'));
+    const onAbort = (): void =>
+      finish(context.signal.reason instanceof Error ? context.signal.reason : new Error('aborted'));
     const timer = setTimeout(() => finish({ kind: 'timeout' }), context.timeoutMs);
     context.signal.addEventListener('abort', onAbort, { once: true });
     socket = connect({ host: address, port, noDelay: true });
@@ -57,7 +64,11 @@ export function probeHandshake(address: string, port: number, hello: Buffer, con
       if (reply !== undefined) finish(reply);
       else if (received.length > MAX_READ) finish({ kind: 'not-tls', reason: 'no ServerHello in the first 96 KB' });
     });
-    socket.once('end', () => finish(received.length === 0 ? { kind: 'closed' } : { kind: 'not-tls', reason: 'closed in the middle of a record' }));
+    socket.once('end', () =>
+      finish(
+        received.length === 0 ? { kind: 'closed' } : { kind: 'not-tls', reason: 'closed in the middle of a record' },
+      ),
+    );
     socket.on('error', (err: NodeJS.ErrnoException) => {
       if (isConnected) finish({ kind: 'closed' });
       else finish({ kind: 'unreachable', reason: `${err.code ?? err.message}` });

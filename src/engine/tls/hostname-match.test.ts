@@ -30,8 +30,17 @@ describe('matchesHostname', () => {
     assert.equal(matchesHostname({ dnsNames: [], ipAddresses: ['127.0.0.1'], commonName: 'b.test' }, 'b.test'), false);
   });
   it('matches IP literals against SAN IP entries only, IPv6 in any spelling', () => {
-    assert.equal(matchesHostname({ dnsNames: ['127.0.0.1'], ipAddresses: [], commonName: undefined }, '127.0.0.1'), false);
-    assert.equal(matchesHostname({ dnsNames: [], ipAddresses: ['127.0.0.1'], commonName: undefined }, '127.0.0.1'), true);
-    assert.equal(matchesHostname({ dnsNames: [], ipAddresses: ['0:0:0:0:0:0:0:1'], commonName: undefined }, '::1'), true);
+    assert.equal(
+      matchesHostname({ dnsNames: ['127.0.0.1'], ipAddresses: [], commonName: undefined }, '127.0.0.1'),
+      false,
+    );
+    assert.equal(
+      matchesHostname({ dnsNames: [], ipAddresses: ['127.0.0.1'], commonName: undefined }, '127.0.0.1'),
+      true,
+    );
+    assert.equal(
+      matchesHostname({ dnsNames: [], ipAddresses: ['0:0:0:0:0:0:0:1'], commonName: undefined }, '::1'),
+      true,
+    );
   });
 });

@@ -38,7 +38,9 @@ function ipKey(address: string): string | undefined {
   const [head = '', tail = ''] = address.toLowerCase().split('::');
   const left = head === '' ? [] : head.split(':');
   const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
-  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
   return groups.map((g) => g.padStart(4, '0')).join(':');
 }
 

@@ -58,7 +58,8 @@ function requestHeaders(options: NonNullable<OrdinaryHandshakeOptions['httpHead'
   ];
   for (const header of options.customHeaders) {
     // A header that cannot travel safely (bad name, CR/LF in the value) is dropped, not sent half-formed.
-    if (!TOKEN.test(header.name) || /[\r\n\0]/.test(header.value) || RESERVED_HEADERS.has(header.name.toLowerCase())) continue;
+    if (!TOKEN.test(header.name) || /[\r\n\0]/.test(header.value) || RESERVED_HEADERS.has(header.name.toLowerCase()))
+      continue;
     headers.push({ name: header.name, value: header.value });
   }
   headers.push({ name: 'Connection', value: 'close' });
@@ -85,11 +86,18 @@ function parseHead(head: string): { status: number; headers: HttpHeader[] } | un
  * over the same connection and reads the response head. The egress guard checks the address
  * first; names are never resolved here (refuseLookup).
  */
-export function ordinaryHandshake(address: string, port: number, options: OrdinaryHandshakeOptions, context: ProbeContext): Promise<OrdinaryHandshake> {
+export function ordinaryHandshake(
+  address: string,
+  port: number,
+  options: OrdinaryHandshakeOptions,
+  context: ProbeContext,
+): Promise<OrdinaryHandshake> {
   if (context.signal.aborted) return Promise.reject(context.signal.reason);
   const decision = context.guard.check(address);
-  if (!decision.isAllowed) return Promise.resolve({ kind: 'failed', reason: `refused by the egress guard (${decision.reason ?? 'denied'})` });
-  const serverName = options.serverName !== undefined && isIP(options.serverName) === 0 ? options.serverName : undefined;
+  if (!decision.isAllowed)
+    return Promise.resolve({ kind: 'failed', reason: `refused by the egress guard (${decision.reason ?? 'denied'})` });
+  const serverName =
+    options.serverName !== undefined && isIP(options.serverName) === 0 ? options.serverName : undefined;
   return new Promise((resolve, reject) => {
     let result: Extract<OrdinaryHandshake, { kind: 'connected' }> | undefined;
     let head = Buffer.alloc(0);
@@ -104,7 +112,10 @@ export function ordinaryHandshake(address: string, port: number, options: Ordina
       lookup: refuseLookup,
       ...(options.httpHead === undefined ? {} : { ALPNProtocols: ['http/1.1'] }),
     });
-    let timer = setTimeout(() => finish({ kind: 'failed', reason: `no handshake within ${context.timeoutMs} ms` }), context.timeoutMs);
+    let timer = setTimeout(
+      () => finish({ kind: 'failed', reason: `no handshake within ${context.timeoutMs} ms` }),
+      context.timeoutMs,
+    );
     const finish = (outcome: OrdinaryHandshake | Error): void => {
       clearTimeout(timer);
       context.signal.removeEventListener('abort', onAbort);
@@ -112,14 +123,20 @@ export function ordinaryHandshake(address: string, port: number, options: Ordina
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
-    const onAbort = (): void => finish(context.signal.reason instanceof Error ? context.signal.reason : new Error('aborted'));
+    const onAbort = (): void =>
+      finish(context.signal.reason instanceof Error ? context.signal.reason : new Error('aborted'));
     context.signal.addEventListener('abort', onAbort, { once: true });
     const httpFailed = (reason: string): void => {
       if (result !== undefined) finish({ ...result, http: reason });
     };
     socket.once('secureConnect', () => {
       const cipher = socket.getCipher();
-      result = { kind: 'connected', protocol: socket.getProtocol() ?? 'unknown', suiteName: cipher.standardName ?? cipher.name, chain: peerChain(socket) };
+      result = {
+        kind: 'connected',
+        protocol: socket.getProtocol() ?? 'unknown',
+        suiteName: cipher.standardName ?? cipher.name,
+        chain: peerChain(socket),
+      };
       if (options.httpHead === undefined) {
         finish(result);
         return;
@@ -140,9 +157,14 @@ export function ordinaryHandshake(address: string, port: number, options: Ordina
       if (parsed === undefined) httpFailed('the answer to GET / is not HTTP/1.x');
       else finish({ ...result, http: { request, ...parsed } });
     });
-    socket.once('end', () => (result === undefined ? finish({ kind: 'failed', reason: 'the server closed the connection during the handshake' }) : httpFailed('the server closed the connection before an HTTP response')));
+    socket.once('end', () =>
+      result === undefined
+        ? finish({ kind: 'failed', reason: 'the server closed the connection during the handshake' })
+        : httpFailed('the server closed the connection before an HTTP response'),
+    );
     socket.on('error', (err: NodeJS.ErrnoException) => {
-      const reason = err.code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? 'not TLS (wrong version number)' : (err.code ?? err.message);
+      const reason =
+        err.code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? 'not TLS (wrong version number)' : (err.code ?? err.message);
       if (result === undefined) finish({ kind: 'failed', reason: `handshake failed: ${reason}` });
       else httpFailed(`HTTP request failed: ${reason}`);
     });

@@ -1,4 +1,11 @@
-import { forwardSecretSuites, legacySuites, suiteOf, tls13Suites, weakSuites, type CipherSuite } from './cipher-suites.ts';
+import {
+  forwardSecretSuites,
+  legacySuites,
+  suiteOf,
+  tls13Suites,
+  weakSuites,
+  type CipherSuite,
+} from './cipher-suites.ts';
 import { buildClientHello, protocolName, protocolVersions, type HelloOffer } from './client-hello.ts';
 import { probeHandshake, type ProbeContext, type ProbeOutcome } from './handshake-probe.ts';
 import { alertName } from './server-reply.ts';
@@ -22,7 +29,12 @@ export interface ActiveProbeResult {
 export type ProbeRunner = (offer: HelloOffer) => Promise<ProbeOutcome>;
 
 /** A ProbeRunner over probeHandshake for address:port, each probe taking a slot of `limit`. */
-export function probeRunner(address: string, port: number, context: ProbeContext, limit: <T>(task: () => Promise<T>) => Promise<T>): ProbeRunner {
+export function probeRunner(
+  address: string,
+  port: number,
+  context: ProbeContext,
+  limit: <T>(task: () => Promise<T>) => Promise<T>,
+): ProbeRunner {
   return (offer) => limit(() => probeHandshake(address, port, buildClientHello(offer), context));
 }
 
@@ -62,12 +74,19 @@ function isAccepted(outcome: ProbeOutcome, version: number): boolean {
  * Repeatedly offers `candidates` at `version`, dropping the suite the server picks, until it
  * refuses: the accepted subset, in the server's order of choice (sslscan's enumeration).
  */
-async function acceptedAmong(run: ProbeRunner, version: number, candidates: readonly CipherSuite[], serverName: string | undefined, inconclusive: string[]): Promise<CipherSuite[]> {
+async function acceptedAmong(
+  run: ProbeRunner,
+  version: number,
+  candidates: readonly CipherSuite[],
+  serverName: string | undefined,
+  inconclusive: string[],
+): Promise<CipherSuite[]> {
   const left = new Map(candidates.map((s) => [s.code, s]));
   const accepted: CipherSuite[] = [];
   while (left.size > 0) {
     const outcome = await run({ version, suites: [...left.keys()], serverName });
-    if (outcome.kind === 'timeout' || outcome.kind === 'unreachable') inconclusive.push(`${protocolName(version)} suite probe: ${describeOutcome(outcome)}`);
+    if (outcome.kind === 'timeout' || outcome.kind === 'unreachable')
+      inconclusive.push(`${protocolName(version)} suite probe: ${describeOutcome(outcome)}`);
     if (outcome.kind !== 'server-hello' || outcome.version !== version) break;
     const chosen = left.get(outcome.suite);
     // A server that answers with a suite not offered is broken; stop rather than loop.
@@ -79,12 +98,20 @@ async function acceptedAmong(run: ProbeRunner, version: number, candidates: read
 }
 
 /** The weak suites accepted at a version: one probe with all of them; only when one is taken, each weakness enumerated in parallel. */
-async function weakAt(run: ProbeRunner, version: number, serverName: string | undefined, inconclusive: string[]): Promise<CipherSuite[]> {
+async function weakAt(
+  run: ProbeRunner,
+  version: number,
+  serverName: string | undefined,
+  inconclusive: string[],
+): Promise<CipherSuite[]> {
   const first = await run({ version, suites: weakSuites.map((s) => s.code), serverName });
   if (!isAccepted(first, version)) return [];
   const groups = new Map<string, CipherSuite[]>();
-  for (const suite of weakSuites) groups.set(suite.weakness as string, [...(groups.get(suite.weakness as string) ?? []), suite]);
-  const found = await Promise.all([...groups.values()].map((group) => acceptedAmong(run, version, group, serverName, inconclusive)));
+  for (const suite of weakSuites)
+    groups.set(suite.weakness as string, [...(groups.get(suite.weakness as string) ?? []), suite]);
+  const found = await Promise.all(
+    [...groups.values()].map((group) => acceptedAmong(run, version, group, serverName, inconclusive)),
+  );
   return found.flat();
 }
 
@@ -102,8 +129,12 @@ export async function runActiveProbes(run: ProbeRunner, serverName: string | und
     versions.map(async (version) => {
       const offer = versionOffer(version, serverName);
       const outcome = await run(offer);
-      protocolEvidence.set(version, `offered ${offerText(offer, offer.suites.length)}; answered ${describeOutcome(outcome)}`);
-      if (outcome.kind === 'timeout' || outcome.kind === 'unreachable') inconclusive.push(`${protocolName(version)}: ${describeOutcome(outcome)}`);
+      protocolEvidence.set(
+        version,
+        `offered ${offerText(offer, offer.suites.length)}; answered ${describeOutcome(outcome)}`,
+      );
+      if (outcome.kind === 'timeout' || outcome.kind === 'unreachable')
+        inconclusive.push(`${protocolName(version)}: ${describeOutcome(outcome)}`);
       return { version, outcome };
     }),
   );
@@ -111,16 +142,35 @@ export async function runActiveProbes(run: ProbeRunner, serverName: string | und
   const legacyAccepted = accepted.filter((v) => v < protocolVersions['TLSv1.3']);
   const fsProbe = async (): Promise<{ has: boolean | undefined; evidence: string }> => {
     if (accepted.length === 0) return { has: undefined, evidence: 'no protocol accepted' };
-    if (accepted.includes(protocolVersions['TLSv1.3'])) return { has: true, evidence: 'TLS 1.3 accepted (every TLS 1.3 suite is forward secret)' };
+    if (accepted.includes(protocolVersions['TLSv1.3']))
+      return { has: true, evidence: 'TLS 1.3 accepted (every TLS 1.3 suite is forward secret)' };
     const results = await Promise.all(
       legacyAccepted.map(async (version) => {
         const offer: HelloOffer = { version, suites: forwardSecretSuites.map((s) => s.code), serverName };
         const outcome = await run(offer);
-        return { ok: isAccepted(outcome, version), text: `offered ${offerText(offer, offer.suites.length)} (ECDHE and DHE only); answered ${describeOutcome(outcome)}` };
+        return {
+          ok: isAccepted(outcome, version),
+          text: `offered ${offerText(offer, offer.suites.length)} (ECDHE and DHE only); answered ${describeOutcome(outcome)}`,
+        };
       }),
     );
     return { has: results.some((r) => r.ok), evidence: results.map((r) => r.text).join('\n') };
   };
-  const [weak, fs] = await Promise.all([Promise.all(legacyAccepted.map(async (version) => ({ version, suites: await weakAt(run, version, serverName, inconclusive) }))), fsProbe()]);
-  return { accepted, protocolEvidence, weakSuites: weak.filter((w) => w.suites.length > 0), hasForwardSecrecy: fs.has, forwardSecrecyEvidence: fs.evidence, inconclusive };
+  const [weak, fs] = await Promise.all([
+    Promise.all(
+      legacyAccepted.map(async (version) => ({
+        version,
+        suites: await weakAt(run, version, serverName, inconclusive),
+      })),
+    ),
+    fsProbe(),
+  ]);
+  return {
+    accepted,
+    protocolEvidence,
+    weakSuites: weak.filter((w) => w.suites.length > 0),
+    hasForwardSecrecy: fs.has,
+    forwardSecrecyEvidence: fs.evidence,
+    inconclusive,
+  };
 }

@@ -16,7 +16,21 @@ const MAX_RECORD = 16384 + 2048;
 const MAX_HANDSHAKE = 64 * 1024;
 
 /** Alert descriptions probes meet, for evidence (RFC 8446 §6). */
-const ALERTS: Record<number, string> = { 0: 'close_notify', 10: 'unexpected_message', 20: 'bad_record_mac', 40: 'handshake_failure', 47: 'illegal_parameter', 50: 'decode_error', 70: 'protocol_version', 71: 'insufficient_security', 80: 'internal_error', 86: 'inappropriate_fallback', 90: 'user_canceled', 109: 'missing_extension', 112: 'unrecognized_name' };
+const ALERTS: Record<number, string> = {
+  0: 'close_notify',
+  10: 'unexpected_message',
+  20: 'bad_record_mac',
+  40: 'handshake_failure',
+  47: 'illegal_parameter',
+  50: 'decode_error',
+  70: 'protocol_version',
+  71: 'insufficient_security',
+  80: 'internal_error',
+  86: 'inappropriate_fallback',
+  90: 'user_canceled',
+  109: 'missing_extension',
+  112: 'unrecognized_name',
+};
 
 /** `handshake_failure (40)`. */
 export function alertName(description: number): string {
@@ -25,7 +39,10 @@ export function alertName(description: number): string {
 
 /** The printable start of a non-TLS answer, for evidence. */
 export function printable(bytes: Buffer): string {
-  return bytes.subarray(0, 40).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
+  return bytes
+    .subarray(0, 40)
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]/g, '.');
 }
 
 function parseServerHello(body: Buffer): ServerReply {
@@ -67,7 +84,8 @@ export function readServerReply(data: Buffer): ServerReply | undefined {
     const type = data[at] as number;
     const major = data[at + 1] as number;
     const length = data.readUInt16BE(at + 3);
-    if (type < 20 || type > 23 || major !== 3 || length > MAX_RECORD) return { kind: 'not-tls', reason: `answered "${printable(data)}"` };
+    if (type < 20 || type > 23 || major !== 3 || length > MAX_RECORD)
+      return { kind: 'not-tls', reason: `answered "${printable(data)}"` };
     if (at + 5 + length > data.length) return undefined;
     const fragment = data.subarray(at + 5, at + 5 + length);
     at += 5 + length;
@@ -80,7 +98,8 @@ export function readServerReply(data: Buffer): ServerReply | undefined {
     handshakeLength += fragment.length;
     const messages = Buffer.concat(handshake, handshakeLength);
     if (messages.length < 4) continue;
-    if (messages[0] !== 2) return { kind: 'not-tls', reason: `handshake message ${messages[0]} before the ServerHello` };
+    if (messages[0] !== 2)
+      return { kind: 'not-tls', reason: `handshake message ${messages[0]} before the ServerHello` };
     const bodyLength = messages.readUIntBE(1, 3);
     if (bodyLength > MAX_HANDSHAKE) return { kind: 'not-tls', reason: 'oversized ServerHello' };
     if (messages.length >= 4 + bodyLength) return parseServerHello(messages.subarray(4, 4 + bodyLength));
@@ -88,7 +107,8 @@ export function readServerReply(data: Buffer): ServerReply | undefined {
   // A first byte that cannot start a record decides at once (e.g. `HTTP/1.1 400` or an SSH banner).
   if (data.length > 0 && at === 0) {
     const type = data[0] as number;
-    if (type < 20 || type > 23 || (data.length > 1 && data[1] !== 3)) return { kind: 'not-tls', reason: `answered "${printable(data)}"` };
+    if (type < 20 || type > 23 || (data.length > 1 && data[1] !== 3))
+      return { kind: 'not-tls', reason: `answered "${printable(data)}"` };
   }
   return undefined;
 }

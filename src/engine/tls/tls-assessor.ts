@@ -1,6 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { isIP } from 'node:net';
-import type { TlsAssessmentOptions, TlsAssessor, TlsEndpointReport, TlsReport, TlsTarget } from '../../core/surface/exposure-engines.ts';
+import type {
+  TlsAssessmentOptions,
+  TlsAssessor,
+  TlsEndpointReport,
+  TlsReport,
+  TlsTarget,
+} from '../../core/surface/exposure-engines.ts';
 import type { FindingInput } from '../../core/vulnerabilities/vulnerability.types.ts';
 import type { EgressGuard } from '../net/egress-guard.ts';
 import { assessChain, certificateSummary, parseChain } from './certificate-checks.ts';
@@ -48,19 +54,50 @@ function activeFindings(result: ActiveProbeResult, host: string, port: number): 
   const facts = (observation: string, evidence: string) => ({ host, port, observation, evidence });
   for (const [version, kind] of PROTOCOL_KINDS) {
     if (!result.accepted.includes(version)) continue;
-    out.push(buildTlsFinding(kind, facts(`${host}:${port} accepts ${protocolName(version)} when it is offered alone.`, result.protocolEvidence.get(version) ?? '')));
+    out.push(
+      buildTlsFinding(
+        kind,
+        facts(
+          `${host}:${port} accepts ${protocolName(version)} when it is offered alone.`,
+          result.protocolEvidence.get(version) ?? '',
+        ),
+      ),
+    );
   }
   if (result.accepted.length > 0 && !result.accepted.includes(protocolVersions['TLSv1.3'])) {
     const accepted = result.accepted.map(protocolName).join(', ');
-    out.push(buildTlsFinding('no-tls13', facts(`${host}:${port} refuses TLS 1.3; it accepts ${accepted}.`, result.protocolEvidence.get(protocolVersions['TLSv1.3']) ?? '')));
+    out.push(
+      buildTlsFinding(
+        'no-tls13',
+        facts(
+          `${host}:${port} refuses TLS 1.3; it accepts ${accepted}.`,
+          result.protocolEvidence.get(protocolVersions['TLSv1.3']) ?? '',
+        ),
+      ),
+    );
   }
   if (result.weakSuites.length > 0) {
-    const lines = result.weakSuites.map((w) => `${protocolName(w.version)}: ${w.suites.map((s) => `${s.name} (${s.weakness})`).join(', ')}`);
+    const lines = result.weakSuites.map(
+      (w) => `${protocolName(w.version)}: ${w.suites.map((s) => `${s.name} (${s.weakness})`).join(', ')}`,
+    );
     const names = new Set(result.weakSuites.flatMap((w) => w.suites.map((s) => s.name)));
-    out.push(buildTlsFinding('weak-suites', facts(`${host}:${port} accepts ${names.size} weak cipher suite(s) when only weak suites are offered.`, `Offered only the weak suites (NULL, anonymous, EXPORT, RC4, RC2, DES, 3DES, IDEA) and dropped each suite the server picked; accepted:\n${lines.join('\n')}`)));
+    out.push(
+      buildTlsFinding(
+        'weak-suites',
+        facts(
+          `${host}:${port} accepts ${names.size} weak cipher suite(s) when only weak suites are offered.`,
+          `Offered only the weak suites (NULL, anonymous, EXPORT, RC4, RC2, DES, 3DES, IDEA) and dropped each suite the server picked; accepted:\n${lines.join('\n')}`,
+        ),
+      ),
+    );
   }
   if (result.hasForwardSecrecy === false) {
-    out.push(buildTlsFinding('no-forward-secrecy', facts(`${host}:${port} accepts no ECDHE or DHE suite and no TLS 1.3.`, result.forwardSecrecyEvidence)));
+    out.push(
+      buildTlsFinding(
+        'no-forward-secrecy',
+        facts(`${host}:${port} accepts no ECDHE or DHE suite and no TLS 1.3.`, result.forwardSecrecyEvidence),
+      ),
+    );
   }
   return out;
 }
@@ -97,7 +134,17 @@ export function createTlsAssessor(deps: TlsAssessorDeps): TlsAssessor {
         const where = `${name} at ${target.address}:${target.port}`;
         const wantsHead = options.passive && target.isHttp;
         const handshake: OrdinaryHandshake = await limit(() =>
-          ordinaryHandshake(target.address, target.port, { serverName: name, ...(wantsHead ? { httpHead: { hostHeader: hostHeader(name, target.port), customHeaders: options.customHeaders } } : {}) }, context),
+          ordinaryHandshake(
+            target.address,
+            target.port,
+            {
+              serverName: name,
+              ...(wantsHead
+                ? { httpHead: { hostHeader: hostHeader(name, target.port), customHeaders: options.customHeaders } }
+                : {}),
+            },
+            context,
+          ),
         );
         if (handshake.kind === 'connected') {
           endpoint.protocol = handshake.protocol;
@@ -107,8 +154,21 @@ export function createTlsAssessor(deps: TlsAssessorDeps): TlsAssessor {
           if (options.certificates) {
             if (chain.length === 0) warnings.push(`${where}: no certificate could be parsed`);
             for (const issue of assessChain(chain, name, trust, now())) {
-              const evidence = chain.map((c, i) => `${i === 0 ? 'leaf' : `#${i}`}: subject ${c.subject}; issuer ${c.issuer}; ${c.keyText}; ${c.signatureText}; valid ${c.parsed.notBefore.toISOString()} to ${c.parsed.notAfter.toISOString()}; SHA-256 ${c.sha256}`).join('\n');
-              add(findings, buildTlsFinding(issue.kind, { host: name, port: target.port, observation: issue.observation, evidence: `Certificates presented after a ${handshake.protocol} handshake with SNI ${name}:\n${evidence}` }));
+              const evidence = chain
+                .map(
+                  (c, i) =>
+                    `${i === 0 ? 'leaf' : `#${i}`}: subject ${c.subject}; issuer ${c.issuer}; ${c.keyText}; ${c.signatureText}; valid ${c.parsed.notBefore.toISOString()} to ${c.parsed.notAfter.toISOString()}; SHA-256 ${c.sha256}`,
+                )
+                .join('\n');
+              add(
+                findings,
+                buildTlsFinding(issue.kind, {
+                  host: name,
+                  port: target.port,
+                  observation: issue.observation,
+                  evidence: `Certificates presented after a ${handshake.protocol} handshake with SNI ${name}:\n${evidence}`,
+                }),
+              );
             }
           }
           if (options.passive) {
@@ -131,12 +191,19 @@ export function createTlsAssessor(deps: TlsAssessorDeps): TlsAssessor {
         const names = target.names.length > 0 ? target.names : [target.address];
         const decision = deps.guard.check(target.address);
         if (!decision.isAllowed) {
-          warnings.push(`${target.address}:${target.port}: refused by the egress guard (${decision.reason ?? 'denied'})`);
+          warnings.push(
+            `${target.address}:${target.port}: refused by the egress guard (${decision.reason ?? 'denied'})`,
+          );
           for (const name of names) endpoints.push({ address: target.address, port: target.port, name, isTls: false });
           return;
         }
         // Discovery: one ClientHello offering TLS 1.0 to 1.3 with every suite; any TLS answer (even an alert) means TLS.
-        const discovery = await probeRunner(target.address, target.port, context, limit)({
+        const discovery = await probeRunner(
+          target.address,
+          target.port,
+          context,
+          limit,
+        )({
           version: protocolVersions['TLSv1.3'],
           alsoVersions: [protocolVersions['TLSv1.2'], protocolVersions['TLSv1.1'], protocolVersions.TLSv1],
           suites: [...tls13Suites, ...legacySuites].map((s) => s.code),
@@ -156,9 +223,12 @@ export function createTlsAssessor(deps: TlsAssessorDeps): TlsAssessor {
         signal.removeEventListener('abort', relay);
       }
       signal.throwIfAborted();
-      const order = (e: TlsEndpointReport): string => `${e.address}\u0000${String(e.port).padStart(5, '0')}\u0000${e.name}`;
+      const order = (e: TlsEndpointReport): string =>
+        `${e.address}\u0000${String(e.port).padStart(5, '0')}\u0000${e.name}`;
       endpoints.sort((a, b) => order(a).localeCompare(order(b)));
-      const sorted = [...findings.values()].sort((a, b) => `${a.location}\u0000${a.checkId}`.localeCompare(`${b.location}\u0000${b.checkId}`));
+      const sorted = [...findings.values()].sort((a, b) =>
+        `${a.location}\u0000${a.checkId}`.localeCompare(`${b.location}\u0000${b.checkId}`),
+      );
       return { endpoints, findings: sorted, warnings };
     },
   };

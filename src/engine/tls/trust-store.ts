@@ -60,8 +60,15 @@ export function createTrustStore(extraRootsPem: readonly string[] = []): TrustSt
     verifyPath(presented, now) {
       const roots = load();
       const leaf = presented[0];
-      if (leaf === undefined) return { isTrusted: false, isSelfSigned: false, reason: 'no certificate was presented', anchorFingerprints: [] };
-      if (roots.fingerprints.has(leaf.fingerprint256)) return { isTrusted: true, isSelfSigned: false, reason: '', anchorFingerprints: [leaf.fingerprint256] };
+      if (leaf === undefined)
+        return {
+          isTrusted: false,
+          isSelfSigned: false,
+          reason: 'no certificate was presented',
+          anchorFingerprints: [],
+        };
+      if (roots.fingerprints.has(leaf.fingerprint256))
+        return { isTrusted: true, isSelfSigned: false, reason: '', anchorFingerprints: [leaf.fingerprint256] };
       const isSelfSigned = leaf.subject === leaf.issuer && isIssuedBy(leaf, leaf);
       if (isSelfSigned) return { isTrusted: false, isSelfSigned: true, reason: 'self-signed', anchorFingerprints: [] };
       const pool = presented.slice(1);
@@ -69,17 +76,37 @@ export function createTrustStore(extraRootsPem: readonly string[] = []): TrustSt
       const used = new Set<string>([leaf.fingerprint256]);
       for (let depth = 0; depth <= MAX_DEPTH; depth += 1) {
         const root = (roots.bySubject.get(current.issuer) ?? []).find((r) => isIssuedBy(current, r));
-        if (root !== undefined) return { isTrusted: true, isSelfSigned: false, reason: '', anchorFingerprints: [root.fingerprint256] };
+        if (root !== undefined)
+          return { isTrusted: true, isSelfSigned: false, reason: '', anchorFingerprints: [root.fingerprint256] };
         const next = pool.find((c) => !used.has(c.fingerprint256) && isIssuedBy(current, c));
         if (next === undefined) {
-          const presentedNames = pool.length === 0 ? 'the server presented no intermediate' : `presented intermediates: ${pool.map((c) => c.subject.replace(/\n/g, ', ')).join(' | ')}`;
-          return { isTrusted: false, isSelfSigned: false, reason: `no trusted issuer for ${current.subject.replace(/\n/g, ', ')} (issuer ${current.issuer.replace(/\n/g, ', ')}); ${presentedNames}`, anchorFingerprints: [] };
+          const presentedNames =
+            pool.length === 0
+              ? 'the server presented no intermediate'
+              : `presented intermediates: ${pool.map((c) => c.subject.replace(/\n/g, ', ')).join(' | ')}`;
+          return {
+            isTrusted: false,
+            isSelfSigned: false,
+            reason: `no trusted issuer for ${current.subject.replace(/\n/g, ', ')} (issuer ${current.issuer.replace(/\n/g, ', ')}); ${presentedNames}`,
+            anchorFingerprints: [],
+          };
         }
-        if (!isWithin(next, now)) return { isTrusted: false, isSelfSigned: false, reason: `intermediate ${next.subject.replace(/\n/g, ', ')} is outside its validity (${next.validFrom} to ${next.validTo})`, anchorFingerprints: [] };
+        if (!isWithin(next, now))
+          return {
+            isTrusted: false,
+            isSelfSigned: false,
+            reason: `intermediate ${next.subject.replace(/\n/g, ', ')} is outside its validity (${next.validFrom} to ${next.validTo})`,
+            anchorFingerprints: [],
+          };
         used.add(next.fingerprint256);
         current = next;
       }
-      return { isTrusted: false, isSelfSigned: false, reason: `no root within ${MAX_DEPTH} intermediates`, anchorFingerprints: [] };
+      return {
+        isTrusted: false,
+        isSelfSigned: false,
+        reason: `no root within ${MAX_DEPTH} intermediates`,
+        anchorFingerprints: [],
+      };
     },
   };
 }

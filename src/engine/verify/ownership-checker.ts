@@ -35,7 +35,16 @@ type AttemptOutcome = { body: string } | { problem: string };
 /** With a port: https then http on it; without: https on 443 then http on 80. */
 function plannedAttempts(host: string, port: number | null): Attempt[] {
   const urlHost = isIP(host) === 6 ? `[${host}]` : host;
-  const plan: Array<[Scheme, number]> = port === null ? [['https', 443], ['http', 80]] : [['https', port], ['http', port]];
+  const plan: Array<[Scheme, number]> =
+    port === null
+      ? [
+          ['https', 443],
+          ['http', 80],
+        ]
+      : [
+          ['https', port],
+          ['http', port],
+        ];
   return plan.map(([scheme, p]) => {
     const isDefault = (scheme === 'https' && p === 443) || (scheme === 'http' && p === 80);
     const authority = isDefault ? urlHost : `${urlHost}:${p}`;
@@ -95,7 +104,10 @@ function fetchFile(attempt: Attempt, host: string, address: string, signal: Abor
     }
     const request = (attempt.scheme === 'https' ? https : http).request(options, (res) => {
       if (res.statusCode !== 200) {
-        const redirect = res.statusCode !== undefined && res.statusCode >= 300 && res.statusCode < 400 ? ' (redirects are not followed)' : '';
+        const redirect =
+          res.statusCode !== undefined && res.statusCode >= 300 && res.statusCode < 400
+            ? ' (redirects are not followed)'
+            : '';
         res.destroy();
         resolve({ problem: `answered ${res.statusCode ?? 'no status'}${redirect}` });
         return;
@@ -114,7 +126,12 @@ function fetchFile(attempt: Attempt, host: string, address: string, signal: Abor
       res.on('error', reject);
       res.on('close', () => {
         // A response cut short (abort, reset) closes without 'end'.
-        if (!res.complete) reject(signal.aborted ? (signal.reason ?? new Error('aborted')) : new Error('connection closed before the body ended'));
+        if (!res.complete)
+          reject(
+            signal.aborted
+              ? (signal.reason ?? new Error('aborted'))
+              : new Error('connection closed before the body ended'),
+          );
       });
     });
     request.on('error', reject);
@@ -123,7 +140,13 @@ function fetchFile(attempt: Attempt, host: string, address: string, signal: Abor
 }
 
 /** Runs one attempt against each checked address in turn until one answers. */
-async function runAttempt(attempt: Attempt, host: string, addresses: string[], signal: AbortSignal, timeoutMs: number): Promise<AttemptOutcome> {
+async function runAttempt(
+  attempt: Attempt,
+  host: string,
+  addresses: string[],
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<AttemptOutcome> {
   const attemptSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   let lastProblem = 'no address to connect to';
   for (const address of addresses) {
@@ -138,11 +161,20 @@ async function runAttempt(attempt: Attempt, host: string, addresses: string[], s
 }
 
 /** Looks up the TXT records at the name and reports whether one holds the code. */
-async function checkTxt(resolver: DnsResolver, name: string, code: string, signal: AbortSignal): Promise<{ isVerified: boolean; observation: string }> {
+async function checkTxt(
+  resolver: DnsResolver,
+  name: string,
+  code: string,
+  signal: AbortSignal,
+): Promise<{ isVerified: boolean; observation: string }> {
   try {
     const records = await resolver.resolveTxt(name, signal);
-    if (records.some((record) => holdsCode(record, code, false))) return { isVerified: true, observation: 'dns: a TXT record holds the code' };
-    return { isVerified: false, observation: records.length === 0 ? 'dns: no TXT record at the name' : 'dns: no TXT record holds the code' };
+    if (records.some((record) => holdsCode(record, code, false)))
+      return { isVerified: true, observation: 'dns: a TXT record holds the code' };
+    return {
+      isVerified: false,
+      observation: records.length === 0 ? 'dns: no TXT record at the name' : 'dns: no TXT record holds the code',
+    };
   } catch (err) {
     return { isVerified: false, observation: (err as Error).message };
   }
@@ -185,7 +217,9 @@ export function createOwnershipChecker(deps: OwnershipCheckerDeps): OwnershipChe
           }
           if ('err' in resolved) {
             // EgressDeniedError and resolver errors both carry a message meant for people.
-            observations.push(`${attempt.label}: ${resolved.err instanceof Error ? resolved.err.message : String(resolved.err)}`);
+            observations.push(
+              `${attempt.label}: ${resolved.err instanceof Error ? resolved.err.message : String(resolved.err)}`,
+            );
             continue;
           }
           if (resolved.list.length === 0) {

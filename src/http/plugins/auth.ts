@@ -24,21 +24,25 @@ export function v2KeyOf(request: FastifyRequest): string {
     if (match !== null) {
       const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
       basicKey = decoded.split(':')[0]?.trim();
-      if (basicKey === undefined || basicKey === '') throw appError(1002, 'API key malformed: Basic credentials carry no user name');
+      if (basicKey === undefined || basicKey === '')
+        throw appError(1002, 'API key malformed: Basic credentials carry no user name');
     } else if (headerKey === undefined || headerKey === '') {
       throw appError(1002, 'API key malformed: Authorization must be Basic with the key as user name');
     }
   }
   const keys = [headerKey, basicKey].filter((k): k is string => k !== undefined && k !== '');
-  if (keys.length === 0) throw appError(1001, 'API key missing: send it as X-Service-Key, HTTP Basic user name or URL user-info');
-  if (keys.length === 2 && keys[0] !== keys[1]) throw appError(1002, 'API key malformed: two different keys were given');
+  if (keys.length === 0)
+    throw appError(1001, 'API key missing: send it as X-Service-Key, HTTP Basic user name or URL user-info');
+  if (keys.length === 2 && keys[0] !== keys[1])
+    throw appError(1002, 'API key malformed: two different keys were given');
   return keys[0]!;
 }
 
 /** The v3 key: `Authorization: <key>` (also `Bearer <key>`). */
 export function v3KeyOf(request: FastifyRequest): string {
   const authorization = header(request, 'authorization')?.trim();
-  if (authorization === undefined || authorization === '') throw appError(1001, 'API key missing: send it as the Authorization header');
+  if (authorization === undefined || authorization === '')
+    throw appError(1001, 'API key missing: send it as the Authorization header');
   return authorization.replace(/^Bearer\s+/i, '');
 }
 
@@ -54,7 +58,10 @@ export function signedPathsOf(request: FastifyRequest): string[] {
   const target = request.raw.url ?? '';
   const relative = target.startsWith('/rest/') ? target.slice('/rest'.length) : target;
   // An empty query (`/v2/domains/?`) carries nothing: the path alone covers it too.
-  const forms = relative.endsWith('?') && relative.indexOf('?') === relative.length - 1 ? [relative, relative.slice(0, -1)] : [relative];
+  const forms =
+    relative.endsWith('?') && relative.indexOf('?') === relative.length - 1
+      ? [relative, relative.slice(0, -1)]
+      : [relative];
   const paths: string[] = [];
   for (const form of forms) {
     paths.push(form);
@@ -72,11 +79,24 @@ export async function authenticateRequest(
   cache?: TtlCache<ApiKey>,
 ): Promise<{ caller: Caller; body: BodyVerifier }> {
   const common = { method: request.method, paths: signedPathsOf(request) };
-  if (surface === 'v3') return beginAuthentication(deps.store, deps.box, { kind: 'v3', key: v3KeyOf(request), ...common }, Date.now(), cache);
+  if (surface === 'v3')
+    return beginAuthentication(
+      deps.store,
+      deps.box,
+      { kind: 'v3', key: v3KeyOf(request), ...common },
+      Date.now(),
+      cache,
+    );
   return beginAuthentication(
     deps.store,
     deps.box,
-    { kind: 'v2', key: v2KeyOf(request), signature: header(request, 'x-service-signature'), timestamp: header(request, 'x-service-timestamp'), ...common },
+    {
+      kind: 'v2',
+      key: v2KeyOf(request),
+      signature: header(request, 'x-service-signature'),
+      timestamp: header(request, 'x-service-timestamp'),
+      ...common,
+    },
     Date.now(),
     cache,
   );

@@ -1,6 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { assetPatternLanguage } from '../../core/groups/asset-pattern.ts';
-import { createAssetPattern, deleteAssetPattern, listAssetPatterns, updateAssetPattern } from '../../core/groups/asset-pattern.service.ts';
+import {
+  createAssetPattern,
+  deleteAssetPattern,
+  listAssetPatterns,
+  updateAssetPattern,
+} from '../../core/groups/asset-pattern.service.ts';
 import { readJson } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentAssetPattern } from './group.presenter.ts';
@@ -22,7 +27,10 @@ export const assetPatternRoutes: RouteDef[] = [
     response: Type.Array(AssetPattern),
     successStatus: 200,
     errors: [9001, 9003],
-    handler: async (ctx) => ({ status: 200, body: (await listAssetPatterns(ctx.deps.store, ctx.team, ctx.params['groupToken']!)).map(presentAssetPattern) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: (await listAssetPatterns(ctx.deps.store, ctx.team, ctx.params['groupToken']!)).map(presentAssetPattern),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -40,7 +48,12 @@ export const assetPatternRoutes: RouteDef[] = [
     errors: [1050, 1051, 9001, 9003, 9012],
     handler: async (ctx) => {
       const body = ctx.body as Record<string, unknown>;
-      return { status: 200, body: presentAssetPattern(await createAssetPattern(ctx.deps.store, ctx.team, ctx.params['groupToken']!, body['pattern'])) };
+      return {
+        status: 200,
+        body: presentAssetPattern(
+          await createAssetPattern(ctx.deps.store, ctx.team, ctx.params['groupToken']!, body['pattern']),
+        ),
+      };
     },
   }),
   defineRoute({
@@ -61,7 +74,12 @@ export const assetPatternRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const body = ctx.body as Record<string, unknown>;
       const { groupToken, assetPatternToken } = ctx.params as { groupToken: string; assetPatternToken: string };
-      return { status: 200, body: presentAssetPattern(await updateAssetPattern(ctx.deps.store, ctx.team, groupToken, assetPatternToken, body['pattern'])) };
+      return {
+        status: 200,
+        body: presentAssetPattern(
+          await updateAssetPattern(ctx.deps.store, ctx.team, groupToken, assetPatternToken, body['pattern']),
+        ),
+      };
     },
   }),
   defineRoute({

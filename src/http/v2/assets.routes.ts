@@ -22,8 +22,13 @@ export const Asset = Type.Object(
   {
     token: Token,
     name: Type.String({ description: 'Domain name or IP address' }),
-    status: Type.Union([Type.Literal('verified'), Type.Literal('unverified')], { description: 'Ownership verification status' }),
-    added_by: Type.Array(Type.String(), { description: 'Origins: manual, zone-file, zone-transfer, zone-lookup; surface monitoring: dns-scrape, certificate-scrape, page-scrape, brute-force, permutation, surface-monitoring (a held name a run saw again)' }),
+    status: Type.Union([Type.Literal('verified'), Type.Literal('unverified')], {
+      description: 'Ownership verification status',
+    }),
+    added_by: Type.Array(Type.String(), {
+      description:
+        'Origins: manual, zone-file, zone-transfer, zone-lookup; surface monitoring: dns-scrape, certificate-scrape, page-scrape, brute-force, permutation, surface-monitoring (a held name a run saw again)',
+    }),
     monitored: Type.Boolean(),
     created: Timestamp,
     updated: Timestamp,
@@ -33,11 +38,16 @@ export const Asset = Type.Object(
   { $id: 'Asset' },
 );
 
-const PortList = Type.Union([Type.Array(Type.Integer({ minimum: 1, maximum: 65535 })), Type.String({ description: 'Comma-separated ports, e.g. "8080,8443"' })]);
+const PortList = Type.Union([
+  Type.Array(Type.Integer({ minimum: 1, maximum: 65535 })),
+  Type.String({ description: 'Comma-separated ports, e.g. "8080,8443"' }),
+]);
 
 const assetSettingProperties = {
   brute_force: Type.Boolean({ description: 'Brute-force subdomains; true only when scrape is true' }),
-  custom_headers: Type.Record(Type.String({ pattern: '^[xX]-' }), Type.String(), { description: 'Header names start with x- or X-' }),
+  custom_headers: Type.Record(Type.String({ pattern: '^[xX]-' }), Type.String(), {
+    description: 'Header names start with x- or X-',
+  }),
   enable_active_tls_assessments: Type.Boolean({ default: true }),
   enable_certificate_assessments: Type.Boolean({ default: true }),
   enable_passive_tls_assessments: Type.Boolean({ default: true }),
@@ -61,13 +71,18 @@ const assetSettingProperties = {
   subdomain_takeover_tests: Type.Boolean({ default: defaultAssetSettings.subdomain_takeover_tests }),
 };
 
-const AssetSettings = Type.Object(assetSettingProperties, { $id: 'AssetSettings', description: 'Responses give all 18 fields, port lists as integer arrays.' });
+const AssetSettings = Type.Object(assetSettingProperties, {
+  $id: 'AssetSettings',
+  description: 'Responses give all 18 fields, port lists as integer arrays.',
+});
 
 /** The update body: the 14 older fields required (custom_headers may be null), the four port-scanning fields optional. */
 const AssetSettingsUpdate = Type.Object(
   {
     ...assetSettingProperties,
-    custom_headers: Type.Union([assetSettingProperties.custom_headers, Type.Null()], { description: 'Header names start with x- or X-; null means none' }),
+    custom_headers: Type.Union([assetSettingProperties.custom_headers, Type.Null()], {
+      description: 'Header names start with x- or X-; null means none',
+    }),
     ...Object.fromEntries(portScanningFields.map((name) => [name, Type.Optional(assetSettingProperties[name])])),
   },
   {
@@ -79,13 +94,19 @@ const AssetSettingsUpdate = Type.Object(
   },
 );
 
-const AssetList = pagedList('assets', Asset, 'Asset list object. Listing root assets of a team that has none answers `{}`.');
+const AssetList = pagedList(
+  'assets',
+  Asset,
+  'Asset list object. Listing root assets of a team that has none answers `{}`.',
+);
 
 const AssetTokenParam = Type.Object({ assetToken: Token });
 const DomainTokenParam = Type.Object({ domainToken: Token });
 
 const PageQuery = {
-  marker: Type.Optional(Type.String({ description: 'Continuation marker (next_marker of the previous page); empty starts over' })),
+  marker: Type.Optional(
+    Type.String({ description: 'Continuation marker (next_marker of the previous page); empty starts over' }),
+  ),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, default: defaultAssetPageSize })),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, description: 'Alias of pageSize' })),
 };
@@ -95,7 +116,10 @@ const pageInput: RouteInput = { aliases: { page_size: 'pageSize' } };
 
 /** The page parameters of a validated query. */
 function pageOf(input: RouteContext['input']): { marker: string | undefined; pageSize: number } {
-  return { marker: input['marker'] as string | undefined, pageSize: (input['pageSize'] as number | undefined) ?? defaultAssetPageSize };
+  return {
+    marker: input['marker'] as string | undefined,
+    pageSize: (input['pageSize'] as number | undefined) ?? defaultAssetPageSize,
+  };
 }
 
 async function listRoots(ctx: RouteContext) {
@@ -123,10 +147,18 @@ export const assetRoutes: RouteDef[] = [
     tags: ['assets'],
     query: Type.Object({
       ...PageQuery,
-      from: Type.Optional(Type.String({ description: 'Only assets created after this time (YYYY-MM-DDTHH:mm:ssZ, ±hhmm offset, or Unix seconds)' })),
+      from: Type.Optional(
+        Type.String({
+          description: 'Only assets created after this time (YYYY-MM-DDTHH:mm:ssZ, ±hhmm offset, or Unix seconds)',
+        }),
+      ),
       include_subdomains: Type.Optional(Type.Boolean()),
     }),
-    input: { ...pageInput, order: ['from', 'include_subdomains', 'marker', 'pageSize'], decode: { from: (value, name) => parseTimeParameter(name, value) } },
+    input: {
+      ...pageInput,
+      order: ['from', 'include_subdomains', 'marker', 'pageSize'],
+      decode: { from: (value, name) => parseTimeParameter(name, value) },
+    },
     response: AssetList,
     successStatus: 200,
     errors: [1085, 4150],
@@ -187,7 +219,7 @@ export const assetRoutes: RouteDef[] = [
     summary: 'List subdomains of a root asset',
     description:
       'Keyset-paged: the subdomains that are assets (added by hand, or acted upon) in the order they were added, then the names discovered ' +
-      'by DNS under the root in hierarchy order (labels compared from the right). A discovered name\'s token answers like an asset\'s: ' +
+      "by DNS under the root in hierarchy order (labels compared from the right). A discovered name's token answers like an asset's: " +
       'its settings (changing them makes it an asset of its own under the same token), its (empty) subdomains, and delete.',
     tags: ['assets'],
     params: AssetTokenParam,
@@ -217,7 +249,10 @@ export const assetRoutes: RouteDef[] = [
     response: AssetSettings,
     successStatus: 200,
     errors: [2011, 2014],
-    handler: async (ctx) => ({ status: 200, body: await getAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: await getAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -239,7 +274,16 @@ export const assetRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 2011, 2014, 2422, 2423, 2424, 2425, 2426],
     handler: async (ctx) => {
-      return { status: 200, body: await updateAssetSettings(ctx.deps.store, ctx.team, ctx.params['domainToken']!, ctx.body, ctx.deps.monitoring) };
+      return {
+        status: 200,
+        body: await updateAssetSettings(
+          ctx.deps.store,
+          ctx.team,
+          ctx.params['domainToken']!,
+          ctx.body,
+          ctx.deps.monitoring,
+        ),
+      };
     },
   }),
 ];

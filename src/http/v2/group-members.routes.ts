@@ -21,7 +21,10 @@ export const groupMemberRoutes: RouteDef[] = [
     response: Type.Array(GroupMember),
     successStatus: 200,
     errors: [9001, 9003],
-    handler: async (ctx) => ({ status: 200, body: (await listGroupMembers(ctx.deps.store, ctx.team, ctx.params['groupToken']!)).map(presentGroupMember) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: (await listGroupMembers(ctx.deps.store, ctx.team, ctx.params['groupToken']!)).map(presentGroupMember),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -42,7 +45,10 @@ export const groupMemberRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const body = ctx.body as Record<string, unknown>;
       const userToken = body['userToken'] ?? body['user_token'];
-      return { status: 200, body: presentGroupMember(await addGroupMember(ctx.deps.store, ctx.team, ctx.params['groupToken']!, userToken)) };
+      return {
+        status: 200,
+        body: presentGroupMember(await addGroupMember(ctx.deps.store, ctx.team, ctx.params['groupToken']!, userToken)),
+      };
     },
   }),
   defineRoute({

@@ -34,17 +34,28 @@ export const AssetPattern = Type.Object(
 
 /** Body of pattern create and update. */
 export const AssetPatternBody = Type.Object({
-  pattern: Type.String({ description: assetPatternLanguage, examples: ['*.example.com', 'www.example.com', '192.0.2.0/24'] }),
+  pattern: Type.String({
+    description: assetPatternLanguage,
+    examples: ['*.example.com', 'www.example.com', '192.0.2.0/24'],
+  }),
 });
 
-const groupName = Type.String({ minLength: 1, maxLength: 254, pattern: '^[A-Za-z0-9_\\- ]+$', description: 'Letters, digits, underscore, dash and space; shorter than 255 characters' });
+const groupName = Type.String({
+  minLength: 1,
+  maxLength: 254,
+  pattern: '^[A-Za-z0-9_\\- ]+$',
+  description: 'Letters, digits, underscore, dash and space; shorter than 255 characters',
+});
 const groupDescription = Type.String({ maxLength: 254, description: 'Shorter than 255 characters' });
 
 /** Body of group create. */
 export const GroupCreateBody = Type.Object({ name: groupName, description: Type.Optional(groupDescription) });
 
 /** Body of group update: each field optional. */
-export const GroupUpdateBody = Type.Object({ name: Type.Optional(groupName), description: Type.Optional(groupDescription) });
+export const GroupUpdateBody = Type.Object({
+  name: Type.Optional(groupName),
+  description: Type.Optional(groupDescription),
+});
 
 /** Path parameters of a group. */
 export const GroupTokenParam = Type.Object({ groupToken: Token });

@@ -11,7 +11,8 @@ import { Group, GroupCreateBody, GroupTokenParam, GroupUpdateBody } from './grou
 import { Asset } from './assets.routes.ts';
 import { EmptyObject, Token, pagedList } from './schemas.ts';
 
-const nameRules = 'Name: non-empty, shorter than 255 characters, letters, digits, underscore, dash and space, unique within the team ignoring case; description shorter than 255 characters. Each rule is 9002.';
+const nameRules =
+  'Name: non-empty, shorter than 255 characters, letters, digits, underscore, dash and space, unique within the team ignoring case; description shorter than 255 characters. Each rule is 9002.';
 
 /** The v2 group operations and the (experimental) assets of groups. */
 export const groupRoutes: RouteDef[] = [
@@ -27,9 +28,15 @@ export const groupRoutes: RouteDef[] = [
       `keyset-paged like the asset listings. Experimental: may change without notice. ${assetPatternLanguage}`,
     tags: ['groups'],
     query: Type.Object({
-      marker: Type.Optional(Type.String({ description: 'Continuation marker (next_marker of the previous page with the same groups); empty starts over' })),
+      marker: Type.Optional(
+        Type.String({
+          description: 'Continuation marker (next_marker of the previous page with the same groups); empty starts over',
+        }),
+      ),
       pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, default: defaultAssetPageSize })),
-      page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAssetPageSize, description: 'Alias of pageSize' })),
+      page_size: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: maxAssetPageSize, description: 'Alias of pageSize' }),
+      ),
     }),
     body: Type.Array(Token, { description: 'Group tokens' }),
     // The group rule answers a body of another JSON type or malformed tokens (9001).
@@ -74,7 +81,10 @@ export const groupRoutes: RouteDef[] = [
     response: Group,
     successStatus: 200,
     errors: [1050, 1051, 9002],
-    handler: async (ctx) => ({ status: 200, body: presentGroup(await createGroup(ctx.deps.store, ctx.team, (ctx.body as Record<string, unknown>))) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: presentGroup(await createGroup(ctx.deps.store, ctx.team, ctx.body as Record<string, unknown>)),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -91,7 +101,12 @@ export const groupRoutes: RouteDef[] = [
     response: Group,
     successStatus: 200,
     errors: [1050, 1051, 9001, 9002, 9003],
-    handler: async (ctx) => ({ status: 200, body: presentGroup(await updateGroup(ctx.deps.store, ctx.team, ctx.params['groupToken']!, (ctx.body as Record<string, unknown>))) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: presentGroup(
+        await updateGroup(ctx.deps.store, ctx.team, ctx.params['groupToken']!, ctx.body as Record<string, unknown>),
+      ),
+    }),
   }),
   defineRoute({
     surface: 'v2',

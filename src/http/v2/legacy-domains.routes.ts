@@ -2,13 +2,27 @@ import { Type } from '@sinclair/typebox';
 import { addAsset } from '../../core/assets/asset.service.ts';
 import { collectSubdomains, listDomains } from '../../core/legacy/legacy-domains.service.ts';
 import { joinRuns, withEnvelope } from '../../core/shared/page-render.mjs';
-import { collectFindingUuids, domainScope, getDomainFinding, legacyFindingCap, legacyListCap, pageDomainFindings } from '../../core/legacy/legacy-findings.service.ts';
+import {
+  collectFindingUuids,
+  domainScope,
+  getDomainFinding,
+  legacyFindingCap,
+  legacyListCap,
+  pageDomainFindings,
+} from '../../core/legacy/legacy-findings.service.ts';
 import { maxVulnerabilityPageSize } from '../../core/vulnerabilities/vulnerability-list.service.ts';
 import { v2ErrorBody } from '../errors.ts';
 import { queryInteger, queryValue } from '../request-input.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Asset } from './assets.routes.ts';
-import { answerFinding, answerFindings, legacyNote, legacyRouteBase, markTruncated, parseFindingFilter } from './legacy-route-support.ts';
+import {
+  answerFinding,
+  answerFindings,
+  legacyNote,
+  legacyRouteBase,
+  markTruncated,
+  parseFindingFilter,
+} from './legacy-route-support.ts';
 import { presentDomain, presentOldFindings } from './legacy.presenter.ts';
 import { FindingQuery, LegacyDomain, OldFinding, OldFindingPage } from './legacy.schemas.ts';
 import { Token } from './schemas.ts';
@@ -65,7 +79,12 @@ export const legacyDomainRoutes: RouteDef[] = [
     response: Type.Array(Asset),
     errors: [2011, 2014],
     handler: async (ctx) => {
-      const { items, isTruncated } = await collectSubdomains(ctx.deps.store, ctx.deps.markers, ctx.team, ctx.params['domainToken']!);
+      const { items, isTruncated } = await collectSubdomains(
+        ctx.deps.store,
+        ctx.deps.markers,
+        ctx.team,
+        ctx.params['domainToken']!,
+      );
       markTruncated(ctx, isTruncated);
       return { status: 200, json: withEnvelope('[', joinRuns(items), ']') };
     },
@@ -99,17 +118,43 @@ export const legacyDomainRoutes: RouteDef[] = [
     isQueryReadByHand: true,
     query: Type.Object({
       ...FindingQuery,
-      marker: Type.Optional(Type.String({ description: 'next_marker (or nextMarker) of the previous page; empty starts over' })),
-      pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: maxVulnerabilityPageSize, default: maxVulnerabilityPageSize, description: 'Also page_size' })),
+      marker: Type.Optional(
+        Type.String({ description: 'next_marker (or nextMarker) of the previous page; empty starts over' }),
+      ),
+      pageSize: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: maxVulnerabilityPageSize,
+          default: maxVulnerabilityPageSize,
+          description: 'Also page_size',
+        }),
+      ),
     }),
     response: OldFindingPage,
     errors: [1085, 2011, 2014, 4085, 4150],
     handler: async (ctx) => {
       const filter = parseFindingFilter(ctx.query);
-      const size = queryInteger(ctx.query, ['pageSize', 'page_size'], { min: 1, max: maxVulnerabilityPageSize, fallback: maxVulnerabilityPageSize });
-      const page = await pageDomainFindings(ctx.deps.store, ctx.deps.markers, ctx.team, ctx.params['domainToken']!, filter, { marker: queryValue(ctx.query, 'marker'), size });
+      const size = queryInteger(ctx.query, ['pageSize', 'page_size'], {
+        min: 1,
+        max: maxVulnerabilityPageSize,
+        fallback: maxVulnerabilityPageSize,
+      });
+      const page = await pageDomainFindings(
+        ctx.deps.store,
+        ctx.deps.markers,
+        ctx.team,
+        ctx.params['domainToken']!,
+        filter,
+        { marker: queryValue(ctx.query, 'marker'), size },
+      );
       const next = page.nextMarker;
-      return { status: 200, body: { findings: presentOldFindings(page), ...(next === undefined ? {} : { next_marker: next, nextMarker: next }) } };
+      return {
+        status: 200,
+        body: {
+          findings: presentOldFindings(page),
+          ...(next === undefined ? {} : { next_marker: next, nextMarker: next }),
+        },
+      };
     },
   }),
   defineRoute({
@@ -123,7 +168,8 @@ export const legacyDomainRoutes: RouteDef[] = [
     params: Type.Object({ domainToken: Token, uuid: Type.String({ format: 'uuid' }) }),
     response: OldFinding,
     errors: [1900, 2011, 2014, 4111],
-    handler: async (ctx) => answerFinding(await getDomainFinding(ctx.deps.store, ctx.team, ctx.params['domainToken']!, ctx.params['uuid']!)),
+    handler: async (ctx) =>
+      answerFinding(await getDomainFinding(ctx.deps.store, ctx.team, ctx.params['domainToken']!, ctx.params['uuid']!)),
   }),
   defineRoute({
     ...legacy,
@@ -140,7 +186,12 @@ export const legacyDomainRoutes: RouteDef[] = [
     errors: [1085, 2011, 2014, 4085, 4150],
     handler: async (ctx) => {
       const filter = parseFindingFilter(ctx.query);
-      const { uuids, isTruncated } = await collectFindingUuids(ctx.deps.store, ctx.team, await domainScope(ctx.deps.store, ctx.team, ctx.params['domainToken']!), filter);
+      const { uuids, isTruncated } = await collectFindingUuids(
+        ctx.deps.store,
+        ctx.team,
+        await domainScope(ctx.deps.store, ctx.team, ctx.params['domainToken']!),
+        filter,
+      );
       markTruncated(ctx, isTruncated);
       return { status: 200, body: uuids };
     },

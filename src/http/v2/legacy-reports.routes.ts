@@ -2,14 +2,23 @@ import { Type } from '@sinclair/typebox';
 import { collectFindings, legacyFindingCap, legacyListCap } from '../../core/legacy/legacy-findings.service.ts';
 import { getReportFinding, latestReport, listReports } from '../../core/legacy/legacy-reports.service.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
-import { answerFinding, answerFindings, legacyNote, legacyRouteBase, markTruncated, parseRange, publicBase } from './legacy-route-support.ts';
+import {
+  answerFinding,
+  answerFindings,
+  legacyNote,
+  legacyRouteBase,
+  markTruncated,
+  parseRange,
+  publicBase,
+} from './legacy-route-support.ts';
 import { presentOldFindings, presentReport } from './legacy.presenter.ts';
 import { FindingQuery, LegacyFullReport, LegacyReport, OldFinding, ReportQuery } from './legacy.schemas.ts';
 import { ProfileTokenParam } from './scan.schemas.ts';
 import { Token } from './schemas.ts';
 
 const legacy = legacyRouteBase('reports (deprecated)');
-const noReport = 'A report is a scan of the profile that has ended, whatever its outcome; a profile with none answers 2604 (404).';
+const noReport =
+  'A report is a scan of the profile that has ended, whatever its outcome; a profile with none answers 2604 (404).';
 
 /** The older v2 report operations: a report is one finished scan of a scan profile. */
 export const legacyReportRoutes: RouteDef[] = [
@@ -30,7 +39,10 @@ export const legacyReportRoutes: RouteDef[] = [
       const { profile, scan } = await latestReport(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!);
       const found = await collectFindings(ctx.deps.store, ctx.team, { scanId: scan.id }, {});
       markTruncated(ctx, found.isTruncated);
-      return { status: 200, body: { ...presentReport(profile, scan, publicBase(ctx)), findings: presentOldFindings(found) } };
+      return {
+        status: 200,
+        body: { ...presentReport(profile, scan, publicBase(ctx)), findings: presentOldFindings(found) },
+      };
     },
   }),
   defineRoute({
@@ -64,7 +76,12 @@ export const legacyReportRoutes: RouteDef[] = [
     errors: [1085, 2601, 2604, 4150],
     handler: async (ctx) => {
       const range = parseRange(ctx.query);
-      const { profile, scans, isTruncated } = await listReports(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!, range);
+      const { profile, scans, isTruncated } = await listReports(
+        ctx.deps.store,
+        ctx.team,
+        ctx.params['scanProfileToken']!,
+        range,
+      );
       markTruncated(ctx, isTruncated);
       const base = publicBase(ctx);
       return { status: 200, body: scans.map((scan) => presentReport(profile, scan, base)) };
@@ -85,7 +102,10 @@ export const legacyReportRoutes: RouteDef[] = [
     query: Type.Object(FindingQuery),
     response: Type.Array(OldFinding),
     errors: [1085, 2601, 2604, 4085, 4150],
-    handler: (ctx) => answerFindings(ctx, async () => ({ scanId: (await latestReport(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!)).scan.id })),
+    handler: (ctx) =>
+      answerFindings(ctx, async () => ({
+        scanId: (await latestReport(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!)).scan.id,
+      })),
   }),
   defineRoute({
     ...legacy,
@@ -101,7 +121,10 @@ export const legacyReportRoutes: RouteDef[] = [
     response: OldFinding,
     errors: [1900, 2601, 2604, 4111],
     handler: async (ctx) => {
-      const { scanProfileToken, reportToken, uuid } = ctx.params as Record<'scanProfileToken' | 'reportToken' | 'uuid', string>;
+      const { scanProfileToken, reportToken, uuid } = ctx.params as Record<
+        'scanProfileToken' | 'reportToken' | 'uuid',
+        string
+      >;
       return answerFinding(await getReportFinding(ctx.deps.store, ctx.team, scanProfileToken, reportToken, uuid));
     },
   }),

@@ -1,5 +1,10 @@
 import { appError } from '../../core/errors/app-error.ts';
-import { collectFindings, type FindingFilter, type FindingScope, type FindingSet } from '../../core/legacy/legacy-findings.service.ts';
+import {
+  collectFindings,
+  type FindingFilter,
+  type FindingScope,
+  type FindingSet,
+} from '../../core/legacy/legacy-findings.service.ts';
 import { parseTimeParameter } from '../../core/shared/time.ts';
 import type { Severity } from '../../core/vulnerabilities/vulnerability.types.ts';
 import { queryList, queryValue } from '../request-input.ts';
@@ -26,7 +31,10 @@ export function parseRange(query: RouteContext['query']): { from?: Date; to?: Da
   const from = read('from');
   const to = read('to');
   if (from !== undefined && to !== undefined && from.getTime() > to.getTime()) {
-    throw appError(4150, `from (${from.toISOString()}) is after to (${to.toISOString()}): both bounds are inclusive`, ['from', 'to']);
+    throw appError(4150, `from (${from.toISOString()}) is after to (${to.toISOString()}): both bounds are inclusive`, [
+      'from',
+      'to',
+    ]);
   }
   return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
 }
@@ -37,7 +45,12 @@ export function parseFindingFilter(query: RouteContext['query']): FindingFilter 
   const values = queryList(query, 'severity');
   if (values !== undefined && values.length > 0) {
     const bad = values.filter((v) => !Object.hasOwn(severityValues, v.toLowerCase()));
-    if (bad.length > 0) throw appError(4085, `Severity malformed: ${bad.map((b) => `"${b}"`).join(', ')} (allowed: high, medium, low, information)`, ['severity']);
+    if (bad.length > 0)
+      throw appError(
+        4085,
+        `Severity malformed: ${bad.map((b) => `"${b}"`).join(', ')} (allowed: high, medium, low, information)`,
+        ['severity'],
+      );
     filter.severities = [...new Set(values.flatMap((v) => severityValues[v.toLowerCase()]!))];
   }
   return filter;

@@ -5,12 +5,21 @@ import type { FindingAsset, FindingSet } from '../../core/legacy/legacy-findings
 import type { Scan, ScanProfile } from '../../core/scans/scan.types.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 import type { Team } from '../../core/teams/team.types.ts';
-import type { CvssScore, Details, FindingInput, Severity, VulnerabilityRecord } from '../../core/vulnerabilities/vulnerability.types.ts';
+import type {
+  CvssScore,
+  Details,
+  FindingInput,
+  Severity,
+  VulnerabilityRecord,
+} from '../../core/vulnerabilities/vulnerability.types.ts';
 import type { LegacyDomain, LegacyReport, OldFinding } from './legacy.schemas.ts';
 import type { Vulnerability } from './vulnerability.schemas.ts';
 
 /** The stored list form of a vulnerability: its v2 wire shape less the fields spliced in when read. */
-type StoredDocument = Omit<Static<typeof Vulnerability>, 'status' | 'modified_at' | 'tags' | 'cvss_scores' | 'details'> & {
+type StoredDocument = Omit<
+  Static<typeof Vulnerability>,
+  'status' | 'modified_at' | 'tags' | 'cvss_scores' | 'details'
+> & {
   cvss_scores: NonNullable<FindingInput['cvss']>;
   details: Details;
 };
@@ -38,8 +47,16 @@ function band(severity: Severity, version: string): { from: number; to: number }
 }
 
 function scoresOf(cvss: StoredDocument['cvss_scores']) {
-  const versions: Array<['2.0' | '3.0' | '3.1', CvssScore | undefined]> = [['2.0', cvss.cvss_2_0], ['3.0', cvss.cvss_3_0], ['3.1', cvss.cvss_3_1]];
-  return versions.flatMap(([version, s]) => (s === undefined ? [] : [{ version, score: s.score, vector: s.vector, severity: s.severity, ...band(s.severity, version) }]));
+  const versions: Array<['2.0' | '3.0' | '3.1', CvssScore | undefined]> = [
+    ['2.0', cvss.cvss_2_0],
+    ['3.0', cvss.cvss_3_0],
+    ['3.1', cvss.cvss_3_1],
+  ];
+  return versions.flatMap(([version, s]) =>
+    s === undefined
+      ? []
+      : [{ version, score: s.score, vector: s.vector, severity: s.severity, ...band(s.severity, version) }],
+  );
 }
 
 /** The seven detail arrays (and the CWE) as one array of `{uuid, type, name, value}` strings. */
@@ -52,7 +69,11 @@ function detailsOf(uuid: string, cwe: number, d: Details) {
     ...d.image.map((e) => ({ type: 'image', name: e.topic, value: e.link })),
     ...d.video.map((e) => ({ type: 'video', name: e.topic, value: e.link })),
     ...d.graph.map((e) => ({ type: 'graph', name: e.topic, value: JSON.stringify({ unit: e.unit, data: e.data }) })),
-    ...d.geography.map((e) => ({ type: 'geography', name: e.topic, value: [e.city, e.region, e.country_name].filter((p) => p !== '').join(', ') })),
+    ...d.geography.map((e) => ({
+      type: 'geography',
+      name: e.topic,
+      value: [e.city, e.region, e.country_name].filter((p) => p !== '').join(', '),
+    })),
   ];
   return entries.map((e, i) => ({ uuid: nameUuid(`${uuid}:detail:${i}`), ...e }));
 }
@@ -60,14 +81,21 @@ function detailsOf(uuid: string, cwe: number, d: Details) {
 /** Status tags for what is no longer open (fixed reads patched), then the team's tags. */
 function tagsOf(record: VulnerabilityRecord) {
   const closed = record.status === 'patched' || record.status === 'accepted_risk' || record.status === 'false_positive';
-  return [...(closed ? [{ type: 'status', value: record.status }] : []), ...record.tags.map((t) => ({ type: 'tag', value: t.name }))];
+  return [
+    ...(closed ? [{ type: 'status', value: record.status }] : []),
+    ...record.tags.map((t) => ({ type: 'tag', value: t.name })),
+  ];
 }
 
 /**
  * A vulnerability as an old finding, from its stored document (the same JSON the v2 list
  * serves). `isComplete` takes the full details when the list form truncated them.
  */
-export function presentOldFinding(record: VulnerabilityRecord, asset: FindingAsset | undefined, isComplete: boolean): Static<typeof OldFinding> {
+export function presentOldFinding(
+  record: VulnerabilityRecord,
+  asset: FindingAsset | undefined,
+  isComplete: boolean,
+): Static<typeof OldFinding> {
   const doc = JSON.parse(record.document) as StoredDocument;
   const details = isComplete && record.detailsFull !== null ? (JSON.parse(record.detailsFull) as Details) : doc.details;
   const owner = asset ?? { uuid: nameUuid(`asset:${doc.asset_token}`), kind: 'domain', domainToken: doc.asset_token };

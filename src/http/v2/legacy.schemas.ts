@@ -6,7 +6,8 @@ import { Timestamp, Token } from './schemas.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Severity = Type.Union(severities.map((s) => Type.Literal(s)));
-const At = (description: string) => Type.String({ format: 'date-time', description: `${description}; ISO 8601 UTC, YYYY-MM-DDTHH:mm:ssZ` });
+const At = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description}; ISO 8601 UTC, YYYY-MM-DDTHH:mm:ssZ` });
 
 /** A domain: a root asset in the shape older clients read. */
 export const LegacyDomain = Type.Object(
@@ -27,7 +28,9 @@ export const LegacyDomain = Type.Object(
 export const OldFinding = Type.Object(
   {
     uuid: Uuid,
-    regression_uuid: Type.String({ description: 'Stable across reports: the vulnerability UUID (a rescan updates the same vulnerability)' }),
+    regression_uuid: Type.String({
+      description: 'Stable across reports: the vulnerability UUID (a rescan updates the same vulnerability)',
+    }),
     domain_token: Type.String({ description: 'Token of the root asset the finding hangs on' }),
     signature: Type.String({ description: 'Identity of the finding: check and normalised location (hex)' }),
     url: Type.String({ description: 'Link to the vulnerability page' }),
@@ -41,7 +44,9 @@ export const OldFinding = Type.Object(
       uuid: Uuid,
       description: Type.String(),
       risk: Type.String(),
-      references: Type.Array(Type.Object({ uuid: Type.String(), link: Type.String(), name: Type.String(), source: Type.String() })),
+      references: Type.Array(
+        Type.Object({ uuid: Type.String(), link: Type.String(), name: Type.String(), source: Type.String() }),
+      ),
     }),
     score: Type.Array(
       Type.Object({
@@ -54,9 +59,25 @@ export const OldFinding = Type.Object(
       }),
     ),
     owasp: Type.Array(Type.Object({ year: Type.String({ examples: ['2021'] }), classification: Type.String() })),
-    details: Type.Array(Type.Object({ uuid: Uuid, type: Type.String({ description: 'cwe, text, markdown, html, image, video, graph or geography' }), name: Type.String(), value: Type.String() })),
-    tags: Type.Array(Type.Object({ type: Type.String({ description: 'status (patched, accepted_risk, false_positive) or tag (a team tag)' }), value: Type.String() })),
-    target: Type.Object({ uuid: Uuid, type: Type.Union([Type.Literal('domain'), Type.Literal('ip')]), address: Type.String() }),
+    details: Type.Array(
+      Type.Object({
+        uuid: Uuid,
+        type: Type.String({ description: 'cwe, text, markdown, html, image, video, graph or geography' }),
+        name: Type.String(),
+        value: Type.String(),
+      }),
+    ),
+    tags: Type.Array(
+      Type.Object({
+        type: Type.String({ description: 'status (patched, accepted_risk, false_positive) or tag (a team tag)' }),
+        value: Type.String(),
+      }),
+    ),
+    target: Type.Object({
+      uuid: Uuid,
+      type: Type.Union([Type.Literal('domain'), Type.Literal('ip')]),
+      address: Type.String(),
+    }),
   },
   { $id: 'OldFinding' },
 );
@@ -93,11 +114,19 @@ export const OldFindingPage = Type.Object({
   nextMarker: Type.Optional(Type.String({ description: 'Same value as next_marker' })),
 });
 
-const time = (what: string) => Type.Optional(Type.String({ description: `${what}: Unix seconds, inclusive (also YYYY-MM-DDTHH:mm:ssZ); 1085 when malformed` }));
+const time = (what: string) =>
+  Type.Optional(
+    Type.String({ description: `${what}: Unix seconds, inclusive (also YYYY-MM-DDTHH:mm:ssZ); 1085 when malformed` }),
+  );
 
 /** Filters of the older finding reads. */
 export const FindingQuery = {
-  severity: Type.Optional(Type.String({ description: 'high (includes critical), medium, low or information; several as severity=a,b or severity[]=a (4085 otherwise)' })),
+  severity: Type.Optional(
+    Type.String({
+      description:
+        'high (includes critical), medium, low or information; several as severity=a,b or severity[]=a (4085 otherwise)',
+    }),
+  ),
   from: time('Latest detection at or after'),
   to: time('Latest detection at or before'),
 };

@@ -5,7 +5,10 @@ import { defineRoute, type RouteDef } from '../route.ts';
 import { presentInvitationErrors, presentMember } from './member.presenter.ts';
 import { Timestamp, Token } from './schemas.ts';
 
-const Role = Type.Union(memberRoles.map((r) => Type.Literal(r)), { description: 'Admin, Editor or Viewer (matched ignoring case)' });
+const Role = Type.Union(
+  memberRoles.map((r) => Type.Literal(r)),
+  { description: 'Admin, Editor or Viewer (matched ignoring case)' },
+);
 
 const Member = Type.Object(
   {
@@ -14,15 +17,24 @@ const Member = Type.Object(
     last_name: Type.String({ description: 'Empty until the invitation is accepted' }),
     email: Type.String({ format: 'email', description: 'Lowercase' }),
     role: Role,
-    state: Type.Union([Type.Literal('pending'), Type.Literal('active')], { description: 'Extension: pending until the invitation is accepted' }),
-    authentication: Type.Union(memberAuthentications.map((a) => Type.Literal(a)), { description: '`none` while pending, then password, 2fa or sso' }),
+    state: Type.Union([Type.Literal('pending'), Type.Literal('active')], {
+      description: 'Extension: pending until the invitation is accepted',
+    }),
+    authentication: Type.Union(
+      memberAuthentications.map((a) => Type.Literal(a)),
+      { description: '`none` while pending, then password, 2fa or sso' },
+    ),
     created: Timestamp,
-    last_login: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 UTC; absent until the user has logged in' })),
+    last_login: Type.Optional(
+      Type.String({ format: 'date-time', description: 'ISO 8601 UTC; absent until the user has logged in' }),
+    ),
   },
   { $id: 'Member' },
 );
 
-const reasons = Object.values(invitationReasons).map((r) => `"${r}"`).join(', ');
+const reasons = Object.values(invitationReasons)
+  .map((r) => `"${r}"`)
+  .join(', ');
 
 /** The two v2 member operations. */
 export const memberRoutes: RouteDef[] = [
@@ -33,7 +45,8 @@ export const memberRoutes: RouteDef[] = [
     group: 'members',
     operationId: 'listMembers',
     summary: 'List team members',
-    description: 'Every member of the team, pending invitations included, in the order they were invited. A bare array.',
+    description:
+      'Every member of the team, pending invitations included, in the order they were invited. A bare array.',
     tags: ['members'],
     response: Type.Array(Member),
     successStatus: 200,
@@ -54,7 +67,9 @@ export const memberRoutes: RouteDef[] = [
     tags: ['members'],
     body: Type.Array(Type.Object({ email: Type.String({ examples: ['jane@example.com'] }), role: Role })),
     response: Type.Object({
-      invitation_errors: Type.Array(Type.Object({ email: Type.String(), reason: Type.String() }), { description: 'One per invitation that was not made' }),
+      invitation_errors: Type.Array(Type.Object({ email: Type.String(), reason: Type.String() }), {
+        description: 'One per invitation that was not made',
+      }),
     }),
     successStatus: 200,
     errors: [1050, 1051, 8101],

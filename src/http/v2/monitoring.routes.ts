@@ -5,7 +5,9 @@ import { defineRoute, type RouteDef } from '../route.ts';
 import { Timestamp, Token } from './schemas.ts';
 
 const Counters = Type.Object({
-  phase: Type.String({ description: 'queued, discovery, ports, tls, fingerprinting, stateless-tests, inventory, findings, done' }),
+  phase: Type.String({
+    description: 'queued, discovery, ports, tls, fingerprinting, stateless-tests, inventory, findings, done',
+  }),
   candidates: Type.Integer({ description: 'Names resolved so far' }),
   live: Type.Integer({ description: 'Live names found so far' }),
   takeovers: Type.Integer(),
@@ -19,7 +21,9 @@ const Counters = Type.Object({
 });
 
 const Run = Type.Object({
-  status: Type.String({ description: 'queued, running, stopping (live); completed, stopped (monitoring turned off), failed' }),
+  status: Type.String({
+    description: 'queued, running, stopping (live); completed, stopped (monitoring turned off), failed',
+  }),
   trigger: Type.String({ description: 'enable (monitoring turned on) or schedule (the interval came round)' }),
   created: Timestamp,
   started: Type.Union([Timestamp, Type.Null()]),
@@ -33,17 +37,59 @@ const Run = Type.Object({
       addresses: Type.Integer(),
       is_wildcard: Type.Boolean(),
       takeovers: Type.Integer(),
-      ports: Type.Union([Type.Object({ open: Type.Integer(), opened: Type.Integer(), reopened: Type.Integer(), closed: Type.Integer() }), Type.Null()], {
-        description: 'The port inventory after the run: open ports, newly open, open again, closed by this run; null when port scanning was off',
+      ports: Type.Union(
+        [
+          Type.Object({
+            open: Type.Integer(),
+            opened: Type.Integer(),
+            reopened: Type.Integer(),
+            closed: Type.Integer(),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'The port inventory after the run: open ports, newly open, open again, closed by this run; null when port scanning was off',
+        },
+      ),
+      tls_endpoints: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Endpoints that spoke TLS; null when TLS discovery was off',
       }),
-      tls_endpoints: Type.Union([Type.Integer(), Type.Null()], { description: 'Endpoints that spoke TLS; null when TLS discovery was off' }),
-      technologies: Type.Union([Type.Object({ seen: Type.Integer(), added: Type.Integer(), returned: Type.Integer(), disappeared: Type.Integer() }), Type.Null()], {
-        description: 'The technology inventory after the run; null when fingerprinting was off',
+      technologies: Type.Union(
+        [
+          Type.Object({
+            seen: Type.Integer(),
+            added: Type.Integer(),
+            returned: Type.Integer(),
+            disappeared: Type.Integer(),
+          }),
+          Type.Null(),
+        ],
+        {
+          description: 'The technology inventory after the run; null when fingerprinting was off',
+        },
+      ),
+      findings: Type.Object({
+        created: Type.Integer(),
+        updated: Type.Integer(),
+        regressions: Type.Integer(),
+        patched: Type.Integer(),
       }),
-      findings: Type.Object({ created: Type.Integer(), updated: Type.Integer(), regressions: Type.Integer(), patched: Type.Integer() }),
-      breaches: Type.Union([Type.Object({ breached: Type.Integer(), opened: Type.Integer(), reopened: Type.Integer(), resolved: Type.Integer() }), Type.Null()], {
-        description: 'The policy breaches after the run (v3 /breaches): (policy, host) pairs in breach, newly breached, breached again, resolved by this run; null for runs before policies existed',
-      }),
+      breaches: Type.Union(
+        [
+          Type.Object({
+            breached: Type.Integer(),
+            opened: Type.Integer(),
+            reopened: Type.Integer(),
+            resolved: Type.Integer(),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'The policy breaches after the run (v3 /breaches): (policy, host) pairs in breach, newly breached, breached again, resolved by this run; null for runs before policies existed',
+        },
+      ),
     }),
     Type.Null(),
   ]),
@@ -55,7 +101,9 @@ const MonitoringStatusBody = Type.Object({
   monitoring: Type.Boolean(),
   interval_seconds: Type.Integer(),
   last_run: Type.Union([Run, Type.Null()]),
-  next_run: Type.Union([Timestamp, Type.Null()], { description: 'When the scheduler starts the next run; null when monitoring is off or a run is live' }),
+  next_run: Type.Union([Timestamp, Type.Null()], {
+    description: 'When the scheduler starts the next run; null when monitoring is off or a run is live',
+  }),
 });
 
 const iso = (time: Date | null) => (time === null ? null : time.toISOString());
@@ -115,7 +163,12 @@ export const monitoringRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [2011, 2014],
     handler: async (ctx) => {
-      const status = await monitoringStatus(ctx.deps.store, ctx.team, ctx.params['domainToken']!, ctx.deps.config.monitoringIntervalMs);
+      const status = await monitoringStatus(
+        ctx.deps.store,
+        ctx.team,
+        ctx.params['domainToken']!,
+        ctx.deps.config.monitoringIntervalMs,
+      );
       return {
         status: 200,
         body: {

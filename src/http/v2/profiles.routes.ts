@@ -27,7 +27,10 @@ export const profileRoutes: RouteDef[] = [
     response: Type.Array(ScanProfileSchema),
     successStatus: 200,
     errors: [],
-    handler: async (ctx) => ({ status: 200, body: (await listScanProfiles(ctx.deps.store, ctx.team)).map(presentProfile) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: (await listScanProfiles(ctx.deps.store, ctx.team)).map(presentProfile),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -38,12 +41,12 @@ export const profileRoutes: RouteDef[] = [
     summary: 'Create scan profile',
     description:
       'Body `{asset_token, endpoint, name?}`, or the older `{domain_token, endpoint, name?, unique?, valid?}`. The asset must be verified (2021, HTTP 423). ' +
-      'The endpoint is `[http:// or https://]host[:port]` where host is the asset\'s name or lies under it (2607); anything else is 2606. ' +
+      "The endpoint is `[http:// or https://]host[:port]` where host is the asset's name or lies under it (2607); anything else is 2606. " +
       'Before the profile is created the service sends a GET to the endpoint through its egress guard, HTTPS first, then HTTP (only the given scheme when one is given), ' +
       'following redirects that stay inside the asset; 2609 when nothing answers within 10 s. The scheme and port that answered are what scans use. ' +
       'A second profile for the same endpoint is 2605, unless `unique: true`, which answers the existing profile. `valid` is accepted for older clients and does not skip validation. ' +
       'The plan limits the number of profiles (2618). ' +
-      'The oldest body, `{endpoint, name?, unique, valid?}` with neither token, infers the asset: the longest root asset of the team that is the endpoint\'s host or a parent of it ' +
+      "The oldest body, `{endpoint, name?, unique, valid?}` with neither token, infers the asset: the longest root asset of the team that is the endpoint's host or a parent of it " +
       '(an IP asset: that address; 2607 when none) and creates the profile without the ownership and reachability checks (no 2021, no 2609, nothing sent to the endpoint); ' +
       'its scans answer 2021 until the asset is verified and start from the scheme and port the endpoint names, else https on 443. Without a token and without `unique` the body is 1050.',
     tags: ['scan profiles'],
@@ -52,14 +55,27 @@ export const profileRoutes: RouteDef[] = [
       domain_token: Type.Optional(Token),
       endpoint: Type.String({ examples: ['example.com', 'https://shop.example.com:8443'] }),
       name: Type.Optional(Type.String({ maxLength: 255, description: 'Defaults to the endpoint' })),
-      unique: Type.Optional(Type.Boolean({ description: 'true: an existing profile for the endpoint is answered instead of 2605. Present without a token: the oldest body (asset inferred from the endpoint)' })),
+      unique: Type.Optional(
+        Type.Boolean({
+          description:
+            'true: an existing profile for the endpoint is answered instead of 2605. Present without a token: the oldest body (asset inferred from the endpoint)',
+        }),
+      ),
       valid: Type.Optional(Type.Boolean()),
     }),
     response: ScanProfileSchema,
     successStatus: 200,
     errors: [1050, 1051, 2011, 2014, 2021, 2602, 2605, 2606, 2607, 2609, 2618],
     handler: async (ctx) => {
-      const profile = await createScanProfile({ store: ctx.deps.store, engine: ctx.deps.scanEngine, validationTimeoutMs: ctx.deps.config.endpointValidationTimeoutMs }, ctx.team, (ctx.body as Record<string, unknown>));
+      const profile = await createScanProfile(
+        {
+          store: ctx.deps.store,
+          engine: ctx.deps.scanEngine,
+          validationTimeoutMs: ctx.deps.config.endpointValidationTimeoutMs,
+        },
+        ctx.team,
+        ctx.body as Record<string, unknown>,
+      );
       const latest = (await ctx.deps.store.scans.latestOf(ctx.team.id, [profile.id])).get(profile.id);
       return { status: 200, body: presentProfile({ profile, latest }) };
     },
@@ -76,7 +92,10 @@ export const profileRoutes: RouteDef[] = [
     response: Type.Array(ScanProfileSchema),
     successStatus: 200,
     errors: [2011, 2014],
-    handler: async (ctx) => ({ status: 200, body: (await listScanProfiles(ctx.deps.store, ctx.team, ctx.params['assetToken']!)).map(presentProfile) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: (await listScanProfiles(ctx.deps.store, ctx.team, ctx.params['assetToken']!)).map(presentProfile),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -85,7 +104,8 @@ export const profileRoutes: RouteDef[] = [
     group: 'profiles',
     operationId: 'deleteScanProfile',
     summary: 'Delete scan profile',
-    description: 'A running scan of the profile is stopped first; its reports go with it. Vulnerabilities the profile found stay.',
+    description:
+      'A running scan of the profile is stopped first; its reports go with it. Vulnerabilities the profile found stay.',
     tags: ['scan profiles'],
     params: ProfileTokenParam,
     response: EmptyObject,
@@ -110,7 +130,10 @@ export const profileRoutes: RouteDef[] = [
     response: ProfileSettingsSchema,
     successStatus: 200,
     errors: [2601, 2604],
-    handler: async (ctx) => ({ status: 200, body: presentProfileSettings(await getProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!)) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: presentProfileSettings(await getProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!)),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -131,8 +154,15 @@ export const profileRoutes: RouteDef[] = [
     input: { isAnyJsonBody: true },
     response: ProfileSettingsSchema,
     successStatus: 200,
-    errors: [1050, 1051, 1052, 1009, 2601, 2604, 2641, 2642, 2643, 2651, 2652, 2653, 2654, 2657, 2658, 2671, 2672, 2673],
+    errors: [
+      1050, 1051, 1052, 1009, 2601, 2604, 2641, 2642, 2643, 2651, 2652, 2653, 2654, 2657, 2658, 2671, 2672, 2673,
+    ],
     bodyLimit: scanProfileSettingsBodyLimit,
-    handler: async (ctx) => ({ status: 200, body: presentProfileSettings(await updateProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!, ctx.body)) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: presentProfileSettings(
+        await updateProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!, ctx.body),
+      ),
+    }),
   }),
 ];

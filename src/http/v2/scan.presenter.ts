@@ -30,7 +30,14 @@ export function presentProfile(view: ProfileView) {
 /** The v2 scan status, with the fields older clients read and the progress counters. */
 export function presentScanStatus(profile: Pick<ScanProfile, 'token'>, scan: Scan) {
   const state = isLive(scan.status) ? scan.status : 'stopped';
-  const phase = scan.status === 'starting' ? 'queued' : scan.status === 'running' ? 'scanning' : scan.status === 'stopping' ? 'stopping' : 'finished';
+  const phase =
+    scan.status === 'starting'
+      ? 'queued'
+      : scan.status === 'running'
+        ? 'scanning'
+        : scan.status === 'stopping'
+          ? 'stopping'
+          : 'finished';
   return {
     scan_profile_token: profile.token,
     created: toWireTime(scan.created),
@@ -63,5 +70,9 @@ export function presentSchedule(profile: ScanProfile) {
 /** Settings as read back: basic_auth and session_cookie only when set. */
 export function presentProfileSettings(settings: ScanProfile['settings']) {
   const { basic_auth, session_cookie, ...rest } = settings;
-  return { ...(basic_auth === null ? {} : { basic_auth }), ...rest, ...(session_cookie === null ? {} : { session_cookie }) };
+  return {
+    ...(basic_auth === null ? {} : { basic_auth }),
+    ...rest,
+    ...(session_cookie === null ? {} : { session_cookie }),
+  };
 }

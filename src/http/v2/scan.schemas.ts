@@ -7,7 +7,10 @@ const statusDescription =
   'starting (queued; a worker takes it within seconds), running, stopping (a stop was asked for), then one final value: stopped (by request), ' +
   'completed, unable_to_resolve (the endpoint has no address), unable_to_complete (it did not answer, the egress guard refused it, or the scan failed; `error` says why).';
 
-const ScanStatusValue = Type.Union(scanStatuses.map((s) => Type.Literal(s)), { description: statusDescription });
+const ScanStatusValue = Type.Union(
+  scanStatuses.map((s) => Type.Literal(s)),
+  { description: statusDescription },
+);
 
 /** The path parameter of every operation on one profile. */
 export const ProfileTokenParam = Type.Object({ scanProfileToken: Token });
@@ -39,28 +42,61 @@ const Cookie = Type.Object({
   secure: Type.Optional(Type.Boolean()),
   httponly: Type.Optional(Type.Boolean()),
 });
-const Header = Type.Object({ name: Type.String({ minLength: 1, description: '2657 when empty' }), value: Type.String({ minLength: 1, description: '2658 when empty' }) });
+const Header = Type.Object({
+  name: Type.String({ minLength: 1, description: '2657 when empty' }),
+  value: Type.String({ minLength: 1, description: '2658 when empty' }),
+});
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 
 /** The settings of a profile; on update every field is optional. */
 export const ProfileSettingsSchema = Type.Object(
   {
-    basic_auth: Type.Optional(Type.Union([Type.Object({ username: Type.String(), password: Type.String() }), Type.Null()], { description: 'null removes it' })),
-    blacklisted_paths: Type.Optional(Type.Array(Type.String({ pattern: '^/' }), { description: 'Root-relative paths never requested (prefix match; 2642)' })),
+    basic_auth: Type.Optional(
+      Type.Union([Type.Object({ username: Type.String(), password: Type.String() }), Type.Null()], {
+        description: 'null removes it',
+      }),
+    ),
+    blacklisted_paths: Type.Optional(
+      Type.Array(Type.String({ pattern: '^/' }), {
+        description: 'Root-relative paths never requested (prefix match; 2642)',
+      }),
+    ),
     blacklisted_ports: Type.Optional(Type.Array(Port, { description: '2643 outside 1-65535' })),
-    blacklisted_subdomains: Type.Optional(Type.Array(Type.String(), { description: 'Subdomain parts (RFC 1035) never crawled (2641)' })),
+    blacklisted_subdomains: Type.Optional(
+      Type.Array(Type.String(), { description: 'Subdomain parts (RFC 1035) never crawled (2641)' }),
+    ),
     crawl_subdomains: Type.Optional(Type.Boolean()),
     custom_cookies: Type.Optional(Type.Array(Cookie)),
     custom_headers: Type.Optional(Type.Array(Header)),
-    report_lifespan_days: Type.Optional(Type.Integer({ description: '7 to 10000, or 0 for the global lifetime (2671)' })),
-    requests_per_second: Type.Optional(Type.Integer({ description: '5 to 1000, or 0 for unlimited (2672); one budget per scan, crawler and checks together' })),
-    scan_common_ports: Type.Optional(Type.Boolean({ description: 'Also scan the host on 80, 443, 3000, 8000, 8080 and 8443' })),
-    scan_region: Type.Optional(Type.Union(scanRegions.map((r) => Type.Literal(r)), { description: 'Changing it needs the enterprise plan (1009); 2673 for another value' })),
+    report_lifespan_days: Type.Optional(
+      Type.Integer({ description: '7 to 10000, or 0 for the global lifetime (2671)' }),
+    ),
+    requests_per_second: Type.Optional(
+      Type.Integer({
+        description: '5 to 1000, or 0 for unlimited (2672); one budget per scan, crawler and checks together',
+      }),
+    ),
+    scan_common_ports: Type.Optional(
+      Type.Boolean({ description: 'Also scan the host on 80, 443, 3000, 8000, 8080 and 8443' }),
+    ),
+    scan_region: Type.Optional(
+      Type.Union(
+        scanRegions.map((r) => Type.Literal(r)),
+        { description: 'Changing it needs the enterprise plan (1009); 2673 for another value' },
+      ),
+    ),
     session_cookie: Type.Optional(Type.Union([Cookie, Type.Null()], { description: 'null removes it' })),
-    whitelisted_paths: Type.Optional(Type.Array(Type.String({ pattern: '^/' }), { description: 'When non-empty, only these paths (and the start page) are crawled' })),
+    whitelisted_paths: Type.Optional(
+      Type.Array(Type.String({ pattern: '^/' }), {
+        description: 'When non-empty, only these paths (and the start page) are crawled',
+      }),
+    ),
     whitelisted_ports: Type.Optional(Type.Array(Port)),
   },
-  { $id: 'ScanProfileSettings', description: 'Partial update: absent fields stay, an empty array removes all. Body at most 30 KB (1052).' },
+  {
+    $id: 'ScanProfileSettings',
+    description: 'Partial update: absent fields stay, an empty array removes all. Body at most 30 KB (1052).',
+  },
 );
 
 /** Scan status. */
@@ -73,8 +109,14 @@ export const ScanStatusSchema = Type.Object(
     status: ScanStatusValue,
     error: Type.String({ description: 'Why the scan did not complete; empty otherwise' }),
     warnings: Type.Array(Type.String({ description: 'Limits hit, resumptions, skipped scheduled fires' })),
-    state: Type.Union(['starting', 'running', 'stopping', 'stopped'].map((s) => Type.Literal(s)), { description: 'For older clients: a finished scan of any outcome reads stopped' }),
-    phase: Type.Union(['queued', 'scanning', 'stopping', 'finished'].map((s) => Type.Literal(s)), { description: 'For older clients' }),
+    state: Type.Union(
+      ['starting', 'running', 'stopping', 'stopped'].map((s) => Type.Literal(s)),
+      { description: 'For older clients: a finished scan of any outcome reads stopped' },
+    ),
+    phase: Type.Union(
+      ['queued', 'scanning', 'stopping', 'finished'].map((s) => Type.Literal(s)),
+      { description: 'For older clients' },
+    ),
     progress: Type.Object(
       {
         pages_crawled: Type.Integer(),

@@ -15,7 +15,8 @@ export const scanRoutes: RouteDef[] = [
     group: 'scans',
     operationId: 'getScanStatus',
     summary: 'Get scan status',
-    description: 'The latest scan of the profile, running or finished; 5004 when the profile was never scanned. `progress` moves every second while it runs.',
+    description:
+      'The latest scan of the profile, running or finished; 5004 when the profile was never scanned. `progress` moves every second while it runs.',
     tags: ['scans'],
     params: ProfileTokenParam,
     response: ScanStatusSchema,
@@ -55,7 +56,8 @@ export const scanRoutes: RouteDef[] = [
     group: 'scans',
     operationId: 'stopScan',
     summary: 'Stop scan',
-    description: 'A queued scan ends `stopped` at once; a running one reads `stopping` and its worker stops it within seconds (then `stopped`). A stopped scan patches nothing. 5004 when none is live.',
+    description:
+      'A queued scan ends `stopped` at once; a running one reads `stopping` and its worker stops it within seconds (then `stopped`). A stopped scan patches nothing. 5004 when none is live.',
     tags: ['scans'],
     params: ProfileTokenParam,
     response: ScanStatusSchema,
@@ -79,7 +81,10 @@ export const scanRoutes: RouteDef[] = [
     response: ScheduleSchema,
     successStatus: 200,
     errors: [2601, 2604],
-    handler: async (ctx) => ({ status: 200, body: presentSchedule(await getSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!)) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: presentSchedule(await getSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!)),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -91,14 +96,22 @@ export const scanRoutes: RouteDef[] = [
     description:
       'Overwrites the schedule. `frequency`: never, once, daily, weekly, biweekly or monthly (5066 otherwise; never removes the schedule). `start`: when the first scan runs ' +
       '(YYYY-MM-DDTHH:mm:ssZ, ±hhmm offset or Unix seconds; 1085 otherwise); now when absent. A start in the past runs at its next occurrence from now (`once`: now). ' +
-      'Monthly repeats on the same day of the month (the last day for shorter months). A due scan that finds one of the profile still running is skipped and says so in that scan\'s warnings.',
+      "Monthly repeats on the same day of the month (the last day for shorter months). A due scan that finds one of the profile still running is skipped and says so in that scan's warnings.",
     tags: ['scans'],
     params: ProfileTokenParam,
-    body: Type.Object({ frequency: Type.String({ examples: ['weekly'] }), start: Type.Optional(Type.String({ format: 'date-time' })) }),
+    body: Type.Object({
+      frequency: Type.String({ examples: ['weekly'] }),
+      start: Type.Optional(Type.String({ format: 'date-time' })),
+    }),
     response: ScheduleSchema,
     successStatus: 200,
     errors: [1050, 1051, 1085, 2601, 2604, 5066],
-    handler: async (ctx) => ({ status: 200, body: presentSchedule(await setSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!, (ctx.body as Record<string, unknown>))) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: presentSchedule(
+        await setSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!, ctx.body as Record<string, unknown>),
+      ),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -115,7 +128,10 @@ export const scanRoutes: RouteDef[] = [
     errors: [2601, 2604],
     handler: async (ctx) => {
       readJson(ctx, { required: false });
-      return { status: 200, body: presentSchedule(await removeSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!)) };
+      return {
+        status: 200,
+        body: presentSchedule(await removeSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!)),
+      };
     },
   }),
 ];

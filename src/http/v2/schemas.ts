@@ -3,7 +3,10 @@ import { Type, type TSchema } from '@sinclair/typebox';
 /** Shared wire schemas of the v2 surface (OpenAPI documentation and types). */
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, YYYY-MM-DDTHH:mm:ssZ' });
 
-export const Token = Type.String({ pattern: '^[0-9a-f]{32}$', description: 'Opaque token: 32 lowercase hexadecimal characters' });
+export const Token = Type.String({
+  pattern: '^[0-9a-f]{32}$',
+  description: 'Opaque token: 32 lowercase hexadecimal characters',
+});
 
 export const ErrorBody = Type.Object(
   {
@@ -28,7 +31,9 @@ export function pagedList(key: string, item: TSchema, description: string): TSch
     {
       [key]: Type.Array(item),
       has_more: Type.Boolean(),
-      next_marker: Type.Optional(Type.String({ description: 'Pass as `marker` for the next page; present whenever has_more is true' })),
+      next_marker: Type.Optional(
+        Type.String({ description: 'Pass as `marker` for the next page; present whenever has_more is true' }),
+      ),
       current_marker: Type.Optional(Type.String({ description: 'Marker that reproduces this page' })),
     },
     { description },

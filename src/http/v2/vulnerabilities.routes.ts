@@ -1,5 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { changeMark, listVulnerabilityEvents, parseTagName, requireVulnerability, tagVulnerability, untagVulnerability } from '../../core/vulnerabilities/vulnerability-status.service.ts';
+import {
+  changeMark,
+  listVulnerabilityEvents,
+  parseTagName,
+  requireVulnerability,
+  tagVulnerability,
+  untagVulnerability,
+} from '../../core/vulnerabilities/vulnerability-status.service.ts';
 import type { Mark } from '../../core/vulnerabilities/vulnerability.types.ts';
 import { cachedPage } from '../cached-page.ts';
 import { readJson } from '../request-input.ts';
@@ -7,7 +14,12 @@ import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
 import type { VulnerabilityListInput } from '../../core/vulnerabilities/vulnerability-list.service.ts';
 import { EmptyObject } from './schemas.ts';
 import { presentEvents, presentVulnerability, presentVulnerabilityPage } from './vulnerability.presenter.ts';
-import { Vulnerability, VulnerabilityListQuery, VulnerabilityPage, vulnerabilityListInput } from './vulnerability.schemas.ts';
+import {
+  Vulnerability,
+  VulnerabilityListQuery,
+  VulnerabilityPage,
+  vulnerabilityListInput,
+} from './vulnerability.schemas.ts';
 
 const UuidParam = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
 
@@ -58,7 +70,11 @@ function listInputOf(input: RouteContext['input']): VulnerabilityListInput {
     ['modifiedBefore', input['modified_before']],
   ];
   for (const [key, value] of fields) if (value !== undefined) (filter as Record<string, unknown>)[key] = value;
-  return { filter, marker: input['marker'] as string | undefined, pageSize: (input['pageSize'] as number | undefined) ?? defaultVulnerabilityPageSize };
+  return {
+    filter,
+    marker: input['marker'] as string | undefined,
+    pageSize: (input['pageSize'] as number | undefined) ?? defaultVulnerabilityPageSize,
+  };
 }
 
 /** The vulnerability operations of v2, plus the tag and event extensions. */
@@ -87,7 +103,9 @@ export const vulnerabilityRoutes: RouteDef[] = [
       // before at this data version, so it is sent as cached UTF-8 bytes without parsing again.
       const rawQuery = ctx.request.url.slice(ctx.request.url.indexOf('?') + 1 || ctx.request.url.length);
       const key = `${ctx.team.id}:${version}:${rawQuery}`;
-      const json = await cachedPage(pageCache, key, async () => presentVulnerabilityPage(await vulnerabilities.list(ctx.team, listInputOf(ctx.input), version)));
+      const json = await cachedPage(pageCache, key, async () =>
+        presentVulnerabilityPage(await vulnerabilities.list(ctx.team, listInputOf(ctx.input), version)),
+      );
       return { status: 200, json };
     },
   }),
@@ -103,7 +121,10 @@ export const vulnerabilityRoutes: RouteDef[] = [
     response: Type.Object({ vulnerability: Vulnerability }),
     successStatus: 200,
     errors: [4111, 1900],
-    handler: async (ctx) => ({ status: 200, json: presentVulnerability(await requireVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!)) }),
+    handler: async (ctx) => ({
+      status: 200,
+      json: presentVulnerability(await requireVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!)),
+    }),
   }),
   ...markOperations.map((op) =>
     defineRoute({
@@ -121,7 +142,14 @@ export const vulnerabilityRoutes: RouteDef[] = [
       errors: [4111, 1900],
       handler: async (ctx) => {
         readJson(ctx, { required: false });
-        await changeMark(ctx.deps.store, ctx.team, ctx.params['uuid']!, op.mark, op.isSet, `key ${ctx.caller.keyHint}…`);
+        await changeMark(
+          ctx.deps.store,
+          ctx.team,
+          ctx.params['uuid']!,
+          op.mark,
+          op.isSet,
+          `key ${ctx.caller.keyHint}…`,
+        );
         return { status: 200, body: {} };
       },
     }),
@@ -133,16 +161,28 @@ export const vulnerabilityRoutes: RouteDef[] = [
     group: 'vulnerabilities',
     operationId: 'listVulnerabilityEvents',
     summary: 'Status events of a vulnerability (extension)',
-    description: 'Every status change by a mark: the key that made it (or `scan:<token>` when a scan detected a fixed vulnerability again and lifted the mark), the action, the status before and after, and when.',
+    description:
+      'Every status change by a mark: the key that made it (or `scan:<token>` when a scan detected a fixed vulnerability again and lifted the mark), the action, the status before and after, and when.',
     tags: ['vulnerabilities'],
     isExtension: true,
     params: UuidParam,
     response: Type.Object({
-      events: Type.Array(Type.Object({ actor: Type.String(), action: Type.String(), from: Type.String(), to: Type.String(), at: Type.String({ format: 'date-time' }) })),
+      events: Type.Array(
+        Type.Object({
+          actor: Type.String(),
+          action: Type.String(),
+          from: Type.String(),
+          to: Type.String(),
+          at: Type.String({ format: 'date-time' }),
+        }),
+      ),
     }),
     successStatus: 200,
     errors: [4111, 1900],
-    handler: async (ctx) => ({ status: 200, body: presentEvents(await listVulnerabilityEvents(ctx.deps.store, ctx.team, ctx.params['uuid']!)) }),
+    handler: async (ctx) => ({
+      status: 200,
+      body: presentEvents(await listVulnerabilityEvents(ctx.deps.store, ctx.team, ctx.params['uuid']!)),
+    }),
   }),
   defineRoute({
     surface: 'v2',
@@ -151,7 +191,8 @@ export const vulnerabilityRoutes: RouteDef[] = [
     group: 'vulnerabilities',
     operationId: 'tagVulnerability',
     summary: 'Tag a vulnerability (extension)',
-    description: 'Attaches the team tag of that name (created on first use). The tag UUID is what tag[] and exclude_tag[] filter on. Bumps modified_at.',
+    description:
+      'Attaches the team tag of that name (created on first use). The tag UUID is what tag[] and exclude_tag[] filter on. Bumps modified_at.',
     tags: ['vulnerabilities'],
     isExtension: true,
     params: UuidParam,

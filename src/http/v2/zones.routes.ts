@@ -1,14 +1,20 @@
 import { Type } from '@sinclair/typebox';
 import { createLookupJob, getLookupJob } from '../../core/zones/zone-lookup.service.ts';
-import { transferAndIndex, uploadZoneFile, zoneFileLimit, zoneLookupLimit, type ZoneIndexResult } from '../../core/zones/zone-upload.service.ts';
+import {
+  transferAndIndex,
+  uploadZoneFile,
+  zoneFileLimit,
+  zoneLookupLimit,
+  type ZoneIndexResult,
+} from '../../core/zones/zone-upload.service.ts';
 import { enqueueZoneLookup } from '../../jobs/zone-lookup.job.ts';
 import { queryValue, requiredUpload } from '../request-input.ts';
 import { defineRoute, type RouteContext, type RouteDef, type RouteResult } from '../route.ts';
 
 const indexedDescription =
   '`indexed` is the number of distinct domain names (a root asset of the team or a name under one) that received records from this ' +
-  'upload: each becomes or refreshes a subdomain of the most specific root it lies under (listed with the root\'s subdomains, ' +
-  'with a token of its own), its records of this source replaced, and `added_by` names the sources. Names outside the team\'s root ' +
+  "upload: each becomes or refreshes a subdomain of the most specific root it lies under (listed with the root's subdomains, " +
+  "with a token of its own), its records of this source replaced, and `added_by` names the sources. Names outside the team's root " +
   'domain assets are not added and not counted. Surface monitoring is never switched on. ' +
   'When the zone (the origin) is neither an asset of the team nor under one of its root domain assets, it is first added as a root asset ' +
   '(`added_by` zone-file or zone-transfer, unverified, an ownership check started as for a manual add) in the same operation: the asset ' +
@@ -21,7 +27,9 @@ function answerIndexed(ctx: RouteContext, result: ZoneIndexResult): RouteResult 
   return { status: 200, body: { indexed: result.indexed } };
 }
 
-const Indexed = Type.Object({ indexed: Type.Integer({ description: 'Distinct names indexed under the team\'s root domain assets' }) });
+const Indexed = Type.Object({
+  indexed: Type.Integer({ description: "Distinct names indexed under the team's root domain assets" }),
+});
 
 /** The DNS zone operations of v2. */
 export const zoneRoutes: RouteDef[] = [
@@ -33,7 +41,7 @@ export const zoneRoutes: RouteDef[] = [
     operationId: 'uploadZoneFile',
     summary: 'Upload zone file',
     description:
-      'RFC 1035 master file, at most 5 MB, read as raw text whatever the Content-Type and parsed as it streams. $INCLUDE is refused; BIND\'s $GENERATE is expanded as BIND ' +
+      "RFC 1035 master file, at most 5 MB, read as raw text whatever the Content-Type and parsed as it streams. $INCLUDE is refused; BIND's $GENERATE is expanded as BIND " +
       'expands it, its records counted toward the limit of 1,000,000 records a zone file may hold. A syntax error (a malformed $GENERATE line, a file past the record limit) ' +
       'answers 2421 naming the line and indexes nothing. Without origin the file is read from the root zone, and the zone it names itself (its first $ORIGIN, or the owner ' +
       'of its SOA record, whichever comes first, the root excepted) is its zone as if given as origin; a file that names none adds no asset and is indexed under the ' +
@@ -41,7 +49,10 @@ export const zoneRoutes: RouteDef[] = [
     tags: ['zones'],
     query: Type.Object({
       origin: Type.Optional(
-        Type.String({ description: 'Starting origin and the zone\'s apex. Optional: when not given the file is read from the root zone and its apex is the zone the file names (first $ORIGIN, else its SOA owner), if any' }),
+        Type.String({
+          description:
+            "Starting origin and the zone's apex. Optional: when not given the file is read from the root zone and its apex is the zone the file names (first $ORIGIN, else its SOA owner), if any",
+        }),
       ),
     }),
     rawBody: { contentType: 'text/plain', description: 'The zone file' },
@@ -50,7 +61,17 @@ export const zoneRoutes: RouteDef[] = [
     errors: [1050, 1052, 2012, 2411, 2421],
     bodyLimit: zoneFileLimit,
     isStreamingBody: true,
-    handler: async (ctx) => answerIndexed(ctx, await uploadZoneFile(ctx.deps.store, ctx.deps.zoneEngine, ctx, ctx.input['origin'] as string | undefined, requiredUpload(ctx.bodyStream, 'the zone file'))),
+    handler: async (ctx) =>
+      answerIndexed(
+        ctx,
+        await uploadZoneFile(
+          ctx.deps.store,
+          ctx.deps.zoneEngine,
+          ctx,
+          ctx.input['origin'] as string | undefined,
+          requiredUpload(ctx.bodyStream, 'the zone file'),
+        ),
+      ),
   }),
   defineRoute({
     surface: 'v2',
@@ -61,7 +82,7 @@ export const zoneRoutes: RouteDef[] = [
     summary: 'Upload zone lookup file',
     description:
       'One domain name per line, at most 50 MB, streamed to storage. Answers at once with the job UUID; a durable job resolves every name ' +
-      '(UDP with TCP fallback, retries, bounded concurrency) through PERIMETER_DNS_RESOLVERS. Only names under the team\'s root domain assets are populated; ' +
+      "(UDP with TCP fallback, retries, bounded concurrency) through PERIMETER_DNS_RESOLVERS. Only names under the team's root domain assets are populated; " +
       'IP addresses, new apexes, invalid and duplicate names count as failed. A line holding NUL (U+0000) refuses the upload with 1051 naming the line.',
     tags: ['zones'],
     rawBody: { contentType: 'text/plain', description: 'Domain names, one per line' },
@@ -71,7 +92,11 @@ export const zoneRoutes: RouteDef[] = [
     bodyLimit: zoneLookupLimit,
     isStreamingBody: true,
     handler: async (ctx) => {
-      const job = await createLookupJob(ctx.deps.store, ctx.team, requiredUpload(ctx.bodyStream, 'the names, one per line,'));
+      const job = await createLookupJob(
+        ctx.deps.store,
+        ctx.team,
+        requiredUpload(ctx.bodyStream, 'the names, one per line,'),
+      );
       await enqueueZoneLookup(ctx.deps.jobs, job.uuid);
       return { status: 202, body: { lookup_job_uuid: job.uuid } };
     },
@@ -83,21 +108,32 @@ export const zoneRoutes: RouteDef[] = [
     group: 'zones',
     operationId: 'getZoneLookupStatus',
     summary: 'Zone lookup status',
-    description: 'status moves from queued to running to done (or failed); the counts grow while it runs. Readable for 10 days after upload, then 6002.',
+    description:
+      'status moves from queued to running to done (or failed); the counts grow while it runs. Readable for 10 days after upload, then 6002.',
     tags: ['zones'],
     params: Type.Object({ lookupJobUUID: Type.String({ format: 'uuid' }) }),
     response: Type.Object({
       uuid: Type.String({ format: 'uuid' }),
-      status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+      status: Type.Union([
+        Type.Literal('queued'),
+        Type.Literal('running'),
+        Type.Literal('done'),
+        Type.Literal('failed'),
+      ]),
       total: Type.Integer({ description: 'Names received' }),
       succeeded: Type.Integer(),
-      failed: Type.Integer({ description: 'Invalid, duplicate, refused (outside the team\'s assets, IP addresses) and unresolved names' }),
+      failed: Type.Integer({
+        description: "Invalid, duplicate, refused (outside the team's assets, IP addresses) and unresolved names",
+      }),
     }),
     successStatus: 200,
     errors: [6001, 6002],
     handler: async (ctx) => {
       const job = await getLookupJob(ctx.deps.store, ctx.team, ctx.params['lookupJobUUID']!);
-      return { status: 200, body: { uuid: job.uuid, status: job.status, total: job.total, succeeded: job.succeeded, failed: job.failed } };
+      return {
+        status: 200,
+        body: { uuid: job.uuid, status: job.status, total: job.total, succeeded: job.succeeded, failed: job.failed },
+      };
     },
   }),
   defineRoute({
@@ -114,7 +150,10 @@ export const zoneRoutes: RouteDef[] = [
       'and a message saying which, and indexes nothing.',
     tags: ['zones'],
     query: Type.Object({ nameServer: Type.Optional(Type.String()), zone: Type.Optional(Type.String()) }),
-    body: Type.Object({ nameServer: Type.String({ examples: ['ns1.example.com', '192.0.2.53:5353'] }), zone: Type.String({ examples: ['example.com'] }) }),
+    body: Type.Object({
+      nameServer: Type.String({ examples: ['ns1.example.com', '192.0.2.53:5353'] }),
+      zone: Type.String({ examples: ['example.com'] }),
+    }),
     response: Indexed,
     successStatus: 200,
     errors: [1051, 2012, 2412, 2413],
@@ -124,7 +163,8 @@ export const zoneRoutes: RouteDef[] = [
     input: { isAnyJsonBody: true },
     handler: async (ctx) => {
       const body = ctx.body;
-      const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+      const fields =
+        body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
       const nameServer = fields['nameServer'] ?? queryValue(ctx.query, 'nameServer');
       const zone = fields['zone'] ?? queryValue(ctx.query, 'zone');
       return answerIndexed(ctx, await transferAndIndex(ctx.deps.store, ctx.deps.zoneEngine, ctx, nameServer, zone));

@@ -37,8 +37,8 @@ export const breachRoutes: RouteDef[] = [
     operationId: 'listBreaches',
     summary: 'List policy breaches',
     description:
-      'Every breach of the policies (docs/policies.md) by the inventory of the team\'s monitored assets, one item per (root asset, policy, host name): ' +
-      'the policies are evaluated after every completed surface-monitoring run over the asset\'s open ports and active technologies. ' +
+      "Every breach of the policies (docs/policies.md) by the inventory of the team's monitored assets, one item per (root asset, policy, host name): " +
+      "the policies are evaluated after every completed surface-monitoring run over the asset's open ports and active technologies. " +
       'A breach is `NEW` (active) from the run that first finds it, `RESOLVED` with `disappeared_at` once a run no longer does, and `NEW` again ' +
       '(same `first_seen_at`, a new `status_updated_at`) when it returns. `status_updated_before` and `status_updated_after` bound `status_updated_at`. ' +
       `${v3ListDescription}`,
@@ -52,9 +52,16 @@ export const breachRoutes: RouteDef[] = [
       const request = readV3ListRequest(ctx, 'breaches');
       const statusUpdatedBefore = readListTime(ctx, request, 'status_updated_before');
       const statusUpdatedAfter = readListTime(ctx, request, 'status_updated_after');
-      const filter = { ...request.filter, ...(statusUpdatedBefore === undefined ? {} : { statusUpdatedBefore }), ...(statusUpdatedAfter === undefined ? {} : { statusUpdatedAfter }) };
+      const filter = {
+        ...request.filter,
+        ...(statusUpdatedBefore === undefined ? {} : { statusUpdatedBefore }),
+        ...(statusUpdatedAfter === undefined ? {} : { statusUpdatedAfter }),
+      };
       const page = await listBreaches(ctx.deps.store, ctx.team.id, filter, request.after, request.limit);
-      return { status: 200, json: v3ListBody(ctx, 'breaches', '/breaches', request, { items: presentBreaches(page), next: page.next }) };
+      return {
+        status: 200,
+        json: v3ListBody(ctx, 'breaches', '/breaches', request, { items: presentBreaches(page), next: page.next }),
+      };
     },
   }),
 ];

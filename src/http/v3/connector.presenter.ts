@@ -13,6 +13,10 @@ export function presentConnector(connector: Connector): Record<string, unknown> 
     last_run:
       connector.lastRun === null
         ? null
-        : { status: connector.lastRun.status, error: connector.lastRun.error, completed_at: toWireTime(connector.lastRun.completedAt) },
+        : {
+            status: connector.lastRun.status,
+            error: connector.lastRun.error,
+            completed_at: toWireTime(connector.lastRun.completedAt),
+          },
   };
 }

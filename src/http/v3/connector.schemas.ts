@@ -1,5 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { connectorNameLimit, connectorOptionLimits, requiredConnectorOptions } from '../../core/connectors/connector.service.ts';
+import {
+  connectorNameLimit,
+  connectorOptionLimits,
+  requiredConnectorOptions,
+} from '../../core/connectors/connector.service.ts';
 import { connectorProviders } from '../../core/connectors/connector.types.ts';
 import { V3ListQuery } from './list-query.ts';
 
@@ -29,14 +33,26 @@ export const Connector = Type.Object({
       }),
       Type.Null(),
     ],
-    { description: 'The outcome of the last run importing assets from the provider. Runs are not built in this server (it reaches no provider), so this is always null.' },
+    {
+      description:
+        'The outcome of the last run importing assets from the provider. Runs are not built in this server (it reaches no provider), so this is always null.',
+    },
   ),
 });
 
 /** The body of "Create connector" (documentation; the core validates and names the field at fault). */
 export const ConnectorCreateBody = Type.Object({
-  team_id: Type.Optional(Type.String({ description: 'Token of one of the key\'s teams. Optional for a key tied to one team, required for a key tied to several.' })),
-  name: Type.String({ minLength: 1, maxLength: connectorNameLimit, description: `Non-empty after trimming (it is stored trimmed), at most ${connectorNameLimit} characters.` }),
+  team_id: Type.Optional(
+    Type.String({
+      description:
+        "Token of one of the key's teams. Optional for a key tied to one team, required for a key tied to several.",
+    }),
+  ),
+  name: Type.String({
+    minLength: 1,
+    maxLength: connectorNameLimit,
+    description: `Non-empty after trimming (it is stored trimmed), at most ${connectorNameLimit} characters.`,
+  }),
   provider: Provider,
   options: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: connectorOptionLimits.valueLength }), {
     maxProperties: connectorOptionLimits.fields,
@@ -48,18 +64,30 @@ export const ConnectorCreateBody = Type.Object({
 });
 
 /** The path parameter of one connector. */
-export const ConnectorIdParam = Type.Object({ id: Type.String({ format: 'uuid', description: 'The connector id (a UUID).' }) });
+export const ConnectorIdParam = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The connector id (a UUID).' }),
+});
 
 /** The query of the connector list: cursor and limit only (connectors have no time filters). */
-export const ConnectorListQuery = Type.Object({ cursor: V3ListQuery.properties.cursor, limit: V3ListQuery.properties.limit });
+export const ConnectorListQuery = Type.Object({
+  cursor: V3ListQuery.properties.cursor,
+  limit: V3ListQuery.properties.limit,
+});
 
 /** The query of "Get external ID". */
 export const ExternalIdQuery = Type.Object({
-  team_id: Type.Optional(Type.String({ description: 'Token of one of the key\'s teams. Optional for a key tied to one team, required for a key tied to several.' })),
+  team_id: Type.Optional(
+    Type.String({
+      description:
+        "Token of one of the key's teams. Optional for a key tied to one team, required for a key tied to several.",
+    }),
+  ),
 });
 
 /** The spec's "External ID" object. */
 export const ExternalId = Type.Object({
-  external_id: Type.String({ description: '32 random hexadecimal characters, made on the first request for the team and the same afterwards.' }),
+  external_id: Type.String({
+    description: '32 random hexadecimal characters, made on the first request for the team and the same afterwards.',
+  }),
   team_id: Type.String({ description: 'Token of the team.' }),
 });

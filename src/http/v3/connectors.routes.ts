@@ -1,16 +1,29 @@
 import { Type } from '@sinclair/typebox';
-import { connectorExternalId, createConnector, deleteConnector, findConnector, listConnectors } from '../../core/connectors/connector.service.ts';
+import {
+  connectorExternalId,
+  createConnector,
+  deleteConnector,
+  findConnector,
+  listConnectors,
+} from '../../core/connectors/connector.service.ts';
 import { NotFoundProblem } from '../errors.ts';
 import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
 import { presentConnector } from './connector.presenter.ts';
-import { Connector, ConnectorCreateBody, ConnectorIdParam, ConnectorListQuery, ExternalId, ExternalIdQuery } from './connector.schemas.ts';
+import {
+  Connector,
+  ConnectorCreateBody,
+  ConnectorIdParam,
+  ConnectorListQuery,
+  ExternalId,
+  ExternalIdQuery,
+} from './connector.schemas.ts';
 import { readV3ListRequest, v3ListBody, v3ListPage } from './list-query.ts';
 
 const noRuns =
   'Runs (importing assets from the provider) are not built in this server, which reaches no provider: `last_run` is null on every connector.';
-const notFound = 'An unknown, malformed or another team\'s id answers 404 (problem type `/problems/not-found`), alike.';
+const notFound = "An unknown, malformed or another team's id answers 404 (problem type `/problems/not-found`), alike.";
 const teamRule = (problemType: string) =>
-  '`team_id` is optional for a key tied to one team and required for a key tied to several; it must be the token of one of the key\'s teams ' +
+  "`team_id` is optional for a key tied to one team and required for a key tied to several; it must be the token of one of the key's teams " +
   `(any other value, an unknown team or another team, answers the same 400 naming \`team_id\`, type ${problemType}).`;
 
 /** The connector of the path among the key's teams, or the v3 not-found problem. */
@@ -41,8 +54,12 @@ export const connectorRoutes: RouteDef[] = [
     errors: [4150],
     handler: async (ctx) => {
       // Only cursor and limit: connectors have no time filters, and `next` repeats no others.
-      const request = readV3ListRequest({ ...ctx, query: { cursor: ctx.query['cursor'], limit: ctx.query['limit'] } }, 'connectors');
-      const after = request.after === undefined ? undefined : { created: request.after.firstSeenAt, id: request.after.id };
+      const request = readV3ListRequest(
+        { ...ctx, query: { cursor: ctx.query['cursor'], limit: ctx.query['limit'] } },
+        'connectors',
+      );
+      const after =
+        request.after === undefined ? undefined : { created: request.after.firstSeenAt, id: request.after.id };
       const page = await listConnectors(ctx.deps.store, ctx.caller, after, request.limit);
       const items = page.items.map((c) => JSON.stringify(presentConnector(c))).join(',');
       const next = page.next === undefined ? undefined : { firstSeenAt: page.next.created, id: page.next.id };
@@ -66,7 +83,12 @@ export const connectorRoutes: RouteDef[] = [
     successStatus: 201,
     errors: [1050, 1051],
     handler: async (ctx) => {
-      const connector = await createConnector(ctx.deps.store, ctx.deps.box, ctx.caller, (ctx.body as Record<string, unknown>));
+      const connector = await createConnector(
+        ctx.deps.store,
+        ctx.deps.box,
+        ctx.caller,
+        ctx.body as Record<string, unknown>,
+      );
       return { status: 201, body: presentConnector(connector) };
     },
   }),
@@ -86,7 +108,11 @@ export const connectorRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [4150],
     handler: async (ctx) => {
-      const { team, externalId } = await connectorExternalId(ctx.deps.store, ctx.caller, ctx.input['team_id'] as string | undefined);
+      const { team, externalId } = await connectorExternalId(
+        ctx.deps.store,
+        ctx.caller,
+        ctx.input['team_id'] as string | undefined,
+      );
       return { status: 200, body: { external_id: externalId, team_id: team.token } };
     },
   }),
@@ -119,7 +145,8 @@ export const connectorRoutes: RouteDef[] = [
     successStatus: 204,
     errors: [],
     handler: async (ctx) => {
-      if (!(await deleteConnector(ctx.deps.store, ctx.caller, ctx.params['id'] ?? ''))) throw new NotFoundProblem('No connector with this id');
+      if (!(await deleteConnector(ctx.deps.store, ctx.caller, ctx.params['id'] ?? '')))
+        throw new NotFoundProblem('No connector with this id');
       return { status: 204 };
     },
   }),

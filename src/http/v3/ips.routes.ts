@@ -1,7 +1,14 @@
 import { ipInventoryVersion, listIpAddresses } from '../../core/surface/ip-inventory.service.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { IpAddress } from './ip.schemas.ts';
-import { cachedV3Page, readV3ListRequest, v3ListBody, v3ListDescription, v3ListPage, V3ListQuery } from './list-query.ts';
+import {
+  cachedV3Page,
+  readV3ListRequest,
+  v3ListBody,
+  v3ListDescription,
+  v3ListPage,
+  V3ListQuery,
+} from './list-query.ts';
 
 /** The v3 IP inventory. */
 export const ipRoutes: RouteDef[] = [

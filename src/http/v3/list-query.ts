@@ -1,7 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { AppError, appError } from '../../core/errors/app-error.ts';
-import { defaultInventoryPageSize, maxInventoryPageSize, type InventoryPage, type InventoryPosition, type InventoryTimeFilter } from '../../core/shared/inventory-list.ts';
+import {
+  defaultInventoryPageSize,
+  maxInventoryPageSize,
+  type InventoryPage,
+  type InventoryPosition,
+  type InventoryTimeFilter,
+} from '../../core/shared/inventory-list.ts';
 import { withEnvelope } from '../../core/shared/page-render.mjs';
 import { parseTimeParameter, toWireTime } from '../../core/shared/time.ts';
 import { cachedPage } from '../cached-page.ts';
@@ -34,12 +40,26 @@ export interface V3ListRequest {
 }
 
 const timeFilterDoc = (what: string) =>
-  Type.Optional(Type.String({ format: 'date-time', description: `Only items ${what} (exclusive bound, compared at whole seconds). ISO 8601; a non-UTC offset must be URL-encoded (%2B).` }));
+  Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: `Only items ${what} (exclusive bound, compared at whole seconds). ISO 8601; a non-UTC offset must be URL-encoded (%2B).`,
+    }),
+  );
 
 /** The query schema of a v3 inventory list (documentation; the handler validates). */
 export const V3ListQuery = Type.Object({
-  cursor: Type.Optional(Type.String({ description: 'Opaque position from a `next` URL; blank or absent starts at the first page.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxInventoryPageSize, default: defaultInventoryPageSize, description: `Items per page, 1 to ${maxInventoryPageSize}.` })),
+  cursor: Type.Optional(
+    Type.String({ description: 'Opaque position from a `next` URL; blank or absent starts at the first page.' }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: maxInventoryPageSize,
+      default: defaultInventoryPageSize,
+      description: `Items per page, 1 to ${maxInventoryPageSize}.`,
+    }),
+  ),
   first_seen_before: timeFilterDoc('first seen before this time'),
   first_seen_after: timeFilterDoc('first seen after this time'),
   disappeared_before: timeFilterDoc('that disappeared before this time (active items have not disappeared)'),
@@ -51,7 +71,14 @@ export function v3ListPage(item: TSchema): TSchema {
   return Type.Object({
     items: Type.Array(item),
     pagination: Type.Object(
-      { next: Type.Optional(Type.String({ format: 'uri', description: 'Absolute URL of the next page, with cursor, limit and every filter; absent on the last page.' })) },
+      {
+        next: Type.Optional(
+          Type.String({
+            format: 'uri',
+            description: 'Absolute URL of the next page, with cursor, limit and every filter; absent on the last page.',
+          }),
+        ),
+      },
       { description: '`{}` on the last page.' },
     ),
   });
@@ -65,7 +92,11 @@ export const v3ListDescription =
 
 /** Reads limit, cursor and the time filters; a malformed value is a 400 problem naming the parameter. */
 export function readV3ListRequest(ctx: Pick<RouteContext, 'deps' | 'team' | 'query'>, scope: string): V3ListRequest {
-  const limit = queryInteger(ctx.query, ['limit'], { min: 1, max: maxInventoryPageSize, fallback: defaultInventoryPageSize });
+  const limit = queryInteger(ctx.query, ['limit'], {
+    min: 1,
+    max: maxInventoryPageSize,
+    fallback: defaultInventoryPageSize,
+  });
   const filter: InventoryTimeFilter = {};
   for (const [name, field] of timeFilters) {
     const raw = queryValue(ctx.query, name);
@@ -80,11 +111,21 @@ export function readV3ListRequest(ctx: Pick<RouteContext, 'deps' | 'team' | 'que
  * when absent or blank; any other value is a 400 problem naming the parameter and the allowed values.
  * The distinct values are added to the request's list filters for `next`.
  */
-export function readEnumList<T extends string>(ctx: Pick<RouteContext, 'query'>, request: V3ListRequest, name: string, allowed: readonly T[]): T[] | undefined {
+export function readEnumList<T extends string>(
+  ctx: Pick<RouteContext, 'query'>,
+  request: V3ListRequest,
+  name: string,
+  allowed: readonly T[],
+): T[] | undefined {
   const values = queryList(ctx.query, name);
   if (values === undefined || values.length === 0) return undefined;
   const bad = values.find((v) => !(allowed as readonly string[]).includes(v));
-  if (bad !== undefined) throw appError(4150, `${name} must be one or more of ${allowed.join(', ')} (comma-separated or repeated), got ${JSON.stringify(bad)}`, [name]);
+  if (bad !== undefined)
+    throw appError(
+      4150,
+      `${name} must be one or more of ${allowed.join(', ')} (comma-separated or repeated), got ${JSON.stringify(bad)}`,
+      [name],
+    );
   const distinct = [...new Set(values)] as T[];
   request.listFilters.push([name, distinct.join(',')]);
   return distinct;
@@ -108,11 +149,20 @@ export function readListTime(ctx: Pick<RouteContext, 'query'>, request: V3ListRe
  * Undefined when absent or blank; anything else is a 400 problem naming the parameter. The
  * distinct ports are added to the request's list filters for `next`.
  */
-export function readPortList(ctx: Pick<RouteContext, 'query'>, request: V3ListRequest, name: string): number[] | undefined {
+export function readPortList(
+  ctx: Pick<RouteContext, 'query'>,
+  request: V3ListRequest,
+  name: string,
+): number[] | undefined {
   const values = queryList(ctx.query, name);
   if (values === undefined || values.length === 0) return undefined;
   const bad = values.find((v) => !/^\d{1,5}$/.test(v) || Number(v) > 65535);
-  if (bad !== undefined) throw appError(4150, `${name} must be integers from 0 to 65535 (comma-separated or repeated), got ${JSON.stringify(bad)}`, [name]);
+  if (bad !== undefined)
+    throw appError(
+      4150,
+      `${name} must be integers from 0 to 65535 (comma-separated or repeated), got ${JSON.stringify(bad)}`,
+      [name],
+    );
   const distinct = [...new Set(values.map(Number))];
   request.listFilters.push([name, distinct.join(',')]);
   return distinct;
@@ -123,13 +173,26 @@ export function readPortList(ctx: Pick<RouteContext, 'query'>, request: V3ListRe
  * (InventoryPage), so the body is spliced, never parsed or serialised item by item. `next`
  * repeats the request's limit and filters.
  */
-export function v3ListBody(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, path: string, request: V3ListRequest, page: InventoryPage): Buffer {
-  const pagination = page.next === undefined ? '{}' : JSON.stringify({ next: nextUrl(ctx, scope, path, request, page.next) });
+export function v3ListBody(
+  ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>,
+  scope: string,
+  path: string,
+  request: V3ListRequest,
+  page: InventoryPage,
+): Buffer {
+  const pagination =
+    page.next === undefined ? '{}' : JSON.stringify({ next: nextUrl(ctx, scope, path, request, page.next) });
   return withEnvelope('{"items":[', page.items, `],"pagination":${pagination}}`);
 }
 
 /** The absolute URL of the page after `position`, with the request's limit and filters. */
-function nextUrl(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, path: string, request: V3ListRequest, position: InventoryPosition): string {
+function nextUrl(
+  ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>,
+  scope: string,
+  path: string,
+  request: V3ListRequest,
+  position: InventoryPosition,
+): string {
   const params = new URLSearchParams({ cursor: encodeCursor(ctx, scope, position), limit: String(request.limit) });
   for (const [name, field] of timeFilters) {
     const value = request.filter[field];
@@ -152,8 +215,15 @@ function encodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, p
  * The position a cursor carries. Cursors are MAC-protected and bound to the team and the list,
  * so a cursor that was altered, belongs to another list or another team is rejected alike.
  */
-function decodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, cursor: string | undefined): InventoryPosition | undefined {
-  const malformed = () => appError(4150, 'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page', ['cursor']);
+function decodeCursor(
+  ctx: Pick<RouteContext, 'deps' | 'team'>,
+  scope: string,
+  cursor: string | undefined,
+): InventoryPosition | undefined {
+  const malformed = () =>
+    appError(4150, 'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page', [
+      'cursor',
+    ]);
   let position: unknown;
   try {
     position = ctx.deps.markers.decode(ctx.team.id, `v3:${scope}`, cursor?.trim(), 'cursor');
@@ -162,7 +232,8 @@ function decodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, c
     throw err;
   }
   if (position === undefined) return undefined;
-  if (!Array.isArray(position) || position.length !== 2 || !position.every((n) => Number.isSafeInteger(n))) throw malformed();
+  if (!Array.isArray(position) || position.length !== 2 || !position.every((n) => Number.isSafeInteger(n)))
+    throw malformed();
   return { firstSeenAt: position[0] as number, id: position[1] as number };
 }
 
@@ -172,7 +243,12 @@ function decodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, c
  * version is read from the store on every request, so a change on any process (a monitoring
  * run) makes the old pages unreachable at once; a request that fails is never cached.
  */
-export async function cachedV3Page(ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>, scope: string, version: number, build: () => Promise<Buffer>): Promise<RouteResult> {
+export async function cachedV3Page(
+  ctx: Pick<RouteContext, 'deps' | 'team' | 'request'>,
+  scope: string,
+  version: number,
+  build: () => Promise<Buffer>,
+): Promise<RouteResult> {
   const url = ctx.request.url;
   const rawQuery = url.slice(url.indexOf('?') + 1 || url.length);
   const key = `v3:${scope}:${ctx.team.id}:${version}:${publicBase(ctx)}:${rawQuery}`;

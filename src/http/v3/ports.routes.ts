@@ -1,7 +1,15 @@
 import { listPorts, portInventoryVersion } from '../../core/surface/port-inventory.service.ts';
 import { portStatuses } from '../../core/surface/port-inventory.types.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
-import { cachedV3Page, readEnumList, readPortList, readV3ListRequest, v3ListBody, v3ListDescription, v3ListPage } from './list-query.ts';
+import {
+  cachedV3Page,
+  readEnumList,
+  readPortList,
+  readV3ListRequest,
+  v3ListBody,
+  v3ListDescription,
+  v3ListPage,
+} from './list-query.ts';
 import { Port, V3PortListQuery } from './port.schemas.ts';
 
 /** The v3 port inventory. */
@@ -14,7 +22,7 @@ export const portRoutes: RouteDef[] = [
     operationId: 'listPorts',
     summary: 'List ports',
     description:
-      'Every (address, port) that surface monitoring runs found open on the addresses of the team\'s monitored names, one item per (root asset, address, port): ' +
+      "Every (address, port) that surface monitoring runs found open on the addresses of the team's monitored names, one item per (root asset, address, port): " +
       '`OPEN` while runs find it open, `CLOSED` with `disappeared_at` once a run no longer does, `OPEN` again (same `first_seen_at`, the first time it was seen open) when it returns. ' +
       '`status` and `port` take comma-separated or repeated values; a bad value answers 400 (type /problems/4150) naming the parameter. ' +
       `${v3ListDescription}`,
@@ -30,7 +38,13 @@ export const portRoutes: RouteDef[] = [
         const request = readV3ListRequest(ctx, 'ports');
         const statuses = readEnumList(ctx, request, 'status', portStatuses);
         const ports = readPortList(ctx, request, 'port');
-        const page = await listPorts(ctx.deps.store, ctx.team.id, { ...request.filter, statuses, ports }, request.after, request.limit);
+        const page = await listPorts(
+          ctx.deps.store,
+          ctx.team.id,
+          { ...request.filter, statuses, ports },
+          request.after,
+          request.limit,
+        );
         return v3ListBody(ctx, 'ports', '/ports', request, page);
       });
     },

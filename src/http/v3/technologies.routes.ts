@@ -1,6 +1,13 @@
 import { listTechnologies, technologyInventoryVersion } from '../../core/surface/technology-inventory.service.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
-import { cachedV3Page, readV3ListRequest, v3ListBody, v3ListDescription, v3ListPage, V3ListQuery } from './list-query.ts';
+import {
+  cachedV3Page,
+  readV3ListRequest,
+  v3ListBody,
+  v3ListDescription,
+  v3ListPage,
+  V3ListQuery,
+} from './list-query.ts';
 import { Technology } from './technology.schemas.ts';
 
 /** The v3 technology inventory. */
@@ -13,7 +20,7 @@ export const technologyRoutes: RouteDef[] = [
     operationId: 'listTechnologies',
     summary: 'List technologies',
     description:
-      'Every technology fingerprinting found on the hosts of the team\'s monitored assets, one item per (root asset, host name, port, technology, version): ' +
+      "Every technology fingerprinting found on the hosts of the team's monitored assets, one item per (root asset, host name, port, technology, version): " +
       'active while surface monitoring runs see it, with `disappeared_at` once a run no longer does, active again (same `first_seen_at`) when it returns; ' +
       'a new version is a new item. ' +
       `${v3ListDescription}`,

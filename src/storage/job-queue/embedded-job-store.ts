@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { sql } from '../kysely.ts';
 import type { Database } from '../database.ts';
 import type { JobsTable } from '../schema.ts';
-import { defaultLeaseMs, type ClaimedJob, type InsertOptions, type JobRetryPolicy, type QueueBackend } from './queue-backend.ts';
+import {
+  defaultLeaseMs,
+  type ClaimedJob,
+  type InsertOptions,
+  type JobRetryPolicy,
+  type QueueBackend,
+} from './queue-backend.ts';
 
 const retentionMs = 7 * 24 * 3600 * 1000;
 const cleanupEveryMs = 3600 * 1000;
@@ -42,7 +48,12 @@ export class EmbeddedJobStore implements QueueBackend {
     };
     // A singleton whose holder finishes between the insert and the look-up: try again.
     for (let tries = 0; tries < 5; tries++) {
-      const inserted = await this.db.insertInto('jobs').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+      const inserted = await this.db
+        .insertInto('jobs')
+        .values(row)
+        .onConflict((oc) => oc.doNothing())
+        .returning('id')
+        .executeTakeFirst();
       if (inserted !== undefined) return String(inserted.id);
       const existing = await this.db
         .selectFrom('jobs')
@@ -65,15 +76,35 @@ export class EmbeddedJobStore implements QueueBackend {
     const token = randomUUID();
     const row = await this.db
       .updateTable('jobs')
-      .set((eb) => ({ state: 'active', attempt: eb('attempt', '+', 1), lease_token: token, lease_until: now + this.leaseMs, updated_at: now }))
+      .set((eb) => ({
+        state: 'active',
+        attempt: eb('attempt', '+', 1),
+        lease_token: token,
+        lease_until: now + this.leaseMs,
+        updated_at: now,
+      }))
       .where('id', '=', (eb) =>
-        eb.selectFrom('jobs').select('id').where('state', '=', 'queued').where('run_at', '<=', now).where('kind', 'in', kinds).orderBy('run_at').orderBy('id').limit(1),
+        eb
+          .selectFrom('jobs')
+          .select('id')
+          .where('state', '=', 'queued')
+          .where('run_at', '<=', now)
+          .where('kind', 'in', kinds)
+          .orderBy('run_at')
+          .orderBy('id')
+          .limit(1),
       )
       .where('state', '=', 'queued')
       .returning(['id', 'kind', 'payload', 'attempt'])
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    return { id: String(row.id), kind: row.kind, payload: JSON.parse(row.payload) as unknown, attempt: row.attempt, token };
+    return {
+      id: String(row.id),
+      kind: row.kind,
+      payload: JSON.parse(row.payload) as unknown,
+      attempt: row.attempt,
+      token,
+    };
   }
 
   private async update(job: ClaimedJob, values: Partial<Omit<JobsTable, 'id'>>): Promise<boolean> {
@@ -96,12 +127,19 @@ export class EmbeddedJobStore implements QueueBackend {
   }
 
   fail(job: ClaimedJob, error: string, retryAt: Date | undefined): Promise<boolean> {
-    const next = retryAt === undefined ? { state: 'failed' as const } : { state: 'queued' as const, run_at: retryAt.getTime() };
+    const next =
+      retryAt === undefined ? { state: 'failed' as const } : { state: 'queued' as const, run_at: retryAt.getTime() };
     return this.update(job, { ...next, last_error: error.slice(0, 2000), lease_token: null, lease_until: null });
   }
 
   release(job: ClaimedJob, runAt?: Date): Promise<boolean> {
-    return this.update(job, { state: 'queued', attempt: Math.max(0, job.attempt - 1), run_at: runAt?.getTime() ?? Date.now(), lease_token: null, lease_until: null });
+    return this.update(job, {
+      state: 'queued',
+      attempt: Math.max(0, job.attempt - 1),
+      run_at: runAt?.getTime() ?? Date.now(),
+      lease_token: null,
+      lease_until: null,
+    });
   }
 
   async isPending(id: string): Promise<boolean> {
@@ -117,7 +155,9 @@ export class EmbeddedJobStore implements QueueBackend {
       await this.db
         .updateTable('jobs')
         .set((eb) => ({
-          state: sql<JobsTable['state']>`case when ${eb.ref('attempt')} > ${handler.retryLimit} then 'failed' else 'queued' end`,
+          state: sql<
+            JobsTable['state']
+          >`case when ${eb.ref('attempt')} > ${handler.retryLimit} then 'failed' else 'queued' end`,
           run_at: now + handler.retryDelayMs,
           lease_token: null,
           lease_until: null,
@@ -131,7 +171,11 @@ export class EmbeddedJobStore implements QueueBackend {
     }
     if (now - this.lastCleanup >= cleanupEveryMs) {
       this.lastCleanup = now;
-      await this.db.deleteFrom('jobs').where('state', 'in', ['completed', 'failed']).where('updated_at', '<', now - retentionMs).execute();
+      await this.db
+        .deleteFrom('jobs')
+        .where('state', 'in', ['completed', 'failed'])
+        .where('updated_at', '<', now - retentionMs)
+        .execute();
     }
   }
 

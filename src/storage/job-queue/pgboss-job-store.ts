@@ -4,7 +4,13 @@ import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Database } from '../database.ts';
 import type { Schema } from '../schema.ts';
-import { defaultLeaseMs, type ClaimedJob, type InsertOptions, type JobRetryPolicy, type QueueBackend } from './queue-backend.ts';
+import {
+  defaultLeaseMs,
+  type ClaimedJob,
+  type InsertOptions,
+  type JobRetryPolicy,
+  type QueueBackend,
+} from './queue-backend.ts';
 
 /** The schema pg-boss keeps its tables in: beside the store's schema, `<schema>_boss`, else `pgboss`. */
 export function bossSchemaOf(database: Database): string {
@@ -126,7 +132,10 @@ export class PgBossJobStore implements QueueBackend {
       const existing = await sql<{ id: string }>`select id from ${sql.table(`${this.schema}.job`)}
         where name = ${kind} and singleton_key = ${key} and state < 'completed' limit 1`.execute(trx);
       if (existing.rows[0] !== undefined) return existing.rows[0].id;
-      return this.sent(kind, await this.boss.send(kind, data, { ...sendOptions, singletonKey: key, db: executorOf(trx) }));
+      return this.sent(
+        kind,
+        await this.boss.send(kind, data, { ...sendOptions, singletonKey: key, db: executorOf(trx) }),
+      );
     });
   }
 
@@ -147,11 +156,20 @@ export class PgBossJobStore implements QueueBackend {
       const [job] = (await this.boss.fetch(kind, { batchSize: 1, includeMetadata: true })) as unknown as FetchedJob[];
       if (job === undefined) continue;
       this.nextKind = (this.nextKind + i + 1) % kinds.length;
-      const claimed: ClaimedJob = { id: job.id, kind, payload: job.data, attempt: job.retryCount + 1, token: String(job.retryCount) };
+      const claimed: ClaimedJob = {
+        id: job.id,
+        kind,
+        payload: job.data,
+        attempt: job.retryCount + 1,
+        token: String(job.retryCount),
+      };
       // The handler's policy becomes the row's, so pg-boss's expiry retries (or fails) it alike.
       const handler = this.handlers.get(kind)!;
-      await this.write(claimed, sql`retry_limit = ${handler.retryLimit}, retry_delay = ${Math.ceil(handler.retryDelayMs / 1000)},
-        expire_in = ${this.leaseMs}::int * interval '1 millisecond', started_on = now()`);
+      await this.write(
+        claimed,
+        sql`retry_limit = ${handler.retryLimit}, retry_delay = ${Math.ceil(handler.retryDelayMs / 1000)},
+        expire_in = ${this.leaseMs}::int * interval '1 millisecond', started_on = now()`,
+      );
       return claimed;
     }
     return undefined;
@@ -159,7 +177,9 @@ export class PgBossJobStore implements QueueBackend {
 
   private async write(job: ClaimedJob, set: ReturnType<typeof sql>): Promise<boolean> {
     const result = await sql`update ${sql.table(`${this.schema}.job`)} set ${set}
-      where name = ${job.kind} and id = ${job.id} and state = 'active' and retry_count = ${Number(job.token)}`.execute(this.database.db);
+      where name = ${job.kind} and id = ${job.id} and state = 'active' and retry_count = ${Number(job.token)}`.execute(
+      this.database.db,
+    );
     return (result.numAffectedRows ?? 0n) > 0n;
   }
 
@@ -173,7 +193,8 @@ export class PgBossJobStore implements QueueBackend {
 
   fail(job: ClaimedJob, error: string, retryAt: Date | undefined): Promise<boolean> {
     const output = JSON.stringify({ message: error.slice(0, 2000) });
-    if (retryAt === undefined) return this.write(job, sql`state = 'failed', completed_on = now(), output = ${output}::jsonb`);
+    if (retryAt === undefined)
+      return this.write(job, sql`state = 'failed', completed_on = now(), output = ${output}::jsonb`);
     return this.write(job, sql`state = 'retry', start_after = ${retryAt}, output = ${output}::jsonb`);
   }
 
@@ -189,7 +210,9 @@ export class PgBossJobStore implements QueueBackend {
   async isPending(id: string): Promise<boolean> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) return false;
     await this.ready();
-    const { rows } = await sql<{ state: string }>`select state::text as state from ${sql.table(`${this.schema}.job`)} where id = ${id}`.execute(this.database.db);
+    const { rows } = await sql<{
+      state: string;
+    }>`select state::text as state from ${sql.table(`${this.schema}.job`)} where id = ${id}`.execute(this.database.db);
     const state = rows[0]?.state;
     return state === 'created' || state === 'retry' || state === 'active';
   }

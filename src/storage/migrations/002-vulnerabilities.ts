@@ -8,7 +8,10 @@ import { idColumn } from './columns.ts';
  * filter the list drives by is a keyset range in id order.
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('teams').addColumn('vuln_version', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('teams')
+    .addColumn('vuln_version', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
 
   await idColumn(db.schema.createTable('vulnerabilities'), dialect)
     .addColumn('team_id', 'integer', (c) => c.notNull().references('teams.id').onDelete('cascade'))
@@ -45,7 +48,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     ['vulns_team_updated_idx', ['team_id', 'updated_at']],
     ['vulns_team_modified_idx', ['team_id', 'modified_at']],
   ];
-  for (const [name, columns] of indexes) await db.schema.createIndex(name).on('vulnerabilities').columns(columns).execute();
+  for (const [name, columns] of indexes)
+    await db.schema.createIndex(name).on('vulnerabilities').columns(columns).execute();
 
   await idColumn(db.schema.createTable('tags'), dialect)
     .addColumn('team_id', 'integer', (c) => c.notNull().references('teams.id').onDelete('cascade'))
@@ -60,7 +64,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('tag_id', 'bigint', (c) => c.notNull().references('tags.id').onDelete('cascade'))
     .addPrimaryKeyConstraint('vulnerability_tags_pk', ['vulnerability_id', 'tag_id'])
     .execute();
-  await db.schema.createIndex('vulnerability_tags_tag_idx').on('vulnerability_tags').columns(['tag_id', 'vulnerability_id']).execute();
+  await db.schema
+    .createIndex('vulnerability_tags_tag_idx')
+    .on('vulnerability_tags')
+    .columns(['tag_id', 'vulnerability_id'])
+    .execute();
 
   await idColumn(db.schema.createTable('vulnerability_events'), dialect)
     .addColumn('team_id', 'integer', (c) => c.notNull().references('teams.id').onDelete('cascade'))
@@ -71,5 +79,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('to_status', 'text', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('vulnerability_events_vuln_idx').on('vulnerability_events').columns(['vulnerability_id', 'id']).execute();
+  await db.schema
+    .createIndex('vulnerability_events_vuln_idx')
+    .on('vulnerability_events')
+    .columns(['vulnerability_id', 'id'])
+    .execute();
 }

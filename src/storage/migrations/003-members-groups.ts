@@ -48,6 +48,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('updated', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('asset_patterns_group_idx').on('asset_patterns').columns(['group_id', 'id']).execute();
-  await db.schema.createIndex('asset_patterns_team_idx').on('asset_patterns').columns(['team_id', 'group_id']).execute();
+  await db.schema
+    .createIndex('asset_patterns_team_idx')
+    .on('asset_patterns')
+    .columns(['team_id', 'group_id'])
+    .execute();
   await db.schema.createIndex('group_members_member_idx').on('group_members').columns(['member_id']).execute();
 }

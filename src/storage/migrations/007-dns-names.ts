@@ -50,13 +50,23 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addUniqueConstraint('dns_names_team_rname_unique', ['team_id', 'rname'])
     .execute();
 
-  const rows = (await sql<OldRecord>`
+  const rows = (
+    await sql<OldRecord>`
     select r.asset_id, r.team_id, a.name, a.is_root, a.root_id, r.type, r.ttl, r.data, r.source, r.first_seen, r.last_seen
     from dns_records r join assets a on a.id = r.asset_id
-    order by r.asset_id, r.id`.execute(db)).rows;
-  const byAsset = new Map<number, { row: OldRecord; sets: Map<ZoneSource, Array<[string, number, string]>>; first: number; last: number }>();
+    order by r.asset_id, r.id`.execute(db)
+  ).rows;
+  const byAsset = new Map<
+    number,
+    { row: OldRecord; sets: Map<ZoneSource, Array<[string, number, string]>>; first: number; last: number }
+  >();
   for (const row of rows) {
-    const entry = byAsset.get(row.asset_id) ?? { row, sets: new Map(), first: Number(row.first_seen), last: Number(row.last_seen) };
+    const entry = byAsset.get(row.asset_id) ?? {
+      row,
+      sets: new Map(),
+      first: Number(row.first_seen),
+      last: Number(row.last_seen),
+    };
     const source = row.source as ZoneSource;
     const set = entry.sets.get(source) ?? [];
     set.push([row.type, row.ttl, row.data]);
@@ -70,7 +80,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     await sql`
       insert into dns_names (team_id, rname, root_id, sources, shadowed, records_zone_file, records_zone_transfer, records_zone_lookup, first_seen, updated, last_seen)
       values (${row.team_id}, ${reverseName(row.name)}, ${row.root_id ?? row.asset_id}, ${sourceBits([...sets.keys()])}, 1,
-        ${records('zone-file')}, ${records('zone-transfer')}, ${records('zone-lookup')}, ${first}, ${last}, ${last})`.execute(db);
+        ${records('zone-file')}, ${records('zone-transfer')}, ${records('zone-lookup')}, ${first}, ${last}, ${last})`.execute(
+      db,
+    );
   }
   await db.schema.dropTable('dns_records').execute();
 }

@@ -29,8 +29,17 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('updated', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('scan_profiles_team_endpoint_unique', ['team_id', 'endpoint_key'])
     .execute();
-  await db.schema.createIndex('scan_profiles_team_asset_idx').on('scan_profiles').columns(['team_id', 'asset_id']).execute();
-  await db.schema.createIndex('scan_profiles_schedule_idx').on('scan_profiles').columns(['schedule_next']).where(sql<boolean>`schedule_next is not null`).execute();
+  await db.schema
+    .createIndex('scan_profiles_team_asset_idx')
+    .on('scan_profiles')
+    .columns(['team_id', 'asset_id'])
+    .execute();
+  await db.schema
+    .createIndex('scan_profiles_schedule_idx')
+    .on('scan_profiles')
+    .columns(['schedule_next'])
+    .where(sql<boolean>`schedule_next is not null`)
+    .execute();
 
   await idColumn(db.schema.createTable('scans'), dialect)
     .addColumn('team_id', 'integer', (c) => c.notNull().references('teams.id').onDelete('cascade'))
@@ -61,7 +70,12 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .unique()
     .where(sql<boolean>`status in ('starting', 'running', 'stopping')`)
     .execute();
-  await db.schema.createIndex('scans_live_idx').on('scans').columns(['status', 'team_id']).where(sql<boolean>`status in ('starting', 'running', 'stopping')`).execute();
+  await db.schema
+    .createIndex('scans_live_idx')
+    .on('scans')
+    .columns(['status', 'team_id'])
+    .where(sql<boolean>`status in ('starting', 'running', 'stopping')`)
+    .execute();
 
   await db.schema
     .createTable('scan_findings')
@@ -71,5 +85,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('cvss', 'real', (c) => c.notNull())
     .addPrimaryKeyConstraint('scan_findings_pk', ['scan_id', 'vulnerability_id'])
     .execute();
-  await db.schema.createIndex('scan_findings_vulnerability_idx').on('scan_findings').column('vulnerability_id').execute();
+  await db.schema
+    .createIndex('scan_findings_vulnerability_idx')
+    .on('scan_findings')
+    .column('vulnerability_id')
+    .execute();
 }

@@ -38,8 +38,17 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('country', 'text')
     .addColumn('country_name', 'text')
     .execute();
-  await db.schema.createIndex('ip_addresses_asset_address_unique').on('ip_addresses').columns(['asset_id', 'ip_address']).unique().execute();
-  await db.schema.createIndex('ip_addresses_team_order_idx').on('ip_addresses').columns(['team_id', 'first_seen_at', 'id', 'disappeared_at']).execute();
+  await db.schema
+    .createIndex('ip_addresses_asset_address_unique')
+    .on('ip_addresses')
+    .columns(['asset_id', 'ip_address'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('ip_addresses_team_order_idx')
+    .on('ip_addresses')
+    .columns(['team_id', 'first_seen_at', 'id', 'disappeared_at'])
+    .execute();
   await db.schema
     .createIndex('ip_addresses_team_disappeared_idx')
     .on('ip_addresses')

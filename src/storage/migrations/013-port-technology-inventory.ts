@@ -44,12 +44,28 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('first_seen_at', 'bigint', (c) => c.notNull())
     .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
     .addColumn('disappeared_at', 'bigint')
-    .addCheckConstraint('ports_status_check', sql`(status = 'OPEN' and disappeared_at is null) or (status = 'CLOSED' and disappeared_at is not null)`)
+    .addCheckConstraint(
+      'ports_status_check',
+      sql`(status = 'OPEN' and disappeared_at is null) or (status = 'CLOSED' and disappeared_at is not null)`,
+    )
     .addCheckConstraint('ports_port_check', sql`port between 0 and 65535`)
     .execute();
-  await db.schema.createIndex('ports_identity_unique').on('ports').columns(['asset_id', 'ip_address', 'port']).unique().execute();
-  await db.schema.createIndex('ports_team_order_idx').on('ports').columns(['team_id', 'first_seen_at', 'id', 'disappeared_at', 'port']).execute();
-  await db.schema.createIndex('ports_team_port_idx').on('ports').columns(['team_id', 'port', 'first_seen_at', 'id', 'disappeared_at']).execute();
+  await db.schema
+    .createIndex('ports_identity_unique')
+    .on('ports')
+    .columns(['asset_id', 'ip_address', 'port'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('ports_team_order_idx')
+    .on('ports')
+    .columns(['team_id', 'first_seen_at', 'id', 'disappeared_at', 'port'])
+    .execute();
+  await db.schema
+    .createIndex('ports_team_port_idx')
+    .on('ports')
+    .columns(['team_id', 'port', 'first_seen_at', 'id', 'disappeared_at'])
+    .execute();
   await db.schema
     .createIndex('ports_team_disappeared_idx')
     .on('ports')
@@ -70,10 +86,19 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('first_seen_at', 'bigint', (c) => c.notNull())
     .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
     .addColumn('disappeared_at', 'bigint')
-    .addCheckConstraint('technologies_active_check', sql`(active = 1 and disappeared_at is null) or (active = 0 and disappeared_at is not null)`)
+    .addCheckConstraint(
+      'technologies_active_check',
+      sql`(active = 1 and disappeared_at is null) or (active = 0 and disappeared_at is not null)`,
+    )
     .execute();
-  await sql`create unique index technologies_identity_unique on technologies (asset_id, domain_name, port, name, coalesce(version, ''))`.execute(db);
-  await db.schema.createIndex('technologies_team_order_idx').on('technologies').columns(['team_id', 'first_seen_at', 'id', 'disappeared_at']).execute();
+  await sql`create unique index technologies_identity_unique on technologies (asset_id, domain_name, port, name, coalesce(version, ''))`.execute(
+    db,
+  );
+  await db.schema
+    .createIndex('technologies_team_order_idx')
+    .on('technologies')
+    .columns(['team_id', 'first_seen_at', 'id', 'disappeared_at'])
+    .execute();
   await db.schema
     .createIndex('technologies_team_disappeared_idx')
     .on('technologies')

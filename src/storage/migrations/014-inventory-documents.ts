@@ -16,10 +16,15 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   void dialect;
   const typed = db as unknown as Kysely<Schema>;
   for (const table of tables) {
-    await db.schema.alterTable(table).addColumn('document', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+    await db.schema
+      .alterTable(table)
+      .addColumn('document', 'text', (c) => c.notNull().defaultTo('{}'))
+      .execute();
     let after = 0;
     for (;;) {
-      const ids = (await typed.selectFrom(table).select('id').where('id', '>', after).orderBy('id').limit(batch).execute()).map((r) => Number(r.id));
+      const ids = (
+        await typed.selectFrom(table).select('id').where('id', '>', after).orderBy('id').limit(batch).execute()
+      ).map((r) => Number(r.id));
       if (ids.length === 0) break;
       await rewriteDocuments(typed, table, undefined, ids);
       after = ids[ids.length - 1]!;

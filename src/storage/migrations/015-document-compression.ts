@@ -15,7 +15,11 @@ import type { Dialect } from '../database.ts';
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
-  const supported = await sql<{ ok: boolean }>`select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'`.execute(db);
+  const supported = await sql<{
+    ok: boolean;
+  }>`select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'`.execute(db);
   if (supported.rows[0]?.ok !== true) return;
-  await sql`alter table vulnerabilities alter column document set compression lz4, alter column details_full set compression lz4`.execute(db);
+  await sql`alter table vulnerabilities alter column document set compression lz4, alter column details_full set compression lz4`.execute(
+    db,
+  );
 }

@@ -35,6 +35,15 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       sql`(status = 'NEW' and active = 1 and disappeared_at is null) or (status = 'RESOLVED' and active = 0 and disappeared_at is not null)`,
     )
     .execute();
-  await db.schema.createIndex('breaches_identity_unique').on('breaches').columns(['asset_id', 'policy_id', 'asset_name']).unique().execute();
-  await db.schema.createIndex('breaches_team_order_idx').on('breaches').columns(['team_id', 'first_seen_at', 'id', 'disappeared_at', 'status_updated_at']).execute();
+  await db.schema
+    .createIndex('breaches_identity_unique')
+    .on('breaches')
+    .columns(['asset_id', 'policy_id', 'asset_name'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('breaches_team_order_idx')
+    .on('breaches')
+    .columns(['team_id', 'first_seen_at', 'id', 'disappeared_at', 'status_updated_at'])
+    .execute();
 }

@@ -30,7 +30,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('last_run_completed_at', 'bigint')
     .execute();
   await db.schema.createIndex('connectors_public_id_unique').on('connectors').column('public_id').unique().execute();
-  await db.schema.createIndex('connectors_team_order_idx').on('connectors').columns(['team_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('connectors_team_order_idx')
+    .on('connectors')
+    .columns(['team_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('connector_external_ids')
@@ -38,5 +42,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('external_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('connector_external_ids_value_unique').on('connector_external_ids').column('external_id').unique().execute();
+  await db.schema
+    .createIndex('connector_external_ids_value_unique')
+    .on('connector_external_ids')
+    .column('external_id')
+    .unique()
+    .execute();
 }

@@ -34,7 +34,16 @@ export class KyselyAssetPatternRepository implements AssetPatternRepository {
     return this.db
       .selectFrom('asset_patterns as p')
       .innerJoin('groups as g', 'g.id', 'p.group_id')
-      .select(['p.id', 'p.team_id', 'p.group_id', 'g.token as group_token', 'p.token', 'p.pattern', 'p.created', 'p.updated'])
+      .select([
+        'p.id',
+        'p.team_id',
+        'p.group_id',
+        'g.token as group_token',
+        'p.token',
+        'p.pattern',
+        'p.created',
+        'p.updated',
+      ])
       .where('p.team_id', '=', teamId);
   }
 
@@ -47,14 +56,20 @@ export class KyselyAssetPatternRepository implements AssetPatternRepository {
     if (groupIds.length === 0) return [];
     const found: AssetPattern[] = [];
     for (let i = 0; i < groupIds.length; i += 500) {
-      const rows = await this.select(teamId).where('p.group_id', 'in', groupIds.slice(i, i + 500)).orderBy('p.id').execute();
+      const rows = await this.select(teamId)
+        .where('p.group_id', 'in', groupIds.slice(i, i + 500))
+        .orderBy('p.id')
+        .execute();
       found.push(...rows.map(toAssetPattern));
     }
     return found;
   }
 
   async findByToken(teamId: number, groupId: number, token: string): Promise<AssetPattern | undefined> {
-    const row = await this.select(teamId).where('p.group_id', '=', groupId).where('p.token', '=', token).executeTakeFirst();
+    const row = await this.select(teamId)
+      .where('p.group_id', '=', groupId)
+      .where('p.token', '=', token)
+      .executeTakeFirst();
     return row && toAssetPattern(row);
   }
 
@@ -75,14 +90,23 @@ export class KyselyAssetPatternRepository implements AssetPatternRepository {
   }
 
   async update(teamId: number, id: number, pattern: string, at: Date): Promise<AssetPattern | undefined> {
-    const result = await this.db.updateTable('asset_patterns').set({ pattern, updated: at.getTime() }).where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    const result = await this.db
+      .updateTable('asset_patterns')
+      .set({ pattern, updated: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return undefined;
     const row = await this.select(teamId).where('p.id', '=', id).executeTakeFirst();
     return row && toAssetPattern(row);
   }
 
   async delete(teamId: number, id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('asset_patterns').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('asset_patterns')
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 }

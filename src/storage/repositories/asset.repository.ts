@@ -2,7 +2,15 @@ import type { Kysely, RawBuilder, Selectable, SelectQueryBuilder } from 'kysely'
 import { sql } from '../kysely.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 import type { AssetSettings } from '../../core/assets/asset-settings.ts';
-import type { Asset, AssetDocument, AssetPageQuery, AssetRepository, AssetStatus, AssetSummary, RenderedAssets } from '../../core/assets/asset.types.ts';
+import type {
+  Asset,
+  AssetDocument,
+  AssetPageQuery,
+  AssetRepository,
+  AssetStatus,
+  AssetSummary,
+  RenderedAssets,
+} from '../../core/assets/asset.types.ts';
 import { envelopeRoom } from '../../core/shared/page-render.mjs';
 import type { Database, Dialect } from '../database.ts';
 import type { AssetsTable, Schema } from '../schema.ts';
@@ -13,14 +21,44 @@ import { readRenderedPage } from './rendered-page.ts';
  * PostgreSQL (pg-named-statements.ts), and these lookups run on most requests.
  */
 const assetColumns = [
-  'id', 'team_id', 'token', 'uuid', 'name', 'kind', 'port', 'is_root', 'root_id', 'status', 'added_by',
-  'monitored', 'settings', 'created', 'updated', 'discovered', 'last_seen', 'verified_at', 'checked_at',
+  'id',
+  'team_id',
+  'token',
+  'uuid',
+  'name',
+  'kind',
+  'port',
+  'is_root',
+  'root_id',
+  'status',
+  'added_by',
+  'monitored',
+  'settings',
+  'created',
+  'updated',
+  'discovered',
+  'last_seen',
+  'verified_at',
+  'checked_at',
 ] as const satisfies ReadonlyArray<keyof AssetsTable>;
 // A column added to AssetsTable must be added above (this fails to compile otherwise).
 const everyColumn: Exclude<keyof AssetsTable, (typeof assetColumns)[number]> extends never ? true : never = true;
 void everyColumn;
 
-const summaryColumns = ['id', 'team_id', 'token', 'name', 'kind', 'status', 'added_by', 'monitored', 'created', 'updated', 'discovered', 'last_seen'] as const;
+const summaryColumns = [
+  'id',
+  'team_id',
+  'token',
+  'name',
+  'kind',
+  'status',
+  'added_by',
+  'monitored',
+  'created',
+  'updated',
+  'discovered',
+  'last_seen',
+] as const;
 
 function toAsset(row: Selectable<AssetsTable>): Asset {
   return {
@@ -98,23 +136,37 @@ export class KyselyAssetRepository implements AssetRepository {
       .select(['id', documentOf(this.dialect).as('document'), ...documentColumns])
       .compile();
     const tail = documentColumns.map((column) => [column, 'time'] as [string, 'time']);
-    const page = await readRenderedPage(this.db, this.readPage, compiled, { keys: 1, head: [], tail, limit: query.limit, room: envelopeRoom });
+    const page = await readRenderedPage(this.db, this.readPage, compiled, {
+      keys: 1,
+      head: [],
+      tail,
+      limit: query.limit,
+      room: envelopeRoom,
+    });
     return { items: page.items, count: page.count, lastId: page.last === undefined ? undefined : Number(page.last[0]) };
   }
 
   async documentsByIds(teamId: number, ids: number[]): Promise<AssetDocument[]> {
     if (ids.length === 0) return [];
-    return this.documents(this.db.selectFrom('assets').where('team_id', '=', teamId).where('id', 'in', ids).orderBy('id'));
+    return this.documents(
+      this.db.selectFrom('assets').where('team_id', '=', teamId).where('id', 'in', ids).orderBy('id'),
+    );
   }
 
   private async documents(base: SelectQueryBuilder<Schema, 'assets', object>): Promise<AssetDocument[]> {
     const query = base.select(['id', documentOf(this.dialect).as('document'), ...documentColumns]);
     if (this.rawRows !== undefined) {
       const compiled = query.compile();
-      return (await this.rawRows(compiled.sql, compiled.parameters)).map((row) => ({ id: Number(row[0]), document: withTimes(row[1] as string, row.slice(2)) }));
+      return (await this.rawRows(compiled.sql, compiled.parameters)).map((row) => ({
+        id: Number(row[0]),
+        document: withTimes(row[1] as string, row.slice(2)),
+      }));
     }
     const rows = await query.execute();
-    return rows.map((r) => ({ id: Number(r.id), document: withTimes(r.document, [r.created, r.updated, r.discovered, r.last_seen]) }));
+    return rows.map((r) => ({
+      id: Number(r.id),
+      document: withTimes(r.document, [r.created, r.updated, r.discovered, r.last_seen]),
+    }));
   }
 
   async listPage(query: AssetPageQuery): Promise<AssetSummary[]> {
@@ -141,22 +193,42 @@ export class KyselyAssetRepository implements AssetRepository {
   }
 
   async hasAny(teamId: number): Promise<boolean> {
-    const row = await this.db.selectFrom('assets').select('id').where('team_id', '=', teamId).limit(1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('assets')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .limit(1)
+      .executeTakeFirst();
     return row !== undefined;
   }
 
   async findByToken(teamId: number, token: string): Promise<Asset | undefined> {
-    const row = await this.db.selectFrom('assets').select(assetColumns).where('team_id', '=', teamId).where('token', '=', token).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('assets')
+      .select(assetColumns)
+      .where('team_id', '=', teamId)
+      .where('token', '=', token)
+      .executeTakeFirst();
     return row && toAsset(row);
   }
 
   async findById(teamId: number, id: number): Promise<Asset | undefined> {
-    const row = await this.db.selectFrom('assets').select(assetColumns).where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('assets')
+      .select(assetColumns)
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row && toAsset(row);
   }
 
   async findByName(teamId: number, name: string): Promise<Asset | undefined> {
-    const row = await this.db.selectFrom('assets').select(assetColumns).where('team_id', '=', teamId).where('name', '=', name).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('assets')
+      .select(assetColumns)
+      .where('team_id', '=', teamId)
+      .where('name', '=', name)
+      .executeTakeFirst();
     return row && toAsset(row);
   }
 
@@ -173,7 +245,12 @@ export class KyselyAssetRepository implements AssetRepository {
   }
 
   async findAllByName(name: string): Promise<Asset[]> {
-    const rows = await this.db.selectFrom('assets').select(assetColumns).where('name', '=', name).orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('assets')
+      .select(assetColumns)
+      .where('name', '=', name)
+      .orderBy('id')
+      .execute();
     return rows.map(toAsset);
   }
 
@@ -206,7 +283,11 @@ export class KyselyAssetRepository implements AssetRepository {
   }
 
   async delete(teamId: number, id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('assets').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('assets')
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 

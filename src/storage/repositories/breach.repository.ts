@@ -1,6 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { PolicySeverity } from '../../core/policies/policy-catalogue.ts';
-import type { Breach, BreachListFilter, BreachPage, BreachRepository, NewBreach } from '../../core/policies/breach.types.ts';
+import type {
+  Breach,
+  BreachListFilter,
+  BreachPage,
+  BreachRepository,
+  NewBreach,
+} from '../../core/policies/breach.types.ts';
 import { storeBounds, storeRange, type InventoryPosition } from '../../core/shared/inventory-list.ts';
 import { sql } from '../kysely.ts';
 import type { BreachesTable, Schema } from '../schema.ts';
@@ -29,7 +35,12 @@ export class KyselyBreachRepository implements BreachRepository {
   constructor(private readonly db: Kysely<Schema>) {}
 
   async listOfAsset(teamId: number, assetId: number): Promise<Breach[]> {
-    const rows = await this.db.selectFrom('breaches').selectAll().where('asset_id', '=', assetId).where('team_id', '=', teamId).execute();
+    const rows = await this.db
+      .selectFrom('breaches')
+      .selectAll()
+      .where('asset_id', '=', assetId)
+      .where('team_id', '=', teamId)
+      .execute();
     return rows.map(toBreach);
   }
 
@@ -60,7 +71,12 @@ export class KyselyBreachRepository implements BreachRepository {
 
   async markSeen(teamId: number, ids: number[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('breaches').set({ last_seen_at: at.getTime() }).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+    await this.db
+      .updateTable('breaches')
+      .set({ last_seen_at: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   async markReturned(teamId: number, ids: number[], at: Date): Promise<void> {
@@ -75,7 +91,12 @@ export class KyselyBreachRepository implements BreachRepository {
   }
 
   async setEvidence(teamId: number, id: number, evidence: string): Promise<void> {
-    await this.db.updateTable('breaches').set({ evidence }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await this.db
+      .updateTable('breaches')
+      .set({ evidence })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
   }
 
   async markResolved(teamId: number, ids: number[], at: Date): Promise<void> {
@@ -94,7 +115,12 @@ export class KyselyBreachRepository implements BreachRepository {
    * the first-seen bounds and the cursor are its range, the other bounds are checked inside it.
    * A team has a breach per (policy, host) at most, so the range a filter walks stays small.
    */
-  async listPage(query: { teamId: number; filter: BreachListFilter; after: InventoryPosition | undefined; limit: number }): Promise<BreachPage> {
+  async listPage(query: {
+    teamId: number;
+    filter: BreachListFilter;
+    after: InventoryPosition | undefined;
+    limit: number;
+  }): Promise<BreachPage> {
     const { teamId, filter, after, limit } = query;
     const bounds = storeBounds(filter);
     const updated = storeRange(filter.statusUpdatedAfter, filter.statusUpdatedBefore);
@@ -105,7 +131,10 @@ export class KyselyBreachRepository implements BreachRepository {
       .selectAll('b')
       .select(['a.token as asset_token', 't.token as team_token'])
       .where('b.team_id', '=', teamId);
-    const low = after === undefined ? bounds.firstSeen.low : Math.max(bounds.firstSeen.low ?? after.firstSeenAt, after.firstSeenAt);
+    const low =
+      after === undefined
+        ? bounds.firstSeen.low
+        : Math.max(bounds.firstSeen.low ?? after.firstSeenAt, after.firstSeenAt);
     if (low !== undefined) q = q.where('b.first_seen_at', '>=', low);
     if (bounds.firstSeen.high !== undefined) q = q.where('b.first_seen_at', '<', bounds.firstSeen.high);
     if (after !== undefined) q = q.where(sql<boolean>`(b.first_seen_at > ${after.firstSeenAt} or b.id > ${after.id})`);
@@ -113,12 +142,20 @@ export class KyselyBreachRepository implements BreachRepository {
     if (bounds.disappeared.high !== undefined) q = q.where('b.disappeared_at', '<', bounds.disappeared.high);
     if (updated.low !== undefined) q = q.where('b.status_updated_at', '>=', updated.low);
     if (updated.high !== undefined) q = q.where('b.status_updated_at', '<', updated.high);
-    const rows = await q.orderBy('b.first_seen_at').orderBy('b.id').limit(limit + 1).execute();
+    const rows = await q
+      .orderBy('b.first_seen_at')
+      .orderBy('b.id')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit);
     const tokens = new Map<number, { assetToken: string; teamToken: string }>();
-    for (const row of page) tokens.set(Number(row.asset_id), { assetToken: row.asset_token, teamToken: row.team_token });
+    for (const row of page)
+      tokens.set(Number(row.asset_id), { assetToken: row.asset_token, teamToken: row.team_token });
     const last = page[page.length - 1];
-    const next = rows.length > limit && last !== undefined ? { firstSeenAt: Number(last.first_seen_at), id: Number(last.id) } : undefined;
+    const next =
+      rows.length > limit && last !== undefined
+        ? { firstSeenAt: Number(last.first_seen_at), id: Number(last.id) }
+        : undefined;
     return { items: page.map(toBreach), tokens, next };
   }
 }

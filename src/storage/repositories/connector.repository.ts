@@ -1,12 +1,19 @@
 import type { Kysely, Selectable } from 'kysely';
-import { connectorProviders, type Connector, type ConnectorPosition, type ConnectorProvider, type ConnectorRepository } from '../../core/connectors/connector.types.ts';
+import {
+  connectorProviders,
+  type Connector,
+  type ConnectorPosition,
+  type ConnectorProvider,
+  type ConnectorRepository,
+} from '../../core/connectors/connector.types.ts';
 import type { ConnectorsTable, Schema } from '../schema.ts';
 
 type ConnectorRow = Selectable<ConnectorsTable> & { team_token: string };
 
 function toConnector(row: ConnectorRow): Connector {
   // A stored provider outside the list would be a bug of an older writer: fail loudly rather than answer it.
-  if (!(connectorProviders as readonly string[]).includes(row.provider)) throw new Error(`connector ${row.id} has an unknown provider`);
+  if (!(connectorProviders as readonly string[]).includes(row.provider))
+    throw new Error(`connector ${row.id} has an unknown provider`);
   return {
     id: Number(row.id),
     publicId: row.public_id,
@@ -20,7 +27,11 @@ function toConnector(row: ConnectorRow): Connector {
     lastRun:
       row.last_run_status === null || row.last_run_completed_at === null
         ? null
-        : { status: row.last_run_status, error: row.last_run_error ?? '', completedAt: new Date(Number(row.last_run_completed_at)) },
+        : {
+            status: row.last_run_status,
+            error: row.last_run_error ?? '',
+            completedAt: new Date(Number(row.last_run_completed_at)),
+          },
   };
 }
 
@@ -75,7 +86,11 @@ export class KyselyConnectorRepository implements ConnectorRepository {
   }
 
   async delete(teamIds: number[], publicId: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('connectors').where('team_id', 'in', teamIds).where('public_id', '=', publicId).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('connectors')
+      .where('team_id', 'in', teamIds)
+      .where('public_id', '=', publicId)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -86,7 +101,11 @@ export class KyselyConnectorRepository implements ConnectorRepository {
       .values({ team_id: teamId, external_id: candidate, created_at: at.getTime() })
       .onConflict((oc) => oc.column('team_id').doNothing())
       .execute();
-    const row = await this.db.selectFrom('connector_external_ids').select('external_id').where('team_id', '=', teamId).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('connector_external_ids')
+      .select('external_id')
+      .where('team_id', '=', teamId)
+      .executeTakeFirstOrThrow();
     return row.external_id;
   }
 }

@@ -37,7 +37,17 @@ export class KyselyGroupMemberRepository implements GroupMemberRepository {
       .selectFrom('group_members as gm')
       .innerJoin('groups as g', 'g.id', 'gm.group_id')
       .innerJoin('members as m', 'm.id', 'gm.member_id')
-      .select(['gm.id', 'gm.team_id', 'gm.group_id', 'g.token as group_token', 'gm.member_id', 'm.user_token', 'gm.token', 'gm.created', 'gm.updated'])
+      .select([
+        'gm.id',
+        'gm.team_id',
+        'gm.group_id',
+        'g.token as group_token',
+        'gm.member_id',
+        'm.user_token',
+        'gm.token',
+        'gm.created',
+        'gm.updated',
+      ])
       .where('gm.team_id', '=', teamId)
       .where('gm.group_id', '=', groupId);
   }
@@ -75,7 +85,11 @@ export class KyselyGroupMemberRepository implements GroupMemberRepository {
   }
 
   async delete(teamId: number, id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('group_members').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('group_members')
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 }

@@ -24,7 +24,12 @@ export class KyselyGroupRepository implements GroupRepository {
   }
 
   async findByToken(teamId: number, token: string): Promise<Group | undefined> {
-    const row = await this.db.selectFrom('groups').selectAll().where('team_id', '=', teamId).where('token', '=', token).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('groups')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('token', '=', token)
+      .executeTakeFirst();
     return row && toGroup(row);
   }
 
@@ -32,14 +37,25 @@ export class KyselyGroupRepository implements GroupRepository {
     if (tokens.length === 0) return [];
     const found: Group[] = [];
     for (let i = 0; i < tokens.length; i += 500) {
-      const rows = await this.db.selectFrom('groups').selectAll().where('team_id', '=', teamId).where('token', 'in', tokens.slice(i, i + 500)).orderBy('id').execute();
+      const rows = await this.db
+        .selectFrom('groups')
+        .selectAll()
+        .where('team_id', '=', teamId)
+        .where('token', 'in', tokens.slice(i, i + 500))
+        .orderBy('id')
+        .execute();
       found.push(...rows.map(toGroup));
     }
     return found;
   }
 
   async findByName(teamId: number, name: string): Promise<Group | undefined> {
-    const row = await this.db.selectFrom('groups').selectAll().where('team_id', '=', teamId).where('name_key', '=', name.toLowerCase()).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('groups')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('name_key', '=', name.toLowerCase())
+      .executeTakeFirst();
     return row && toGroup(row);
   }
 
@@ -60,10 +76,19 @@ export class KyselyGroupRepository implements GroupRepository {
     return toGroup(row);
   }
 
-  async update(teamId: number, id: number, fields: Pick<Group, 'name' | 'description' | 'updated'>): Promise<Group | undefined> {
+  async update(
+    teamId: number,
+    id: number,
+    fields: Pick<Group, 'name' | 'description' | 'updated'>,
+  ): Promise<Group | undefined> {
     const row = await this.db
       .updateTable('groups')
-      .set({ name: fields.name, name_key: fields.name.toLowerCase(), description: fields.description, updated: fields.updated.getTime() })
+      .set({
+        name: fields.name,
+        name_key: fields.name.toLowerCase(),
+        description: fields.description,
+        updated: fields.updated.getTime(),
+      })
       .where('team_id', '=', teamId)
       .where('id', '=', id)
       .returningAll()
@@ -75,7 +100,11 @@ export class KyselyGroupRepository implements GroupRepository {
     // The foreign keys cascade too; deleting explicitly keeps it true on any connection setup.
     await this.db.deleteFrom('group_members').where('team_id', '=', teamId).where('group_id', '=', id).execute();
     await this.db.deleteFrom('asset_patterns').where('team_id', '=', teamId).where('group_id', '=', id).execute();
-    const result = await this.db.deleteFrom('groups').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('groups')
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 }

@@ -1,5 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
-import { inventoryListHeads, ipDocument, portDocument, technologyDocument, type DocumentTokens } from '../../core/surface/inventory-documents.ts';
+import {
+  inventoryListHeads,
+  ipDocument,
+  portDocument,
+  technologyDocument,
+  type DocumentTokens,
+} from '../../core/surface/inventory-documents.ts';
 import type { IpVersion } from '../../core/surface/ip-inventory.types.ts';
 import { sql } from '../kysely.ts';
 import type { PageSpec } from '../../core/shared/page-render.mjs';
@@ -25,7 +31,10 @@ export const inventoryHeads: Record<DocumentedTable, { columns: string[]; head: 
 };
 
 /** The asset and team tokens of the given root assets, by asset id. */
-export async function documentTokens(db: Kysely<Schema>, assetIds: Iterable<number>): Promise<Map<number, DocumentTokens>> {
+export async function documentTokens(
+  db: Kysely<Schema>,
+  assetIds: Iterable<number>,
+): Promise<Map<number, DocumentTokens>> {
   const ids = [...new Set(assetIds)];
   const out = new Map<number, DocumentTokens>();
   if (ids.length === 0) return out;
@@ -73,7 +82,15 @@ export function ipRowDocument(row: Selectable<IpAddressesTable>, tokens: Documen
 
 /** The document of a stored port. */
 export function portRowDocument(row: Selectable<PortsTable>, tokens: DocumentTokens): string {
-  return portDocument({ ipAddress: row.ip_address, port: Number(row.port), domainName: row.domain_name, firstSeenAt: Number(row.first_seen_at) }, tokens);
+  return portDocument(
+    {
+      ipAddress: row.ip_address,
+      port: Number(row.port),
+      domainName: row.domain_name,
+      firstSeenAt: Number(row.first_seen_at),
+    },
+    tokens,
+  );
 }
 
 /** The document of a stored technology. */
@@ -81,7 +98,15 @@ export function technologyRowDocument(row: Selectable<TechnologiesTable>, tokens
   const parsed = JSON.parse(row.categories) as unknown;
   const categories = Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === 'string') : [];
   return technologyDocument(
-    { domainName: row.domain_name, serviceProtocol: row.service_protocol, port: Number(row.port), name: row.name, version: row.version, categories, firstSeenAt: Number(row.first_seen_at) },
+    {
+      domainName: row.domain_name,
+      serviceProtocol: row.service_protocol,
+      port: Number(row.port),
+      name: row.name,
+      version: row.version,
+      categories,
+      firstSeenAt: Number(row.first_seen_at),
+    },
     tokens,
   );
 }
@@ -89,7 +114,8 @@ export function technologyRowDocument(row: Selectable<TechnologiesTable>, tokens
 const rowDocument = {
   ip_addresses: (row: object, tokens: DocumentTokens) => ipRowDocument(row as Selectable<IpAddressesTable>, tokens),
   ports: (row: object, tokens: DocumentTokens) => portRowDocument(row as Selectable<PortsTable>, tokens),
-  technologies: (row: object, tokens: DocumentTokens) => technologyRowDocument(row as Selectable<TechnologiesTable>, tokens),
+  technologies: (row: object, tokens: DocumentTokens) =>
+    technologyRowDocument(row as Selectable<TechnologiesTable>, tokens),
 } as const;
 
 /**
@@ -97,7 +123,12 @@ const rowDocument = {
  * the document holds (a host name, a protocol), and once for the rows stored before documents
  * existed (migration 014). `teamId` undefined reads rows of every team.
  */
-export async function rewriteDocuments(db: Kysely<Schema>, table: DocumentedTable, teamId: number | undefined, ids: number[]): Promise<void> {
+export async function rewriteDocuments(
+  db: Kysely<Schema>,
+  table: DocumentedTable,
+  teamId: number | undefined,
+  ids: number[],
+): Promise<void> {
   if (ids.length === 0) return;
   let query = db.selectFrom(table).selectAll().where('id', 'in', ids);
   if (teamId !== undefined) query = query.where('team_id', '=', teamId);
@@ -108,7 +139,10 @@ export async function rewriteDocuments(db: Kysely<Schema>, table: DocumentedTabl
   );
   if (rows.length === 0) return;
   // One statement for the batch (a migration rewrites a million rows a thousand at a time).
-  const values = rows.map((row) => sql`(cast(${Number(row.id)} as bigint), ${rowDocument[table](row, tokensOf(tokens, Number(row.asset_id)))})`);
+  const values = rows.map(
+    (row) =>
+      sql`(cast(${Number(row.id)} as bigint), ${rowDocument[table](row, tokensOf(tokens, Number(row.asset_id)))})`,
+  );
   await sql`with v(id, document) as (values ${sql.join(values)})
     update ${sql.table(table)} set document = v.document from v where ${sql.table(table)}.id = v.id`.execute(db);
 }

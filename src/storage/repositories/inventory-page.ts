@@ -65,11 +65,17 @@ export async function inventoryPage(
     readRenderedPage(
       db,
       readPage,
-      sql`select ${sql.ref(`${key}.first_seen_at`)} as k_first_seen_at, ${sql.ref(`${key}.id`)} as k_id, ${changing}, r.document as document from ${from} ${rest}`.compile(db),
+      sql`select ${sql.ref(`${key}.first_seen_at`)} as k_first_seen_at, ${sql.ref(`${key}.id`)} as k_id, ${changing}, r.document as document from ${from} ${rest}`.compile(
+        db,
+      ),
       spec,
     );
   const read = (keys: RawBuilder<unknown>) =>
-    render(sql`(${keys}) k join ${sql.table(table)} r on r.id = k.id`, 'k', sql`where r.team_id = ${teamId} order by k.first_seen_at, k.id`);
+    render(
+      sql`(${keys}) k join ${sql.table(table)} r on r.id = k.id`,
+      'k',
+      sql`where r.team_id = ${teamId} order by k.first_seen_at, k.id`,
+    );
   // A page that is one range of the order index reads its rows along that range at once: no
   // keys first and then each row by primary key (one index descent per row saved).
   const readRange = (conditions: RawBuilder<unknown>) =>
@@ -85,8 +91,14 @@ export async function inventoryPage(
   const keyColumns = sql.raw('id, first_seen_at');
   const readPorts = (conditions: RawBuilder<unknown>, ports: number[]) =>
     dialect === 'postgres'
-      ? render(sql`(${portRanges(sql.table(table), conditions, ports, limit, rowColumns)}) r`, 'r', sql`order by r.first_seen_at, r.id limit ${limit}`)
-      : read(sql`select id, first_seen_at from (${portRanges(sql.table(table), conditions, ports, limit, keyColumns)}) u order by first_seen_at, id limit ${limit}`);
+      ? render(
+          sql`(${portRanges(sql.table(table), conditions, ports, limit, rowColumns)}) r`,
+          'r',
+          sql`order by r.first_seen_at, r.id limit ${limit}`,
+        )
+      : read(
+          sql`select id, first_seen_at from (${portRanges(sql.table(table), conditions, ports, limit, keyColumns)}) u order by first_seen_at, id limit ${limit}`,
+        );
   const page = await pageOf(db, table, query, limit, read, rowFilter, readRange, readPorts);
   const next = page.next === undefined ? undefined : { firstSeenAt: Number(page.next[0]), id: Number(page.next[1]) };
   return { items: page.items, next };
@@ -109,7 +121,8 @@ async function pageOf(
   // One lower bound on first_seen_at (the filter's or the position's, whichever is later) and a
   // residual for the rows tied with the position: given two bounds, or a row value, SQLite's
   // planner may pick a skip-scan and a sort over the whole range instead of the index range.
-  const low = after === undefined ? bounds.firstSeen.low : Math.max(bounds.firstSeen.low ?? after.firstSeenAt, after.firstSeenAt);
+  const low =
+    after === undefined ? bounds.firstSeen.low : Math.max(bounds.firstSeen.low ?? after.firstSeenAt, after.firstSeenAt);
   const range: Array<RawBuilder<unknown>> = [];
   if (low !== undefined) range.push(sql`first_seen_at >= ${low}`);
   if (bounds.firstSeen.high !== undefined) range.push(sql`first_seen_at < ${bounds.firstSeen.high}`);
@@ -124,7 +137,10 @@ async function pageOf(
   if (rowFilter.isGone === true && gone.length === 0) gone.push(sql`disappeared_at is not null`);
   const state = rowFilter.isGone === false ? [...gone, sql`disappeared_at is null`] : gone;
   const residual = [...state];
-  const ports = rowFilter.ports === undefined || rowFilter.ports.length === 0 ? undefined : [...new Set(rowFilter.ports)].sort((a, b) => a - b);
+  const ports =
+    rowFilter.ports === undefined || rowFilter.ports.length === 0
+      ? undefined
+      : [...new Set(rowFilter.ports)].sort((a, b) => a - b);
   // Validated integers, written as literals: a long list binds no parameters.
   if (ports !== undefined) residual.push(sql`port in (${sql.join(ports.map((p) => sql.lit(p)))})`);
   if (residual.length === 0) return readRange(inOrder);
@@ -134,28 +150,45 @@ async function pageOf(
   // With a state condition too, a few ports' ranges are read directly as well: the probe along
   // the order would only pay off when matches were dense there, and its fallback is these same
   // ranges (a probe and a count first cost more than the ranges themselves: 0.8 against 0.6 ms).
-  if (byPort && (state.length === 0 || ports.length <= directPortRanges)) return readPorts(sql.join([sql`team_id = ${teamId}`, ...range, ...state], sql` and `), ports);
+  if (byPort && (state.length === 0 || ports.length <= directPortRanges))
+    return readPorts(sql.join([sql`team_id = ${teamId}`, ...range, ...state], sql` and `), ports);
   const matches = sql.join(residual, sql` and `);
   const probe = probeSize(limit);
-  const columns = sql.raw(ports === undefined ? 'id, first_seen_at, disappeared_at' : 'id, first_seen_at, disappeared_at, port');
+  const columns = sql.raw(
+    ports === undefined ? 'id, first_seen_at, disappeared_at' : 'id, first_seen_at, disappeared_at, port',
+  );
   // Only gone rows can match a disappearance condition: the probe walks the list order of those
   // alone (the gone-order index, migration 016), not of every row.
   const probed = gone.length > 0 ? sql`${inOrder} and disappeared_at is not null` : inOrder;
   const ahead = sql`select ${columns} from ${from} where ${probed} order by first_seen_at, id limit ${probe}`;
-  const found = await read(sql`select id, first_seen_at from (${ahead}) p where ${matches} order by first_seen_at, id limit ${limit}`);
+  const found = await read(
+    sql`select id, first_seen_at from (${ahead}) p where ${matches} order by first_seen_at, id limit ${limit}`,
+  );
   if (found.count === limit) return found;
-  const scanned = await sql<{ n: number }>`select count(*) as n from (select 1 as one from ${from} where ${probed} order by first_seen_at, id limit ${probe}) c`.execute(db);
+  const scanned = await sql<{
+    n: number;
+  }>`select count(*) as n from (select 1 as one from ${from} where ${probed} order by first_seen_at, id limit ${probe}) c`.execute(
+    db,
+  );
   if (Number(scanned.rows[0]?.n ?? 0) < probe) return found;
 
   if (byPort) return readPorts(sql.join([sql`team_id = ${teamId}`, ...range, ...state], sql` and `), ports);
-  if (gone.length === 0) return read(sql`select id, first_seen_at from ${from} where ${inOrder} and ${matches} order by first_seen_at, id limit ${limit}`);
+  if (gone.length === 0)
+    return read(
+      sql`select id, first_seen_at from ${from} where ${inOrder} and ${matches} order by first_seen_at, id limit ${limit}`,
+    );
   // Unary plus keeps the order index out of this query on both dialects: the rows come from the
   // disappeared index, and only they are sorted.
   const sparse = [sql`team_id = ${teamId}`, matches];
   if (bounds.firstSeen.low !== undefined) sparse.push(sql`+first_seen_at >= ${bounds.firstSeen.low}`);
   if (bounds.firstSeen.high !== undefined) sparse.push(sql`+first_seen_at < ${bounds.firstSeen.high}`);
-  if (after !== undefined) sparse.push(sql`(+first_seen_at > ${after.firstSeenAt} or (+first_seen_at = ${after.firstSeenAt} and +id > ${after.id}))`);
-  return read(sql`select id, first_seen_at from ${from} where ${sql.join(sparse, sql` and `)} order by +first_seen_at, +id limit ${limit}`);
+  if (after !== undefined)
+    sparse.push(
+      sql`(+first_seen_at > ${after.firstSeenAt} or (+first_seen_at = ${after.firstSeenAt} and +id > ${after.id}))`,
+    );
+  return read(
+    sql`select id, first_seen_at from ${from} where ${sql.join(sparse, sql` and `)} order by +first_seen_at, +id limit ${limit}`,
+  );
 }
 
 /**
@@ -164,7 +197,16 @@ async function pageOf(
  * merges the ranges as they are, SQLite sorts each again first). Columns are named, never `*`:
  * PostgreSQL keeps the plans of named reads only (pg-named-statements.ts).
  */
-function portRanges(from: RawBuilder<unknown>, conditions: RawBuilder<unknown>, ports: number[], limit: number, columns: RawBuilder<unknown>): RawBuilder<unknown> {
-  const perPort = ports.map((p, i) => sql`select ${columns} from (select ${columns} from ${from} where ${conditions} and port = ${sql.lit(p)} order by first_seen_at, id limit ${limit}) ${sql.raw(`r${i}`)}`);
+function portRanges(
+  from: RawBuilder<unknown>,
+  conditions: RawBuilder<unknown>,
+  ports: number[],
+  limit: number,
+  columns: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const perPort = ports.map(
+    (p, i) =>
+      sql`select ${columns} from (select ${columns} from ${from} where ${conditions} and port = ${sql.lit(p)} order by first_seen_at, id limit ${limit}) ${sql.raw(`r${i}`)}`,
+  );
   return sql.join(perPort, sql` union all `);
 }

@@ -6,7 +6,12 @@ export type VersionedList = 'ports' | 'technologies';
 
 /** The team's version of a list: it changes whenever the list could answer differently; 0 before any change. */
 export async function readInventoryVersion(db: Kysely<Schema>, teamId: number, list: VersionedList): Promise<number> {
-  const row = await db.selectFrom('inventory_versions').select('version').where('team_id', '=', teamId).where('list', '=', list).executeTakeFirst();
+  const row = await db
+    .selectFrom('inventory_versions')
+    .select('version')
+    .where('team_id', '=', teamId)
+    .where('list', '=', list)
+    .executeTakeFirst();
   return Number(row?.version ?? 0);
 }
 
@@ -15,6 +20,8 @@ export async function bumpInventoryVersion(db: Kysely<Schema>, teamId: number, l
   await db
     .insertInto('inventory_versions')
     .values({ team_id: teamId, list, version: 1 })
-    .onConflict((oc) => oc.columns(['team_id', 'list']).doUpdateSet((eb) => ({ version: eb('inventory_versions.version', '+', 1) })))
+    .onConflict((oc) =>
+      oc.columns(['team_id', 'list']).doUpdateSet((eb) => ({ version: eb('inventory_versions.version', '+', 1) })),
+    )
     .execute();
 }

@@ -25,7 +25,12 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
       .where('asset_id', '=', assetId)
       .where('team_id', '=', teamId)
       .execute();
-    return rows.map((r) => ({ id: Number(r.id), ipAddress: r.ip_address, domainName: r.domain_name, active: r.active === 1 }));
+    return rows.map((r) => ({
+      id: Number(r.id),
+      ipAddress: r.ip_address,
+      domainName: r.domain_name,
+      active: r.active === 1,
+    }));
   }
 
   async insertMany(rows: NewIpAddress[]): Promise<void> {
@@ -65,22 +70,41 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
 
   async markSeen(teamId: number, ids: number[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('ip_addresses').set({ active: 1, last_seen_at: at.getTime(), disappeared_at: null }).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+    await this.db
+      .updateTable('ip_addresses')
+      .set({ active: 1, last_seen_at: at.getTime(), disappeared_at: null })
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   async markDisappeared(teamId: number, ids: number[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('ip_addresses').set({ active: 0, disappeared_at: at.getTime() }).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+    await this.db
+      .updateTable('ip_addresses')
+      .set({ active: 0, disappeared_at: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   async setDomainName(teamId: number, id: number, domainName: string): Promise<void> {
-    await this.db.updateTable('ip_addresses').set({ domain_name: domainName }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await this.db
+      .updateTable('ip_addresses')
+      .set({ domain_name: domainName })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
     await rewriteDocuments(this.db, 'ip_addresses', teamId, [id]);
   }
 
   async version(teamId: number): Promise<number> {
     if (this.direct !== undefined) return this.direct.readVersion('ips', teamId);
-    const row = await this.db.selectFrom('ip_inventory_versions').select('version').where('team_id', '=', teamId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('ip_inventory_versions')
+      .select('version')
+      .where('team_id', '=', teamId)
+      .executeTakeFirst();
     return Number(row?.version ?? 0);
   }
 
@@ -88,7 +112,9 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
     await this.db
       .insertInto('ip_inventory_versions')
       .values({ team_id: teamId, version: 1 })
-      .onConflict((oc) => oc.column('team_id').doUpdateSet((eb) => ({ version: eb('ip_inventory_versions.version', '+', 1) })))
+      .onConflict((oc) =>
+        oc.column('team_id').doUpdateSet((eb) => ({ version: eb('ip_inventory_versions.version', '+', 1) })),
+      )
       .execute();
   }
 

@@ -1,6 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import { sql } from '../kysely.ts';
-import type { Member, MemberAuthentication, MemberProfile, MemberRepository, MemberRole, MemberState } from '../../core/members/member.types.ts';
+import type {
+  Member,
+  MemberAuthentication,
+  MemberProfile,
+  MemberRepository,
+  MemberRole,
+  MemberState,
+} from '../../core/members/member.types.ts';
 import type { Dialect } from '../database.ts';
 import type { MembersTable, Schema } from '../schema.ts';
 
@@ -37,14 +44,24 @@ export class KyselyMemberRepository implements MemberRepository {
     const found: Member[] = [];
     // Chunks keep the IN list far below the bind-parameter limits of both dialects.
     for (let i = 0; i < emails.length; i += 500) {
-      const rows = await this.db.selectFrom('members').selectAll().where('team_id', '=', teamId).where('email', 'in', emails.slice(i, i + 500)).execute();
+      const rows = await this.db
+        .selectFrom('members')
+        .selectAll()
+        .where('team_id', '=', teamId)
+        .where('email', 'in', emails.slice(i, i + 500))
+        .execute();
       found.push(...rows.map(toMember));
     }
     return found;
   }
 
   async findByUserToken(teamId: number, userToken: string): Promise<Member | undefined> {
-    const row = await this.db.selectFrom('members').selectAll().where('team_id', '=', teamId).where('user_token', '=', userToken).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('user_token', '=', userToken)
+      .executeTakeFirst();
     return row && toMember(row);
   }
 
@@ -69,7 +86,12 @@ export class KyselyMemberRepository implements MemberRepository {
   async activate(teamId: number, id: number, profile: MemberProfile): Promise<Member | undefined> {
     const row = await this.db
       .updateTable('members')
-      .set({ state: 'active', first_name: profile.firstName, last_name: profile.lastName, authentication: profile.authentication })
+      .set({
+        state: 'active',
+        first_name: profile.firstName,
+        last_name: profile.lastName,
+        authentication: profile.authentication,
+      })
       .where('team_id', '=', teamId)
       .where('id', '=', id)
       .returningAll()

@@ -1,19 +1,41 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { InventoryPage } from '../../core/shared/inventory-list.ts';
 import { portDocument } from '../../core/surface/inventory-documents.ts';
-import type { NewPort, PortInventoryRepository, PortPageQuery, PortService, PortStateRow } from '../../core/surface/port-inventory.types.ts';
+import type {
+  NewPort,
+  PortInventoryRepository,
+  PortPageQuery,
+  PortService,
+  PortStateRow,
+} from '../../core/surface/port-inventory.types.ts';
 import type { Database, Dialect } from '../database.ts';
 import type { PortsTable, Schema } from '../schema.ts';
 import { documentTokens, rewriteDocuments, tokensOf } from './inventory-documents.ts';
 import { inventoryPage } from './inventory-page.ts';
 import { bumpInventoryVersion, readInventoryVersion } from './inventory-version.ts';
 
-function serviceOf(row: Pick<Selectable<PortsTable>, 'service' | 'is_tls' | 'is_http' | 'banner' | 'product' | 'version'>): PortService {
-  return { name: row.service, isTls: row.is_tls === 1, isHttp: row.is_http === 1, banner: row.banner, product: row.product, version: row.version };
+function serviceOf(
+  row: Pick<Selectable<PortsTable>, 'service' | 'is_tls' | 'is_http' | 'banner' | 'product' | 'version'>,
+): PortService {
+  return {
+    name: row.service,
+    isTls: row.is_tls === 1,
+    isHttp: row.is_http === 1,
+    banner: row.banner,
+    product: row.product,
+    version: row.version,
+  };
 }
 
 function serviceColumns(service: PortService) {
-  return { service: service.name, is_tls: service.isTls ? 1 : 0, is_http: service.isHttp ? 1 : 0, banner: service.banner, product: service.product, version: service.version };
+  return {
+    service: service.name,
+    is_tls: service.isTls ? 1 : 0,
+    is_http: service.isHttp ? 1 : 0,
+    banner: service.banner,
+    product: service.product,
+    version: service.version,
+  };
 }
 
 /** The port inventory on Kysely. */
@@ -30,11 +52,30 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
   async listOfAsset(teamId: number, assetId: number): Promise<PortStateRow[]> {
     const rows = await this.db
       .selectFrom('ports')
-      .select(['id', 'ip_address', 'port', 'domain_name', 'status', 'service', 'is_tls', 'is_http', 'banner', 'product', 'version'])
+      .select([
+        'id',
+        'ip_address',
+        'port',
+        'domain_name',
+        'status',
+        'service',
+        'is_tls',
+        'is_http',
+        'banner',
+        'product',
+        'version',
+      ])
       .where('asset_id', '=', assetId)
       .where('team_id', '=', teamId)
       .execute();
-    return rows.map((r) => ({ id: Number(r.id), ipAddress: r.ip_address, port: Number(r.port), domainName: r.domain_name, status: r.status, service: serviceOf(r) }));
+    return rows.map((r) => ({
+      id: Number(r.id),
+      ipAddress: r.ip_address,
+      port: Number(r.port),
+      domainName: r.domain_name,
+      status: r.status,
+      service: serviceOf(r),
+    }));
   }
 
   async insertMany(rows: NewPort[]): Promise<void> {
@@ -67,16 +108,31 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
 
   async markOpen(teamId: number, ids: number[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('ports').set({ status: 'OPEN', last_seen_at: at.getTime(), disappeared_at: null }).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+    await this.db
+      .updateTable('ports')
+      .set({ status: 'OPEN', last_seen_at: at.getTime(), disappeared_at: null })
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   async markClosed(teamId: number, ids: number[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('ports').set({ status: 'CLOSED', disappeared_at: at.getTime() }).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+    await this.db
+      .updateTable('ports')
+      .set({ status: 'CLOSED', disappeared_at: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   async setDetails(teamId: number, id: number, domainName: string, service: PortService): Promise<void> {
-    await this.db.updateTable('ports').set({ domain_name: domainName, ...serviceColumns(service) }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await this.db
+      .updateTable('ports')
+      .set({ domain_name: domainName, ...serviceColumns(service) })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
     await rewriteDocuments(this.db, 'ports', teamId, [id]);
   }
 

@@ -9,7 +9,12 @@ import type { Schema } from '../schema.ts';
  * rows the page must see. The query selects its columns in the spec's layout, each under its
  * own name (rows come back as objects there, read in column order).
  */
-export async function readRenderedPage(db: Kysely<Schema>, readPage: Database['readPage'] | undefined, compiled: CompiledQuery, spec: PageSpec): Promise<RenderedPage> {
+export async function readRenderedPage(
+  db: Kysely<Schema>,
+  readPage: Database['readPage'] | undefined,
+  compiled: CompiledQuery,
+  spec: PageSpec,
+): Promise<RenderedPage> {
   if (readPage !== undefined) return readPage(compiled.sql, compiled.parameters, spec);
   const { rows } = await db.executeQuery(compiled);
   return renderPage(

@@ -18,7 +18,11 @@ function toProfile(row: Selectable<ScanProfilesTable>): ScanProfile {
     port: row.port,
     settings: settingsFromStore(JSON.parse(row.settings) as Partial<ScanProfileSettings>),
     isActive: row.is_active === 1,
-    schedule: { frequency: row.schedule_frequency as ScheduleFrequency, first: date(row.schedule_first), next: date(row.schedule_next) },
+    schedule: {
+      frequency: row.schedule_frequency as ScheduleFrequency,
+      first: date(row.schedule_first),
+      next: date(row.schedule_next),
+    },
     created: new Date(Number(row.created)),
     updated: new Date(Number(row.updated)),
   };
@@ -54,7 +58,12 @@ export class KyselyScanProfileRepository implements ScanProfileRepository {
   }
 
   async findByToken(teamId: number, token: string): Promise<ScanProfile | undefined> {
-    const row = await this.db.selectFrom('scan_profiles').selectAll().where('team_id', '=', teamId).where('token', '=', token).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('scan_profiles')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('token', '=', token)
+      .executeTakeFirst();
     return row && toProfile(row);
   }
 
@@ -64,7 +73,12 @@ export class KyselyScanProfileRepository implements ScanProfileRepository {
   }
 
   async findByEndpointKey(teamId: number, key: string): Promise<ScanProfile | undefined> {
-    const row = await this.db.selectFrom('scan_profiles').selectAll().where('team_id', '=', teamId).where('endpoint_key', '=', key).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('scan_profiles')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('endpoint_key', '=', key)
+      .executeTakeFirst();
     return row && toProfile(row);
   }
 
@@ -75,7 +89,11 @@ export class KyselyScanProfileRepository implements ScanProfileRepository {
   }
 
   async count(teamId: number): Promise<number> {
-    const row = await this.db.selectFrom('scan_profiles').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('scan_profiles')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', teamId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -85,37 +103,70 @@ export class KyselyScanProfileRepository implements ScanProfileRepository {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('team_id', '=', teamId)
       .where('asset_id', 'in', (eb) =>
-        eb.selectFrom('assets').select('id').where('team_id', '=', teamId).where((w) => w.or([w('id', '=', assetId), w('root_id', '=', assetId)])),
+        eb
+          .selectFrom('assets')
+          .select('id')
+          .where('team_id', '=', teamId)
+          .where((w) => w.or([w('id', '=', assetId), w('root_id', '=', assetId)])),
       )
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
   async delete(teamId: number, id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('scan_profiles').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('scan_profiles')
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 
   async updateSettings(teamId: number, id: number, settings: ScanProfileSettings, at: Date): Promise<void> {
-    await this.db.updateTable('scan_profiles').set({ settings: JSON.stringify(settings), updated: at.getTime() }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await this.db
+      .updateTable('scan_profiles')
+      .set({ settings: JSON.stringify(settings), updated: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
   }
 
   async setActive(teamId: number, id: number, isActive: boolean, at: Date): Promise<void> {
-    await this.db.updateTable('scan_profiles').set({ is_active: isActive ? 1 : 0, updated: at.getTime() }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await this.db
+      .updateTable('scan_profiles')
+      .set({ is_active: isActive ? 1 : 0, updated: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
   }
 
   async setSchedule(teamId: number, id: number, schedule: ScanProfile['schedule'], at: Date): Promise<void> {
     await this.db
       .updateTable('scan_profiles')
-      .set({ schedule_frequency: schedule.frequency, schedule_first: schedule.first?.getTime() ?? null, schedule_next: schedule.next?.getTime() ?? null, updated: at.getTime() })
+      .set({
+        schedule_frequency: schedule.frequency,
+        schedule_first: schedule.first?.getTime() ?? null,
+        schedule_next: schedule.next?.getTime() ?? null,
+        updated: at.getTime(),
+      })
       .where('team_id', '=', teamId)
       .where('id', '=', id)
       .execute();
   }
 
   async listLifespans(afterId: number, limit: number): Promise<Array<{ id: number; reportLifespanDays: number }>> {
-    const rows = await this.db.selectFrom('scan_profiles').select(['id', 'settings']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
-    return rows.map((r) => ({ id: Number(r.id), reportLifespanDays: settingsFromStore(JSON.parse(r.settings) as Partial<ScanProfileSettings>).report_lifespan_days }));
+    const rows = await this.db
+      .selectFrom('scan_profiles')
+      .select(['id', 'settings'])
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      id: Number(r.id),
+      reportLifespanDays: settingsFromStore(JSON.parse(r.settings) as Partial<ScanProfileSettings>)
+        .report_lifespan_days,
+    }));
   }
 
   async dueSchedules(now: Date, limit: number): Promise<ScanProfile[]> {
@@ -130,10 +181,18 @@ export class KyselyScanProfileRepository implements ScanProfileRepository {
     return rows.map(toProfile);
   }
 
-  async advanceSchedule(id: number, due: Date, next: { frequency: ScheduleFrequency; next: Date | null }): Promise<boolean> {
+  async advanceSchedule(
+    id: number,
+    due: Date,
+    next: { frequency: ScheduleFrequency; next: Date | null },
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('scan_profiles')
-      .set({ schedule_frequency: next.frequency, schedule_next: next.next?.getTime() ?? null, ...(next.frequency === 'never' ? { schedule_first: null } : {}) })
+      .set({
+        schedule_frequency: next.frequency,
+        schedule_next: next.next?.getTime() ?? null,
+        ...(next.frequency === 'never' ? { schedule_first: null } : {}),
+      })
       .where('id', '=', id)
       .where('schedule_next', '=', due.getTime())
       .executeTakeFirst();

@@ -1,6 +1,15 @@
 import type { Kysely, Selectable } from 'kysely';
 import { sql } from '../kysely.ts';
-import type { NewScan, Scan, ScanEnd, ScanFindingLink, ScanProgress, ScanRepository, ScanStatus, SeverityCounts } from '../../core/scans/scan.types.ts';
+import type {
+  NewScan,
+  Scan,
+  ScanEnd,
+  ScanFindingLink,
+  ScanProgress,
+  ScanRepository,
+  ScanStatus,
+  SeverityCounts,
+} from '../../core/scans/scan.types.ts';
 import { severities, type Severity } from '../../core/vulnerabilities/vulnerability.types.ts';
 import type { Dialect } from '../database.ts';
 import type { Schema, ScansTable } from '../schema.ts';
@@ -70,7 +79,13 @@ export class KyselyScanRepository implements ScanRepository {
   }
 
   async findLive(teamId: number, profileId: number): Promise<Scan | undefined> {
-    const row = await this.db.selectFrom('scans').selectAll().where('team_id', '=', teamId).where('profile_id', '=', profileId).where('status', 'in', live).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('scans')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('profile_id', '=', profileId)
+      .where('status', 'in', live)
+      .executeTakeFirst();
     return row && toScan(row);
   }
 
@@ -81,7 +96,14 @@ export class KyselyScanRepository implements ScanRepository {
       .selectFrom('scans')
       .selectAll()
       .where('team_id', '=', teamId)
-      .where('id', 'in', (eb) => eb.selectFrom('scans').select((e) => e.fn.max('id').as('id')).where('team_id', '=', teamId).where('profile_id', 'in', profileIds).groupBy('profile_id'))
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('scans')
+          .select((e) => e.fn.max('id').as('id'))
+          .where('team_id', '=', teamId)
+          .where('profile_id', 'in', profileIds)
+          .groupBy('profile_id'),
+      )
       .execute();
     for (const row of rows) out.set(Number(row.profile_id), toScan(row));
     return out;
@@ -95,7 +117,13 @@ export class KyselyScanRepository implements ScanRepository {
     const ms = at.getTime();
     const row = await this.db
       .updateTable('scans')
-      .set((eb) => ({ status: 'running', runner, runs: eb('runs', '+', 1), heartbeat: ms, started: sql<number>`coalesce(started, ${ms})` }))
+      .set((eb) => ({
+        status: 'running',
+        runner,
+        runs: eb('runs', '+', 1),
+        heartbeat: ms,
+        started: sql<number>`coalesce(started, ${ms})`,
+      }))
       .where('id', '=', id)
       .where('status', 'in', ['starting', 'running'])
       .returningAll()
@@ -136,7 +164,9 @@ export class KyselyScanRepository implements ScanRepository {
   async addWarning(id: number, warning: string): Promise<void> {
     // One statement: warnings from the runner and the scheduler never overwrite each other.
     const appended =
-      this.dialect === 'sqlite' ? sql<string>`json_insert(warnings, '$[#]', ${warning})` : sql<string>`(warnings::jsonb || jsonb_build_array(${warning}::text))::text`;
+      this.dialect === 'sqlite'
+        ? sql<string>`json_insert(warnings, '$[#]', ${warning})`
+        : sql<string>`(warnings::jsonb || jsonb_build_array(${warning}::text))::text`;
     await this.db.updateTable('scans').set({ warnings: appended }).where('id', '=', id).execute();
   }
 
@@ -161,8 +191,16 @@ export class KyselyScanRepository implements ScanRepository {
     for (let i = 0; i < links.length; i += 500) {
       await this.db
         .insertInto('scan_findings')
-        .values(links.slice(i, i + 500).map((l) => ({ scan_id: scanId, vulnerability_id: l.vulnerabilityId, severity: l.severity, cvss: l.cvss })))
-        .onConflict((oc) => oc.columns(['scan_id', 'vulnerability_id']).doUpdateSet((eb) => ({ severity: eb.ref('excluded.severity'), cvss: eb.ref('excluded.cvss') })))
+        .values(
+          links
+            .slice(i, i + 500)
+            .map((l) => ({ scan_id: scanId, vulnerability_id: l.vulnerabilityId, severity: l.severity, cvss: l.cvss })),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['scan_id', 'vulnerability_id'])
+            .doUpdateSet((eb) => ({ severity: eb.ref('excluded.severity'), cvss: eb.ref('excluded.cvss') })),
+        )
         .execute();
     }
   }
@@ -182,7 +220,11 @@ export class KyselyScanRepository implements ScanRepository {
       total += Number(row.n);
       highestCvss = Math.max(highestCvss, Number(row.top ?? 0));
     }
-    await this.db.updateTable('scans').set({ counts: JSON.stringify(counts), highest_cvss: highestCvss }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('scans')
+      .set({ counts: JSON.stringify(counts), highest_cvss: highestCvss })
+      .where('id', '=', id)
+      .execute();
     return { counts, highestCvss, total };
   }
 
@@ -192,13 +234,20 @@ export class KyselyScanRepository implements ScanRepository {
       .where('profile_id', '=', profileId)
       .where('status', 'not in', live)
       .where('ended', '<', before.getTime())
-      .where('id', '<>', (eb) => eb.selectFrom('scans').select((e) => e.fn.max('id').as('id')).where('profile_id', '=', profileId))
+      .where('id', '<>', (eb) =>
+        eb
+          .selectFrom('scans')
+          .select((e) => e.fn.max('id').as('id'))
+          .where('profile_id', '=', profileId),
+      )
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
   async listLive(): Promise<Scan[]> {
-    return (await this.db.selectFrom('scans').selectAll().where('status', 'in', live).orderBy('id').execute()).map(toScan);
+    return (await this.db.selectFrom('scans').selectAll().where('status', 'in', live).orderBy('id').execute()).map(
+      toScan,
+    );
   }
 
   async countRunning(teamId: number, exceptId: number): Promise<number> {
@@ -213,20 +262,41 @@ export class KyselyScanRepository implements ScanRepository {
   }
 
   async findByToken(teamId: number, token: string): Promise<Scan | undefined> {
-    const row = await this.db.selectFrom('scans').selectAll().where('token', '=', token).where('team_id', '=', teamId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('scans')
+      .selectAll()
+      .where('token', '=', token)
+      .where('team_id', '=', teamId)
+      .executeTakeFirst();
     return row && toScan(row);
   }
 
-  async listFinished(teamId: number, profileId: number, options: { createdFrom?: Date; createdTo?: Date; limit: number }): Promise<Scan[]> {
+  async listFinished(
+    teamId: number,
+    profileId: number,
+    options: { createdFrom?: Date; createdTo?: Date; limit: number },
+  ): Promise<Scan[]> {
     // Backwards along scans_profile_idx (profile_id, id): ids grow with creation.
-    let q = this.db.selectFrom('scans').selectAll().where('profile_id', '=', profileId).where('team_id', '=', teamId).where('status', 'not in', live);
-    if (options.createdFrom !== undefined) q = q.where('created', '>=', Math.floor(options.createdFrom.getTime() / 1000) * 1000);
-    if (options.createdTo !== undefined) q = q.where('created', '<', Math.floor(options.createdTo.getTime() / 1000) * 1000 + 1000);
+    let q = this.db
+      .selectFrom('scans')
+      .selectAll()
+      .where('profile_id', '=', profileId)
+      .where('team_id', '=', teamId)
+      .where('status', 'not in', live);
+    if (options.createdFrom !== undefined)
+      q = q.where('created', '>=', Math.floor(options.createdFrom.getTime() / 1000) * 1000);
+    if (options.createdTo !== undefined)
+      q = q.where('created', '<', Math.floor(options.createdTo.getTime() / 1000) * 1000 + 1000);
     return (await q.orderBy('id', 'desc').limit(options.limit).execute()).map(toScan);
   }
 
   async hasFinding(scanId: number, vulnerabilityId: number): Promise<boolean> {
-    const row = await this.db.selectFrom('scan_findings').select('scan_id').where('scan_id', '=', scanId).where('vulnerability_id', '=', vulnerabilityId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('scan_findings')
+      .select('scan_id')
+      .where('scan_id', '=', scanId)
+      .where('vulnerability_id', '=', vulnerabilityId)
+      .executeTakeFirst();
     return row !== undefined;
   }
 }

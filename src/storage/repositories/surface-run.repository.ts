@@ -16,7 +16,19 @@ import {
 const live = [...liveSurfaceRunStatuses];
 
 /** The progress of a run nothing has worked on yet. */
-export const queuedProgress: SurfaceRunProgress = { phase: 'queued', candidates: 0, live: 0, takeovers: 0, origins: 0, requests: 0, findings: 0, portsProbed: 0, openPorts: 0, tlsEndpoints: 0, technologies: 0 };
+export const queuedProgress: SurfaceRunProgress = {
+  phase: 'queued',
+  candidates: 0,
+  live: 0,
+  takeovers: 0,
+  origins: 0,
+  requests: 0,
+  findings: 0,
+  portsProbed: 0,
+  openPorts: 0,
+  tlsEndpoints: 0,
+  technologies: 0,
+};
 
 function toRun(row: Selectable<SurfaceRunsTable>): SurfaceRun {
   const time = (ms: number | null) => (ms === null ? null : new Date(Number(ms)));
@@ -30,7 +42,19 @@ function toRun(row: Selectable<SurfaceRunsTable>): SurfaceRun {
     warnings: JSON.parse(row.warnings) as string[],
     // Runs saved before the exposure engines lack their counters: they read as 0 / null.
     progress: { ...queuedProgress, ...(JSON.parse(row.progress) as Partial<SurfaceRunProgress>) },
-    summary: row.summary === null ? null : { ports: null, tlsEndpoints: null, technologies: null, breaches: null, ...(JSON.parse(row.summary) as Omit<SurfaceRunSummary, 'ports' | 'tlsEndpoints' | 'technologies' | 'breaches'>) },
+    summary:
+      row.summary === null
+        ? null
+        : {
+            ports: null,
+            tlsEndpoints: null,
+            technologies: null,
+            breaches: null,
+            ...(JSON.parse(row.summary) as Omit<
+              SurfaceRunSummary,
+              'ports' | 'tlsEndpoints' | 'technologies' | 'breaches'
+            >),
+          },
     jobId: row.job_id,
     runner: row.runner,
     created: new Date(Number(row.created)),
@@ -46,7 +70,13 @@ export class KyselySurfaceRunRepository implements SurfaceRunRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  async insertLive(run: { teamId: number; assetId: number; trigger: SurfaceRunTrigger; created: Date; unlessCreatedSince?: Date }): Promise<SurfaceRun | undefined> {
+  async insertLive(run: {
+    teamId: number;
+    assetId: number;
+    trigger: SurfaceRunTrigger;
+    created: Date;
+    unlessCreatedSince?: Date;
+  }): Promise<SurfaceRun | undefined> {
     // One statement: the partial unique index on live runs makes a second live run of an asset
     // a conflict, and `unlessCreatedSince` makes a run created since then (live or ended) one.
     const since = run.unlessCreatedSince?.getTime();
@@ -67,7 +97,15 @@ export class KyselySurfaceRunRepository implements SurfaceRunRepository {
           .where((w) =>
             since === undefined
               ? sql<boolean>`1 = 1`
-              : w.not(w.exists(this.db.selectFrom('surface_runs').select('id').where('asset_id', '=', run.assetId).where('created', '>=', since))),
+              : w.not(
+                  w.exists(
+                    this.db
+                      .selectFrom('surface_runs')
+                      .select('id')
+                      .where('asset_id', '=', run.assetId)
+                      .where('created', '>=', since),
+                  ),
+                ),
           ),
       )
       .onConflict((oc) => oc.doNothing())
@@ -82,14 +120,25 @@ export class KyselySurfaceRunRepository implements SurfaceRunRepository {
   }
 
   async findLive(teamId: number, assetId: number): Promise<SurfaceRun | undefined> {
-    const row = await this.db.selectFrom('surface_runs').selectAll().where('team_id', '=', teamId).where('asset_id', '=', assetId).where('status', 'in', live).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('surface_runs')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('asset_id', '=', assetId)
+      .where('status', 'in', live)
+      .executeTakeFirst();
     return row && toRun(row);
   }
 
   async latestOf(teamId: number, assetIds: number[]): Promise<Map<number, SurfaceRun>> {
     const out = new Map<number, SurfaceRun>();
     if (assetIds.length === 0) return out;
-    const latest = this.db.selectFrom('surface_runs').select((eb) => eb.fn.max('id').as('id')).where('team_id', '=', teamId).where('asset_id', 'in', assetIds).groupBy('asset_id');
+    const latest = this.db
+      .selectFrom('surface_runs')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .where('team_id', '=', teamId)
+      .where('asset_id', 'in', assetIds)
+      .groupBy('asset_id');
     const rows = await this.db.selectFrom('surface_runs').selectAll().where('id', 'in', latest).execute();
     for (const row of rows) out.set(row.asset_id, toRun(row));
     return out;
@@ -110,17 +159,29 @@ export class KyselySurfaceRunRepository implements SurfaceRunRepository {
   }
 
   async setProgress(id: number, progress: SurfaceRunProgress): Promise<void> {
-    await this.db.updateTable('surface_runs').set({ progress: JSON.stringify(progress) }).where('id', '=', id).where('status', 'in', live).execute();
+    await this.db
+      .updateTable('surface_runs')
+      .set({ progress: JSON.stringify(progress) })
+      .where('id', '=', id)
+      .where('status', 'in', live)
+      .execute();
   }
 
   async addWarning(id: number, warning: string): Promise<void> {
     // One statement: warnings from the runner and anyone else never overwrite each other.
     const appended =
-      this.dialect === 'sqlite' ? sql<string>`json_insert(warnings, '$[#]', ${warning})` : sql<string>`(warnings::jsonb || jsonb_build_array(${warning}::text))::text`;
+      this.dialect === 'sqlite'
+        ? sql<string>`json_insert(warnings, '$[#]', ${warning})`
+        : sql<string>`(warnings::jsonb || jsonb_build_array(${warning}::text))::text`;
     await this.db.updateTable('surface_runs').set({ warnings: appended }).where('id', '=', id).execute();
   }
 
-  async end(id: number, status: 'completed' | 'stopped' | 'failed', at: Date, fields: { error?: string; summary?: SurfaceRunSummary }): Promise<boolean> {
+  async end(
+    id: number,
+    status: 'completed' | 'stopped' | 'failed',
+    at: Date,
+    fields: { error?: string; summary?: SurfaceRunSummary },
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('surface_runs')
       .set({
@@ -162,9 +223,27 @@ export class KyselySurfaceRunRepository implements SurfaceRunRepository {
       .where('a.is_root', '=', 1)
       .where('a.kind', '=', 'domain')
       .where('a.status', '=', 'verified')
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('surface_runs as r').select('r.id').whereRef('r.asset_id', '=', 'a.id').where('r.status', 'in', live))))
       .where((eb) =>
-        eb.not(eb.exists(eb.selectFrom('surface_runs as r').select('r.id').whereRef('r.asset_id', '=', 'a.id').where('r.created', '>=', createdBefore.getTime()))),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('surface_runs as r')
+              .select('r.id')
+              .whereRef('r.asset_id', '=', 'a.id')
+              .where('r.status', 'in', live),
+          ),
+        ),
+      )
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('surface_runs as r')
+              .select('r.id')
+              .whereRef('r.asset_id', '=', 'a.id')
+              .where('r.created', '>=', createdBefore.getTime()),
+          ),
+        ),
       )
       .orderBy('a.id')
       .limit(limit)
@@ -173,7 +252,13 @@ export class KyselySurfaceRunRepository implements SurfaceRunRepository {
   }
 
   async withoutJob(before: Date): Promise<SurfaceRun[]> {
-    const rows = await this.db.selectFrom('surface_runs').selectAll().where('status', '=', 'queued').where('job_id', 'is', null).where('created', '<', before.getTime()).execute();
+    const rows = await this.db
+      .selectFrom('surface_runs')
+      .selectAll()
+      .where('status', '=', 'queued')
+      .where('job_id', 'is', null)
+      .where('created', '<', before.getTime())
+      .execute();
     return rows.map(toRun);
   }
 

@@ -22,7 +22,13 @@ export class KyselyTeamRepository implements TeamRepository {
   async insert(team: Omit<Team, 'id'>): Promise<Team> {
     const row = await this.db
       .insertInto('teams')
-      .values({ token: team.token, name: team.name, plan: team.plan, verification_code: team.verificationCode, created: team.created.getTime() })
+      .values({
+        token: team.token,
+        name: team.name,
+        plan: team.plan,
+        verification_code: team.verificationCode,
+        created: team.created.getTime(),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return toTeam(row);
@@ -39,7 +45,10 @@ export class KyselyTeamRepository implements TeamRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('teams').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('teams')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 }
@@ -79,7 +88,10 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await this.db.insertInto('api_key_teams').values(key.teamIds.map((teamId) => ({ key_id: row.id, team_id: teamId }))).execute();
+    await this.db
+      .insertInto('api_key_teams')
+      .values(key.teamIds.map((teamId) => ({ key_id: row.id, team_id: teamId })))
+      .execute();
     return toKey(row, key.teamIds);
   }
 
@@ -94,8 +106,16 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   private async findOne(column: 'key_hash' | 'public_id', value: string): Promise<ApiKey | undefined> {
     const row = await this.db.selectFrom('api_keys').selectAll().where(column, '=', value).executeTakeFirst();
     if (row === undefined) return undefined;
-    const teams = await this.db.selectFrom('api_key_teams').select('team_id').where('key_id', '=', row.id).orderBy('team_id').execute();
-    return toKey(row, teams.map((t) => t.team_id));
+    const teams = await this.db
+      .selectFrom('api_key_teams')
+      .select('team_id')
+      .where('key_id', '=', row.id)
+      .orderBy('team_id')
+      .execute();
+    return toKey(
+      row,
+      teams.map((t) => t.team_id),
+    );
   }
 
   async listByTeam(teamId: number): Promise<ApiKey[]> {
@@ -110,7 +130,12 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   }
 
   async revoke(id: number, at: Date): Promise<boolean> {
-    const result = await this.db.updateTable('api_keys').set({ revoked: at.getTime() }).where('id', '=', id).where('revoked', 'is', null).executeTakeFirst();
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked: at.getTime() })
+      .where('id', '=', id)
+      .where('revoked', 'is', null)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 

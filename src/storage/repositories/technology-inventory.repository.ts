@@ -1,7 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { InventoryPage, InventoryPageQuery } from '../../core/shared/inventory-list.ts';
 import { technologyDocument } from '../../core/surface/inventory-documents.ts';
-import type { NewTechnology, TechnologyInventoryRepository, TechnologyStateRow } from '../../core/surface/technology-inventory.types.ts';
+import type {
+  NewTechnology,
+  TechnologyInventoryRepository,
+  TechnologyStateRow,
+} from '../../core/surface/technology-inventory.types.ts';
 import type { Database, Dialect } from '../database.ts';
 import type { Schema } from '../schema.ts';
 import { documentTokens, rewriteDocuments, tokensOf } from './inventory-documents.ts';
@@ -76,16 +80,31 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
 
   async markSeen(teamId: number, ids: number[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('technologies').set({ active: 1, last_seen_at: at.getTime(), disappeared_at: null }).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+    await this.db
+      .updateTable('technologies')
+      .set({ active: 1, last_seen_at: at.getTime(), disappeared_at: null })
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   async markDisappeared(teamId: number, ids: number[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('technologies').set({ active: 0, disappeared_at: at.getTime() }).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+    await this.db
+      .updateTable('technologies')
+      .set({ active: 0, disappeared_at: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   async setDetails(teamId: number, id: number, serviceProtocol: string, categories: string[]): Promise<void> {
-    await this.db.updateTable('technologies').set({ service_protocol: serviceProtocol, categories: JSON.stringify(categories) }).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await this.db
+      .updateTable('technologies')
+      .set({ service_protocol: serviceProtocol, categories: JSON.stringify(categories) })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
     await rewriteDocuments(this.db, 'technologies', teamId, [id]);
   }
 

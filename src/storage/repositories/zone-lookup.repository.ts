@@ -61,14 +61,24 @@ export class KyselyLookupJobRepository implements LookupJobRepository {
   }
 
   async chunk(jobId: number, seq: number): Promise<string | undefined> {
-    const row = await this.db.selectFrom('zone_lookup_chunks').select('data').where('job_id', '=', jobId).where('seq', '=', seq).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('zone_lookup_chunks')
+      .select('data')
+      .where('job_id', '=', jobId)
+      .where('seq', '=', seq)
+      .executeTakeFirst();
     return row?.data;
   }
 
   async seen(jobId: number, names: string[]): Promise<Set<string>> {
     const out = new Set<string>();
     for (let i = 0; i < names.length; i += 1000) {
-      const rows = await this.db.selectFrom('zone_lookup_seen').select('name').where('job_id', '=', jobId).where('name', 'in', names.slice(i, i + 1000)).execute();
+      const rows = await this.db
+        .selectFrom('zone_lookup_seen')
+        .select('name')
+        .where('job_id', '=', jobId)
+        .where('name', 'in', names.slice(i, i + 1000))
+        .execute();
       for (const row of rows) out.add(row.name);
     }
     return out;
@@ -77,14 +87,23 @@ export class KyselyLookupJobRepository implements LookupJobRepository {
   async markSeen(jobId: number, names: string[]): Promise<void> {
     for (let i = 0; i < names.length; i += 1000) {
       const part = names.slice(i, i + 1000);
-      if (part.length > 0) await this.db.insertInto('zone_lookup_seen').values(part.map((name) => ({ job_id: jobId, name }))).onConflict((oc) => oc.doNothing()).execute();
+      if (part.length > 0)
+        await this.db
+          .insertInto('zone_lookup_seen')
+          .values(part.map((name) => ({ job_id: jobId, name })))
+          .onConflict((oc) => oc.doNothing())
+          .execute();
     }
   }
 
   async checkpoint(jobId: number, seq: number, succeeded: number, failed: number): Promise<boolean> {
     const result = await this.db
       .updateTable('zone_lookup_jobs')
-      .set((eb) => ({ succeeded: eb('succeeded', '+', succeeded), failed: eb('failed', '+', failed), next_chunk: seq + 1 }))
+      .set((eb) => ({
+        succeeded: eb('succeeded', '+', succeeded),
+        failed: eb('failed', '+', failed),
+        next_chunk: seq + 1,
+      }))
       .where('id', '=', jobId)
       .where('next_chunk', '=', seq)
       .executeTakeFirst();
@@ -93,8 +112,13 @@ export class KyselyLookupJobRepository implements LookupJobRepository {
 
   async setStatus(jobId: number, status: LookupStatus, at: Date, error?: string): Promise<void> {
     const ms = at.getTime();
-    const times = status === 'running' ? { started: ms } : status === 'done' || status === 'failed' ? { finished: ms } : {};
-    await this.db.updateTable('zone_lookup_jobs').set({ status, ...times, ...(error === undefined ? {} : { error }) }).where('id', '=', jobId).execute();
+    const times =
+      status === 'running' ? { started: ms } : status === 'done' || status === 'failed' ? { finished: ms } : {};
+    await this.db
+      .updateTable('zone_lookup_jobs')
+      .set({ status, ...times, ...(error === undefined ? {} : { error }) })
+      .where('id', '=', jobId)
+      .execute();
   }
 
   async dropWorkData(jobId: number): Promise<void> {
@@ -103,12 +127,19 @@ export class KyselyLookupJobRepository implements LookupJobRepository {
   }
 
   async purgeBefore(cutoff: Date): Promise<number> {
-    const result = await this.db.deleteFrom('zone_lookup_jobs').where('created', '<', cutoff.getTime()).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('zone_lookup_jobs')
+      .where('created', '<', cutoff.getTime())
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
   async unfinished(): Promise<LookupJob[]> {
-    const rows = await this.db.selectFrom('zone_lookup_jobs').selectAll().where('status', 'in', ['queued', 'running']).execute();
+    const rows = await this.db
+      .selectFrom('zone_lookup_jobs')
+      .selectAll()
+      .where('status', 'in', ['queued', 'running'])
+      .execute();
     return rows.map(toJob);
   }
 }

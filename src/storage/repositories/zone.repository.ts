@@ -1,9 +1,23 @@
 import type { Kysely } from 'kysely';
 import { sql } from '../kysely.ts';
 import { toWireTime } from '../../core/shared/time.ts';
-import { mergeRecordSets, rangeUnder, recordSet, reverseName, sourceBits, sourcesOf, type StoredRecords } from '../../core/zones/dns-names.ts';
+import {
+  mergeRecordSets,
+  rangeUnder,
+  recordSet,
+  reverseName,
+  sourceBits,
+  sourcesOf,
+  type StoredRecords,
+} from '../../core/zones/dns-names.ts';
 import type { NameTokenCodec } from '../../core/zones/name-token.ts';
-import type { DiscoveredName, NameDocument, NamePageQuery, RootDomain, ZoneSource } from '../../core/assets/asset.types.ts';
+import type {
+  DiscoveredName,
+  NameDocument,
+  NamePageQuery,
+  RootDomain,
+  ZoneSource,
+} from '../../core/assets/asset.types.ts';
 import type { IndexedName, ZoneRepository } from '../../core/zones/zone.types.ts';
 import type { Database, Dialect } from '../database.ts';
 import type { Schema } from '../schema.ts';
@@ -85,37 +99,67 @@ export class KyselyZoneRepository implements ZoneRepository {
   ) {}
 
   async lockIndexing(teamId: number): Promise<void> {
-    if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${zoneIndexingLock}, ${teamId})`.execute(this.db);
+    if (this.dialect === 'postgres')
+      await sql`select pg_advisory_xact_lock(${zoneIndexingLock}, ${teamId})`.execute(this.db);
   }
 
   async rootDomains(teamId: number): Promise<RootDomain[]> {
-    const rows = await this.db.selectFrom('assets').select(['id', 'name', 'status']).where('team_id', '=', teamId).where('is_root', '=', 1).where('kind', '=', 'domain').execute();
+    const rows = await this.db
+      .selectFrom('assets')
+      .select(['id', 'name', 'status'])
+      .where('team_id', '=', teamId)
+      .where('is_root', '=', 1)
+      .where('kind', '=', 'domain')
+      .execute();
     return rows.map((r) => ({ id: r.id, name: r.name, status: r.status }));
   }
 
   async assetNames(teamId: number, limit: number): Promise<ReadonlySet<string> | undefined> {
-    const rows = await this.db.selectFrom('assets').select('name').where('team_id', '=', teamId).limit(limit + 1).execute();
+    const rows = await this.db
+      .selectFrom('assets')
+      .select('name')
+      .where('team_id', '=', teamId)
+      .limit(limit + 1)
+      .execute();
     return rows.length > limit ? undefined : new Set(rows.map((r) => r.name));
   }
 
-  async indexNames(teamId: number, root: RootDomain, names: IndexedName[], source: ZoneSource, at: Date, assetNames?: ReadonlySet<string>): Promise<number> {
+  async indexNames(
+    teamId: number,
+    root: RootDomain,
+    names: IndexedName[],
+    source: ZoneSource,
+    at: Date,
+    assetNames?: ReadonlySet<string>,
+  ): Promise<number> {
     const ms = at.getTime();
     const bits = sourceBits([source]);
-    const assets = await this.touchAssets(teamId, assetNames === undefined ? names : names.filter((n) => assetNames.has(n.name)), source, ms);
+    const assets = await this.touchAssets(
+      teamId,
+      assetNames === undefined ? names : names.filter((n) => assetNames.has(n.name)),
+      source,
+      ms,
+    );
     const keys = names.map((n) => reverseName(n.name));
     const sets = await this.recordSets(teamId, names, keys, source);
     // In key order: neighbouring keys share index pages, so a batch touches fewer of them.
     const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
     if (this.prepare !== undefined) {
       const upsert = this.statementsOf().upsert(source);
-      for (const i of order) upsert.run(teamId, keys[i], root.id, bits, assets.has(names[i]!.name) ? 1 : 0, ms, ms, ms, sets[i]);
+      for (const i of order)
+        upsert.run(teamId, keys[i], root.id, bits, assets.has(names[i]!.name) ? 1 : 0, ms, ms, ms, sets[i]);
       return names.length;
     }
     for (let start = 0; start < order.length; start += rowsPerStatement) {
       const rows = order
         .slice(start, start + rowsPerStatement)
-        .map((i) => sql`(${teamId}, ${keys[i]}, ${root.id}, ${bits}, ${assets.has(names[i]!.name) ? 1 : 0}, ${ms}, ${ms}, ${ms}, ${sets[i]})`);
-      await sql`insert into dns_names (${sql.raw(insertColumns)}, ${sql.raw(recordColumn[source])}) values ${sql.join(rows)} ${sql.raw(upsertTail(source))}`.execute(this.db);
+        .map(
+          (i) =>
+            sql`(${teamId}, ${keys[i]}, ${root.id}, ${bits}, ${assets.has(names[i]!.name) ? 1 : 0}, ${ms}, ${ms}, ${ms}, ${sets[i]})`,
+        );
+      await sql`insert into dns_names (${sql.raw(insertColumns)}, ${sql.raw(recordColumn[source])}) values ${sql.join(rows)} ${sql.raw(upsertTail(source))}`.execute(
+        this.db,
+      );
     }
     return names.length;
   }
@@ -128,7 +172,12 @@ export class KyselyZoneRepository implements ZoneRepository {
    * Each name's record set of the source as JSON. A name met again later in the same run (its
    * first records already written) is merged with what was stored, not replaced.
    */
-  private async recordSets(teamId: number, names: IndexedName[], keys: string[], source: ZoneSource): Promise<string[]> {
+  private async recordSets(
+    teamId: number,
+    names: IndexedName[],
+    keys: string[],
+    source: ZoneSource,
+  ): Promise<string[]> {
     const again = keys.filter((_, i) => names[i]!.merge === true);
     const stored = new Map<string, StoredRecords>();
     if (again.length > 0) {
@@ -154,11 +203,20 @@ export class KyselyZoneRepository implements ZoneRepository {
    * The names that are assets of the team (a root's apex, a subdomain added by hand or acted
    * upon): they gain the source in added_by and a sighting. Returns their names.
    */
-  private async touchAssets(teamId: number, names: IndexedName[], source: ZoneSource, ms: number): Promise<Set<string>> {
+  private async touchAssets(
+    teamId: number,
+    names: IndexedName[],
+    source: ZoneSource,
+    ms: number,
+  ): Promise<Set<string>> {
     const assets: Array<{ id: number; name: string; added_by: string }> = [];
     for (let start = 0; start < names.length; start += rowsPerStatement) {
       const part = names.slice(start, start + rowsPerStatement).map((n) => n.name);
-      const query = this.db.selectFrom('assets').select(['id', 'name', 'added_by']).where('team_id', '=', teamId).where('name', 'in', part);
+      const query = this.db
+        .selectFrom('assets')
+        .select(['id', 'name', 'added_by'])
+        .where('team_id', '=', teamId)
+        .where('name', 'in', part);
       if (this.prepare !== undefined) {
         // One prepared statement per batch size: the lookups run in the engine, not one call per name.
         const compiled = query.compile();
@@ -167,8 +225,15 @@ export class KyselyZoneRepository implements ZoneRepository {
     }
     for (const asset of assets) {
       const addedBy = JSON.parse(asset.added_by) as string[];
-      const update = addedBy.includes(source) ? { last_seen: ms } : { added_by: JSON.stringify([...addedBy, source]), last_seen: ms, updated: ms };
-      await this.db.updateTable('assets').set(update).where('team_id', '=', teamId).where('id', '=', asset.id).execute();
+      const update = addedBy.includes(source)
+        ? { last_seen: ms }
+        : { added_by: JSON.stringify([...addedBy, source]), last_seen: ms, updated: ms };
+      await this.db
+        .updateTable('assets')
+        .set(update)
+        .where('team_id', '=', teamId)
+        .where('id', '=', asset.id)
+        .execute();
     }
     return new Set(assets.map((a) => a.name));
   }
@@ -188,7 +253,16 @@ export class KyselyZoneRepository implements ZoneRepository {
     const row = await this.db
       .selectFrom('dns_names as n')
       .innerJoin('assets as r', 'r.id', 'n.root_id')
-      .select(['n.rname', 'n.root_id', 'n.shadowed', 'r.status', 'n.sources', 'n.first_seen', 'n.updated', 'n.last_seen'])
+      .select([
+        'n.rname',
+        'n.root_id',
+        'n.shadowed',
+        'r.status',
+        'n.sources',
+        'n.first_seen',
+        'n.updated',
+        'n.last_seen',
+      ])
       .where('n.team_id', '=', teamId)
       .where('r.team_id', '=', teamId)
       .where('n.id', '=', ref.id)
@@ -223,13 +297,21 @@ export class KyselyZoneRepository implements ZoneRepository {
       .limit(query.limit);
     if (query.under !== undefined) {
       const { from, to } = rangeUnder(query.under.name);
-      q = q.where('root_id', '=', query.under.id).where('rname', '>', query.afterKey !== undefined && query.afterKey > from ? query.afterKey : from).where('rname', '<', to);
+      q = q
+        .where('root_id', '=', query.under.id)
+        .where('rname', '>', query.afterKey !== undefined && query.afterKey > from ? query.afterKey : from)
+        .where('rname', '<', to);
     } else if (query.afterKey !== undefined) q = q.where('rname', '>', query.afterKey);
     if (query.createdAfter !== undefined) q = q.where('first_seen', '>', query.createdAfter.getTime());
     const rows = await q.execute();
     if (rows.length === 0) return [];
     const rootIds = [...new Set(rows.map((row) => Number(row.root_id)))];
-    const roots = await this.db.selectFrom('assets').select(['id', 'status']).where('team_id', '=', query.teamId).where('id', 'in', rootIds).execute();
+    const roots = await this.db
+      .selectFrom('assets')
+      .select(['id', 'status'])
+      .where('team_id', '=', query.teamId)
+      .where('id', 'in', rootIds)
+      .execute();
     const statusOf = new Map(roots.map((r) => [Number(r.id), r.status]));
     const tokens = this.tokens.tokensOf(rows.map((row) => ({ id: Number(row.id), firstSeen: Number(row.first_seen) })));
     const out: NameDocument[] = [];
@@ -242,7 +324,11 @@ export class KyselyZoneRepository implements ZoneRepository {
   }
 
   async deleteName(teamId: number, name: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('dns_names').where('team_id', '=', teamId).where('rname', '=', reverseName(name)).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('dns_names')
+      .where('team_id', '=', teamId)
+      .where('rname', '=', reverseName(name))
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -252,10 +338,22 @@ export class KyselyZoneRepository implements ZoneRepository {
 
   async namesUnder(teamId: number, domain: string): Promise<Array<{ name: string; sources: ZoneSource[] }>> {
     const { from, to } = rangeUnder(domain);
-    const rows = await this.db.selectFrom('dns_names').select(['rname', 'sources']).where('team_id', '=', teamId).where('rname', '>', from).where('rname', '<', to).execute();
+    const rows = await this.db
+      .selectFrom('dns_names')
+      .select(['rname', 'sources'])
+      .where('team_id', '=', teamId)
+      .where('rname', '>', from)
+      .where('rname', '<', to)
+      .execute();
     const out = new Map(rows.map((r) => [reverseName(r.rname), sourcesOf(Number(r.sources))]));
     const suffix = `.${domain}`;
-    const assets = await this.db.selectFrom('assets').select('name').where('team_id', '=', teamId).where('kind', '=', 'domain').where('name', 'like', `%${suffix}`).execute();
+    const assets = await this.db
+      .selectFrom('assets')
+      .select('name')
+      .where('team_id', '=', teamId)
+      .where('kind', '=', 'domain')
+      .where('name', 'like', `%${suffix}`)
+      .execute();
     for (const a of assets) if (a.name.endsWith(suffix) && !out.has(a.name)) out.set(a.name, []);
     return [...out].map(([name, sources]) => ({ name, sources }));
   }
@@ -265,10 +363,14 @@ export class KyselyZoneRepository implements ZoneRepository {
     await this.db
       .deleteFrom('dns_names')
       .where('team_id', '=', teamId)
-      .where((eb) => eb.or([eb('rname', '=', reverseName(root.name)), eb.and([eb('rname', '>', from), eb('rname', '<', to), eb('root_id', '=', root.id)])]))
+      .where((eb) =>
+        eb.or([
+          eb('rname', '=', reverseName(root.name)),
+          eb.and([eb('rname', '>', from), eb('rname', '<', to), eb('root_id', '=', root.id)]),
+        ]),
+      )
       .execute();
   }
-
 }
 
 function prepareStatements(prepare: NonNullable<Database['prepare']>) {

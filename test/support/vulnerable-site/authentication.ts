@@ -34,11 +34,21 @@ export interface LoginAttempt {
 export const loginAttempts: LoginAttempt[] = [];
 
 const record = (request: SiteRequest, user: string, password: string): void => {
-  loginAttempts.push({ port: request.req.socket.localPort ?? 0, path: request.url.pathname, user, password, at: performance.now() });
+  loginAttempts.push({
+    port: request.req.socket.localPort ?? 0,
+    path: request.url.pathname,
+    user,
+    password,
+    at: performance.now(),
+  });
 };
 
 /** The safe twin serves logins only over HTTPS: over HTTP it redirects. */
-const toHttps = (request: SiteRequest): SiteResponse => ({ status: 301, headers: { location: `https://${request.req.headers.host ?? '127.0.0.1'}${request.url.pathname}` }, body: '' });
+const toHttps = (request: SiteRequest): SiteResponse => ({
+  status: 301,
+  headers: { location: `https://${request.req.headers.host ?? '127.0.0.1'}${request.url.pathname}` },
+  body: '',
+});
 
 interface LoginPage {
   title: string;
@@ -56,19 +66,29 @@ const LOGINS: Record<string, LoginPage> = {
     title: 'Sign in',
     vulnerableAction: '/signin',
     fields: '<input name="username" autocomplete="username">',
-    password: { vulnerable: '<input type="password" name="password" autocomplete="on">', safe: '<input type="password" name="password" autocomplete="current-password">' },
+    password: {
+      vulnerable: '<input type="password" name="password" autocomplete="on">',
+      safe: '<input type="password" name="password" autocomplete="current-password">',
+    },
   },
   '/secure-login': {
     title: 'Secure login',
     vulnerableAction: 'http://login.fixture.invalid/session',
     fields: '<input type="email" name="email">',
-    password: { vulnerable: '<input type="password" name="secret">', safe: '<input type="password" name="secret" autocomplete="current-password">' },
+    password: {
+      vulnerable: '<input type="password" name="secret">',
+      safe: '<input type="password" name="secret" autocomplete="current-password">',
+    },
   },
   '/admin/login': {
     title: 'Administration',
     vulnerableAction: '/admin/login',
-    fields: '<input type="hidden" name="csrf" value="f1x7ure"><input name="user"><label><input type="checkbox" name="remember" value="1"> remember me</label>',
-    password: { vulnerable: '<input type="password" name="pass">', safe: '<input type="password" name="pass" autocomplete="current-password">' },
+    fields:
+      '<input type="hidden" name="csrf" value="f1x7ure"><input name="user"><label><input type="checkbox" name="remember" value="1"> remember me</label>',
+    password: {
+      vulnerable: '<input type="password" name="pass">',
+      safe: '<input type="password" name="pass" autocomplete="current-password">',
+    },
     isDefaultAccepted: (user, password) => user === 'admin' && password === 'admin',
   },
 };
@@ -77,7 +97,10 @@ function login(request: SiteRequest, spec: LoginPage): SiteResponse {
   if (request.isSafe && request.scheme === 'http') return toHttps(request);
   const action = request.isSafe ? request.url.pathname : spec.vulnerableAction;
   const form = (error: string): SiteResponse =>
-    page(spec.title, `${error}<form method="post" action="${action}">${spec.fields}${request.isSafe ? spec.password.safe : spec.password.vulnerable}<input type="submit" value="Log in"></form>`);
+    page(
+      spec.title,
+      `${error}<form method="post" action="${action}">${spec.fields}${request.isSafe ? spec.password.safe : spec.password.vulnerable}<input type="submit" value="Log in"></form>`,
+    );
   if (request.method !== 'POST') return form('');
   const fields = new URLSearchParams(request.body);
   const user = fields.get('user') ?? fields.get('username') ?? fields.get('email') ?? '';
@@ -86,7 +109,14 @@ function login(request: SiteRequest, spec: LoginPage): SiteResponse {
   const isAccepted = !request.isSafe && spec.isDefaultAccepted?.(user, password) === true;
   // A real panel: the login sets the session cookie the dashboard and its actions need.
   const answer = isAccepted
-    ? { status: 303, headers: { location: '/admin/dashboard', 'set-cookie': `${adminSessionCookie}=s3ss10n; Path=/; HttpOnly; SameSite=Lax${request.scheme === 'https' ? '; Secure' : ''}` }, body: '' }
+    ? {
+        status: 303,
+        headers: {
+          location: '/admin/dashboard',
+          'set-cookie': `${adminSessionCookie}=s3ss10n; Path=/; HttpOnly; SameSite=Lax${request.scheme === 'https' ? '; Secure' : ''}`,
+        },
+        body: '',
+      }
     : form('<p class="error">Invalid user name or password.</p>');
   return { ...answer, delayMs: loginDelayMs };
 }
@@ -95,11 +125,20 @@ function login(request: SiteRequest, spec: LoginPage): SiteResponse {
 function manager(request: SiteRequest): SiteResponse {
   const header = request.req.headers.authorization ?? '';
   const match = /^Basic\s+(\S+)$/i.exec(header);
-  if (match === null) return { ...page('401 Unauthorized', '<p>Authentication required.</p>', 401), headers: { ...html, 'www-authenticate': 'Basic realm="Tomcat Manager Application"' } };
+  if (match === null)
+    return {
+      ...page('401 Unauthorized', '<p>Authentication required.</p>', 401),
+      headers: { ...html, 'www-authenticate': 'Basic realm="Tomcat Manager Application"' },
+    };
   const [user = '', password = ''] = Buffer.from(match[1]!, 'base64').toString('utf8').split(':');
   record(request, user, password);
   const isAccepted = !request.isSafe && user === 'tomcat' && password === 'tomcat';
-  const answer = isAccepted ? page('Tomcat Web Application Manager', '<p>Applications: /, /manager</p>') : { ...page('401 Unauthorized', '<p>Wrong credentials.</p>', 401), headers: { ...html, 'www-authenticate': 'Basic realm="Tomcat Manager Application"' } };
+  const answer = isAccepted
+    ? page('Tomcat Web Application Manager', '<p>Applications: /, /manager</p>')
+    : {
+        ...page('401 Unauthorized', '<p>Wrong credentials.</p>', 401),
+        headers: { ...html, 'www-authenticate': 'Basic realm="Tomcat Manager Application"' },
+      };
   return { ...answer, delayMs: loginDelayMs };
 }
 
@@ -111,7 +150,8 @@ function handle(request: SiteRequest): SiteResponse | undefined {
   const spec = LOGINS[path];
   if (spec !== undefined) return login(request, spec);
   if (path === '/manager/html') return manager(request);
-  if (path === '/admin/dashboard') return request.isSafe ? page('Not found', '<p>Not found</p>', 404) : page('Dashboard', '<p>Welcome, admin.</p>');
+  if (path === '/admin/dashboard')
+    return request.isSafe ? page('Not found', '<p>Not found</p>', 404) : page('Dashboard', '<p>Welcome, admin.</p>');
   return undefined;
 }
 
@@ -119,11 +159,37 @@ const spot = spotsOf('authentication');
 
 const spots: Spot[] = [
   spot('login-over-http', 'login-over-http', '/signin', 'the sign-in form is served over plain HTTP', 'http'),
-  spot('admin-login-over-http', 'login-over-http', '/admin/login', 'the administration login is served over plain HTTP', 'http'),
-  spot('login-posts-to-http', 'login-over-http', '/secure-login', 'the login form posts to an http:// action on another host'),
-  spot('password-autocomplete-on', 'password-autocomplete', '/signin', 'the sign-in password field says autocomplete="on"'),
-  spot('default-credentials-form', 'default-credentials', '/admin/login', 'admin/admin opens the administration panel (HTML form)'),
-  spot('default-credentials-basic', 'default-credentials', '/manager/html', 'tomcat/tomcat opens the manager (HTTP basic authentication)'),
+  spot(
+    'admin-login-over-http',
+    'login-over-http',
+    '/admin/login',
+    'the administration login is served over plain HTTP',
+    'http',
+  ),
+  spot(
+    'login-posts-to-http',
+    'login-over-http',
+    '/secure-login',
+    'the login form posts to an http:// action on another host',
+  ),
+  spot(
+    'password-autocomplete-on',
+    'password-autocomplete',
+    '/signin',
+    'the sign-in password field says autocomplete="on"',
+  ),
+  spot(
+    'default-credentials-form',
+    'default-credentials',
+    '/admin/login',
+    'admin/admin opens the administration panel (HTML form)',
+  ),
+  spot(
+    'default-credentials-basic',
+    'default-credentials',
+    '/manager/html',
+    'tomcat/tomcat opens the manager (HTTP basic authentication)',
+  ),
 ];
 
 /** The authentication spots of the fixture site (see index.ts); each path answers fixed on the safe twin. */

@@ -13,7 +13,14 @@ import type { SiteModule, SiteResponse, Spot } from './types.ts';
  * manifest (every module's spots) says what a scanner must find and where; the safe twin serves
  * the same paths fixed, and a scanner that reports anything there has a false positive.
  */
-export const siteModules: SiteModule[] = [injectionModule, injectionContextsModule, injectionAdvancedModule, exposureModule, configurationModule, authenticationModule];
+export const siteModules: SiteModule[] = [
+  injectionModule,
+  injectionContextsModule,
+  injectionAdvancedModule,
+  exposureModule,
+  configurationModule,
+  authenticationModule,
+];
 
 /** Every spot of every module: what is where. */
 export function manifest(): Spot[] {
@@ -31,7 +38,9 @@ export interface VulnerableSites {
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function homePage(): string {
-  const links = siteModules.flatMap((m) => m.links.map((href) => `<li><a href="${escapeHtml(href)}">${escapeHtml(href)}</a></li>`));
+  const links = siteModules.flatMap((m) =>
+    m.links.map((href) => `<li><a href="${escapeHtml(href)}">${escapeHtml(href)}</a></li>`),
+  );
   return `<!doctype html><html><head><title>Fixture shop</title></head><body><h1>Fixture shop</h1><ul>${links.join('')}</ul></body></html>`;
 }
 
@@ -46,27 +55,51 @@ function serveTwin(scheme: 'http' | 'https', isSafe: boolean): Promise<TargetSer
       if (size <= BODY_LIMIT) chunks.push(chunk);
     });
     req.on('end', () => {
-      const request = { req, url, method: req.method ?? 'GET', body: Buffer.concat(chunks).toString('utf8'), isSafe, scheme };
+      const request = {
+        req,
+        url,
+        method: req.method ?? 'GET',
+        body: Buffer.concat(chunks).toString('utf8'),
+        isSafe,
+        scheme,
+      };
       let answer: SiteResponse | undefined;
       try {
-        answer = url.pathname === '/' ? { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: homePage() } : siteModules.map((m) => m.handle(request)).find((a) => a !== undefined);
+        answer =
+          url.pathname === '/'
+            ? { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: homePage() }
+            : siteModules.map((m) => m.handle(request)).find((a) => a !== undefined);
       } catch (err) {
         answer = { status: 500, headers: { 'content-type': 'text/plain' }, body: `fixture error: ${String(err)}` };
       }
-      const response = answer ?? { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Not found</title><p>Not found</p>' };
+      const response = answer ?? {
+        status: 404,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        body: '<!doctype html><title>Not found</title><p>Not found</p>',
+      };
       if (response.raw !== undefined) {
         // Past Node's response writer on purpose; a failed answer (a fetch gone wrong) drops the connection.
-        Promise.resolve(response.raw).then((bytes) => void req.socket.end(bytes), () => void req.socket.destroy());
+        Promise.resolve(response.raw).then(
+          (bytes) => void req.socket.end(bytes),
+          () => void req.socket.destroy(),
+        );
         return;
       }
       const send = (): void => {
         if (res.destroyed) return;
         try {
-          res.writeHead(response.status, { 'content-type': 'text/html; charset=utf-8', ...fixtureSecurityHeaders(request), ...response.headers }).end(req.method === 'HEAD' ? undefined : (response.body ?? ''));
+          res
+            .writeHead(response.status, {
+              'content-type': 'text/html; charset=utf-8',
+              ...fixtureSecurityHeaders(request),
+              ...response.headers,
+            })
+            .end(req.method === 'HEAD' ? undefined : (response.body ?? ''));
         } catch (err) {
           // A header value Node refuses (a scanner's CR LF in a redirect target): answer as a
           // framework would, never take the whole fixture down.
-          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`fixture error: ${String(err)}`);
+          if (!res.headersSent)
+            res.writeHead(500, { 'content-type': 'text/plain' }).end(`fixture error: ${String(err)}`);
         }
       };
       if (response.delayMs !== undefined && response.delayMs > 0) setTimeout(send, response.delayMs).unref();

@@ -23,8 +23,17 @@ export interface Spot {
 }
 
 /** A spot maker for one class, so that a module's manifest reads one line per spot. */
-export function spotsOf(spotClass: SpotClass): (id: string, checkId: string, location: string, description: string, scheme?: 'http' | 'https') => Spot {
-  return (id, checkId, location, description, scheme) => ({ id, class: spotClass, checkId, location, description, ...(scheme === undefined ? {} : { scheme }) });
+export function spotsOf(
+  spotClass: SpotClass,
+): (id: string, checkId: string, location: string, description: string, scheme?: 'http' | 'https') => Spot {
+  return (id, checkId, location, description, scheme) => ({
+    id,
+    class: spotClass,
+    checkId,
+    location,
+    description,
+    ...(scheme === undefined ? {} : { scheme }),
+  });
 }
 
 /** A request as a route module sees it: the URL, the method and the body read in full. */

@@ -13,18 +13,34 @@ function crawled(href: string): CrawledPage {
     url,
     origin: { scheme: 'http', host: url.hostname, port: Number(url.port) },
     originText: url.origin,
-    exchange: { request: { method: 'GET', url, headers: [{ name: 'user-agent', value: 'perimeter-test' }] }, status: 200, headers: [{ name: 'content-type', value: 'text/html' }], body: '<p>ok</p>', isTruncated: false },
+    exchange: {
+      request: { method: 'GET', url, headers: [{ name: 'user-agent', value: 'perimeter-test' }] },
+      status: 200,
+      headers: [{ name: 'content-type', value: 'text/html' }],
+      body: '<p>ok</p>',
+      isTruncated: false,
+    },
     isHtml: true,
     links: undefined,
   };
 }
 
-const context = { session: { settings: { ...defaultScanProfileSettings } } as unknown as ScanSession, signal: new AbortController().signal, report: async () => undefined } satisfies CheckContext;
+const context = {
+  session: { settings: { ...defaultScanProfileSettings } } as unknown as ScanSession,
+  signal: new AbortController().signal,
+  report: async () => undefined,
+} satisfies CheckContext;
 
 describe('createActiveCheck', () => {
   it('hands every active check the same injection points of a page, computed once', async () => {
     const seen: Array<{ check: string; point: InjectionPoint }> = [];
-    const checks = ['first', 'second'].map((id) => createActiveCheck({ id, locations: ['query', 'path', 'header'], test: async (point) => void seen.push({ check: id, point }) }));
+    const checks = ['first', 'second'].map((id) =>
+      createActiveCheck({
+        id,
+        locations: ['query', 'path', 'header'],
+        test: async (point) => void seen.push({ check: id, point }),
+      }),
+    );
     const page = crawled('http://127.0.0.1:8080/item/42?q=shoes');
     for (const check of checks) await check.inspect(page, context);
     const first = seen.filter((s) => s.check === 'first').map((s) => s.point);
@@ -39,8 +55,16 @@ describe('createActiveCheck', () => {
 
   it('tests a point once per scan and check, whichever value a later page brings', async () => {
     const tested: string[] = [];
-    const check = createActiveCheck({ id: 'once', test: async (point) => void tested.push(`${point.location}:${point.name}=${point.value}`) });
-    for (const href of ['http://127.0.0.1:8080/item/42?q=shoes', 'http://127.0.0.1:8080/item/42?q=hats', 'http://127.0.0.1:8080/item/43']) await check.inspect(crawled(href), context);
+    const check = createActiveCheck({
+      id: 'once',
+      test: async (point) => void tested.push(`${point.location}:${point.name}=${point.value}`),
+    });
+    for (const href of [
+      'http://127.0.0.1:8080/item/42?q=shoes',
+      'http://127.0.0.1:8080/item/42?q=hats',
+      'http://127.0.0.1:8080/item/43',
+    ])
+      await check.inspect(crawled(href), context);
     assert.deepEqual(tested, ['query:q=shoes', 'path:1=42']);
   });
 });

@@ -1,7 +1,18 @@
 import type { ScanProfileSettings } from '../../../core/scans/scan-profile-settings.ts';
 import { HttpRequestError, type HttpExchange } from '../guarded-http-client.ts';
 import type { Highlight } from '../../../core/vulnerabilities/vulnerability.types.ts';
-import { describePoint, injectionLocation, injectionPointKey, injectionPoints, isMetadataPoint, parameterLocations, parseCookiePairs, type InjectedRequest, type InjectionPoint, type ParameterLocation } from '../injection.ts';
+import {
+  describePoint,
+  injectionLocation,
+  injectionPointKey,
+  injectionPoints,
+  isMetadataPoint,
+  parameterLocations,
+  parseCookiePairs,
+  type InjectedRequest,
+  type InjectionPoint,
+  type ParameterLocation,
+} from '../injection.ts';
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
 import type { ScanSession } from '../scan-session.ts';
 import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
@@ -71,9 +82,11 @@ export function createActiveCheck(spec: ActiveCheckSpec): PageCheck {
 function senderOf(context: CheckContext): InjectedSender {
   return async (request) => {
     // A payload in a path segment may land on a path the scope excludes: never sent.
-    if (!context.session.scope.isUrlAllowed(request.url)) throw new HttpRequestError('denied', `${request.url.pathname} is outside the scan's scope`);
+    if (!context.session.scope.isUrlAllowed(request.url))
+      throw new HttpRequestError('denied', `${request.url.pathname} is outside the scan's scope`);
     // A header value with a line break cannot be sent (the client would refuse it): not a finding either way.
-    if (request.headers?.some((h) => /[\r\n\0]/.test(h.value)) === true) throw new HttpRequestError('denied', 'a header value may not hold a line break');
+    if (request.headers?.some((h) => /[\r\n\0]/.test(h.value)) === true)
+      throw new HttpRequestError('denied', 'a header value may not hold a line break');
     return context.session.send(request.method, request.url, context.signal, {
       ...(request.body === undefined ? {} : { body: request.body }),
       ...(request.headers === undefined ? {} : { extraHeaders: request.headers }),
@@ -104,16 +117,23 @@ function keyedPointsOf(page: CrawledPage, session: Pick<ScanSession, 'settings'>
   }
   const cached = pagePoints.get(page);
   if (cached !== undefined && cached.cookieNames === cookieNames) return cached.points;
-  const points = injectionPoints(page, { profileCookieNames: cookieNames }).map((point) => ({ point, key: injectionPointKey(point), isMetadata: isMetadataPoint(point) }));
+  const points = injectionPoints(page, { profileCookieNames: cookieNames }).map((point) => ({
+    point,
+    key: injectionPointKey(point),
+    isMetadata: isMetadataPoint(point),
+  }));
   pagePoints.set(page, { cookieNames, points });
   return points;
 }
 
 /** Names of the cookies the scan profile brings (custom cookies, the session cookie, a Cookie custom header): the user's, never tampered with. */
-export function profileCookieNames(settings: Pick<ScanProfileSettings, 'custom_cookies' | 'session_cookie' | 'custom_headers'>): Set<string> {
+export function profileCookieNames(
+  settings: Pick<ScanProfileSettings, 'custom_cookies' | 'session_cookie' | 'custom_headers'>,
+): Set<string> {
   const names = new Set(settings.custom_cookies.map((c) => c.name));
   if (settings.session_cookie !== null) names.add(settings.session_cookie.name);
-  for (const header of settings.custom_headers) if (header.name.toLowerCase() === 'cookie') for (const [name] of parseCookiePairs(header.value)) names.add(name);
+  for (const header of settings.custom_headers)
+    if (header.name.toLowerCase() === 'cookie') for (const [name] of parseCookiePairs(header.value)) names.add(name);
   return names;
 }
 
@@ -127,7 +147,13 @@ export interface PointProof {
 }
 
 /** Reports a finding of `kind` at an injection point: location, title and evidence text in the house shape. */
-export async function reportAtPoint(kind: FindingKind, point: InjectionPoint, page: CrawledPage, context: CheckContext, proof: PointProof): Promise<void> {
+export async function reportAtPoint(
+  kind: FindingKind,
+  point: InjectionPoint,
+  page: CrawledPage,
+  context: CheckContext,
+  proof: PointProof,
+): Promise<void> {
   await context.report(
     buildFinding(kind, {
       location: injectionLocation(page.originText, point),

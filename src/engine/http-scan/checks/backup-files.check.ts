@@ -19,10 +19,17 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
   severity: 'medium',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'A backup copy of a crawled page (`page.php.bak`, `page.php~`, `.page.php.swp`, `page.php.old`, `page.php.orig`) is served as a plain file.',
-  risk: 'The web server hands out the copy instead of running it: the page\'s source code, with database credentials, internal paths and logic an attacker can study for further flaws.',
-  remediation: 'Remove backup, swap and merge files from the web root (deploy from a build, not by editing on the server), and deny such names in the web server (e.g. `~$`, `\\.(bak|old|orig|swp)$`).',
-  references: [{ link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information', name: 'OWASP WSTG: Review old backup and unreferenced files' }],
+  description:
+    'A backup copy of a crawled page (`page.php.bak`, `page.php~`, `.page.php.swp`, `page.php.old`, `page.php.orig`) is served as a plain file.',
+  risk: "The web server hands out the copy instead of running it: the page's source code, with database credentials, internal paths and logic an attacker can study for further flaws.",
+  remediation:
+    'Remove backup, swap and merge files from the web root (deploy from a build, not by editing on the server), and deny such names in the web server (e.g. `~$`, `\\.(bak|old|orig|swp)$`).',
+  references: [
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information',
+      name: 'OWASP WSTG: Review old backup and unreferenced files',
+    },
+  ],
 };
 
 /** The backup names tried for a file name: editor backups, vim swap files, manual and merge copies. */
@@ -36,13 +43,17 @@ export const backupNames: ReadonlyArray<{ id: string; of(fileName: string): stri
 
 // Pages whose source is worth a backup probe: server-side scripts, static pages and config files.
 // Images, scripts, styles and robots/sitemap files reveal nothing new in a copy.
-const FILE_EXTENSIONS = /\.(?:php\d?|phtml|inc|asp|aspx|ashx|asmx|jsp|jspx|cfm|cgi|pl|py|rb|html?|shtml|xhtml|config|conf|cfg|ini|ya?ml)$/i;
+const FILE_EXTENSIONS =
+  /\.(?:php\d?|phtml|inc|asp|aspx|ashx|asmx|jsp|jspx|cfm|cgi|pl|py|rb|html?|shtml|xhtml|config|conf|cfg|ini|ya?ml)$/i;
 
 const TOKEN_LIMIT = 64 * 1024;
 
 /** Words of a body (letters and digits), the first 64 KB: what two answers are compared on. */
 function words(body: string): string[] {
-  return body.slice(0, TOKEN_LIMIT).split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
+  return body
+    .slice(0, TOKEN_LIMIT)
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '');
 }
 
 /**
@@ -89,12 +100,19 @@ export function createBackupFilesCheck(): PageCheck {
   const baselines = new Map<string, Promise<{ exchange: HttpExchange; name: string } | undefined>>();
 
   /** The answer to a random name shaped like `backupName` in `directory` (cached per shape). */
-  const baselineOf = (directory: URL, shape: { id: string; of(fileName: string): string }, extension: string, context: CheckContext) => {
+  const baselineOf = (
+    directory: URL,
+    shape: { id: string; of(fileName: string): string },
+    extension: string,
+    context: CheckContext,
+  ) => {
     const key = `${directory.href} ${shape.id} ${extension}`;
     let baseline = baselines.get(key);
     if (baseline === undefined) {
       const name = shape.of(`prmtr${randomBytes(6).toString('hex')}${extension}`);
-      baseline = sendCheckRequest(new URL(`${directory.pathname}${name}`, directory), context).then((exchange) => (exchange === undefined ? undefined : { exchange, name }));
+      baseline = sendCheckRequest(new URL(`${directory.pathname}${name}`, directory), context).then((exchange) =>
+        exchange === undefined ? undefined : { exchange, name },
+      );
       baselines.set(key, baseline);
     }
     return baseline;
@@ -120,10 +138,18 @@ export function createBackupFilesCheck(): PageCheck {
         const exchange = await sendCheckRequest(url, context);
         if (exchange === undefined || exchange.status !== 200 || exchange.body.trim() === '') continue;
         // A router that ignores the suffix answers the page itself: no copy of the source.
-        if (isSimilarBody(withoutEchoes(exchange.body, [name, url.pathname]), withoutEchoes(page.exchange.body, [fileName, pathname]))) continue;
+        if (
+          isSimilarBody(
+            withoutEchoes(exchange.body, [name, url.pathname]),
+            withoutEchoes(page.exchange.body, [fileName, pathname]),
+          )
+        )
+          continue;
         const baseline = await baselineOf(directory, shape, extension, context);
         if (baseline === undefined) continue; // no comparison, no claim
-        const isSoft404 = baseline.exchange.status === 200 && isSimilarBody(withoutEchoes(exchange.body, [name]), withoutEchoes(baseline.exchange.body, [baseline.name]));
+        const isSoft404 =
+          baseline.exchange.status === 200 &&
+          isSimilarBody(withoutEchoes(exchange.body, [name]), withoutEchoes(baseline.exchange.body, [baseline.name]));
         if (isSoft404) continue;
         const evidence = backupEvidence(exchange.body);
         await context.report(

@@ -16,7 +16,11 @@ export interface CheckRequest {
  * One request of a check through the scan's session: undefined when the scope excludes the URL
  * or no answer came (a request that fails is simply not a finding); an abort is rethrown.
  */
-export async function sendCheckRequest(url: URL, context: CheckContext, request: CheckRequest = {}): Promise<HttpExchange | undefined> {
+export async function sendCheckRequest(
+  url: URL,
+  context: CheckContext,
+  request: CheckRequest = {},
+): Promise<HttpExchange | undefined> {
   if (!context.session.scope.isUrlAllowed(url)) return undefined;
   try {
     const { body, headers, storeCookies } = request;

@@ -13,12 +13,17 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:R/S:U/C:N/I:L/A:N',
   severity: 'medium',
   owasp: 'A04:2021-Insecure Design',
-  description: 'A page with a password input or a form that changes state (POST) can be framed by any site: it sends neither a restrictive CSP frame-ancestors directive nor X-Frame-Options DENY or SAMEORIGIN.',
+  description:
+    'A page with a password input or a form that changes state (POST) can be framed by any site: it sends neither a restrictive CSP frame-ancestors directive nor X-Frame-Options DENY or SAMEORIGIN.',
   risk: 'A malicious site can load the page in an invisible frame and trick a logged-in user into submitting the form (changing an email address, confirming a payment) or typing a password into it.',
-  remediation: 'Send `Content-Security-Policy: frame-ancestors \'self\'` (or `\'none\'`) and `X-Frame-Options: DENY` (or `SAMEORIGIN`) on every page, at least on those with forms.',
+  remediation:
+    "Send `Content-Security-Policy: frame-ancestors 'self'` (or `'none'`) and `X-Frame-Options: DENY` (or `SAMEORIGIN`) on every page, at least on those with forms.",
   references: [
     { link: 'https://owasp.org/www-community/attacks/Clickjacking', name: 'OWASP: Clickjacking' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Clickjacking_Defense_Cheat_Sheet.html', name: 'OWASP Clickjacking Defense Cheat Sheet' },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Clickjacking_Defense_Cheat_Sheet.html',
+      name: 'OWASP Clickjacking Defense Cheat Sheet',
+    },
   ],
 };
 
@@ -26,7 +31,9 @@ const KIND: FindingKind = {
 function sensitiveElement(page: CrawledPage): string | undefined {
   if (mayHavePasswordInput(page) && markupOf(page).hasPasswordInput) return 'a password input';
   const post = page.links?.forms.find((f) => f.method === 'post');
-  return post === undefined ? undefined : `a POST form (action "${post.action === '' ? page.url.pathname : post.action}")`;
+  return post === undefined
+    ? undefined
+    : `a POST form (action "${post.action === '' ? page.url.pathname : post.action}")`;
 }
 
 /**
@@ -41,7 +48,8 @@ export function createClickjackingCheck(): PageCheck {
   return {
     id: clickjackingCheckId,
     async inspect(page: CrawledPage, context: CheckContext): Promise<void> {
-      if (!page.isHtml || page.exchange.status >= 400 || reported.has(page.originText) || !isFrameable(page.exchange)) return;
+      if (!page.isHtml || page.exchange.status >= 400 || reported.has(page.originText) || !isFrameable(page.exchange))
+        return;
       const element = sensitiveElement(page);
       if (element === undefined) return;
       reported.add(page.originText);

@@ -14,17 +14,28 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
   severity: 'high',
   owasp: 'A03:2021-Injection',
-  description: 'A request parameter is passed to an operating-system shell: shell separators in it run further commands.',
+  description:
+    'A request parameter is passed to an operating-system shell: shell separators in it run further commands.',
   risk: 'An attacker runs any command with the rights of the application: full control of the server and a foothold in the network.',
-  remediation: 'Do not call a shell with input: use the language\'s API for the task, or run programs with an argument array (no shell) and validate every argument against an allow-list (an IP address, a host name).',
+  remediation:
+    "Do not call a shell with input: use the language's API for the task, or run programs with an argument array (no shell) and validate every argument against an allow-list (an IP address, a host name).",
   references: [
     { link: 'https://owasp.org/www-community/attacks/Command_Injection', name: 'OWASP: Command Injection' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/OS_Command_Injection_Defense_Cheat_Sheet.html', name: 'OWASP OS Command Injection Defense Cheat Sheet' },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/OS_Command_Injection_Defense_Cheat_Sheet.html',
+      name: 'OWASP OS Command Injection Defense Cheat Sheet',
+    },
   ],
 };
 
 /** Shell separators that start a second command after the original value. */
-const SEPARATORS: Array<(command: string) => string> = [(c) => `;${c}`, (c) => `|${c}`, (c) => `$(${c})`, (c) => `\`${c}\``, (c) => `&&${c}`];
+const SEPARATORS: Array<(command: string) => string> = [
+  (c) => `;${c}`,
+  (c) => `|${c}`,
+  (c) => `$(${c})`,
+  (c) => `\`${c}\``,
+  (c) => `&&${c}`,
+];
 
 /** The product the echo payload makes the shell compute: its echo alone never shows it. */
 const ECHO_COMMAND = 'echo prmtr$((1337*3))';
@@ -48,16 +59,28 @@ export function createCommandInjectionCheck(): PageCheck {
         const exchange = await send(injectPayload(point, payload, 'append'));
         const offset = exchange.body.indexOf(ECHO_PROOF);
         if (offset < 0 || page.exchange.body.includes(ECHO_PROOF)) continue;
-        await reportAtPoint(KIND, point, page, context, { exchange, evidence: { value: ECHO_PROOF, offset }, confirmation: `by output: with ${JSON.stringify(payload)} appended the answer holds ${ECHO_PROOF}, which only a shell evaluating $((1337*3)) prints` });
+        await reportAtPoint(KIND, point, page, context, {
+          exchange,
+          evidence: { value: ECHO_PROOF, offset },
+          confirmation: `by output: with ${JSON.stringify(payload)} appended the answer holds ${ECHO_PROOF}, which only a shell evaluating $((1337*3)) prints`,
+        });
         return;
       }
       const baseline = await timedSend(send, baselineRequest(point));
       for (const separator of SEPARATORS) {
         const payload = separator(`sleep ${delaySeconds}`);
         const controlPayload = separator('sleep 0');
-        const proof = await confirmDelay(send, baseline, injectPayload(point, payload, 'append'), injectPayload(point, controlPayload, 'append'));
+        const proof = await confirmDelay(
+          send,
+          baseline,
+          injectPayload(point, payload, 'append'),
+          injectPayload(point, controlPayload, 'append'),
+        );
         if (proof === undefined) continue;
-        await reportAtPoint(KIND, point, page, context, { exchange: proof.second.exchange, confirmation: describeDelay(payload, controlPayload, proof, baseline) });
+        await reportAtPoint(KIND, point, page, context, {
+          exchange: proof.second.exchange,
+          confirmation: describeDelay(payload, controlPayload, proof, baseline),
+        });
         return;
       }
     },

@@ -49,10 +49,25 @@ describe('configuration detectors', () => {
 
   it('calls a CORS answer allowing only an explicit echo of the probe origin (or null), not *', () => {
     const origin = 'https://perimeter-cors-check.invalid';
-    assert.deepEqual(corsVerdict(withHeaders({ 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true' }), origin), { isAllowed: true, hasCredentials: true, allowOrigin: origin });
+    assert.deepEqual(
+      corsVerdict(
+        withHeaders({ 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true' }),
+        origin,
+      ),
+      { isAllowed: true, hasCredentials: true, allowOrigin: origin },
+    );
     assert.equal(corsVerdict(withHeaders({ 'access-control-allow-origin': origin }), origin).hasCredentials, false);
-    assert.equal(corsVerdict(withHeaders({ 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' }), origin).isAllowed, false);
-    assert.equal(corsVerdict(withHeaders({ 'access-control-allow-origin': 'https://shop.example' }), origin).isAllowed, false);
+    assert.equal(
+      corsVerdict(
+        withHeaders({ 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' }),
+        origin,
+      ).isAllowed,
+      false,
+    );
+    assert.equal(
+      corsVerdict(withHeaders({ 'access-control-allow-origin': 'https://shop.example' }), origin).isAllowed,
+      false,
+    );
     assert.equal(corsVerdict(withHeaders({ 'access-control-allow-origin': 'null' }), 'null').isAllowed, true);
     assert.equal(corsVerdict(withHeaders({ 'access-control-allow-origin': 'null' }), origin).isAllowed, false);
     assert.equal(corsVerdict(withHeaders({}), 'null').isAllowed, false);
@@ -70,8 +85,22 @@ describe('configuration detectors', () => {
         '<iframe src="HTTP://video.test/1"></iframe><img src="http://img.test/p.png"><a href="http://elsewhere.test/">x</a><form action="http://news.test/s"><input type="password" name="p" autocomplete="ON"></form><object data="/local.swf"></object>',
     );
     const insecure = insecureSubresources(markup.subresources, new URL('https://shop.test/page'));
-    assert.deepEqual(insecure.map((r) => `${r.tag} ${r.url}`), ['link http://cdn.test/a.css', 'script http://cdn.test/a.js', 'iframe HTTP://video.test/1', 'form http://news.test/s']);
+    assert.deepEqual(
+      insecure.map((r) => `${r.tag} ${r.url}`),
+      [
+        'link http://cdn.test/a.css',
+        'script http://cdn.test/a.js',
+        'iframe HTTP://video.test/1',
+        'form http://news.test/s',
+      ],
+    );
     assert.equal(markup.hasPasswordInput, true);
-    assert.deepEqual(markup.forms[0]?.inputs[0], { name: 'p', type: 'password', value: undefined, autocomplete: 'on', isChecked: false });
+    assert.deepEqual(markup.forms[0]?.inputs[0], {
+      name: 'p',
+      type: 'password',
+      value: undefined,
+      autocomplete: 'on',
+      isChecked: false,
+    });
   });
 });

@@ -14,7 +14,10 @@ const BASE = {
   severity: 'low' as const,
   references: [
     { link: 'https://owasp.org/www-community/controls/SecureCookieAttribute', name: 'OWASP: Secure cookie attribute' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html#cookies', name: 'OWASP Session Management Cheat Sheet: Cookies' },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html#cookies',
+      name: 'OWASP Session Management Cheat Sheet: Cookies',
+    },
   ],
 };
 
@@ -44,7 +47,8 @@ const KINDS: Record<Flag, FindingKind> = {
     cvssVector: 'AV:N/AC:H/PR:N/UI:R/S:U/C:N/I:L/A:N',
     description: 'The site sets a cookie without a SameSite attribute.',
     risk: 'Browsers that do not default to Lax send the cookie on cross-site requests, which eases cross-site request forgery.',
-    remediation: 'Add `SameSite=Lax` (or `Strict`) to the cookie; `SameSite=None` only together with `Secure` when cross-site use is needed.',
+    remediation:
+      'Add `SameSite=Lax` (or `Strict`) to the cookie; `SameSite=None` only together with `Secure` when cross-site use is needed.',
   },
 };
 
@@ -87,7 +91,9 @@ export function createCookieFlagsCheck(): PageCheck {
               exchange: page.exchange,
               title: `${KINDS[flag].title}: ${cookie.key}`,
               observation: `${page.url.href} sets cookie ${cookie.key} without the ${flag === 'samesite' ? 'SameSite' : flag === 'secure' ? 'Secure' : 'HttpOnly'} attribute.`,
-              extraHighlights: [{ field: 'response.headers.set-cookie', value: header.value, offset: 0, length: header.value.length }],
+              extraHighlights: [
+                { field: 'response.headers.set-cookie', value: header.value, offset: 0, length: header.value.length },
+              ],
               cookie: {
                 domain: cookie.domain ?? page.origin.host,
                 name: cookie.key,

@@ -15,9 +15,11 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
   severity: 'medium',
   owasp: 'A03:2021-Injection',
-  description: 'A request parameter is written into a response header without removing carriage returns and line feeds: a CR LF in it ends the header and starts a new one of the attacker\'s choosing.',
-  risk: 'A crafted link makes the site answer with headers (and even a body) the attacker chose: cookies set in the victim\'s browser (session fixation), a disabled Content-Security-Policy, cross-site scripting, and poisoned shared caches serving the split response to others.',
-  remediation: 'Never copy input into response headers unencoded: percent-encode values placed in Location or Content-Disposition (RFC 5987 `filename*` for file names), reject CR, LF and other control characters (and the Unicode characters a writer may narrow to them), and use the framework\'s header API, which refuses line breaks.',
+  description:
+    "A request parameter is written into a response header without removing carriage returns and line feeds: a CR LF in it ends the header and starts a new one of the attacker's choosing.",
+  risk: "A crafted link makes the site answer with headers (and even a body) the attacker chose: cookies set in the victim's browser (session fixation), a disabled Content-Security-Policy, cross-site scripting, and poisoned shared caches serving the split response to others.",
+  remediation:
+    "Never copy input into response headers unencoded: percent-encode values placed in Location or Content-Disposition (RFC 5987 `filename*` for file names), reject CR, LF and other control characters (and the Unicode characters a writer may narrow to them), and use the framework's header API, which refuses line breaks.",
   references: [
     { link: 'https://owasp.org/www-community/attacks/HTTP_Response_Splitting', name: 'OWASP: HTTP Response Splitting' },
     { link: 'https://owasp.org/www-community/vulnerabilities/CRLF_Injection', name: 'OWASP: CRLF Injection' },
@@ -79,7 +81,9 @@ export function createCrlfInjectionCheck(): PageCheck {
         if (header === undefined) continue;
         await reportAtPoint(KIND, point, page, context, {
           exchange,
-          extraHighlights: [{ field: `response.headers.${header.name}`, value: header.value, offset: 0, length: header.value.length }],
+          extraHighlights: [
+            { field: `response.headers.${header.name}`, value: header.value, offset: 0, length: header.value.length },
+          ],
           confirmation: `by the answer's headers: with ${lineBreak.label} and "${headerName}: 1" appended to ${describePoint(point)}, the answer (status ${exchange.status}) carries ${headerName} as a header of its own`,
         });
         return;

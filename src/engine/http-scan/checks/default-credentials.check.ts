@@ -3,7 +3,14 @@ import type { HttpExchange } from '../guarded-http-client.ts';
 import { sendCheckRequest } from './check-request.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
 import { headerValues } from './header-policies.ts';
-import { describeLoginAnswer, isBasicLoginAccepted, isFormLoginAccepted, isThrottled, loginAnswerOf, type LoginAnswer } from './login-outcome.ts';
+import {
+  describeLoginAnswer,
+  isBasicLoginAccepted,
+  isFormLoginAccepted,
+  isThrottled,
+  loginAnswerOf,
+  type LoginAnswer,
+} from './login-outcome.ts';
 import { isLoginForm, passwordForms, type MarkupForm, type MarkupInput } from './page-markup.ts';
 import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
 
@@ -31,15 +38,23 @@ const KIND: FindingKind = {
   owasp: 'A07:2021-Identification and Authentication Failures',
   description: 'A login of an administration panel accepts a well-known default user name and password.',
   risk: 'Anyone can log in as an administrator: read and change all data, create accounts, and on many panels (Tomcat manager, CMS admin) deploy code and take over the server.',
-  remediation: 'Change the password of the account now (and of every account still on a vendor default), remove or disable unused default accounts, restrict the panel to trusted networks, and add rate limiting and multi-factor authentication.',
+  remediation:
+    'Change the password of the account now (and of every account still on a vendor default), remove or disable unused default accounts, restrict the panel to trusted networks, and add rate limiting and multi-factor authentication.',
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/04-Authentication_Testing/02-Testing_for_Default_Credentials', name: 'OWASP WSTG: Testing for default credentials' },
-    { link: 'https://owasp.org/Top10/A07_2021-Identification_and_Authentication_Failures/', name: 'OWASP Top 10 2021 A07' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/04-Authentication_Testing/02-Testing_for_Default_Credentials',
+      name: 'OWASP WSTG: Testing for default credentials',
+    },
+    {
+      link: 'https://owasp.org/Top10/A07_2021-Identification_and_Authentication_Failures/',
+      name: 'OWASP Top 10 2021 A07',
+    },
   ],
 };
 
 /** Paths of administration panels and logins (a segment, optionally with a script extension). */
-const PANEL_PATH = /(?:^|\/)(?:admin|administrator|manager|login|log-in|signin|sign-in|logon|wp-login|wp-admin|phpmyadmin|console|cpanel|webadmin)(?:\.(?:php|aspx?|jsp|html?|cgi))?(?:\/|$)/i;
+const PANEL_PATH =
+  /(?:^|\/)(?:admin|administrator|manager|login|log-in|signin|sign-in|logon|wp-login|wp-admin|phpmyadmin|console|cpanel|webadmin)(?:\.(?:php|aspx?|jsp|html?|cgi))?(?:\/|$)/i;
 
 /** True for a path of a known kind of administration panel or login page. */
 export function isPanelPath(pathname: string): boolean {
@@ -90,7 +105,12 @@ function formTargets(page: CrawledPage, context: CheckContext): LoginTarget[] {
       key: `form ${action.href} ${form.inputs.map((i) => i.name).join('&')}`,
       location,
       kind: 'form',
-      send: (user, password) => sendCheckRequest(action, context, { method: 'POST', body: { contentType: 'application/x-www-form-urlencoded', text: loginFormBody(form, user, password) }, storeCookies: false }),
+      send: (user, password) =>
+        sendCheckRequest(action, context, {
+          method: 'POST',
+          body: { contentType: 'application/x-www-form-urlencoded', text: loginFormBody(form, user, password) },
+          storeCookies: false,
+        }),
       isAccepted: (baseline, attempt) => isFormLoginAccepted(baseline, attempt, loginPaths),
     });
   }
@@ -100,14 +120,26 @@ function formTargets(page: CrawledPage, context: CheckContext): LoginTarget[] {
 /** A panel path that challenges for HTTP basic authentication (unless the profile brings its own basic auth). */
 function basicTarget(page: CrawledPage, context: CheckContext): LoginTarget[] {
   const challenge = headerValues(page.exchange, 'www-authenticate').some((v) => /^\s*basic\b/i.test(v));
-  if (page.exchange.status !== 401 || !challenge || !isPanelPath(page.url.pathname) || context.session.settings.basic_auth !== null) return [];
+  if (
+    page.exchange.status !== 401 ||
+    !challenge ||
+    !isPanelPath(page.url.pathname) ||
+    context.session.settings.basic_auth !== null
+  )
+    return [];
   const url = new URL(page.url.href);
   return [
     {
       key: `basic ${page.originText}${url.pathname}`,
       location: `${page.originText}${url.pathname}`,
       kind: 'HTTP basic authentication',
-      send: (user, password) => sendCheckRequest(url, context, { headers: [{ name: 'authorization', value: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}` }], storeCookies: false }),
+      send: (user, password) =>
+        sendCheckRequest(url, context, {
+          headers: [
+            { name: 'authorization', value: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}` },
+          ],
+          storeCookies: false,
+        }),
       isAccepted: isBasicLoginAccepted,
     },
   ];
@@ -141,7 +173,13 @@ async function tryLogin(target: LoginTarget, page: CrawledPage, context: CheckCo
         exchange,
         title: `${KIND.title}: ${user}/${password}`,
         observation: `Confirmed against a failed baseline, twice: ${target.kind} at ${page.url.href} answered ${user}/${password} with ${describeLoginAnswer(attempt)}, while random credentials got ${describeLoginAnswer(baseline)} before and ${describeLoginAnswer(loginAnswerOf(second))} after.`,
-        ...(location === undefined ? {} : { extraHighlights: [{ field: 'response.headers.location', value: location, offset: 0, length: location.length }] }),
+        ...(location === undefined
+          ? {}
+          : {
+              extraHighlights: [
+                { field: 'response.headers.location', value: location, offset: 0, length: location.length },
+              ],
+            }),
       }),
     );
     return;

@@ -12,11 +12,16 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:H/PR:N/UI:N/S:U/C:L/I:N/A:N',
   severity: 'low',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'The web server answers the welcome page its package installs (Apache, nginx, IIS, Tomcat) instead of the site, or still keeps that page next to the site.',
+  description:
+    'The web server answers the welcome page its package installs (Apache, nginx, IIS, Tomcat) instead of the site, or still keeps that page next to the site.',
   risk: 'A default page marks a server that was installed and never configured or forgotten: it names the server software and often the operating system, and such hosts tend to miss updates and hardening.',
-  remediation: 'Serve the intended site (or nothing: close the port) on this origin, and delete the distribution\'s default files from the web root (`index.nginx-debian.html`, `iisstart.htm`, the Apache test page).',
+  remediation:
+    "Serve the intended site (or nothing: close the port) on this origin, and delete the distribution's default files from the web root (`index.nginx-debian.html`, `iisstart.htm`, the Apache test page).",
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/02-Test_Application_Platform_Configuration', name: 'OWASP WSTG: Test application platform configuration' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/02-Test_Application_Platform_Configuration',
+      name: 'OWASP WSTG: Test application platform configuration',
+    },
   ],
 };
 
@@ -31,12 +36,36 @@ interface Signature {
 
 // Short identifying phrases of the pages the packages install (Debian/Ubuntu, RHEL/Fedora, upstream, Windows).
 const SIGNATURES: Signature[] = [
-  { server: 'nginx', pattern: /<(?:title|h1)>Welcome to nginx!<\/(?:title|h1)>/, confirm: /nginx web server is successfully installed/ },
-  { server: 'Apache (Debian/Ubuntu)', pattern: /Apache2 (?:Debian|Ubuntu) Default Page/, confirm: /It works!|default welcome page used to test the correct operation/ },
-  { server: 'Apache (Red Hat/Fedora)', pattern: /Test Page for the (?:Apache )?HTTP Server/, confirm: /This page is used to test the proper operation of the (?:Apache )?HTTP server/i },
-  { server: 'Apache', pattern: /<h1>It works!<\/h1>/, confirm: /^\s*<html><body><h1>It works!<\/h1>(?:\s*<p>This is the default web page for this server\.<\/p>)?/ },
-  { server: 'IIS', pattern: /<title>(?:IIS Windows(?: Server)?|IIS[78](?:\.5)?|Microsoft Internet Information Services \d+)<\/title>/, confirm: /(?:iisstart|welcome|iis-\d+)\.png/i },
-  { server: 'Tomcat', pattern: /If you're seeing this, you've successfully installed Tomcat\. Congratulations!/, confirm: /Apache Tomcat/ },
+  {
+    server: 'nginx',
+    pattern: /<(?:title|h1)>Welcome to nginx!<\/(?:title|h1)>/,
+    confirm: /nginx web server is successfully installed/,
+  },
+  {
+    server: 'Apache (Debian/Ubuntu)',
+    pattern: /Apache2 (?:Debian|Ubuntu) Default Page/,
+    confirm: /It works!|default welcome page used to test the correct operation/,
+  },
+  {
+    server: 'Apache (Red Hat/Fedora)',
+    pattern: /Test Page for the (?:Apache )?HTTP Server/,
+    confirm: /This page is used to test the proper operation of the (?:Apache )?HTTP server/i,
+  },
+  {
+    server: 'Apache',
+    pattern: /<h1>It works!<\/h1>/,
+    confirm: /^\s*<html><body><h1>It works!<\/h1>(?:\s*<p>This is the default web page for this server\.<\/p>)?/,
+  },
+  {
+    server: 'IIS',
+    pattern: /<title>(?:IIS Windows(?: Server)?|IIS[78](?:\.5)?|Microsoft Internet Information Services \d+)<\/title>/,
+    confirm: /(?:iisstart|welcome|iis-\d+)\.png/i,
+  },
+  {
+    server: 'Tomcat',
+    pattern: /If you're seeing this, you've successfully installed Tomcat\. Congratulations!/,
+    confirm: /Apache Tomcat/,
+  },
 ];
 
 /** The server default page a body is (with its title), or undefined. */

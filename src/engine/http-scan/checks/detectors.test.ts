@@ -6,9 +6,20 @@ import { findGitHead } from './exposed-git.check.ts';
 
 describe('detectors', () => {
   it('recognises Apache/nginx, python and IIS auto-indexes, not ordinary pages', () => {
-    assert.equal(findDirectoryListing('<html><head><title>Index of /pub</title></head><body><a href="a.txt">a.txt</a></body></html>')?.value, 'Index of /pub');
-    assert.equal(findDirectoryListing('<title>Directory listing for /x/</title><ul><li><a href="f">f</a></li></ul>')?.value, 'Directory listing for /x/');
-    assert.equal(findDirectoryListing('<title>host - /docs/</title><a href="/">[To Parent Directory]</a>')?.value, '[To Parent Directory]');
+    assert.equal(
+      findDirectoryListing(
+        '<html><head><title>Index of /pub</title></head><body><a href="a.txt">a.txt</a></body></html>',
+      )?.value,
+      'Index of /pub',
+    );
+    assert.equal(
+      findDirectoryListing('<title>Directory listing for /x/</title><ul><li><a href="f">f</a></li></ul>')?.value,
+      'Directory listing for /x/',
+    );
+    assert.equal(
+      findDirectoryListing('<title>host - /docs/</title><a href="/">[To Parent Directory]</a>')?.value,
+      '[To Parent Directory]',
+    );
     assert.equal(findDirectoryListing('<title>Index of products</title><a href="/p">p</a>'), undefined);
     assert.equal(findDirectoryListing('<title>Index of /empty</title>'), undefined);
   });

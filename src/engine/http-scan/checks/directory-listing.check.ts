@@ -16,8 +16,14 @@ const KIND: FindingKind = {
   owasp: 'A05:2021-Security Misconfiguration',
   description: 'The web server answers a directory URL with an automatically generated index of the files in it.',
   risk: 'Anyone can enumerate the files of the directory, including backups, configuration and files never meant to be linked.',
-  remediation: 'Turn off automatic indexes (`Options -Indexes` in Apache, `autoindex off;` in nginx, directory browsing in IIS) or place an index page in the directory.',
-  references: [{ link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information', name: 'OWASP WSTG: Review unreferenced files' }],
+  remediation:
+    'Turn off automatic indexes (`Options -Indexes` in Apache, `autoindex off;` in nginx, directory browsing in IIS) or place an index page in the directory.',
+  references: [
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information',
+      name: 'OWASP WSTG: Review unreferenced files',
+    },
+  ],
 };
 
 // Title shapes of Apache/nginx ("Index of /dir"), python http.server ("Directory listing for /dir")
@@ -25,7 +31,10 @@ const KIND: FindingKind = {
 const TITLE_PATTERNS = [/^index of \//i, /^directory listing for \//i];
 
 /** Where the listing marker sits in the body, or undefined when the body is not an auto-index; `parsed` saves a second parse of a crawled page. */
-export function findDirectoryListing(body: string, parsed: PageLinks = extractPageLinks(body)): { value: string; offset: number } | undefined {
+export function findDirectoryListing(
+  body: string,
+  parsed: PageLinks = extractPageLinks(body),
+): { value: string; offset: number } | undefined {
   const { title, links } = parsed;
   if (links.length === 0) return undefined;
   if (TITLE_PATTERNS.some((pattern) => pattern.test(title))) {
@@ -50,13 +59,25 @@ function parentDirectoryPath(pathname: string): string | undefined {
  */
 export function createDirectoryListingCheck(): PageCheck {
   const examined = new Set<string>();
-  const judge = async (url: URL, exchange: HttpExchange, page: CrawledPage, context: CheckContext, parsed?: PageLinks): Promise<void> => {
+  const judge = async (
+    url: URL,
+    exchange: HttpExchange,
+    page: CrawledPage,
+    context: CheckContext,
+    parsed?: PageLinks,
+  ): Promise<void> => {
     if (exchange.status !== 200 || !isHtmlResponse(exchange)) return;
     const evidence = findDirectoryListing(exchange.body, parsed);
     if (evidence === undefined) return;
     const location = `${page.originText}${url.pathname}`;
     await context.report(
-      buildFinding(KIND, { location, host: page.origin.host, exchange, evidence, observation: `${url.href} answers an automatically generated directory index ("${evidence.value}").` }),
+      buildFinding(KIND, {
+        location,
+        host: page.origin.host,
+        exchange,
+        evidence,
+        observation: `${url.href} answers an automatically generated directory index ("${evidence.value}").`,
+      }),
     );
   };
 

@@ -12,12 +12,20 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
   severity: 'high',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'The web server serves a dotenv file: a list of `KEY=VALUE` settings meant for the application process only.',
-  risk: 'Dotenv files hold database passwords, API keys and signing secrets; anyone who reads one can take over the application\'s data and third-party accounts.',
-  remediation: 'Keep `.env` files outside the web root (or deny every path starting with `/.env` in the web server), then rotate every secret the file held.',
+  description:
+    'The web server serves a dotenv file: a list of `KEY=VALUE` settings meant for the application process only.',
+  risk: "Dotenv files hold database passwords, API keys and signing secrets; anyone who reads one can take over the application's data and third-party accounts.",
+  remediation:
+    'Keep `.env` files outside the web root (or deny every path starting with `/.env` in the web server), then rotate every secret the file held.',
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information', name: 'OWASP WSTG: Review old backup and unreferenced files' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Secrets_Management_Cheat_Sheet.html', name: 'OWASP Secrets Management Cheat Sheet' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information',
+      name: 'OWASP WSTG: Review old backup and unreferenced files',
+    },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Secrets_Management_Cheat_Sheet.html',
+      name: 'OWASP Secrets Management Cheat Sheet',
+    },
   ],
 };
 
@@ -60,9 +68,11 @@ export function findEnvFile(body: string): EnvFile | undefined {
     keys.push(key);
     const isSensitive = SENSITIVE_KEY.test(key);
     if (isSensitive && value !== '') masked.push({ offset: lineStart + line.lastIndexOf(value), length: value.length });
-    if (evidence === undefined || (isSensitive && !evidence.isSensitive)) evidence = { value: `${key}=`, offset: lineStart + line.indexOf(key), isSensitive };
+    if (evidence === undefined || (isSensitive && !evidence.isSensitive))
+      evidence = { value: `${key}=`, offset: lineStart + line.indexOf(key), isSensitive };
   }
-  if (evidence === undefined || keys.filter((k) => UPPER_KEY.test(k)).length < 2 || strays * 5 > keys.length) return undefined;
+  if (evidence === undefined || keys.filter((k) => UPPER_KEY.test(k)).length < 2 || strays * 5 > keys.length)
+    return undefined;
   // The key and "=" may be apart ("KEY = value"): highlight only what really stands there.
   const value = body.startsWith(evidence.value, evidence.offset) ? evidence.value : evidence.value.slice(0, -1);
   return { value, offset: evidence.offset, keys, masked };

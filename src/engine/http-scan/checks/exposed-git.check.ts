@@ -14,8 +14,14 @@ const KIND: FindingKind = {
   owasp: 'A05:2021-Security Misconfiguration',
   description: 'The web server serves the `.git` directory of the application: `/.git/HEAD` answers a real git HEAD.',
   risk: 'An attacker can download the repository, with the full source code, its history and any secrets ever committed.',
-  remediation: 'Remove the `.git` directory from the web root (deploy build artefacts, not checkouts) or deny every path under `/.git/` in the web server, then rotate secrets that were committed.',
-  references: [{ link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information', name: 'OWASP WSTG: Review old backup and unreferenced files' }],
+  remediation:
+    'Remove the `.git` directory from the web root (deploy build artefacts, not checkouts) or deny every path under `/.git/` in the web server, then rotate secrets that were committed.',
+  references: [
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information',
+      name: 'OWASP WSTG: Review old backup and unreferenced files',
+    },
+  ],
 };
 
 /** The git HEAD a body holds (`ref: refs/...` or a bare commit id), or undefined. */
@@ -44,7 +50,13 @@ export function createExposedGitCheck(): PageCheck {
         const head = exchange.status === 200 ? findGitHead(exchange.body) : undefined;
         if (head === undefined) return;
         await context.report(
-          buildFinding(KIND, { location: `${page.originText}/.git/HEAD`, host: page.origin.host, exchange, evidence: head, observation: `${url.href} answers a git HEAD: "${head.value}".` }),
+          buildFinding(KIND, {
+            location: `${page.originText}/.git/HEAD`,
+            host: page.origin.host,
+            exchange,
+            evidence: head,
+            observation: `${url.href} answers a git HEAD: "${head.value}".`,
+          }),
         );
       } catch (err) {
         if (classifyFailure(err, 0, context.signal.aborted).kind === 'aborted') throw err;

@@ -6,7 +6,9 @@ import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from
 
 /** True for a crawled script: a JavaScript content type, or a .js/.mjs path that is not HTML. */
 export function isScriptPage(page: CrawledPage): boolean {
-  return isJavaScriptType(headerValue(page.exchange, 'content-type')) || (!page.isHtml && /\.m?js$/i.test(page.url.pathname));
+  return (
+    isJavaScriptType(headerValue(page.exchange, 'content-type')) || (!page.isHtml && /\.m?js$/i.test(page.url.pathname))
+  );
 }
 
 /** A span of a body: `length` characters from `offset`, and what to write there instead (default `*`s). */
@@ -64,7 +66,12 @@ export function createPathProbeCheck(spec: PathProbeSpec): PageCheck {
   const judged = new Set<string>();
   const probedOrigins = new Set<string>();
 
-  const judge = async (url: URL, exchange: HttpExchange, page: CrawledPage, context: CheckContext): Promise<boolean> => {
+  const judge = async (
+    url: URL,
+    exchange: HttpExchange,
+    page: CrawledPage,
+    context: CheckContext,
+  ): Promise<boolean> => {
     if (exchange.status !== 200) return false;
     const recognised = spec.recognise(exchange);
     if (recognised === undefined) return false;
@@ -100,7 +107,8 @@ export function createPathProbeCheck(spec: PathProbeSpec): PageCheck {
         judged.add(key);
         const url = new URL(path, page.url);
         const exchange = await sendCheckRequest(url, context);
-        if (exchange !== undefined && (await judge(url, exchange, page, context)) && spec.isOnePerOrigin === true) return;
+        if (exchange !== undefined && (await judge(url, exchange, page, context)) && spec.isOnePerOrigin === true)
+          return;
       }
     },
   };

@@ -54,7 +54,8 @@ export interface FindingFacts {
 /** The body to record: the first 16 KB, or a 16 KB window around the evidence when it lies further. */
 function recordedBody(body: string, evidence: BodyEvidence | undefined): { body: string; shift: number } {
   if (body.length <= evidenceBodyLimit) return { body, shift: 0 };
-  if (evidence === undefined || evidence.offset + evidence.value.length <= evidenceBodyLimit) return { body: body.slice(0, evidenceBodyLimit), shift: 0 };
+  if (evidence === undefined || evidence.offset + evidence.value.length <= evidenceBodyLimit)
+    return { body: body.slice(0, evidenceBodyLimit), shift: 0 };
   const start = Math.max(0, evidence.offset - evidenceBodyLimit / 2);
   return { body: body.slice(start, start + evidenceBodyLimit), shift: start };
 }
@@ -69,7 +70,12 @@ export function buildFinding(kind: FindingKind, facts: FindingFacts): FindingInp
   const { body, shift } = recordedBody(facts.exchange.body, facts.evidence);
   const highlights: Highlight[] = [...(facts.extraHighlights ?? [])];
   if (facts.evidence !== undefined) {
-    highlights.push({ field: 'response.body', value: facts.evidence.value, offset: facts.evidence.offset - shift, length: facts.evidence.value.length });
+    highlights.push({
+      field: 'response.body',
+      value: facts.evidence.value,
+      offset: facts.evidence.offset - shift,
+      length: facts.evidence.value.length,
+    });
   }
   const request = facts.exchange.request;
   return {
@@ -81,7 +87,14 @@ export function buildFinding(kind: FindingKind, facts: FindingFacts): FindingInp
     severityV3: cvss.severity,
     cwe: kind.cwe,
     cvss: { ...(kind.cvss2Vector === undefined ? {} : { cvss_2_0: cvss2(kind.cvss2Vector) }), cvss_3_1: cvss },
-    definition: { title: kind.title, description: kind.description, risk: kind.risk, module_version: moduleVersion, module_release: moduleRelease, is_crowdsourced: false },
+    definition: {
+      title: kind.title,
+      description: kind.description,
+      risk: kind.risk,
+      module_version: moduleVersion,
+      module_release: moduleRelease,
+      is_crowdsourced: false,
+    },
     owasp: [{ classification: kind.owasp, year: 2021 }],
     references: [
       ...kind.references.map((r) => ({ ...r, source: r.link.includes('cwe.mitre.org') ? 'CWE' : 'OWASP' })),

@@ -1,21 +1,37 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { HttpExchange } from '../guarded-http-client.ts';
-import { cspPolicies, cspScriptWeaknesses, effectiveReferrerPolicy, hstsMaxAge, isFrameable } from './header-policies.ts';
+import {
+  cspPolicies,
+  cspScriptWeaknesses,
+  effectiveReferrerPolicy,
+  hstsMaxAge,
+  isFrameable,
+} from './header-policies.ts';
 
 const exchange = (headers: Record<string, string | string[]>): HttpExchange => ({
   request: { method: 'GET', url: new URL('http://127.0.0.1/'), headers: [] },
   status: 200,
-  headers: Object.entries(headers).flatMap(([name, v]) => (Array.isArray(v) ? v : [v]).map((value) => ({ name, value }))),
+  headers: Object.entries(headers).flatMap(([name, v]) =>
+    (Array.isArray(v) ? v : [v]).map((value) => ({ name, value })),
+  ),
   body: '',
   isTruncated: false,
 });
-const weaknesses = (...csp: string[]): string[] => cspScriptWeaknesses(cspPolicies(exchange({ 'content-security-policy': csp }))).map((w) => `${w.kind} ${w.directive} ${w.source}`);
+const weaknesses = (...csp: string[]): string[] =>
+  cspScriptWeaknesses(cspPolicies(exchange({ 'content-security-policy': csp }))).map(
+    (w) => `${w.kind} ${w.directive} ${w.source}`,
+  );
 
 describe('header policies', () => {
   it('finds unsafe-inline and any-host script sources, in script-src or its default-src fallback', () => {
-    assert.deepEqual(weaknesses("default-src 'self'; script-src 'self' 'unsafe-inline'"), ["unsafe-inline script-src 'unsafe-inline'"]);
-    assert.deepEqual(weaknesses("default-src * 'unsafe-inline'"), ["unsafe-inline default-src 'unsafe-inline'", 'wildcard default-src *']);
+    assert.deepEqual(weaknesses("default-src 'self'; script-src 'self' 'unsafe-inline'"), [
+      "unsafe-inline script-src 'unsafe-inline'",
+    ]);
+    assert.deepEqual(weaknesses("default-src * 'unsafe-inline'"), [
+      "unsafe-inline default-src 'unsafe-inline'",
+      'wildcard default-src *',
+    ]);
     assert.deepEqual(weaknesses("script-src 'self' https:"), ['wildcard script-src https:']);
     assert.deepEqual(weaknesses("script-src 'self' data:"), ['wildcard script-src data:']);
     // script-src overrides default-src; a directive repeated later is ignored.
@@ -36,8 +52,12 @@ describe('header policies', () => {
 
   it('counts a weakness only when every enforced policy has it', () => {
     assert.deepEqual(weaknesses("script-src 'unsafe-inline' 'self'", "script-src 'self'"), []);
-    assert.deepEqual(weaknesses("script-src 'unsafe-inline' 'self', frame-ancestors 'none'"), ["unsafe-inline script-src 'unsafe-inline'"]);
-    assert.deepEqual(weaknesses("script-src 'unsafe-inline' *", "script-src 'unsafe-inline' 'self'"), ["unsafe-inline script-src 'unsafe-inline'"]);
+    assert.deepEqual(weaknesses("script-src 'unsafe-inline' 'self', frame-ancestors 'none'"), [
+      "unsafe-inline script-src 'unsafe-inline'",
+    ]);
+    assert.deepEqual(weaknesses("script-src 'unsafe-inline' *", "script-src 'unsafe-inline' 'self'"), [
+      "unsafe-inline script-src 'unsafe-inline'",
+    ]);
   });
 
   it('reads the HSTS max-age; an invalid one is undefined', () => {
@@ -50,7 +70,10 @@ describe('header policies', () => {
 
   it('applies the last Referrer-Policy token a browser knows', () => {
     assert.equal(effectiveReferrerPolicy(['unsafe-url']), 'unsafe-url');
-    assert.equal(effectiveReferrerPolicy(['unsafe-url, strict-origin-when-cross-origin']), 'strict-origin-when-cross-origin');
+    assert.equal(
+      effectiveReferrerPolicy(['unsafe-url, strict-origin-when-cross-origin']),
+      'strict-origin-when-cross-origin',
+    );
     assert.equal(effectiveReferrerPolicy(['no-referrer', 'Unsafe-URL']), 'unsafe-url');
     assert.equal(effectiveReferrerPolicy(['no-referrer, made-up-policy']), 'no-referrer');
     assert.equal(effectiveReferrerPolicy(['made-up-policy']), undefined);
@@ -62,7 +85,13 @@ describe('header policies', () => {
     assert.equal(isFrameable(exchange({ 'x-frame-options': ' sameorigin ' })), false);
     assert.equal(isFrameable(exchange({ 'x-frame-options': 'ALLOW-FROM https://a.example' })), true);
     assert.equal(isFrameable(exchange({ 'content-security-policy': "frame-ancestors 'self'" })), false);
-    assert.equal(isFrameable(exchange({ 'content-security-policy': 'frame-ancestors *', 'x-frame-options': 'DENY' })), true);
-    assert.equal(isFrameable(exchange({ 'content-security-policy': "default-src 'self'", 'x-frame-options': 'DENY' })), false);
+    assert.equal(
+      isFrameable(exchange({ 'content-security-policy': 'frame-ancestors *', 'x-frame-options': 'DENY' })),
+      true,
+    );
+    assert.equal(
+      isFrameable(exchange({ 'content-security-policy': "default-src 'self'", 'x-frame-options': 'DENY' })),
+      false,
+    );
   });
 });

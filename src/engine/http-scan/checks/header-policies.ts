@@ -112,7 +112,8 @@ export function isFrameable(exchange: HttpExchange): boolean {
   const ancestors = cspPolicies(exchange)
     .map((p) => p.get('frame-ancestors'))
     .filter((sources): sources is string[] => sources !== undefined);
-  if (ancestors.length > 0) return ancestors.every((sources) => sources.some((s) => ANY_HOST_SOURCES.has(s.toLowerCase())));
+  if (ancestors.length > 0)
+    return ancestors.every((sources) => sources.some((s) => ANY_HOST_SOURCES.has(s.toLowerCase())));
   const frameOptions = (headerValues(exchange, 'x-frame-options')[0] ?? '').trim().toLowerCase();
   return frameOptions !== 'deny' && frameOptions !== 'sameorigin';
 }

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { HttpExchange } from '../guarded-http-client.ts';
 import { isPanelPath, loginFormBody, userNameInput } from './default-credentials.check.ts';
-import { isBasicLoginAccepted, isFormLoginAccepted, isThrottled, loginAnswerOf, type LoginAnswer } from './login-outcome.ts';
+import {
+  isBasicLoginAccepted,
+  isFormLoginAccepted,
+  isThrottled,
+  loginAnswerOf,
+  type LoginAnswer,
+} from './login-outcome.ts';
 import { parsePageMarkup } from './page-markup.ts';
 
 const answer = (status: number, body = '', location?: string): LoginAnswer =>
@@ -20,7 +26,10 @@ describe('login outcome', () => {
   it('accepts a redirect elsewhere than the failed baseline, not back to a login or error page', () => {
     const failed = answer(200, `<p>Invalid password</p>${FORM}`);
     assert.equal(isFormLoginAccepted(failed, answer(303, '', '/admin/dashboard'), paths), true);
-    assert.equal(isFormLoginAccepted(answer(302, '', '/admin/login?error=1'), answer(302, '', 'http://127.0.0.1/admin/'), paths), true);
+    assert.equal(
+      isFormLoginAccepted(answer(302, '', '/admin/login?error=1'), answer(302, '', 'http://127.0.0.1/admin/'), paths),
+      true,
+    );
     // Near misses: the same redirect as the baseline, back to the form, to an error.
     assert.equal(isFormLoginAccepted(answer(302, '', '/admin/'), answer(302, '', '/admin/'), paths), false);
     assert.equal(isFormLoginAccepted(failed, answer(302, '', '/admin/login'), paths), false);
@@ -34,7 +43,11 @@ describe('login outcome', () => {
     assert.equal(isFormLoginAccepted(answer(401, 'no'), answer(200, '<h1>Dashboard</h1>'), paths), true);
     assert.equal(isFormLoginAccepted(failed, answer(200, `<p>Wrong</p>${FORM}`), paths), false);
     assert.equal(isFormLoginAccepted(failed, answer(200, '<p>Your account is locked.</p>'), paths), false);
-    assert.equal(isFormLoginAccepted(answer(200, '{"ok":false}'), answer(200, '{"ok":true}'), paths), false, 'no contrast with the baseline');
+    assert.equal(
+      isFormLoginAccepted(answer(200, '{"ok":false}'), answer(200, '{"ok":true}'), paths),
+      false,
+      'no contrast with the baseline',
+    );
     assert.equal(isFormLoginAccepted(failed, answer(500, 'boom'), paths), false);
     assert.equal(isFormLoginAccepted(failed, answer(403, 'forbidden'), paths), false);
   });
@@ -55,8 +68,19 @@ describe('login outcome', () => {
   });
 
   it('recognises administration and login paths, not look-alikes', () => {
-    for (const path of ['/admin', '/admin/', '/admin/login', '/login', '/manager/html', '/wp-login.php', '/user/signin', '/phpmyadmin/']) assert.equal(isPanelPath(path), true, path);
-    for (const path of ['/', '/administration-guide', '/secure-login', '/blog/admins-corner', '/loginhelp']) assert.equal(isPanelPath(path), false, path);
+    for (const path of [
+      '/admin',
+      '/admin/',
+      '/admin/login',
+      '/login',
+      '/manager/html',
+      '/wp-login.php',
+      '/user/signin',
+      '/phpmyadmin/',
+    ])
+      assert.equal(isPanelPath(path), true, path);
+    for (const path of ['/', '/administration-guide', '/secure-login', '/blog/admins-corner', '/loginhelp'])
+      assert.equal(isPanelPath(path), false, path);
   });
 
   it('fills a login form: the user name before the password, hidden values kept, ticked boxes only', () => {
@@ -65,7 +89,9 @@ describe('login outcome', () => {
     ).forms;
     assert.equal(userNameInput(form!)?.name, 'login');
     assert.equal(loginFormBody(form!, 'admin', 'a&b'), 'csrf=t0k&q=&login=admin&pw=a%26b&terms=on');
-    const [after] = parsePageMarkup('<form><input type="password" name="pw"><input type="email" name="mail"></form>').forms;
+    const [after] = parsePageMarkup(
+      '<form><input type="password" name="pw"><input type="email" name="mail"></form>',
+    ).forms;
     assert.equal(userNameInput(after!)?.name, 'mail');
     const [none] = parsePageMarkup('<form><input type="password" name="pin"></form>').forms;
     assert.equal(userNameInput(none!), undefined);

@@ -13,7 +13,8 @@ export interface LoginAnswer {
 }
 
 const PASSWORD_INPUT = /<input\b[^>]*type\s*=\s*["']?password\b/i;
-const ERROR_TEXT = /\b(?:invalid|incorrect|wrong|failed|failure|denied|unauthori[sz]ed|not recogni[sz]ed|try again|locked|blocked|too many|disabled|suspended)\b/i;
+const ERROR_TEXT =
+  /\b(?:invalid|incorrect|wrong|failed|failure|denied|unauthori[sz]ed|not recogni[sz]ed|try again|locked|blocked|too many|disabled|suspended)\b/i;
 // A redirect back to a login page or to an error says the login failed.
 const FAILED_REDIRECT = /(?:log-?in|sign-?in|log-?on|error|fail|denied|invalid)/i;
 
@@ -29,7 +30,12 @@ export function loginAnswerOf(exchange: HttpExchange): LoginAnswer {
       location = undefined;
     }
   }
-  return { status: exchange.status, location, hasPasswordInput: PASSWORD_INPUT.test(exchange.body), hasErrorText: ERROR_TEXT.test(exchange.body) };
+  return {
+    status: exchange.status,
+    location,
+    hasPasswordInput: PASSWORD_INPUT.test(exchange.body),
+    hasErrorText: ERROR_TEXT.test(exchange.body),
+  };
 }
 
 /**

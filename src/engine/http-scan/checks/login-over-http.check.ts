@@ -15,10 +15,17 @@ const KIND: FindingKind = {
   owasp: 'A02:2021-Cryptographic Failures',
   description: 'A form with a password input is served over plain HTTP, or submits to an `http://` action.',
   risk: 'Anyone on the network path (public Wi-Fi, a compromised router, a proxy) can read the password, or change the page to send it elsewhere.',
-  remediation: 'Serve the login page and its action only over HTTPS, redirect HTTP to HTTPS, and send Strict-Transport-Security.',
+  remediation:
+    'Serve the login page and its action only over HTTPS, redirect HTTP to HTTPS, and send Strict-Transport-Security.',
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/04-Authentication_Testing/01-Testing_for_Credentials_Transported_over_an_Encrypted_Channel', name: 'OWASP WSTG: Credentials transported over an encrypted channel' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Transport_Layer_Security_Cheat_Sheet.html', name: 'OWASP Transport Layer Security Cheat Sheet' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/04-Authentication_Testing/01-Testing_for_Credentials_Transported_over_an_Encrypted_Channel',
+      name: 'OWASP WSTG: Credentials transported over an encrypted channel',
+    },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Transport_Layer_Security_Cheat_Sheet.html',
+      name: 'OWASP Transport Layer Security Cheat Sheet',
+    },
   ],
 };
 
@@ -32,7 +39,13 @@ export function createLoginOverHttpCheck(): PageCheck {
     const isPageHttp = page.url.protocol === 'http:';
     if (!isPageHttp && action.protocol !== 'http:') return undefined;
     return isPageHttp
-      ? { evidence: passwordInputTag(page.exchange.body), observation: `${page.url.href} is served over plain HTTP and holds a form with a password input (action ${action.href}).` }
-      : { evidence: bodyEvidence(page.exchange.body, form.action), observation: `The HTTPS page ${page.url.href} holds a form with a password input whose action is the plain-HTTP URL ${action.href}.` };
+      ? {
+          evidence: passwordInputTag(page.exchange.body),
+          observation: `${page.url.href} is served over plain HTTP and holds a form with a password input (action ${action.href}).`,
+        }
+      : {
+          evidence: bodyEvidence(page.exchange.body, form.action),
+          observation: `The HTTPS page ${page.url.href} holds a form with a password input whose action is the plain-HTTP URL ${action.href}.`,
+        };
   });
 }

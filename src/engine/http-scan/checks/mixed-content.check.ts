@@ -15,9 +15,11 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:L/A:N',
   severity: 'medium',
   owasp: 'A02:2021-Cryptographic Failures',
-  description: 'An HTTPS page loads scripts, stylesheets, frames or plug-in content from `http://` URLs, or has a form that submits to an `http://` action.',
+  description:
+    'An HTTPS page loads scripts, stylesheets, frames or plug-in content from `http://` URLs, or has a form that submits to an `http://` action.',
   risk: 'A network attacker can replace the plain-HTTP script or frame and take over the HTTPS page, or read what the form sends. Current browsers block active mixed content, so the page may also simply break.',
-  remediation: 'Load every resource and submit every form over `https://` (or protocol-relative to the page); send `Content-Security-Policy: upgrade-insecure-requests` as a safety net.',
+  remediation:
+    'Load every resource and submit every form over `https://` (or protocol-relative to the page); send `Content-Security-Policy: upgrade-insecure-requests` as a safety net.',
   references: [
     { link: 'https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content', name: 'MDN: Mixed content' },
     { link: 'https://www.w3.org/TR/mixed-content/', name: 'W3C Mixed Content' },
@@ -57,7 +59,9 @@ export function createMixedContentCheck(): PageCheck {
       judged.add(key);
       const markup = markupOf(page);
       const loginActions = new Set(markup.forms.filter((f) => passwordInputs(f).length > 0).map((f) => f.action));
-      const insecure = insecureSubresources(markup.subresources, page.url).filter((r) => !(r.tag === 'form' && loginActions.has(r.url)));
+      const insecure = insecureSubresources(markup.subresources, page.url).filter(
+        (r) => !(r.tag === 'form' && loginActions.has(r.url)),
+      );
       const fresh = insecure.filter((r) => !reportedResources.has(`${page.originText} ${r.url}`));
       const first = fresh[0];
       if (first === undefined) return;

@@ -17,16 +17,26 @@ const KIND: FindingKind = {
   severity: 'medium',
   owasp: 'A01:2021-Broken Access Control',
   description: 'A request parameter sets where the application redirects to, and any external site is accepted.',
-  risk: 'Phishing links can start on the trusted domain and land on an attacker\'s site; OAuth and SSO flows that trust the redirect may leak tokens.',
-  remediation: 'Redirect only to relative paths of the site (a single leading `/`, no `//` or `\\`), or to an allow-list of destinations; map destinations to identifiers rather than taking URLs.',
-  references: [{ link: 'https://cheatsheetseries.owasp.org/cheatsheets/Unvalidated_Redirects_and_Forwards_Cheat_Sheet.html', name: 'OWASP Unvalidated Redirects and Forwards Cheat Sheet' }],
+  risk: "Phishing links can start on the trusted domain and land on an attacker's site; OAuth and SSO flows that trust the redirect may leak tokens.",
+  remediation:
+    'Redirect only to relative paths of the site (a single leading `/`, no `//` or `\\`), or to an allow-list of destinations; map destinations to identifiers rather than taking URLs.',
+  references: [
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Unvalidated_Redirects_and_Forwards_Cheat_Sheet.html',
+      name: 'OWASP Unvalidated Redirects and Forwards Cheat Sheet',
+    },
+  ],
 };
 
-const REDIRECT_NAME = /url|uri|redirect|redir|next|return|goto|dest|destination|continue|target|forward|callback|location|back/i;
+const REDIRECT_NAME =
+  /url|uri|redirect|redir|next|return|goto|dest|destination|continue|target|forward|callback|location|back/i;
 
 /** True for a point that may carry a destination: a redirect-ish name, or a URL or path as its value. */
 export function looksLikeRedirectParameter(point: InjectionPoint): boolean {
-  return point.location !== 'path' && (REDIRECT_NAME.test(point.name) || /^(?:https?:)?\/\//i.test(point.value) || point.value.startsWith('/'));
+  return (
+    point.location !== 'path' &&
+    (REDIRECT_NAME.test(point.name) || /^(?:https?:)?\/\//i.test(point.value) || point.value.startsWith('/'))
+  );
 }
 
 /** The redirect target of an answer when it points at the canary host. */
@@ -55,7 +65,9 @@ export function createOpenRedirectCheck(): PageCheck {
         if (location === undefined) continue;
         await reportAtPoint(KIND, point, page, context, {
           exchange,
-          extraHighlights: [{ field: 'response.headers.location', value: location, offset: 0, length: location.length }],
+          extraHighlights: [
+            { field: 'response.headers.location', value: location, offset: 0, length: location.length },
+          ],
           confirmation: `by the answer: ${JSON.stringify(payload)} gives ${exchange.status} with Location: ${location} (not followed)`,
         });
         return;

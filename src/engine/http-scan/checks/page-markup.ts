@@ -40,7 +40,13 @@ export interface PageMarkup {
 }
 
 /** Attributes of elements that load active content: scripts, styles, frames and plug-ins. */
-const ACTIVE_CONTENT: Record<string, string> = { script: 'src', iframe: 'src', frame: 'src', object: 'data', embed: 'src' };
+const ACTIVE_CONTENT: Record<string, string> = {
+  script: 'src',
+  iframe: 'src',
+  frame: 'src',
+  object: 'data',
+  embed: 'src',
+};
 
 /** Parses the forms (with input types) and active subresources of an HTML page (htmlparser2, lenient like browsers). */
 export function parsePageMarkup(html: string): PageMarkup {
@@ -51,19 +57,30 @@ export function parsePageMarkup(html: string): PageMarkup {
       onopentag(name, attribs) {
         const attribute = ACTIVE_CONTENT[name];
         const ref = attribute === undefined ? undefined : attribs[attribute]?.trim();
-        if (attribute !== undefined && ref !== undefined && ref !== '') markup.subresources.push({ tag: name, attribute, url: ref });
+        if (attribute !== undefined && ref !== undefined && ref !== '')
+          markup.subresources.push({ tag: name, attribute, url: ref });
         if (name === 'link' && /\bstylesheet\b/i.test(attribs['rel'] ?? '') && (attribs['href'] ?? '').trim() !== '') {
           markup.subresources.push({ tag: 'link', attribute: 'href', url: (attribs['href'] ?? '').trim() });
         }
         if (name === 'form') {
-          form = { action: (attribs['action'] ?? '').trim(), method: (attribs['method'] ?? 'get').trim().toLowerCase(), inputs: [] };
+          form = {
+            action: (attribs['action'] ?? '').trim(),
+            method: (attribs['method'] ?? 'get').trim().toLowerCase(),
+            inputs: [],
+          };
           markup.forms.push(form);
           if (form.action !== '') markup.subresources.push({ tag: 'form', attribute: 'action', url: form.action });
         }
         if (name !== 'input') return;
         const type = (attribs['type'] ?? 'text').trim().toLowerCase();
         if (type === 'password') markup.hasPasswordInput = true;
-        form?.inputs.push({ name: attribs['name'] ?? '', type, value: attribs['value'], autocomplete: attribs['autocomplete']?.trim().toLowerCase(), isChecked: attribs['checked'] !== undefined });
+        form?.inputs.push({
+          name: attribs['name'] ?? '',
+          type,
+          value: attribs['value'],
+          autocomplete: attribs['autocomplete']?.trim().toLowerCase(),
+          isChecked: attribs['checked'] !== undefined,
+        });
       },
       onclosetag(name) {
         if (name === 'form') form = undefined;
@@ -82,7 +99,9 @@ const parsed = new WeakMap<CrawledPage, PageMarkup>();
 export function markupOf(page: CrawledPage): PageMarkup {
   let markup = parsed.get(page);
   if (markup === undefined) {
-    markup = page.isHtml ? parsePageMarkup(page.exchange.body) : { forms: [], subresources: [], hasPasswordInput: false };
+    markup = page.isHtml
+      ? parsePageMarkup(page.exchange.body)
+      : { forms: [], subresources: [], hasPasswordInput: false };
     parsed.set(page, markup);
   }
   return markup;
@@ -137,7 +156,8 @@ export function passwordForms(page: CrawledPage): PasswordForm[] {
   const out: PasswordForm[] = [];
   for (const form of markupOf(page).forms) {
     const action = formActionUrl(form, page.url);
-    if (passwordInputs(form).length > 0 && action !== undefined) out.push({ form, action, location: formLocation(page, action) });
+    if (passwordInputs(form).length > 0 && action !== undefined)
+      out.push({ form, action, location: formLocation(page, action) });
   }
   return out;
 }

@@ -16,10 +16,17 @@ const KIND: FindingKind = {
   description:
     'The password field of a login form declares `autocomplete="on"` instead of its purpose (`current-password`). Current guidance (OWASP ASVS 4.0 2.1.11, NIST SP 800-63B) wants password managers to work, so storing passwords is not itself a flaw and a field without the attribute, or with `current-password` or `new-password`, is not reported; this note is informational.',
   risk: 'A generic `on` gives browsers and password managers no hint which password this is, so they may offer or store it wrongly; on shared computers a browser-stored password is available to the next user.',
-  remediation: 'Declare the purpose: `autocomplete="current-password"` on login forms and `autocomplete="new-password"` on sign-up and change forms (do not use `off`: browsers ignore it and it hinders password managers). Offer logout and session expiry for shared computers.',
+  remediation:
+    'Declare the purpose: `autocomplete="current-password"` on login forms and `autocomplete="new-password"` on sign-up and change forms (do not use `off`: browsers ignore it and it hinders password managers). Offer logout and session expiry for shared computers.',
   references: [
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html', name: 'OWASP Authentication Cheat Sheet' },
-    { link: 'https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#autofill', name: 'HTML Standard: Autofill' },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html',
+      name: 'OWASP Authentication Cheat Sheet',
+    },
+    {
+      link: 'https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#autofill',
+      name: 'HTML Standard: Autofill',
+    },
   ],
 };
 

@@ -13,7 +13,10 @@ export interface PasswordFormIssue {
  * undefined); one finding per origin and form location (the action path on the page's host), so
  * a login box on every page is one finding.
  */
-export function createPasswordFormCheck(kind: FindingKind, judge: (found: PasswordForm, page: CrawledPage) => PasswordFormIssue | undefined): PageCheck {
+export function createPasswordFormCheck(
+  kind: FindingKind,
+  judge: (found: PasswordForm, page: CrawledPage) => PasswordFormIssue | undefined,
+): PageCheck {
   const reported = new Set<string>();
   return {
     id: kind.checkId,

@@ -14,12 +14,17 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
   severity: 'high',
   owasp: 'A01:2021-Broken Access Control',
-  description: 'A request parameter names a file that the application reads or includes without confining it to a directory: `../` sequences or an absolute path reach files anywhere on the server.',
-  risk: 'An attacker can read system files, the application\'s source code and its configuration with credentials; an inclusion may run code.',
-  remediation: 'Never build file paths from input: map identifiers to files on the server side. If a name must be used, resolve it and check that the result stays inside the intended directory, and reject separators and `..`.',
+  description:
+    'A request parameter names a file that the application reads or includes without confining it to a directory: `../` sequences or an absolute path reach files anywhere on the server.',
+  risk: "An attacker can read system files, the application's source code and its configuration with credentials; an inclusion may run code.",
+  remediation:
+    'Never build file paths from input: map identifiers to files on the server side. If a name must be used, resolve it and check that the result stays inside the intended directory, and reject separators and `..`.',
   references: [
     { link: 'https://owasp.org/www-community/attacks/Path_Traversal', name: 'OWASP: Path Traversal' },
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/05-Authorization_Testing/01-Testing_Directory_Traversal_File_Include', name: 'OWASP WSTG: Directory traversal / file include' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/05-Authorization_Testing/01-Testing_Directory_Traversal_File_Include',
+      name: 'OWASP WSTG: Directory traversal / file include',
+    },
   ],
 };
 
@@ -28,7 +33,11 @@ const PAYLOADS: Array<{ payload: string; proof: RegExp; file: string }> = [
   { payload: '../../../../../../../../etc/passwd', proof: /root:[x*!]?:0:0:[^\n]*/, file: '/etc/passwd' },
   { payload: '/etc/passwd', proof: /root:[x*!]?:0:0:[^\n]*/, file: '/etc/passwd' },
   { payload: '....//....//....//....//....//....//etc/passwd', proof: /root:[x*!]?:0:0:[^\n]*/, file: '/etc/passwd' },
-  { payload: '..\\..\\..\\..\\..\\..\\windows\\win.ini', proof: /\[(?:fonts|extensions|mci extensions)\]/i, file: 'C:\\windows\\win.ini' },
+  {
+    payload: '..\\..\\..\\..\\..\\..\\windows\\win.ini',
+    proof: /\[(?:fonts|extensions|mci extensions)\]/i,
+    file: 'C:\\windows\\win.ini',
+  },
 ];
 
 /** Parameters that carry file names or paths, by name or by value. */
@@ -55,7 +64,11 @@ export function createPathTraversalCheck(): PageCheck {
         const exchange = await send(injectPayload(point, payload));
         const evidence = firstNewMatch(proof, exchange.body, page.exchange.body);
         if (evidence === undefined) continue;
-        await reportAtPoint(KIND, point, page, context, { exchange, evidence, confirmation: `by content: with ${JSON.stringify(payload)} the answer holds ${file} ("${evidence.value}"), which the original page does not` });
+        await reportAtPoint(KIND, point, page, context, {
+          exchange,
+          evidence,
+          confirmation: `by content: with ${JSON.stringify(payload)} the answer holds ${file} ("${evidence.value}"), which the original page does not`,
+        });
         return;
       }
     },

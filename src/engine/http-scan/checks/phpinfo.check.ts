@@ -12,17 +12,31 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
   severity: 'medium',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'A page answers the output of PHP\'s `phpinfo()`: the PHP version, build, loaded modules, configuration and the server\'s environment.',
+  description:
+    "A page answers the output of PHP's `phpinfo()`: the PHP version, build, loaded modules, configuration and the server's environment.",
   risk: 'The page tells an attacker which versions and extensions to target, the file system layout, disabled protections and often environment variables holding credentials.',
-  remediation: 'Delete diagnostic scripts that call `phpinfo()` from the server (or restrict them to administrators), and consider `disable_functions = phpinfo` in production.',
+  remediation:
+    'Delete diagnostic scripts that call `phpinfo()` from the server (or restrict them to administrators), and consider `disable_functions = phpinfo` in production.',
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/08-Fingerprint_Web_Application_Framework', name: 'OWASP WSTG: Fingerprint web application framework' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/08-Fingerprint_Web_Application_Framework',
+      name: 'OWASP WSTG: Fingerprint web application framework',
+    },
     { link: 'https://www.php.net/manual/en/function.phpinfo.php', name: 'PHP manual: phpinfo' },
   ],
 };
 
 // Row labels of phpinfo()'s first table, as HTML cells (`<td class="e">System </td>`) or CLI text (`System => `).
-const ROW_LABELS = ['System', 'Build Date', 'Server API', 'Configuration File \\(php\\.ini\\) Path', 'Loaded Configuration File', 'PHP API', 'PHP Extension', 'Zend Extension'];
+const ROW_LABELS = [
+  'System',
+  'Build Date',
+  'Server API',
+  'Configuration File \\(php\\.ini\\) Path',
+  'Loaded Configuration File',
+  'PHP API',
+  'PHP Extension',
+  'Zend Extension',
+];
 const HTML_ROW = new RegExp(`<td class="e">\\s*(?:${ROW_LABELS.join('|')})\\s*</td>`, 'g');
 const TEXT_ROW = new RegExp(`^(?:${ROW_LABELS.join('|')}) => `, 'gm');
 const VERSION = /PHP Version (?:=> )?\d+\.\d+\.\d+[\w.+~-]*/;

@@ -15,12 +15,17 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
   severity: 'medium',
   owasp: 'A03:2021-Injection',
-  description: 'A request parameter is written into the HTML response without the encoding its context needs: a payload made for that context (a tag, an attribute, a script string, a URL) came back able to run script.',
-  risk: 'A link or form crafted by an attacker runs script in the victim\'s browser in the site\'s origin: session theft, actions on the user\'s behalf, page defacement.',
-  remediation: 'Encode every value for the context it is written into, with the template engine\'s contextual auto-escaping: HTML-encode text and quoted attribute values (always quote attributes), JSON-encode values put into scripts and escape `<` there, and allow only http(s) (or relative) URLs in href, src and action attributes. Validate input, and add a Content-Security-Policy without \'unsafe-inline\' as a second line of defence.',
+  description:
+    'A request parameter is written into the HTML response without the encoding its context needs: a payload made for that context (a tag, an attribute, a script string, a URL) came back able to run script.',
+  risk: "A link or form crafted by an attacker runs script in the victim's browser in the site's origin: session theft, actions on the user's behalf, page defacement.",
+  remediation:
+    "Encode every value for the context it is written into, with the template engine's contextual auto-escaping: HTML-encode text and quoted attribute values (always quote attributes), JSON-encode values put into scripts and escape `<` there, and allow only http(s) (or relative) URLs in href, src and action attributes. Validate input, and add a Content-Security-Policy without 'unsafe-inline' as a second line of defence.",
   references: [
     { link: 'https://owasp.org/www-community/attacks/xss/', name: 'OWASP: Cross Site Scripting' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Cross_Site_Scripting_Prevention_Cheat_Sheet.html', name: 'OWASP XSS Prevention Cheat Sheet' },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Cross_Site_Scripting_Prevention_Cheat_Sheet.html',
+      name: 'OWASP XSS Prevention Cheat Sheet',
+    },
   ],
 };
 
@@ -58,7 +63,10 @@ export function createReflectedXssCheck(): PageCheck {
           const exchange = await send(injectPayload(point, breakout.payload));
           if (!isHtmlResponse(exchange) || !hasEffect(exchange.body, breakout.effect)) continue;
           const offset = exchange.body.indexOf(breakout.payload);
-          const evidence = offset >= 0 ? { value: breakout.payload, offset } : { value: breakout.effect.name, offset: exchange.body.indexOf(breakout.effect.name) };
+          const evidence =
+            offset >= 0
+              ? { value: breakout.payload, offset }
+              : { value: breakout.effect.name, offset: exchange.body.indexOf(breakout.effect.name) };
           await reportAtPoint(KIND, point, page, context, {
             exchange,
             ...(evidence.offset >= 0 ? { evidence } : {}),

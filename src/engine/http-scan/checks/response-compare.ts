@@ -1,7 +1,11 @@
 import type { HttpExchange } from '../guarded-http-client.ts';
 
 /** The first match of `pattern` in `body` that the baseline body does not contain, with its offset. */
-export function firstNewMatch(pattern: RegExp, body: string, baseline: string): { value: string; offset: number } | undefined {
+export function firstNewMatch(
+  pattern: RegExp,
+  body: string,
+  baseline: string,
+): { value: string; offset: number } | undefined {
   const match = pattern.exec(body);
   if (match === null || baseline.includes(match[0])) return undefined;
   return { value: match[0], offset: match.index };
@@ -11,7 +15,17 @@ export function firstNewMatch(pattern: RegExp, body: string, baseline: string): 
 export function withoutEchoes(body: string, payloads: string[]): string {
   let out = body;
   for (const payload of payloads) {
-    const forms = new Set([payload, payload.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`), payload.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;'), encodeURIComponent(payload)]);
+    const forms = new Set([
+      payload,
+      payload.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`),
+      payload
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, '&#x27;'),
+      encodeURIComponent(payload),
+    ]);
     for (const form of forms) if (form !== '') out = out.split(form).join('');
   }
   return out;

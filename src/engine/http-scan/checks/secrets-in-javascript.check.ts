@@ -9,10 +9,17 @@ const BASE = {
   checkId: secretsInJavaScriptCheckId,
   cwe: 798,
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'JavaScript served to every visitor contains a credential in a known format (cloud, payment, source-hosting or chat API keys, or a private key).',
+  description:
+    'JavaScript served to every visitor contains a credential in a known format (cloud, payment, source-hosting or chat API keys, or a private key).',
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/05-Review_Web_Page_Content_for_Information_Leakage', name: 'OWASP WSTG: Review web page content for information leakage' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Secrets_Management_Cheat_Sheet.html', name: 'OWASP Secrets Management Cheat Sheet' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/05-Review_Web_Page_Content_for_Information_Leakage',
+      name: 'OWASP WSTG: Review web page content for information leakage',
+    },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Secrets_Management_Cheat_Sheet.html',
+      name: 'OWASP Secrets Management Cheat Sheet',
+    },
   ],
 };
 
@@ -22,7 +29,8 @@ const SECRET_KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
   severity: 'high',
   risk: 'Anyone who loads the page can copy the credential and act as the application against the provider: read or change cloud data, issue payments, push code or read chat history.',
-  remediation: 'Revoke and rotate the credential now, then keep it on the server: the browser should call your back end, which calls the provider. Scan builds for secrets before they ship.',
+  remediation:
+    'Revoke and rotate the credential now, then keep it on the server: the browser should call your back end, which calls the provider. Scan builds for secrets before they ship.',
 };
 
 // Browser keys of Google APIs are meant to be public, restricted by referrer and API: a lesser finding.
@@ -31,8 +39,9 @@ const BROWSER_KEY_KIND: FindingKind = {
   title: 'Google API key in JavaScript',
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
   severity: 'medium',
-  risk: 'An unrestricted key can be used by anyone for any enabled Google API, at the owner\'s cost and under the owner\'s quota.',
-  remediation: 'Restrict the key to the site\'s HTTP referrers and to the APIs it needs in the Google Cloud console, or rotate it and move the calls to the server.',
+  risk: "An unrestricted key can be used by anyone for any enabled Google API, at the owner's cost and under the owner's quota.",
+  remediation:
+    "Restrict the key to the site's HTTP referrers and to the APIs it needs in the Google Cloud console, or rotate it and move the calls to the server.",
 };
 
 interface SecretFormat {
@@ -47,14 +56,32 @@ interface SecretFormat {
 
 const FORMATS: SecretFormat[] = [
   { label: 'AWS access key ID', pattern: /(?<![0-9A-Za-z])AKIA[0-9A-Z]{16}(?![0-9A-Za-z])/g, shown: 4, isToken: true },
-  { label: 'Google API key', pattern: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g, shown: 4, isBrowserKey: true, isToken: true },
-  { label: 'Stripe live secret key', pattern: /(?<![0-9A-Za-z_])[sr]k_live_[0-9A-Za-z]{24,99}(?![0-9A-Za-z])/g, shown: 8, isToken: true },
-  { label: 'GitHub token', pattern: /(?<![0-9A-Za-z_])(?:gh[pousr]_[0-9A-Za-z]{36}|github_pat_[0-9A-Za-z]{22}_[0-9A-Za-z]{59})(?![0-9A-Za-z_])/g, shown: 4, isToken: true },
+  {
+    label: 'Google API key',
+    pattern: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g,
+    shown: 4,
+    isBrowserKey: true,
+    isToken: true,
+  },
+  {
+    label: 'Stripe live secret key',
+    pattern: /(?<![0-9A-Za-z_])[sr]k_live_[0-9A-Za-z]{24,99}(?![0-9A-Za-z])/g,
+    shown: 8,
+    isToken: true,
+  },
+  {
+    label: 'GitHub token',
+    pattern:
+      /(?<![0-9A-Za-z_])(?:gh[pousr]_[0-9A-Za-z]{36}|github_pat_[0-9A-Za-z]{22}_[0-9A-Za-z]{59})(?![0-9A-Za-z_])/g,
+    shown: 4,
+    isToken: true,
+  },
   { label: 'Slack token', pattern: /(?<![\w-])xox[baprs]-\d{8,}-[0-9A-Za-z-]{8,}/g, shown: 5, isToken: true },
   {
     label: 'private key',
     // The header alone is not a key (PEM libraries carry it as a constant): a base64 body must follow.
-    pattern: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[rn])*(?:[A-Za-z0-9+/=]|\s|\\[rn]){64,}/g,
+    pattern:
+      /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[rn])*(?:[A-Za-z0-9+/=]|\s|\\[rn]){64,}/g,
     shown: 0,
     isToken: false,
   },
@@ -76,7 +103,9 @@ function maskSecret(value: string, format: SecretFormat): string {
   if (!format.isToken) {
     const header = value.indexOf('-----', 5) + 5;
     // Escaped line breaks (`\\n` in a string literal) stay, so the masked key keeps its shape.
-    return value.slice(0, header) + value.slice(header).replace(/\\[rn]|[A-Za-z0-9+/=]/g, (c) => (c.length === 2 ? c : '*'));
+    return (
+      value.slice(0, header) + value.slice(header).replace(/\\[rn]|[A-Za-z0-9+/=]/g, (c) => (c.length === 2 ? c : '*'))
+    );
   }
   return value.slice(0, format.shown) + '*'.repeat(Math.max(0, value.length - format.shown - 4)) + value.slice(-4);
 }
@@ -93,7 +122,13 @@ export function findSecrets(code: string): FoundSecret[] {
     for (const match of code.matchAll(format.pattern)) {
       const value = match[0];
       if (format.isToken && PLACEHOLDER.test(value.slice(format.shown))) continue;
-      found.push({ label: format.label, value, offset: match.index, masked: maskSecret(value, format), isBrowserKey: format.isBrowserKey === true });
+      found.push({
+        label: format.label,
+        value,
+        offset: match.index,
+        masked: maskSecret(value, format),
+        isBrowserKey: format.isBrowserKey === true,
+      });
     }
   }
   return found.sort((a, b) => a.offset - b.offset);
@@ -136,7 +171,10 @@ export function createSecretsInJavaScriptCheck(): PageCheck {
       }
       const first = secrets[0];
       if (first === undefined) return;
-      const exchange = withMaskedBody(page.exchange, secrets.map((s) => ({ offset: s.offset, length: s.value.length, replacement: s.masked })));
+      const exchange = withMaskedBody(
+        page.exchange,
+        secrets.map((s) => ({ offset: s.offset, length: s.value.length, replacement: s.masked })),
+      );
       const kind = secrets.every((s) => s.isBrowserKey) ? BROWSER_KEY_KIND : SECRET_KIND;
       const labels = [...new Set(secrets.map((s) => s.label))];
       await context.report(

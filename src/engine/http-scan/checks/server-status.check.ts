@@ -12,9 +12,10 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
   severity: 'medium',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'Apache\'s `mod_status` (`/server-status`) or `mod_info` (`/server-info`) pages answer anyone.',
+  description: "Apache's `mod_status` (`/server-status`) or `mod_info` (`/server-info`) pages answer anyone.",
   risk: 'server-status shows every request being served, with client addresses, virtual hosts and full URLs (tokens in query strings included); server-info shows the modules and the whole configuration.',
-  remediation: 'Restrict the handlers to administrators (`<Location "/server-status"> Require ip 127.0.0.1 </Location>`, likewise for `/server-info`) or unload `mod_status` and `mod_info`.',
+  remediation:
+    'Restrict the handlers to administrators (`<Location "/server-status"> Require ip 127.0.0.1 </Location>`, likewise for `/server-info`) or unload `mod_status` and `mod_info`.',
   references: [
     { link: 'https://httpd.apache.org/docs/2.4/mod/mod_status.html', name: 'Apache HTTP Server: mod_status' },
     { link: 'https://httpd.apache.org/docs/2.4/mod/mod_info.html', name: 'Apache HTTP Server: mod_info' },
@@ -33,11 +34,14 @@ const INFO_DETAILS = [/Server Settings/, /Module Name:/, /Server Version:/, /Cur
 /** The Apache status or info page a body shows (with its title), or undefined. */
 export function findServerStatus(body: string): Recognised | undefined {
   const heading = STATUS_HEADING.exec(body);
-  if (heading !== null && STATUS_DETAILS.test(body)) return { value: heading[0], offset: heading.index, title: 'Apache server-status page exposed' };
+  if (heading !== null && STATUS_DETAILS.test(body))
+    return { value: heading[0], offset: heading.index, title: 'Apache server-status page exposed' };
   const auto = STATUS_AUTO.exec(body);
-  if (auto !== null && STATUS_SCOREBOARD.test(body)) return { value: auto[0], offset: auto.index, title: 'Apache server-status page exposed' };
+  if (auto !== null && STATUS_SCOREBOARD.test(body))
+    return { value: auto[0], offset: auto.index, title: 'Apache server-status page exposed' };
   const info = INFO_HEADING.exec(body);
-  if (info !== null && INFO_DETAILS.filter((marker) => marker.test(body)).length >= 2) return { value: info[0], offset: info.index, title: 'Apache server-info page exposed' };
+  if (info !== null && INFO_DETAILS.filter((marker) => marker.test(body)).length >= 2)
+    return { value: info[0], offset: info.index, title: 'Apache server-info page exposed' };
   return undefined;
 }
 

@@ -18,11 +18,16 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:H/PR:N/UI:N/S:U/C:L/I:N/A:N',
   severity: 'low',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'A source map of the site\'s JavaScript is served: it maps the minified bundle back to the original source files, often with their full text (`sourcesContent`).',
+  description:
+    "A source map of the site's JavaScript is served: it maps the minified bundle back to the original source files, often with their full text (`sourcesContent`).",
   risk: 'The original client code, comments, internal paths, API routes and feature flags become readable, which speeds up finding flaws and sometimes exposes secrets left in the source.',
-  remediation: 'Do not deploy `.map` files to production (or serve them only to authenticated staff), and drop the `//# sourceMappingURL=` comment from published bundles.',
+  remediation:
+    'Do not deploy `.map` files to production (or serve them only to authenticated staff), and drop the `//# sourceMappingURL=` comment from published bundles.',
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/05-Review_Web_Page_Content_for_Information_Leakage', name: 'OWASP WSTG: Review web page content for information leakage' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/05-Review_Web_Page_Content_for_Information_Leakage',
+      name: 'OWASP WSTG: Review web page content for information leakage',
+    },
     { link: 'https://tc39.es/source-map/', name: 'Source Map specification' },
   ],
 };
@@ -56,15 +61,28 @@ export function parseSourceMap(body: string): SourceMapFacts | undefined {
     return undefined;
   }
   if (document === null || typeof document !== 'object') return undefined;
-  const map = document as { version?: unknown; mappings?: unknown; sources?: unknown; sourcesContent?: unknown; sections?: unknown };
+  const map = document as {
+    version?: unknown;
+    mappings?: unknown;
+    sources?: unknown;
+    sourcesContent?: unknown;
+    sections?: unknown;
+  };
   if (map.version !== 3) return undefined;
   if (Array.isArray(map.sections)) {
-    const parts = map.sections.map((s) => parseSourceMap(JSON.stringify((s as { map?: unknown } | null)?.map ?? null))).filter((p) => p !== undefined);
-    return parts.length === 0 ? undefined : { sources: parts.flatMap((p) => p.sources), hasContent: parts.some((p) => p.hasContent) };
+    const parts = map.sections
+      .map((s) => parseSourceMap(JSON.stringify((s as { map?: unknown } | null)?.map ?? null)))
+      .filter((p) => p !== undefined);
+    return parts.length === 0
+      ? undefined
+      : { sources: parts.flatMap((p) => p.sources), hasContent: parts.some((p) => p.hasContent) };
   }
   if (typeof map.mappings !== 'string' || !Array.isArray(map.sources)) return undefined;
   const sources = map.sources.filter((s): s is string => typeof s === 'string');
-  return { sources, hasContent: Array.isArray(map.sourcesContent) && map.sourcesContent.some((c) => typeof c === 'string' && c !== '') };
+  return {
+    sources,
+    hasContent: Array.isArray(map.sourcesContent) && map.sourcesContent.some((c) => typeof c === 'string' && c !== ''),
+  };
 }
 
 /** The source map of a `data:application/json;base64,…` URL, or undefined. */
@@ -90,12 +108,31 @@ export function createSourceMapCheck(): PageCheck {
   const scriptsPerOrigin = new Map<string, number>();
 
   // A map may live on another origin of the scope (a static host): the finding is located there.
-  const locationOf = (url: URL): string => `${originText(originOf(url) ?? { scheme: 'http', host: url.hostname, port: 80 })}${url.pathname}`;
-  const report = async (url: URL, exchange: HttpExchange, map: SourceMapFacts, evidence: BodyEvidence, how: string, context: CheckContext): Promise<void> => {
+  const locationOf = (url: URL): string =>
+    `${originText(originOf(url) ?? { scheme: 'http', host: url.hostname, port: 80 })}${url.pathname}`;
+  const report = async (
+    url: URL,
+    exchange: HttpExchange,
+    map: SourceMapFacts,
+    evidence: BodyEvidence,
+    how: string,
+    context: CheckContext,
+  ): Promise<void> => {
     const host = originOf(url)?.host ?? url.hostname;
-    await context.report(buildFinding(KIND, { location: locationOf(url), host, exchange, evidence, observation: `${how}: a source map of ${describe(map)}.` }));
+    await context.report(
+      buildFinding(KIND, {
+        location: locationOf(url),
+        host,
+        exchange,
+        evidence,
+        observation: `${how}: a source map of ${describe(map)}.`,
+      }),
+    );
   };
-  const mapEvidence = (body: string): BodyEvidence => ({ value: '"mappings"', offset: Math.max(0, body.indexOf('"mappings"')) });
+  const mapEvidence = (body: string): BodyEvidence => ({
+    value: '"mappings"',
+    offset: Math.max(0, body.indexOf('"mappings"')),
+  });
 
   const judgeMap = async (url: URL, exchange: HttpExchange, how: string, context: CheckContext): Promise<void> => {
     if (exchange.status !== 200) return;
@@ -118,10 +155,19 @@ export function createSourceMapCheck(): PageCheck {
       judged.add(own);
       scriptsPerOrigin.set(page.originText, count + 1);
       const comment = findSourceMappingUrl(page.exchange.body);
-      const named = comment?.url ?? headerValue(page.exchange, 'sourcemap') ?? headerValue(page.exchange, 'x-sourcemap');
+      const named =
+        comment?.url ?? headerValue(page.exchange, 'sourcemap') ?? headerValue(page.exchange, 'x-sourcemap');
       if (named !== undefined && named.toLowerCase().startsWith('data:')) {
         const map = inlineSourceMap(named);
-        if (map !== undefined && comment !== undefined) await report(page.url, page.exchange, map, { value: comment.value.slice(0, 60), offset: comment.offset }, `${page.url.href} embeds its map in a data: URL`, context);
+        if (map !== undefined && comment !== undefined)
+          await report(
+            page.url,
+            page.exchange,
+            map,
+            { value: comment.value.slice(0, 60), offset: comment.offset },
+            `${page.url.href} embeds its map in a data: URL`,
+            context,
+          );
         return;
       }
       let url: URL;
@@ -134,7 +180,10 @@ export function createSourceMapCheck(): PageCheck {
       if (judged.has(key)) return;
       judged.add(key);
       const exchange = await sendCheckRequest(url, context);
-      const how = named === undefined ? `${url.href} (the script's name plus .map) answers` : `${url.href} (named by ${page.url.pathname}) answers`;
+      const how =
+        named === undefined
+          ? `${url.href} (the script's name plus .map) answers`
+          : `${url.href} (named by ${page.url.pathname}) answers`;
       if (exchange !== undefined) await judgeMap(url, exchange, how, context);
     },
   };

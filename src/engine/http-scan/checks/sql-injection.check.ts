@@ -19,26 +19,49 @@ export const sqlInjectionKind: FindingKind = {
   cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
   severity: 'high',
   owasp: 'A03:2021-Injection',
-  description: 'A request parameter is placed into an SQL statement without being bound as a parameter: a quote changes the statement.',
+  description:
+    'A request parameter is placed into an SQL statement without being bound as a parameter: a quote changes the statement.',
   risk: 'An attacker can read, change or delete the data of the database, often bypass authentication, and sometimes run commands on the database server.',
-  remediation: 'Use parameterised queries (prepared statements) or an ORM that binds values for every query; never build SQL by concatenating input. Validate types (an id is a number) and give the database account the least privilege it needs.',
+  remediation:
+    'Use parameterised queries (prepared statements) or an ORM that binds values for every query; never build SQL by concatenating input. Validate types (an id is a number) and give the database account the least privilege it needs.',
   references: [
     { link: 'https://owasp.org/www-community/attacks/SQL_Injection', name: 'OWASP: SQL Injection' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/SQL_Injection_Prevention_Cheat_Sheet.html', name: 'OWASP SQL Injection Prevention Cheat Sheet' },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/SQL_Injection_Prevention_Cheat_Sheet.html',
+      name: 'OWASP SQL Injection Prevention Cheat Sheet',
+    },
   ],
 };
 
 /** Error messages of the main database engines and their drivers. */
 export const SQL_ERRORS: Array<{ engine: string; pattern: RegExp }> = [
-  { engine: 'MySQL/MariaDB', pattern: /You have an error in your SQL syntax|check the manual that (?:corresponds|fits) to your (?:MySQL|MariaDB) server version|Warning: mysqli?_\w+\(|MySqlException|com\.mysql\.jdbc/i },
-  { engine: 'PostgreSQL', pattern: /PG::SyntaxError|org\.postgresql\.util\.PSQLException|ERROR:\s+(?:syntax error at or near|unterminated quoted string at or near)|pg_query\(\): Query failed|psycopg2\.errors\./i },
-  { engine: 'SQLite', pattern: /SQLITE_ERROR|sqlite3\.OperationalError|unrecognized token: "|near "[^"]*": syntax error|SQLiteException/i },
-  { engine: 'Microsoft SQL Server', pattern: /Unclosed quotation mark after the character string|Microsoft OLE DB Provider for SQL Server|System\.Data\.SqlClient\.SqlException|\[SQL Server\]|Incorrect syntax near/i },
+  {
+    engine: 'MySQL/MariaDB',
+    pattern:
+      /You have an error in your SQL syntax|check the manual that (?:corresponds|fits) to your (?:MySQL|MariaDB) server version|Warning: mysqli?_\w+\(|MySqlException|com\.mysql\.jdbc/i,
+  },
+  {
+    engine: 'PostgreSQL',
+    pattern:
+      /PG::SyntaxError|org\.postgresql\.util\.PSQLException|ERROR:\s+(?:syntax error at or near|unterminated quoted string at or near)|pg_query\(\): Query failed|psycopg2\.errors\./i,
+  },
+  {
+    engine: 'SQLite',
+    pattern: /SQLITE_ERROR|sqlite3\.OperationalError|unrecognized token: "|near "[^"]*": syntax error|SQLiteException/i,
+  },
+  {
+    engine: 'Microsoft SQL Server',
+    pattern:
+      /Unclosed quotation mark after the character string|Microsoft OLE DB Provider for SQL Server|System\.Data\.SqlClient\.SqlException|\[SQL Server\]|Incorrect syntax near/i,
+  },
   { engine: 'Oracle', pattern: /\bORA-0(?:0933|1756|0921|1740)\b|quoted string not properly terminated|oracle\.jdbc/i },
 ];
 
 /** The database error a body shows that the baseline does not, with its engine. */
-export function findSqlError(body: string, baseline: string): { engine: string; value: string; offset: number } | undefined {
+export function findSqlError(
+  body: string,
+  baseline: string,
+): { engine: string; value: string; offset: number } | undefined {
   for (const { engine, pattern } of SQL_ERRORS) {
     const match = firstNewMatch(pattern, body, baseline);
     if (match !== undefined) return { engine, ...match };
@@ -76,18 +99,32 @@ function fitsContext(point: InjectionPoint, sqlContext: string): boolean {
   return sqlContext !== 'numeric' || /^-?\d+(?:\.\d+)?$/.test(point.value.trim());
 }
 
-async function testErrorBased(point: InjectionPoint, page: CrawledPage, context: CheckContext, send: InjectedSender): Promise<boolean> {
+async function testErrorBased(
+  point: InjectionPoint,
+  page: CrawledPage,
+  context: CheckContext,
+  send: InjectedSender,
+): Promise<boolean> {
   for (const payload of ["'", '"']) {
     const exchange = await send(injectPayload(point, payload, 'append'));
     const error = findSqlError(exchange.body, page.exchange.body);
     if (error === undefined) continue;
-    await reportAtPoint(sqlInjectionKind, point, page, context, { exchange, evidence: { value: error.value, offset: error.offset }, confirmation: `error-based: appending ${JSON.stringify(payload)} to ${describePoint(point)} makes the page show a ${error.engine} error ("${error.value}") that the original request does not` });
+    await reportAtPoint(sqlInjectionKind, point, page, context, {
+      exchange,
+      evidence: { value: error.value, offset: error.offset },
+      confirmation: `error-based: appending ${JSON.stringify(payload)} to ${describePoint(point)} makes the page show a ${error.engine} error ("${error.value}") that the original request does not`,
+    });
     return true;
   }
   return false;
 }
 
-async function testBooleanBased(point: InjectionPoint, page: CrawledPage, context: CheckContext, send: InjectedSender): Promise<boolean> {
+async function testBooleanBased(
+  point: InjectionPoint,
+  page: CrawledPage,
+  context: CheckContext,
+  send: InjectedSender,
+): Promise<boolean> {
   // The original answer, fetched again now: pages that change on every load are not judged.
   const baseline = await send(baselineRequest(point));
   if (!sameAnswer(baseline, page.exchange, [])) return false;
@@ -99,20 +136,36 @@ async function testBooleanBased(point: InjectionPoint, page: CrawledPage, contex
     // Confirmed twice: the true condition answers like the original again.
     const again = await send(injectPayload(point, pair.isTrue, 'append'));
     if (!sameAnswer(again, baseline, [pair.isTrue])) continue;
-    await reportAtPoint(sqlInjectionKind, point, page, context, { exchange: isFalse, confirmation: `boolean-based (${pair.context} context): ${describePoint(point)} with ${JSON.stringify(pair.isTrue)} appended answers like the original request (twice), with ${JSON.stringify(pair.isFalse)} appended it answers differently (status ${isFalse.status}, ${isFalse.body.length} bytes against ${baseline.status}, ${baseline.body.length})` });
+    await reportAtPoint(sqlInjectionKind, point, page, context, {
+      exchange: isFalse,
+      confirmation: `boolean-based (${pair.context} context): ${describePoint(point)} with ${JSON.stringify(pair.isTrue)} appended answers like the original request (twice), with ${JSON.stringify(pair.isFalse)} appended it answers differently (status ${isFalse.status}, ${isFalse.body.length} bytes against ${baseline.status}, ${baseline.body.length})`,
+    });
     return true;
   }
   return false;
 }
 
-async function testTimeBased(point: InjectionPoint, page: CrawledPage, context: CheckContext, send: InjectedSender): Promise<void> {
+async function testTimeBased(
+  point: InjectionPoint,
+  page: CrawledPage,
+  context: CheckContext,
+  send: InjectedSender,
+): Promise<void> {
   const baseline = await timedSend(send, baselineRequest(point));
   for (const { engine, context: sqlContext, payload } of TIME_PAYLOADS.filter((p) => fitsContext(point, p.context))) {
     const delayed = payload(delaySeconds);
     const control = payload(0);
-    const proof = await confirmDelay(send, baseline, injectPayload(point, delayed, 'append'), injectPayload(point, control, 'append'));
+    const proof = await confirmDelay(
+      send,
+      baseline,
+      injectPayload(point, delayed, 'append'),
+      injectPayload(point, control, 'append'),
+    );
     if (proof === undefined) continue;
-    await reportAtPoint(sqlInjectionKind, point, page, context, { exchange: proof.second.exchange, confirmation: `time-based (${engine}, ${sqlContext} context) ${describeDelay(delayed, control, proof, baseline)}` });
+    await reportAtPoint(sqlInjectionKind, point, page, context, {
+      exchange: proof.second.exchange,
+      confirmation: `time-based (${engine}, ${sqlContext} context) ${describeDelay(delayed, control, proof, baseline)}`,
+    });
     return;
   }
 }

@@ -16,12 +16,20 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:N/A:N',
   severity: 'high',
   owasp: 'A10:2021-Server-Side Request Forgery (SSRF)',
-  description: 'A request parameter carries a URL that the server fetches itself: it requested a URL of the scanner\'s canary that was given to it.',
-  risk: 'An attacker makes the server request internal addresses it can reach and the attacker cannot: cloud metadata services (credentials), admin interfaces, databases speaking HTTP, other hosts of the private network; the server\'s own identity and address are used.',
-  remediation: 'Do not fetch URLs taken from requests. When the feature needs it, allow only a fixed list of hosts (compare the parsed host, not a prefix of the text), resolve the name and refuse private, loopback, link-local and metadata addresses at connection time (after every redirect), allow only http(s), and send the fetch through an egress proxy that enforces the same rules.',
+  description:
+    "A request parameter carries a URL that the server fetches itself: it requested a URL of the scanner's canary that was given to it.",
+  risk: "An attacker makes the server request internal addresses it can reach and the attacker cannot: cloud metadata services (credentials), admin interfaces, databases speaking HTTP, other hosts of the private network; the server's own identity and address are used.",
+  remediation:
+    'Do not fetch URLs taken from requests. When the feature needs it, allow only a fixed list of hosts (compare the parsed host, not a prefix of the text), resolve the name and refuse private, loopback, link-local and metadata addresses at connection time (after every redirect), allow only http(s), and send the fetch through an egress proxy that enforces the same rules.',
   references: [
-    { link: 'https://owasp.org/Top10/A10_2021-Server-Side_Request_Forgery_%28SSRF%29/', name: 'OWASP Top 10 2021 A10: Server-Side Request Forgery' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html', name: 'OWASP Server-Side Request Forgery Prevention Cheat Sheet' },
+    {
+      link: 'https://owasp.org/Top10/A10_2021-Server-Side_Request_Forgery_%28SSRF%29/',
+      name: 'OWASP Top 10 2021 A10: Server-Side Request Forgery',
+    },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html',
+      name: 'OWASP Server-Side Request Forgery Prevention Cheat Sheet',
+    },
   ],
 };
 
@@ -33,7 +41,15 @@ export function looksLikeUrlParameter(point: InjectionPoint): boolean {
   return point.location !== 'path' && (URL_NAME.test(point.name) || /^https?:\/\//i.test(point.value.trim()));
 }
 
-async function report(point: InjectionPoint, page: CrawledPage, context: CheckContext, probe: CanaryProbe, hit: CanaryHit, exchange: HttpExchange, sentAt: number): Promise<void> {
+async function report(
+  point: InjectionPoint,
+  page: CrawledPage,
+  context: CheckContext,
+  probe: CanaryProbe,
+  hit: CanaryHit,
+  exchange: HttpExchange,
+  sentAt: number,
+): Promise<void> {
   const evidence = canaryAnswerEvidence(exchange, probe);
   await reportAtPoint(KIND, point, page, context, {
     exchange,

@@ -15,12 +15,19 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
   severity: 'medium',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'A response shows an error\'s stack trace or a framework\'s debug page instead of a generic error page.',
+  description: "A response shows an error's stack trace or a framework's debug page instead of a generic error page.",
   risk: 'Traces reveal source file paths, framework and library versions, code structure and sometimes queries, settings or secrets; debug pages may even offer an interactive console.',
-  remediation: 'Turn off debug mode in production (`DEBUG = False`, `APP_DEBUG=false`, `customErrors mode="On"`, `display_errors = Off`, the production environment of the framework), log errors on the server and answer a generic error page.',
+  remediation:
+    'Turn off debug mode in production (`DEBUG = False`, `APP_DEBUG=false`, `customErrors mode="On"`, `display_errors = Off`, the production environment of the framework), log errors on the server and answer a generic error page.',
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/08-Testing_for_Error_Handling/02-Testing_for_Stack_Traces', name: 'OWASP WSTG: Testing for stack traces' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Error_Handling_Cheat_Sheet.html', name: 'OWASP Error Handling Cheat Sheet' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/08-Testing_for_Error_Handling/02-Testing_for_Stack_Traces',
+      name: 'OWASP WSTG: Testing for stack traces',
+    },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Error_Handling_Cheat_Sheet.html',
+      name: 'OWASP Error Handling Cheat Sheet',
+    },
   ],
 };
 
@@ -52,11 +59,36 @@ const exceptionLine = (name: string): RegExp => new RegExp(String.raw`\b${name}(
 
 // Debug pages first (one finding per origin), then traces (one per distinct frames).
 const SHAPES: Shape[] = [
-  { name: 'django', label: 'Django debug page', hints: ['DEBUG = True'], pattern: /DEBUG = True(?:<\/code>)? in your Django settings file/ },
-  { name: 'werkzeug', label: 'Werkzeug debugger', hints: ['Werkzeug', 'WSGI'], pattern: /The debugger caught an exception in your WSGI application|\/\/ Werkzeug Debugger/ },
-  { name: 'rails', label: 'Rails debug page', hints: ['Action Controller', 'Rails.root'], pattern: /Action Controller: Exception caught|Rails\.root: [/A-Za-z]/ },
-  { name: 'laravel', label: 'Laravel debug page', hints: ['ramework', 'Whoops'], pattern: /laravel[\\/]+framework[\\/]+src[\\/]+Illuminate[\\/]+\w+|class="Whoops container"/ },
-  { name: 'aspnet', label: 'ASP.NET error page with details', hints: ['Server Error in'], pattern: /Server Error in '[^'\n]*' Application\.(?=[\s\S]*(?:Exception Details:|Stack Trace:))/ },
+  {
+    name: 'django',
+    label: 'Django debug page',
+    hints: ['DEBUG = True'],
+    pattern: /DEBUG = True(?:<\/code>)? in your Django settings file/,
+  },
+  {
+    name: 'werkzeug',
+    label: 'Werkzeug debugger',
+    hints: ['Werkzeug', 'WSGI'],
+    pattern: /The debugger caught an exception in your WSGI application|\/\/ Werkzeug Debugger/,
+  },
+  {
+    name: 'rails',
+    label: 'Rails debug page',
+    hints: ['Action Controller', 'Rails.root'],
+    pattern: /Action Controller: Exception caught|Rails\.root: [/A-Za-z]/,
+  },
+  {
+    name: 'laravel',
+    label: 'Laravel debug page',
+    hints: ['ramework', 'Whoops'],
+    pattern: /laravel[\\/]+framework[\\/]+src[\\/]+Illuminate[\\/]+\w+|class="Whoops container"/,
+  },
+  {
+    name: 'aspnet',
+    label: 'ASP.NET error page with details',
+    hints: ['Server Error in'],
+    pattern: /Server Error in '[^'\n]*' Application\.(?=[\s\S]*(?:Exception Details:|Stack Trace:))/,
+  },
   {
     name: 'python',
     label: 'Python traceback',
@@ -73,12 +105,19 @@ const SHAPES: Shape[] = [
     minFrames: 2,
     header: exceptionLine(String.raw`[a-z][\w$]*(?:\.[\w$]+)+`),
   },
-  { name: 'dotnet', label: '.NET stack trace', hints: [':line '], pattern: /\bat\s+[\w.`<>[\], ]{1,300}\([^()\n]{0,300}\)\s+in\s+(?:[A-Za-z]:\\|\/)[^\n:<]+\.(?:cs|vb|fs):line \d+/, frame: /[^\s\\/]+\.(?:cs|vb|fs):line \d+/g },
+  {
+    name: 'dotnet',
+    label: '.NET stack trace',
+    hints: [':line '],
+    pattern: /\bat\s+[\w.`<>[\], ]{1,300}\([^()\n]{0,300}\)\s+in\s+(?:[A-Za-z]:\\|\/)[^\n:<]+\.(?:cs|vb|fs):line \d+/,
+    frame: /[^\s\\/]+\.(?:cs|vb|fs):line \d+/g,
+  },
   {
     name: 'node',
     label: 'Node.js stack trace',
     hints: ['at '],
-    pattern: /\bat\s+(?:[^\s()][^()\n]{0,200}?\s+\()?(?:\/|[A-Za-z]:\\{1,2}|file:\/\/\/)[^()\s:]+\.(?:js|mjs|cjs|ts|jsx|tsx):\d+:\d+\)?/,
+    pattern:
+      /\bat\s+(?:[^\s()][^()\n]{0,200}?\s+\()?(?:\/|[A-Za-z]:\\{1,2}|file:\/\/\/)[^()\s:]+\.(?:js|mjs|cjs|ts|jsx|tsx):\d+:\d+\)?/,
     frame: /(?:(?:\/|[A-Za-z]:\\{1,2}|file:\/\/\/)[^()\s:]+\.(?:js|mjs|cjs|ts|jsx|tsx)|node:[\w/]+):\d+:\d+/g,
     minFrames: 2,
     header: exceptionLine(String.raw`(?:[A-Z]\w*)?`),
@@ -87,10 +126,17 @@ const SHAPES: Shape[] = [
     name: 'php',
     label: 'PHP error with file path',
     hints: [' on line '],
-    pattern: /(?:<b>)?(?:Fatal error|Parse error|Warning|Notice|Deprecated)(?:<\/b>)?:\s+[\s\S]{0,1500}? in (?:<b>)?(?:\/|[A-Za-z]:\\)[^<\s]+\.(?:php\d?|phtml|inc)(?:<\/b>)? on line (?:<b>)?\d+/,
+    pattern:
+      /(?:<b>)?(?:Fatal error|Parse error|Warning|Notice|Deprecated)(?:<\/b>)?:\s+[\s\S]{0,1500}? in (?:<b>)?(?:\/|[A-Za-z]:\\)[^<\s]+\.(?:php\d?|phtml|inc)(?:<\/b>)? on line (?:<b>)?\d+/,
     frame: /(?:\/|[A-Za-z]:\\)[^<\s]+\.(?:php\d?|phtml|inc)(?:<\/b>)? on line (?:<b>)?\d+/g,
   },
-  { name: 'go', label: 'Go panic', hints: ['goroutine'], pattern: new RegExp(String.raw`panic: [^\n]*(?:${NL}|\s)+goroutine \d+ \[running\]:`), frame: /[\w.-]+\.go:\d+/g },
+  {
+    name: 'go',
+    label: 'Go panic',
+    hints: ['goroutine'],
+    pattern: new RegExp(String.raw`panic: [^\n]*(?:${NL}|\s)+goroutine \d+ \[running\]:`),
+    frame: /[\w.-]+\.go:\d+/g,
+  },
 ];
 
 /**

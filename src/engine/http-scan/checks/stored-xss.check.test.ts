@@ -9,7 +9,7 @@ describe('stored XSS canaries', () => {
     assert.notEqual(storedXssCanary(), canary);
   });
 
-  it('are found verbatim only, with their offsets; encoded ones and the reflected check\'s canaries are not', () => {
+  it("are found verbatim only, with their offsets; encoded ones and the reflected check's canaries are not", () => {
     const a = storedXssCanary();
     const b = storedXssCanary();
     const body = `<li>${a}</li><li>&quot;&#39;&gt;&lt;prmtr${b.slice(9, 21)}&gt;</li><li>"'><prmtr0123456789></li><li>${b}</li>`;

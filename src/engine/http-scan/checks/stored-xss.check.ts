@@ -18,12 +18,17 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:C/C:L/I:L/A:N',
   severity: 'high',
   owasp: 'A03:2021-Injection',
-  description: 'A value submitted through a form is stored and later written into an HTML page without encoding: a canary holding quotes and angle brackets came back verbatim on a page fetched afterwards.',
-  risk: 'Whoever submits the form plants script that runs in the browser of every visitor of the page in the site\'s origin, administrators included: session theft, actions on the visitors\' behalf, defacement, spreading worms.',
-  remediation: 'Encode stored values for the context they are written into (HTML body, attribute, script) when rendering, with the template engine\'s auto-escaping; sanitise rich text with an allow-list sanitiser (DOMPurify, OWASP Java HTML Sanitizer) before storing; add a Content-Security-Policy as a second line of defence.',
+  description:
+    'A value submitted through a form is stored and later written into an HTML page without encoding: a canary holding quotes and angle brackets came back verbatim on a page fetched afterwards.',
+  risk: "Whoever submits the form plants script that runs in the browser of every visitor of the page in the site's origin, administrators included: session theft, actions on the visitors' behalf, defacement, spreading worms.",
+  remediation:
+    "Encode stored values for the context they are written into (HTML body, attribute, script) when rendering, with the template engine's auto-escaping; sanitise rich text with an allow-list sanitiser (DOMPurify, OWASP Java HTML Sanitizer) before storing; add a Content-Security-Policy as a second line of defence.",
   references: [
     { link: 'https://owasp.org/www-community/attacks/xss/#stored-xss-attacks', name: 'OWASP: Stored XSS attacks' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/Cross_Site_Scripting_Prevention_Cheat_Sheet.html', name: 'OWASP XSS Prevention Cheat Sheet' },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/Cross_Site_Scripting_Prevention_Cheat_Sheet.html',
+      name: 'OWASP XSS Prevention Cheat Sheet',
+    },
   ],
 };
 
@@ -95,7 +100,8 @@ export function createStoredXssCheck(): PageCheck {
       const location = answer.status >= 300 && answer.status < 400 ? headerValue(answer, 'location') : undefined;
       const redirect = location === undefined ? undefined : parseUrl(location, point.url);
       if (redirect !== undefined) followUps.push({ url: redirect, how: 'the page the submission redirected to' });
-      for (const url of formPages.get(targetKey(point.url)) ?? []) followUps.push({ url, how: 'a page holding the form, fetched again' });
+      for (const url of formPages.get(targetKey(point.url)) ?? [])
+        followUps.push({ url, how: 'a page holding the form, fetched again' });
       const fetched = new Set<string>();
       for (const { url, how } of followUps) {
         if (!pending.has(canary) || fetched.size >= maxFollowUps || fetched.has(url.href)) continue;
@@ -114,9 +120,15 @@ export function createStoredXssCheck(): PageCheck {
           const submission = formSubmission(form, page.url);
           if (submission?.method !== 'POST') continue;
           const pages = formPages.get(targetKey(submission.url)) ?? [];
-          if (pages.length < maxFollowUps && !pages.some((u) => u.href === page.url.href)) formPages.set(targetKey(submission.url), [...pages, page.url]);
+          if (pages.length < maxFollowUps && !pages.some((u) => u.href === page.url.href))
+            formPages.set(targetKey(submission.url), [...pages, page.url]);
         }
-        if (page.exchange.request.method === 'GET' && page.exchange.status === 200 && htmlPages.length < maxRevisitedPages) htmlPages.push(page.url);
+        if (
+          page.exchange.request.method === 'GET' &&
+          page.exchange.status === 200 &&
+          htmlPages.length < maxRevisitedPages
+        )
+          htmlPages.push(page.url);
       }
       await inspectLater(page.exchange, context, 'crawled after the submission');
       await active.inspect(page, context);

@@ -13,14 +13,26 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
   severity: 'high',
   owasp: 'A03:2021-Injection',
-  description: 'A request parameter is rendered as part of a server-side template: template expressions in it are evaluated.',
+  description:
+    'A request parameter is rendered as part of a server-side template: template expressions in it are evaluated.',
   risk: 'Template engines reach the host language: an attacker can usually run code on the server, read files and secrets.',
-  remediation: 'Pass input to templates as data (context variables), never as template source; use a sandboxed or logic-less engine where users must write templates.',
-  references: [{ link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/07-Input_Validation_Testing/18-Testing_for_Server-side_Template_Injection', name: 'OWASP WSTG: Server-side template injection' }],
+  remediation:
+    'Pass input to templates as data (context variables), never as template source; use a sandboxed or logic-less engine where users must write templates.',
+  references: [
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/07-Input_Validation_Testing/18-Testing_for_Server-side_Template_Injection',
+      name: 'OWASP WSTG: Server-side template injection',
+    },
+  ],
 };
 
 /** Expression syntaxes of the common engines (Jinja2/Twig/Nunjucks, Freemarker/JSP EL/Thymeleaf, ERB/EJS, Ruby/Pug). */
-const SYNTAXES: Array<(a: number, b: number) => string> = [(a, b) => `{{${a}*${b}}}`, (a, b) => `\${${a}*${b}}`, (a, b) => `<%= ${a}*${b} %>`, (a, b) => `#{${a}*${b}}`];
+const SYNTAXES: Array<(a: number, b: number) => string> = [
+  (a, b) => `{{${a}*${b}}}`,
+  (a, b) => `\${${a}*${b}}`,
+  (a, b) => `<%= ${a}*${b} %>`,
+  (a, b) => `#{${a}*${b}}`,
+];
 
 /**
  * Server-side template injection: each syntax carries a product of two numbers; reported when

@@ -31,7 +31,12 @@ export interface DelayProof {
  * comes sooner, and `delayed` sent again waits again. A slow moment of the site delays one
  * answer, not this sequence; a page that is always slow fails the control.
  */
-export async function confirmDelay(send: InjectedSender, baseline: TimedAnswer, delayed: InjectedRequest, control: InjectedRequest): Promise<DelayProof | undefined> {
+export async function confirmDelay(
+  send: InjectedSender,
+  baseline: TimedAnswer,
+  delayed: InjectedRequest,
+  control: InjectedRequest,
+): Promise<DelayProof | undefined> {
   const threshold = baseline.ms + delaySeconds * 1000 * 0.9;
   const first = await timedSend(send, delayed);
   if (first.ms < threshold) return undefined;
@@ -43,6 +48,12 @@ export async function confirmDelay(send: InjectedSender, baseline: TimedAnswer, 
 }
 
 /** The sentence of a time-based confirmation: the payload's two times against the control's and the baseline's. */
-export function describeDelay(payload: string, controlPayload: string, proof: DelayProof, baseline: TimedAnswer, how = 'appended'): string {
+export function describeDelay(
+  payload: string,
+  controlPayload: string,
+  proof: DelayProof,
+  baseline: TimedAnswer,
+  how = 'appended',
+): string {
   return `by timing, twice: with ${JSON.stringify(payload)} ${how} the answer took ${Math.round(proof.first.ms)} ms and ${Math.round(proof.second.ms)} ms, with ${JSON.stringify(controlPayload)} ${Math.round(proof.control.ms)} ms, the original request ${Math.round(baseline.ms)} ms`;
 }

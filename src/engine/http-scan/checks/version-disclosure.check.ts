@@ -5,7 +5,13 @@ import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
 export const versionDisclosureCheckId = 'version-disclosure';
 
 /** Response headers that name server software. */
-export const bannerHeaders = ['server', 'x-powered-by', 'x-aspnet-version', 'x-aspnetmvc-version', 'x-generator'] as const;
+export const bannerHeaders = [
+  'server',
+  'x-powered-by',
+  'x-aspnet-version',
+  'x-aspnetmvc-version',
+  'x-generator',
+] as const;
 
 const KIND: FindingKind = {
   checkId: versionDisclosureCheckId,
@@ -14,12 +20,20 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:H/PR:N/UI:N/S:U/C:L/I:N/A:N',
   severity: 'low',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'A response header (Server, X-Powered-By, X-AspNet-Version, X-AspNetMvc-Version or X-Generator) names the server software together with its version number.',
+  description:
+    'A response header (Server, X-Powered-By, X-AspNet-Version, X-AspNetMvc-Version or X-Generator) names the server software together with its version number.',
   risk: 'An attacker learns the exact version without probing and can pick known exploits for it; automated attacks search for vulnerable versions by banner.',
-  remediation: 'Remove the version from banners: `server_tokens off;` (nginx), `ServerTokens Prod` and `ServerSignature Off` (Apache), `expose_php = Off` (PHP), `<httpRuntime enableVersionHeader="false">` and removing X-Powered-By (ASP.NET). Keep the software patched either way.',
+  remediation:
+    'Remove the version from banners: `server_tokens off;` (nginx), `ServerTokens Prod` and `ServerSignature Off` (Apache), `expose_php = Off` (PHP), `<httpRuntime enableVersionHeader="false">` and removing X-Powered-By (ASP.NET). Keep the software patched either way.',
   references: [
-    { link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/02-Fingerprint_Web_Server', name: 'OWASP WSTG: Fingerprint web server' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Headers_Cheat_Sheet.html', name: 'OWASP HTTP Headers Cheat Sheet' },
+    {
+      link: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/02-Fingerprint_Web_Server',
+      name: 'OWASP WSTG: Fingerprint web server',
+    },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Headers_Cheat_Sheet.html',
+      name: 'OWASP HTTP Headers Cheat Sheet',
+    },
   ],
 };
 
@@ -43,7 +57,12 @@ const BARE = /^\s*v?(\d+(?:\.\d+)+)\s*$/;
 export function findVersionBanner(header: string, value: string): VersionBanner | undefined {
   const bare = header === 'x-aspnet-version' || header === 'x-aspnetmvc-version' ? BARE.exec(value) : null;
   if (bare !== null && bare[1] !== undefined) {
-    return { product: header === 'x-aspnet-version' ? 'ASP.NET' : 'ASP.NET MVC', version: bare[1], token: bare[1], offset: value.indexOf(bare[1]) };
+    return {
+      product: header === 'x-aspnet-version' ? 'ASP.NET' : 'ASP.NET MVC',
+      version: bare[1],
+      token: bare[1],
+      offset: value.indexOf(bare[1]),
+    };
   }
   const match = SLASH_OR_PAREN.exec(value) ?? (header === 'x-generator' ? SPACED.exec(value) : null);
   if (match === null || match[1] === undefined || match[2] === undefined) return undefined;
@@ -76,7 +95,14 @@ export function createVersionDisclosureCheck(): PageCheck {
             exchange: page.exchange,
             title: `Software version disclosed in the ${header.name} header: ${banner.token}`,
             observation: `${page.url.href} answers \`${header.name}: ${header.value}\`, which names ${banner.product} version ${banner.version}.`,
-            extraHighlights: [{ field: `response.headers.${header.name}`, value: banner.token, offset: banner.offset, length: banner.token.length }],
+            extraHighlights: [
+              {
+                field: `response.headers.${header.name}`,
+                value: banner.token,
+                offset: banner.offset,
+                length: banner.token.length,
+              },
+            ],
           }),
         );
       }

@@ -10,7 +10,12 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#
 function breakoutResults(template: (value: string) => string): Array<{ payload: string; isEffective: boolean }> {
   const contexts = findReflections(template(P), P);
   assert.ok(contexts.length > 0, 'the probe is reflected');
-  return contexts.flatMap((context) => breakoutsFor(context, C).map((b) => ({ payload: b.payload, isEffective: hasEffect(template(b.payload), b.effect) })));
+  return contexts.flatMap((context) =>
+    breakoutsFor(context, C).map((b) => ({
+      payload: b.payload,
+      isEffective: hasEffect(template(b.payload), b.effect),
+    })),
+  );
 }
 
 describe('findReflections', () => {
@@ -56,24 +61,51 @@ describe('findReflections', () => {
 
 describe('breakouts: effective on the flawed code, not on the fix', () => {
   it('text: a new element, unless < is encoded', () => {
-    assert.deepEqual(breakoutResults((v) => `<p>Hello ${v}</p>`), [{ payload: `<${C}>`, isEffective: true }]);
-    assert.deepEqual(breakoutResults((v) => `<p>Hello ${escapeHtml(v)}</p>`), [{ payload: `<${C}>`, isEffective: false }]);
+    assert.deepEqual(
+      breakoutResults((v) => `<p>Hello ${v}</p>`),
+      [{ payload: `<${C}>`, isEffective: true }],
+    );
+    assert.deepEqual(
+      breakoutResults((v) => `<p>Hello ${escapeHtml(v)}</p>`),
+      [{ payload: `<${C}>`, isEffective: false }],
+    );
   });
 
   it('raw text and comments: closed first', () => {
-    assert.deepEqual(breakoutResults((v) => `<textarea>${v}</textarea>`), [{ payload: `</textarea><${C}>`, isEffective: true }]);
+    assert.deepEqual(
+      breakoutResults((v) => `<textarea>${v}</textarea>`),
+      [{ payload: `</textarea><${C}>`, isEffective: true }],
+    );
     // A new tag alone inside a textarea is text, not an element.
     assert.equal(hasEffect(`<textarea><${C}></textarea>`, { kind: 'element', name: C }), false);
-    assert.deepEqual(breakoutResults((v) => `<!-- ${v} -->`), [{ payload: `--><${C}>`, isEffective: true }]);
+    assert.deepEqual(
+      breakoutResults((v) => `<!-- ${v} -->`),
+      [{ payload: `--><${C}>`, isEffective: true }],
+    );
   });
 
   it('attributes: the quote of the context and a handler, unless the quote is encoded', () => {
-    assert.deepEqual(breakoutResults((v) => `<input value="${v}">`), [{ payload: `" onmouseover="${C}(1)" x="`, isEffective: true }]);
-    assert.deepEqual(breakoutResults((v) => `<div class='${v}'>x</div>`), [{ payload: `' onmouseover='${C}(1)' x='`, isEffective: true }]);
-    assert.deepEqual(breakoutResults((v) => `<td width=${v}>x</td>`), [{ payload: `x onmouseover=${C}(1) `, isEffective: true }]);
-    assert.deepEqual(breakoutResults((v) => `<input value="${escapeHtml(v)}">`), [{ payload: `" onmouseover="${C}(1)" x="`, isEffective: false }]);
+    assert.deepEqual(
+      breakoutResults((v) => `<input value="${v}">`),
+      [{ payload: `" onmouseover="${C}(1)" x="`, isEffective: true }],
+    );
+    assert.deepEqual(
+      breakoutResults((v) => `<div class='${v}'>x</div>`),
+      [{ payload: `' onmouseover='${C}(1)' x='`, isEffective: true }],
+    );
+    assert.deepEqual(
+      breakoutResults((v) => `<td width=${v}>x</td>`),
+      [{ payload: `x onmouseover=${C}(1) `, isEffective: true }],
+    );
+    assert.deepEqual(
+      breakoutResults((v) => `<input value="${escapeHtml(v)}">`),
+      [{ payload: `" onmouseover="${C}(1)" x="`, isEffective: false }],
+    );
     // A double-quoted attribute whose encoder forgets the single quote is safe from the double-quote breakout only.
-    assert.deepEqual(breakoutResults((v) => `<input value="${v.replace(/"/g, '&quot;')}">`), [{ payload: `" onmouseover="${C}(1)" x="`, isEffective: false }]);
+    assert.deepEqual(
+      breakoutResults((v) => `<input value="${v.replace(/"/g, '&quot;')}">`),
+      [{ payload: `" onmouseover="${C}(1)" x="`, isEffective: false }],
+    );
   });
 
   it('URL attributes: a javascript: scheme, unless the scheme is checked', () => {
@@ -83,18 +115,35 @@ describe('breakouts: effective on the flawed code, not on the fix', () => {
       { payload: `javascript:${C}(1)`, isEffective: true },
     ]);
     const fixed = (v: string): string => `<a href="${escapeHtml(/^\s*javascript:/i.test(v) ? '/' : v)}">go</a>`;
-    assert.deepEqual(breakoutResults(fixed).map((r) => r.isEffective), [false, false]);
+    assert.deepEqual(
+      breakoutResults(fixed).map((r) => r.isEffective),
+      [false, false],
+    );
   });
 
   it('scripts: leaving the string as an expression, or closing the script; not when JSON-encoded with < escaped', () => {
-    assert.deepEqual(breakoutResults((v) => `<script>var user = '${v.replace(/</g, '\\x3c')}';</script>`), [
-      { payload: `'-${C}(1)-'`, isEffective: true },
-      { payload: `</script><${C}>`, isEffective: false },
-    ]);
+    assert.deepEqual(
+      breakoutResults((v) => `<script>var user = '${v.replace(/</g, '\\x3c')}';</script>`),
+      [
+        { payload: `'-${C}(1)-'`, isEffective: true },
+        { payload: `</script><${C}>`, isEffective: false },
+      ],
+    );
     // JSON-encoded but < left alone: the string holds, </script> does not.
-    assert.deepEqual(breakoutResults((v) => `<script>var user = ${JSON.stringify(v)};</script>`).map((r) => r.isEffective), [false, true]);
-    assert.deepEqual(breakoutResults((v) => `<script>var user = ${JSON.stringify(v).replace(/</g, '\\u003c')};</script>`).map((r) => r.isEffective), [false, false]);
-    assert.deepEqual(breakoutResults((v) => `<script>var n = ${v};</script>`)[0], { payload: `1-${C}(1)-1`, isEffective: true });
+    assert.deepEqual(
+      breakoutResults((v) => `<script>var user = ${JSON.stringify(v)};</script>`).map((r) => r.isEffective),
+      [false, true],
+    );
+    assert.deepEqual(
+      breakoutResults((v) => `<script>var user = ${JSON.stringify(v).replace(/</g, '\\u003c')};</script>`).map(
+        (r) => r.isEffective,
+      ),
+      [false, false],
+    );
+    assert.deepEqual(breakoutResults((v) => `<script>var n = ${v};</script>`)[0], {
+      payload: `1-${C}(1)-1`,
+      isEffective: true,
+    });
   });
 
   it('event handlers: the entity-decoded value is code, so an encoded quote still breaks out', () => {
@@ -109,8 +158,18 @@ describe('breakouts: effective on the flawed code, not on the fix', () => {
 describe('hasEffect', () => {
   it('never counts the canary as text, an attribute value or a string', () => {
     assert.equal(hasEffect(`<p>&lt;${C}&gt;</p>`, { kind: 'element', name: C }), false);
-    assert.equal(hasEffect(`<input value="&quot; onmouseover=&quot;${C}(1)&quot;">`, { kind: 'attribute', name: 'onmouseover', value: `${C}(1)` }), false);
-    assert.equal(hasEffect(`<script>var a = "${C}(1)"; // ${C}(1)\n</script>`, { kind: 'script-call', name: C }), false);
+    assert.equal(
+      hasEffect(`<input value="&quot; onmouseover=&quot;${C}(1)&quot;">`, {
+        kind: 'attribute',
+        name: 'onmouseover',
+        value: `${C}(1)`,
+      }),
+      false,
+    );
+    assert.equal(
+      hasEffect(`<script>var a = "${C}(1)"; // ${C}(1)\n</script>`, { kind: 'script-call', name: C }),
+      false,
+    );
     assert.equal(hasEffect(`<a href="/x?javascript:${C}(1)">x</a>`, { kind: 'javascript-url', name: C }), false);
     assert.equal(hasEffect(`<a href=" JavaScript:${C}(1)">x</a>`, { kind: 'javascript-url', name: C }), true);
   });

@@ -10,7 +10,16 @@ import { jsTokens, tokenAt } from '../js-tokens.ts';
  */
 
 /** The kinds of places a reflection can sit in. */
-export type XssContextKind = 'text' | 'raw-text' | 'comment' | 'attribute' | 'url-attribute' | 'event-handler' | 'script-string' | 'script-code' | 'script-other';
+export type XssContextKind =
+  | 'text'
+  | 'raw-text'
+  | 'comment'
+  | 'attribute'
+  | 'url-attribute'
+  | 'event-handler'
+  | 'script-string'
+  | 'script-code'
+  | 'script-other';
 
 /** One place a probe was reflected. */
 export interface XssContext {
@@ -145,7 +154,8 @@ export function findReflections(html: string, probe: string): XssContext[] {
     attribute(tag, name, value, quote) {
       if (!value.includes(probe)) return;
       add({ kind: 'attribute', tag, attribute: name, quote: quote ?? '' });
-      if (URL_ATTRIBUTES.has(name) && value.trimStart().startsWith(probe)) add({ kind: 'url-attribute', tag, attribute: name });
+      if (URL_ATTRIBUTES.has(name) && value.trimStart().startsWith(probe))
+        add({ kind: 'url-attribute', tag, attribute: name });
       if (name.startsWith('on')) {
         for (const at of offsetsOf(value, probe)) {
           const inCode = codeContext(value, at);
@@ -222,7 +232,11 @@ export function hasCodeCall(code: string, name: string): boolean {
 function isJavaScriptUrl(value: string): boolean {
   let start = 0;
   while (start < value.length && value.charCodeAt(start) <= 0x20) start += 1;
-  return value.slice(start).replace(/[\t\n\r]/g, '').toLowerCase().startsWith('javascript:');
+  return value
+    .slice(start)
+    .replace(/[\t\n\r]/g, '')
+    .toLowerCase()
+    .startsWith('javascript:');
 }
 
 /** True when the page, parsed, shows the effect: the element, the attribute with our handler, the call in code or the `javascript:` URL. */
@@ -235,7 +249,13 @@ export function hasEffect(html: string, effect: XssEffect): boolean {
     attribute(_tag, name, value) {
       if (effect.kind === 'attribute' && name === effect.name && value.trim() === effect.value) isFound = true;
       if (effect.kind === 'script-call' && name.startsWith('on') && hasCodeCall(value, effect.name)) isFound = true;
-      if (effect.kind === 'javascript-url' && URL_ATTRIBUTES.has(name) && isJavaScriptUrl(value) && value.includes(effect.name)) isFound = true;
+      if (
+        effect.kind === 'javascript-url' &&
+        URL_ATTRIBUTES.has(name) &&
+        isJavaScriptUrl(value) &&
+        value.includes(effect.name)
+      )
+        isFound = true;
     },
     script(code, isJavaScript) {
       if (effect.kind === 'script-call' && isJavaScript && hasCodeCall(code, effect.name)) isFound = true;
@@ -246,7 +266,8 @@ export function hasEffect(html: string, effect: XssEffect): boolean {
 
 /** A human description of a context, for the finding's evidence. */
 export function describeContext(context: XssContext): string {
-  const quoted = (q: string | undefined): string => (q === '"' ? 'double-quoted' : q === "'" ? 'single-quoted' : q === '`' ? 'template' : 'unquoted');
+  const quoted = (q: string | undefined): string =>
+    q === '"' ? 'double-quoted' : q === "'" ? 'single-quoted' : q === '`' ? 'template' : 'unquoted';
   switch (context.kind) {
     case 'text':
       return `the HTML text${context.tag === '' ? '' : ` of a <${context.tag}> element`}`;

@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import type { InjectionPoint } from '../injection.ts';
 import { findPasswdLine, looksLikeXmlParameter, xxeDocument } from './xxe.check.ts';
 
-const point = (name: string, value: string, location: InjectionPoint['location'] = 'body'): InjectionPoint => ({ method: 'POST', url: new URL('http://127.0.0.1/import'), body: '', location, name, value });
+const point = (name: string, value: string, location: InjectionPoint['location'] = 'body'): InjectionPoint => ({
+  method: 'POST',
+  url: new URL('http://127.0.0.1/import'),
+  body: '',
+  location,
+  name,
+  value,
+});
 
 describe('XML external entity payloads', () => {
   it('keeps the shape of a crawled document: DOCTYPE named after its root, the entity in place of its first text', () => {
@@ -18,8 +25,10 @@ describe('XML external entity payloads', () => {
   });
 
   it('falls back to a document of its own without a template, without text, or with a DOCTYPE already', () => {
-    const own = '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE prmtr [<!ENTITY prmtr SYSTEM "file:///etc/passwd">]>\n<prmtr>&prmtr;</prmtr>';
-    for (const template of [undefined, '', 'perimeter', '<empty/>', '<a><b></b></a>', '<!DOCTYPE a><a>x</a>']) assert.equal(xxeDocument('file:///etc/passwd', template), own, String(template));
+    const own =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE prmtr [<!ENTITY prmtr SYSTEM "file:///etc/passwd">]>\n<prmtr>&prmtr;</prmtr>';
+    for (const template of [undefined, '', 'perimeter', '<empty/>', '<a><b></b></a>', '<!DOCTYPE a><a>x</a>'])
+      assert.equal(xxeDocument('file:///etc/passwd', template), own, String(template));
   });
 
   it('finds a passwd line only when the baseline lacks it', () => {

@@ -18,12 +18,20 @@ const KIND: FindingKind = {
   cvssVector: 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
   severity: 'high',
   owasp: 'A05:2021-Security Misconfiguration',
-  description: 'The application parses XML it receives with a parser that resolves external entities: a DOCTYPE declaring an entity with a SYSTEM identifier makes the parser read a file or fetch a URL.',
+  description:
+    'The application parses XML it receives with a parser that resolves external entities: a DOCTYPE declaring an entity with a SYSTEM identifier makes the parser read a file or fetch a URL.',
   risk: 'An attacker reads files of the server (configuration, keys, source code), makes the server send requests into its network (server-side request forgery), and can exhaust memory with nested entities.',
-  remediation: 'Disable DTD processing in the XML parser (or at least external entities and external DTDs): e.g. `disallow-doctype-decl` in Java, `resolve_entities=False`/defusedxml in Python, `LIBXML_NOENT` never set in PHP. Prefer JSON where XML is not required, and reject documents with a DOCTYPE.',
+  remediation:
+    'Disable DTD processing in the XML parser (or at least external entities and external DTDs): e.g. `disallow-doctype-decl` in Java, `resolve_entities=False`/defusedxml in Python, `LIBXML_NOENT` never set in PHP. Prefer JSON where XML is not required, and reject documents with a DOCTYPE.',
   references: [
-    { link: 'https://owasp.org/www-community/vulnerabilities/XML_External_Entity_(XXE)_Processing', name: 'OWASP: XML External Entity (XXE) Processing' },
-    { link: 'https://cheatsheetseries.owasp.org/cheatsheets/XML_External_Entity_Prevention_Cheat_Sheet.html', name: 'OWASP XML External Entity Prevention Cheat Sheet' },
+    {
+      link: 'https://owasp.org/www-community/vulnerabilities/XML_External_Entity_(XXE)_Processing',
+      name: 'OWASP: XML External Entity (XXE) Processing',
+    },
+    {
+      link: 'https://cheatsheetseries.owasp.org/cheatsheets/XML_External_Entity_Prevention_Cheat_Sheet.html',
+      name: 'OWASP XML External Entity Prevention Cheat Sheet',
+    },
   ],
 };
 
@@ -54,7 +62,8 @@ export function xxeDocument(systemId: string, template?: string): string {
   const rest = text.slice(declaration?.length ?? 0);
   const root = /^<([A-Za-z_][\w.:-]*)[\s/>]/.exec(rest)?.[1];
   const firstText = />([^<>]*\S[^<>]*)</.exec(rest);
-  if (/<!DOCTYPE/i.test(text) || root === undefined || firstText === null) return `${XML_DECLARATION}${dtd(ENTITY)}<${ENTITY}>&${ENTITY};</${ENTITY}>`;
+  if (/<!DOCTYPE/i.test(text) || root === undefined || firstText === null)
+    return `${XML_DECLARATION}${dtd(ENTITY)}<${ENTITY}>&${ENTITY};</${ENTITY}>`;
   const start = firstText.index + 1;
   const shaped = `${rest.slice(0, start)}&${ENTITY};${rest.slice(start + firstText[1]!.length)}`;
   return `${declaration?.trimEnd() ?? XML_DECLARATION.trimEnd()}\n${dtd(root)}${shaped}`;
@@ -82,7 +91,11 @@ async function testTarget(target: XxeTarget, canary: ScanCanary | undefined, lat
   const exchange = await target.send(fileDocument);
   const line = exchange === undefined ? undefined : findPasswdLine(exchange.body, target.baseline);
   if (exchange !== undefined && line !== undefined) {
-    await target.report({ exchange, evidence: line, confirmation: `in band: ${target.description} given a document whose entity names ${PASSWD_URI} answers a line of it ("${line.value}"), which the original answer lacks` });
+    await target.report({
+      exchange,
+      evidence: line,
+      confirmation: `in band: ${target.description} given a document whose entity names ${PASSWD_URI} answers a line of it ("${line.value}"), which the original answer lacks`,
+    });
     return;
   }
   if (canary === undefined) return;
@@ -96,7 +109,13 @@ async function testTarget(target: XxeTarget, canary: ScanCanary | undefined, lat
   else late.add(probe, report);
 }
 
-async function reportHit(target: XxeTarget, probe: CanaryProbe, hit: CanaryHit, exchange: HttpExchange, sentAt: number): Promise<void> {
+async function reportHit(
+  target: XxeTarget,
+  probe: CanaryProbe,
+  hit: CanaryHit,
+  exchange: HttpExchange,
+  sentAt: number,
+): Promise<void> {
   const evidence = canaryAnswerEvidence(exchange, probe);
   await target.report({
     exchange,
@@ -110,7 +129,8 @@ async function reportHit(target: XxeTarget, probe: CanaryProbe, hit: CanaryHit, 
 function wholeBodyTarget(page: CrawledPage, context: CheckContext): XxeTarget {
   const description = 'the whole request body (application/xml)';
   return {
-    send: (document) => sendCheckRequest(page.url, context, { method: 'POST', body: { contentType: 'application/xml', text: document } }),
+    send: (document) =>
+      sendCheckRequest(page.url, context, { method: 'POST', body: { contentType: 'application/xml', text: document } }),
     template: undefined,
     baseline: page.exchange.body,
     description,
