@@ -29,6 +29,15 @@ function assertCleanClose(res: RawResponse): void {
   assert.equal(res.headers['connection'], 'close');
 }
 
+/** A v2 catalogue answer with the expected status and body, a request id, and a clean close. */
+function assertV2Refusal(res: RawResponse, expected: { status: number; body: Record<string, unknown> }): void {
+  assert.equal(res.status, expected.status, res.raw);
+  assert.match(res.headers['content-type'] ?? '', /^application\/json/);
+  assert.match(res.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+  assert.deepEqual(JSON.parse(res.body), expected.body);
+  assertCleanClose(res);
+}
+
 function problem(
   status: number,
   title: string,
@@ -228,12 +237,7 @@ describe(`requests no operation can read answer through the catalogue (${testSto
     ];
     for (const c of v2Cases) {
       it(`${c.name} answers ${c.status} with code ${String(c.body['code'])} (v2 shape)`, async () => {
-        const res = await exchangeRaw(served.port, c.request);
-        assert.equal(res.status, c.status, res.raw);
-        assert.match(res.headers['content-type'] ?? '', /^application\/json/);
-        assert.match(res.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
-        assert.deepEqual(JSON.parse(res.body), c.body);
-        assertCleanClose(res);
+        assertV2Refusal(await exchangeRaw(served.port, c.request), c);
       });
     }
 
@@ -435,12 +439,7 @@ describe(`requests no operation can read answer through the catalogue (${testSto
     ];
     for (const c of cases) {
       it(`${c.name} answers ${c.status} with code ${String(c.body['code'])}, then closes cleanly`, async () => {
-        const res = await exchangeRaw(served.port, c.request);
-        assert.equal(res.status, c.status, res.raw);
-        assert.match(res.headers['content-type'] ?? '', /^application\/json/);
-        assert.match(res.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
-        assert.deepEqual(JSON.parse(res.body), c.body);
-        assertCleanClose(res);
+        assertV2Refusal(await exchangeRaw(served.port, c.request), c);
       });
     }
 
