@@ -79,6 +79,45 @@ async function resolveServers(servers: string[]): Promise<Array<{ address: strin
   );
 }
 
+/**
+ * Hands every name to `take`, waiting whenever it answers a promise (the intake is full). A plain
+ * iterable is read in a plain loop: `for await` would cost a promise and a microtask per name
+ * even when nothing has to wait.
+ */
+async function feedNames(
+  names: AsyncIterable<string> | Iterable<string>,
+  take: (name: string) => Promise<void> | undefined,
+): Promise<void> {
+  if (Symbol.iterator in names) {
+    for (const name of names) {
+      const wait = take(name);
+      if (wait !== undefined) await wait;
+    }
+  } else {
+    for await (const name of names) {
+      const wait = take(name);
+      if (wait !== undefined) await wait;
+    }
+  }
+}
+
+/** The statistics of one resolveAll(): the scheduler's counters since `before`, with the run's own figures. */
+function bulkStats(
+  after: QueryScheduler['counters'],
+  before: QueryScheduler['counters'],
+  run: Pick<BulkStats, 'names' | 'durationMs' | 'outcomes'>,
+): BulkStats {
+  return {
+    names: run.names,
+    queries: after.queries - before.queries,
+    retries: after.retries - before.retries,
+    tcpFallbacks: after.tcpFallbacks - before.tcpFallbacks,
+    timeouts: after.timeouts - before.timeouts,
+    durationMs: run.durationMs,
+    outcomes: run.outcomes,
+  };
+}
+
 /** Creates a bulk resolver; sockets open on first use. */
 export function createBulkResolver(options: BulkResolverOptions): BulkResolver {
   return new BulkEngine(options);
@@ -206,35 +245,14 @@ class BulkEngine implements BulkResolver {
       schedulePump();
       return scheduler.isBacklogFull() || unsettled >= this.concurrency ? room() : undefined;
     };
-    // A plain iterable is read in a plain loop: `for await` would cost a promise and a
-    // microtask per name even when nothing has to wait.
-    if (Symbol.iterator in names) {
-      for (const name of names) {
-        const wait = take(name);
-        if (wait !== undefined) await wait;
-      }
-    } else {
-      for await (const name of names) {
-        const wait = take(name);
-        if (wait !== undefined) await wait;
-      }
-    }
+    await feedNames(names, take);
     scheduler.pump();
     while (open > 0 || unsettled > 0) {
       await new Promise<void>((resolve) => (wake = resolve));
       check();
     }
     check();
-    const { queries, retries, tcpFallbacks, timeouts } = scheduler.counters;
-    return {
-      names: count,
-      queries: queries - before.queries,
-      retries: retries - before.retries,
-      tcpFallbacks: tcpFallbacks - before.tcpFallbacks,
-      timeouts: timeouts - before.timeouts,
-      durationMs: performance.now() - startedAt,
-      outcomes,
-    };
+    return bulkStats(scheduler.counters, before, { names: count, durationMs: performance.now() - startedAt, outcomes });
   }
 
   close(): void {

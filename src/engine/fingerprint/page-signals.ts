@@ -112,6 +112,16 @@ export function readPageSignals(url: string, responseHeaders: readonly HttpHeade
   return signals;
 }
 
+/** Records a meta element's content under its name, property or http-equiv (lower-cased). */
+function addMeta(signals: PageSignals, attributes: Record<string, string>): void {
+  const key = (attributes['name'] ?? attributes['property'] ?? attributes['http-equiv'])?.toLowerCase();
+  const content = attributes['content'];
+  if (key === undefined || content === undefined) return;
+  const list = signals.meta.get(key) ?? [];
+  list.push(cap(content, signalLimits.attribute));
+  signals.meta.set(key, list);
+}
+
 /** Walks the document once: elements with their parents and text, metas, scripts, styles, text. */
 function readHtml(html: string, signals: PageSignals): void {
   const open: number[] = [];
@@ -142,15 +152,8 @@ function readHtml(html: string, signals: PageSignals): void {
           const inline = map.get('style');
           if (inline !== undefined && cssParts.length < signalLimits.css) cssParts += `${inline}\n`;
         } else open.push(-1);
-        if (tag === 'meta') {
-          const key = (attributes['name'] ?? attributes['property'] ?? attributes['http-equiv'])?.toLowerCase();
-          const content = attributes['content'];
-          if (key !== undefined && content !== undefined) {
-            const list = signals.meta.get(key) ?? [];
-            list.push(cap(content, signalLimits.attribute));
-            signals.meta.set(key, list);
-          }
-        } else if (tag === 'script') {
+        if (tag === 'meta') addMeta(signals, attributes);
+        else if (tag === 'script') {
           const src = attributes['src'];
           if (src !== undefined && src.trim() !== '') signals.scriptSrc.push(cap(src.trim(), signalLimits.attribute));
           else script = { code: '', isJs: isJavaScript(attributes['type']) };

@@ -14,7 +14,7 @@ import {
 } from './discovery.ts';
 import { extractPageLinks, formSubmission } from './html-links.ts';
 import { jsonLeaves } from './injection.ts';
-import { dedupKey, normaliseUrl, originOf, originText } from './scan-scope.ts';
+import { dedupKey, normaliseUrl, originOf, originText, type Origin } from './scan-scope.ts';
 import type { ScanSession } from './scan-session.ts';
 
 /** Requests in flight at once (crawler and checks together share the budget's bound). */
@@ -74,6 +74,42 @@ export interface CrawlOptions {
   extraSeeds: URL[];
 }
 
+/** How a request is queued: a GET unless said otherwise, an extra origin's start URL or not. */
+interface EnqueueOptions {
+  isExtraSeed?: boolean;
+  method?: 'GET' | 'POST';
+  body?: string;
+  contentType?: string;
+}
+
+/** The state of one crawl, shared by its steps. */
+interface Crawl {
+  readonly options: CrawlOptions;
+  readonly context: CheckContext;
+  readonly result: CrawlResult;
+  /** A FIFO read from `head`: Array#shift() moves every element of a long queue. */
+  queue: QueueItem[];
+  head: number;
+  /** Keys of the requests queued so far (dedupKey for a GET, method, URL and field names otherwise). */
+  readonly seen: Set<string>;
+  /**
+   * Links starting with `/` whose URL the crawl has seen, by the scheme and host they were found
+   * on: most links of a site point to pages already queued, and such a link needs no parsing to
+   * know it. A reference starting with `/` (a path from the root, or a network path) resolves
+   * against the base's scheme and host alone, never its path, and `seen` only grows.
+   */
+  readonly knownLinks: Set<string>;
+  /** Keys of the warnings already given (each is given once). */
+  readonly warned: Set<string>;
+  pagesStarted: number;
+  /** Requests being visited now. */
+  active: number;
+  /** Idle workers wait on one promise; it is resolved (and replaced) only when someone waits. */
+  waiters: number;
+  wake: (() => void) | undefined;
+  wakeSignal: Promise<void>;
+}
+
 /**
  * Crawls breadth-first from the start URL (and extra origins) with bounded concurrency, following
  * links, scripts, stylesheets, frames, GET and POST forms, JSON API calls found in scripts and
@@ -83,266 +119,317 @@ export interface CrawlOptions {
  * decides what an abort means).
  */
 export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
-  const { session, limits, sink, signal } = options;
-  const counters = session.progress.counters;
-  // A FIFO read from `head`: Array#shift() moves every element of a long queue.
-  let queue: QueueItem[] = [];
-  let head = 0;
+  const crawl = createCrawl(options);
+  const onAbort = (): void => wakeWorkers(crawl);
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  seedQueue(crawl);
+  await Promise.all(Array.from({ length: crawlConcurrency }, () => crawlWorker(crawl)));
+  options.signal.removeEventListener('abort', onAbort);
+  if (!options.signal.aborted) await finishChecks(crawl);
+  return crawl.result;
+}
+
+/** The state of a new crawl: an empty queue, and the context the checks get. */
+function createCrawl(options: CrawlOptions): Crawl {
+  const { session, signal, sink } = options;
   const seen = new Set<string>();
-  const warned = new Set<string>();
-  const result: CrawlResult = { startFailure: undefined };
-  let pagesStarted = 0;
-  let active = 0;
-  // Idle workers wait on one promise; it is resolved (and replaced) only when someone waits.
-  let waiters = 0;
-  let wake: (() => void) | undefined;
-  let wakeSignal = new Promise<void>((resolve) => (wake = resolve));
-  const notify = (): void => {
-    if (waiters === 0) return;
-    waiters = 0;
-    wake?.();
-    wakeSignal = new Promise<void>((resolve) => (wake = resolve));
+  const crawl: Crawl = {
+    options,
+    context: {
+      session,
+      signal,
+      report: (finding: FindingInput) => sink.finding(finding),
+      willCrawl: (url: URL) => seen.has(dedupKey(normaliseUrl(url))),
+    },
+    result: { startFailure: undefined },
+    queue: [],
+    head: 0,
+    seen,
+    knownLinks: new Set<string>(),
+    warned: new Set<string>(),
+    pagesStarted: 0,
+    active: 0,
+    waiters: 0,
+    wake: undefined,
+    wakeSignal: Promise.resolve(),
   };
-  signal.addEventListener('abort', notify, { once: true });
+  crawl.wakeSignal = new Promise<void>((resolve) => (crawl.wake = resolve));
+  return crawl;
+}
 
-  const warnOnce = (key: string, message: string): void => {
-    if (warned.has(key)) return;
-    warned.add(key);
-    sink.warning(message);
-  };
+/** Wakes the idle workers, if any wait: something was queued, a visit ended, or the crawl was aborted. */
+function wakeWorkers(crawl: Crawl): void {
+  if (crawl.waiters === 0) return;
+  crawl.waiters = 0;
+  crawl.wake?.();
+  crawl.wakeSignal = new Promise<void>((resolve) => (crawl.wake = resolve));
+}
 
-  /** Queues a request unless its key was seen or it is out of scope or past a limit; true when its key is (now) seen. */
-  const enqueue = (
-    raw: URL,
-    depth: number,
-    options: { isExtraSeed?: boolean; method?: 'GET' | 'POST'; body?: string; contentType?: string } = {},
-  ): boolean => {
-    const url = normaliseUrl(raw);
-    const method = options.method ?? 'GET';
-    const key =
-      method === 'GET'
-        ? dedupKey(url)
-        : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`;
-    if (seen.has(key)) return true;
-    if (!session.scope.isUrlAllowed(url) || SESSION_ENDING.test(url.pathname)) return false;
-    if (depth > limits.maxDepth) {
-      warnOnce('depth', `maxDepth limit reached: links deeper than ${limits.maxDepth} were not followed`);
-      return false;
-    }
-    // Past the page limit a queued URL would never be visited: keep memory bounded by the limit.
-    if (pagesStarted + queue.length - head >= limits.maxPages) {
-      warnOnce('pages', `maxPages limit reached: the crawl stopped after ${limits.maxPages} pages`);
-      return false;
-    }
-    seen.add(key);
-    const item: QueueItem = { url, depth, isExtraSeed: options.isExtraSeed === true, method };
-    if (options.body !== undefined) item.body = options.body;
-    if (options.contentType !== undefined) item.contentType = options.contentType;
-    queue.push(item);
-    notify();
-    return true;
-  };
+/** Gives a warning once per key. */
+function warnOnce(crawl: Crawl, key: string, message: string): void {
+  if (crawl.warned.has(key)) return;
+  crawl.warned.add(key);
+  crawl.options.sink.warning(message);
+}
 
-  // Links starting with `/` whose URL the crawl has seen, by the scheme and host they were found
-  // on: most links of a site point to pages already queued, and such a link needs no parsing to
-  // know it. A reference starting with `/` (a path from the root, or a network path) resolves
-  // against the base's scheme and host alone, never its path, and `seen` only grows.
-  const knownLinks = new Set<string>();
+/** Warns that the crawl reached maxPages. */
+function warnPageLimit(crawl: Crawl): void {
+  const { maxPages } = crawl.options.limits;
+  warnOnce(crawl, 'pages', `maxPages limit reached: the crawl stopped after ${maxPages} pages`);
+}
 
-  /** Enqueues references found in a document, resolved against `base`; unparsable ones are skipped. */
-  const enqueueAll = (references: Iterable<string>, base: URL, depth: number): void => {
-    for (const href of references) {
-      const known = href.startsWith('/') ? `${base.protocol}//${base.host}${href}` : undefined;
-      if (known !== undefined && knownLinks.has(known)) continue;
-      let url: URL;
-      try {
-        url = new URL(href, base);
-      } catch {
-        continue; // javascript:, broken escapes
-      }
-      if (enqueue(url, depth) && known !== undefined) knownLinks.add(known);
-    }
-  };
-
-  /**
-   * Enqueues the JSON API calls of a script (`fetch(url, {method: 'POST', headers: {JSON},
-   * body: JSON.stringify({...})})`) as POSTs of that JSON body, like a POST form; calls whose URL
-   * says delete or unsubscribe are skipped like such forms.
-   */
-  const enqueueJsonCalls = (code: string, base: URL, depth: number): void => {
-    for (const call of extractJsonCalls(code)) {
-      let url: URL;
-      try {
-        url = new URL(call.url, base);
-      } catch {
-        continue;
-      }
-      if (DESTRUCTIVE_FORM.test(url.pathname)) continue;
-      url.hash = '';
-      enqueue(url, depth, { method: call.method, body: call.body, contentType: jsonContentType });
-    }
-  };
-
-  const context: CheckContext = {
-    session,
-    signal,
-    report: (finding: FindingInput) => sink.finding(finding),
-    willCrawl: (url: URL) => seen.has(dedupKey(normaliseUrl(url))),
-  };
-
-  /**
-   * Follows what a response offers: its redirect, and by content the links, forms and inline
-   * scripts of HTML, URLs and JSON API calls in JavaScript, URLs in JSON, robots.txt paths and
-   * sitemaps, sitemap entries.
-   */
-  const followLinks = (item: QueueItem, exchange: HttpExchange, page: CrawledPage): void => {
-    const next = item.depth + 1;
-    const location = exchange.headers.find((h) => h.name === 'location')?.value;
-    if (exchange.status >= 300 && exchange.status < 400 && location !== undefined)
-      enqueueAll([location], item.url, item.depth);
-    if (page.links !== undefined) {
-      enqueueAll(page.links.links, item.url, next);
-      for (const script of page.links.scripts) {
-        enqueueAll(extractJsUrls(script), item.url, next);
-        enqueueJsonCalls(script, item.url, next);
-      }
-      for (const form of page.links.forms) {
-        const submission = formSubmission(form, item.url);
-        if (submission === undefined) continue;
-        if (
-          submission.method === 'POST' &&
-          DESTRUCTIVE_FORM.test(`${form.action} ${form.fields.map(([name]) => name).join(' ')}`)
-        )
-          continue;
-        enqueue(submission.url, next, submission.body === undefined ? {} : { method: 'POST', body: submission.body });
-      }
-      return;
-    }
-    if (exchange.status !== 200) return;
-    const type = exchange.headers.find((h) => h.name === 'content-type')?.value;
-    if (item.url.pathname === '/robots.txt' && (type === undefined || type.toLowerCase().startsWith('text/plain'))) {
-      const hints = parseRobots(exchange.body);
-      enqueueAll([...hints.paths, ...hints.sitemaps], item.url, next);
-    } else if (isJavaScriptType(type)) {
-      enqueueAll(extractJsUrls(exchange.body), item.url, next);
-      enqueueJsonCalls(exchange.body, item.url, next);
-    } else if (isJsonType(type)) {
-      enqueueAll(extractJsonUrls(exchange.body), item.url, next);
-    } else if ((type !== undefined && /\bxml\b/i.test(type)) || /^\s*<\?xml/.test(exchange.body)) {
-      const entries = parseSitemap(exchange.body);
-      enqueueAll([...entries.pages, ...entries.sitemaps], item.url, next);
-    }
-  };
-
-  const visit = async (item: QueueItem): Promise<void> => {
-    const origin = originOf(item.url);
-    if (origin === undefined) return;
-    let exchange: HttpExchange;
-    try {
-      exchange = await session.send(
-        item.method,
-        item.url,
-        signal,
-        item.body === undefined ? {} : { body: { contentType: item.contentType ?? formContentType, text: item.body } },
-      );
-    } catch (err) {
-      const failure = classifyFailure(err, limits.requestTimeoutMs, signal.aborted);
-      if (failure.kind === 'aborted' || signal.aborted) throw failure;
-      if (item.url.href === options.start.href) result.startFailure = failure.message;
-      else if (item.isExtraSeed)
-        warnOnce(`origin ${originText(origin)}`, `${originText(origin)} skipped: ${failure.message}`);
-      else if (failure.kind === 'denied')
-        warnOnce(`denied ${origin.host}`, `${origin.host} skipped: ${failure.message}`);
-      return;
-    }
-    counters.pagesCrawled += 1;
-    session.progress.touch();
-    const isHtml = isHtmlResponse(exchange);
-    const page: CrawledPage = {
-      url: item.url,
-      origin,
-      originText: originText(origin),
-      exchange,
-      isHtml,
-      links: isHtml ? extractPageLinks(exchange.body) : undefined,
-    };
-    followLinks(item, exchange, page);
-    for (const check of options.checks) {
-      try {
-        await check.inspect(page, context);
-      } catch (err) {
-        if (signal.aborted) throw err;
-        sink.warning(
-          `check ${check.id} failed on ${item.url.href}: ${err instanceof Error ? err.message : String(err)}`,
-        );
-      }
-      counters.checksDone += 1;
-      session.progress.touch();
-    }
-  };
-
-  const worker = async (): Promise<void> => {
-    while (!signal.aborted) {
-      const item = queue[head];
-      if (item !== undefined) {
-        queue[head] = undefined as unknown as QueueItem;
-        head += 1;
-        if (head > 1024 && head * 2 > queue.length) {
-          queue = queue.slice(head);
-          head = 0;
-        }
-      }
-      if (item === undefined) {
-        if (active === 0) {
-          notify();
-          return;
-        }
-        waiters += 1;
-        await wakeSignal;
-        continue;
-      }
-      if (pagesStarted >= limits.maxPages) {
-        warnOnce('pages', `maxPages limit reached: the crawl stopped after ${limits.maxPages} pages`);
-        queue = [];
-        head = 0;
-        continue;
-      }
-      pagesStarted += 1;
-      active += 1;
-      try {
-        await visit(item);
-      } catch {
-        // Only an abort reaches here; the loop condition ends the worker.
-      } finally {
-        active -= 1;
-        notify();
-      }
-    }
-  };
-
-  enqueue(options.start, 0);
-  for (const seed of options.extraSeeds) enqueue(seed, 0, { isExtraSeed: true });
+/** Queues the start URL, the extra origins, and every origin's robots.txt and sitemap.xml. */
+function seedQueue(crawl: Crawl): void {
+  const { start, extraSeeds } = crawl.options;
+  enqueue(crawl, start, 0);
+  for (const seed of extraSeeds) enqueue(crawl, seed, 0, { isExtraSeed: true });
   // Every origin's robots.txt and sitemap.xml: maps of the site the links may not reveal.
-  for (const origin of [options.start, ...options.extraSeeds]) {
-    enqueue(new URL('/robots.txt', origin), 0);
-    enqueue(new URL('/sitemap.xml', origin), 0);
+  for (const origin of [start, ...extraSeeds]) {
+    enqueue(crawl, new URL('/robots.txt', origin), 0);
+    enqueue(crawl, new URL('/sitemap.xml', origin), 0);
   }
-  await Promise.all(Array.from({ length: crawlConcurrency }, () => worker()));
-  signal.removeEventListener('abort', notify);
-  // Late proofs (stored payloads, canary hits) once nothing is left to crawl; checks wait side by side.
-  if (!signal.aborted) {
-    await Promise.all(
-      options.checks.map(async (check) => {
-        try {
-          await check.finish?.(context);
-        } catch (err) {
-          if (!signal.aborted)
-            sink.warning(
-              `check ${check.id} failed at the end of the crawl: ${err instanceof Error ? err.message : String(err)}`,
-            );
-        }
-      }),
+}
+
+/** Queues a request unless its key was seen or it is out of scope or past a limit; true when its key is (now) seen. */
+function enqueue(crawl: Crawl, raw: URL, depth: number, options: EnqueueOptions = {}): boolean {
+  const { session, limits } = crawl.options;
+  const url = normaliseUrl(raw);
+  const method = options.method ?? 'GET';
+  const key =
+    method === 'GET'
+      ? dedupKey(url)
+      : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`;
+  if (crawl.seen.has(key)) return true;
+  if (!session.scope.isUrlAllowed(url) || SESSION_ENDING.test(url.pathname)) return false;
+  if (depth > limits.maxDepth) {
+    warnOnce(crawl, 'depth', `maxDepth limit reached: links deeper than ${limits.maxDepth} were not followed`);
+    return false;
+  }
+  // Past the page limit a queued URL would never be visited: keep memory bounded by the limit.
+  if (crawl.pagesStarted + crawl.queue.length - crawl.head >= limits.maxPages) {
+    warnPageLimit(crawl);
+    return false;
+  }
+  crawl.seen.add(key);
+  const item: QueueItem = { url, depth, isExtraSeed: options.isExtraSeed === true, method };
+  if (options.body !== undefined) item.body = options.body;
+  if (options.contentType !== undefined) item.contentType = options.contentType;
+  crawl.queue.push(item);
+  wakeWorkers(crawl);
+  return true;
+}
+
+/** Enqueues references found in a document, resolved against `base`; unparsable ones are skipped. */
+function enqueueAll(crawl: Crawl, references: Iterable<string>, base: URL, depth: number): void {
+  for (const href of references) {
+    const known = href.startsWith('/') ? `${base.protocol}//${base.host}${href}` : undefined;
+    if (known !== undefined && crawl.knownLinks.has(known)) continue;
+    let url: URL;
+    try {
+      url = new URL(href, base);
+    } catch {
+      continue; // javascript:, broken escapes
+    }
+    if (enqueue(crawl, url, depth) && known !== undefined) crawl.knownLinks.add(known);
+  }
+}
+
+/**
+ * Enqueues the JSON API calls of a script (`fetch(url, {method: 'POST', headers: {JSON},
+ * body: JSON.stringify({...})})`) as POSTs of that JSON body, like a POST form; calls whose URL
+ * says delete or unsubscribe are skipped like such forms.
+ */
+function enqueueJsonCalls(crawl: Crawl, code: string, base: URL, depth: number): void {
+  for (const call of extractJsonCalls(code)) {
+    let url: URL;
+    try {
+      url = new URL(call.url, base);
+    } catch {
+      continue;
+    }
+    if (DESTRUCTIVE_FORM.test(url.pathname)) continue;
+    url.hash = '';
+    enqueue(crawl, url, depth, { method: call.method, body: call.body, contentType: jsonContentType });
+  }
+}
+
+/**
+ * Follows what a response offers: its redirect, and by content the links, forms and inline
+ * scripts of HTML, URLs and JSON API calls in JavaScript, URLs in JSON, robots.txt paths and
+ * sitemaps, sitemap entries.
+ */
+function followLinks(crawl: Crawl, item: QueueItem, exchange: HttpExchange, page: CrawledPage): void {
+  const location = exchange.headers.find((h) => h.name === 'location')?.value;
+  if (exchange.status >= 300 && exchange.status < 400 && location !== undefined)
+    enqueueAll(crawl, [location], item.url, item.depth);
+  if (page.links !== undefined) followHtmlLinks(crawl, item, page.links);
+  else if (exchange.status === 200) followDocumentLinks(crawl, item, exchange);
+}
+
+/** Follows the links, inline scripts and forms of an HTML page (POST forms that delete something are not submitted). */
+function followHtmlLinks(crawl: Crawl, item: QueueItem, links: NonNullable<CrawledPage['links']>): void {
+  const next = item.depth + 1;
+  enqueueAll(crawl, links.links, item.url, next);
+  for (const script of links.scripts) {
+    enqueueAll(crawl, extractJsUrls(script), item.url, next);
+    enqueueJsonCalls(crawl, script, item.url, next);
+  }
+  for (const form of links.forms) {
+    const submission = formSubmission(form, item.url);
+    if (submission === undefined) continue;
+    if (
+      submission.method === 'POST' &&
+      DESTRUCTIVE_FORM.test(`${form.action} ${form.fields.map(([name]) => name).join(' ')}`)
+    )
+      continue;
+    enqueue(
+      crawl,
+      submission.url,
+      next,
+      submission.body === undefined ? {} : { method: 'POST', body: submission.body },
     );
   }
-  return result;
+}
+
+/** Follows what a document that is not HTML offers, by its type: robots.txt, JavaScript, JSON or a sitemap. */
+function followDocumentLinks(crawl: Crawl, item: QueueItem, exchange: HttpExchange): void {
+  const next = item.depth + 1;
+  const type = exchange.headers.find((h) => h.name === 'content-type')?.value;
+  if (item.url.pathname === '/robots.txt' && (type === undefined || type.toLowerCase().startsWith('text/plain'))) {
+    const hints = parseRobots(exchange.body);
+    enqueueAll(crawl, [...hints.paths, ...hints.sitemaps], item.url, next);
+  } else if (isJavaScriptType(type)) {
+    enqueueAll(crawl, extractJsUrls(exchange.body), item.url, next);
+    enqueueJsonCalls(crawl, exchange.body, item.url, next);
+  } else if (isJsonType(type)) {
+    enqueueAll(crawl, extractJsonUrls(exchange.body), item.url, next);
+  } else if ((type !== undefined && /\bxml\b/i.test(type)) || /^\s*<\?xml/.test(exchange.body)) {
+    const entries = parseSitemap(exchange.body);
+    enqueueAll(crawl, [...entries.pages, ...entries.sitemaps], item.url, next);
+  }
+}
+
+/** The next queued request, or undefined when the queue is empty (the read part is dropped once it is most of it). */
+function dequeue(crawl: Crawl): QueueItem | undefined {
+  const item = crawl.queue[crawl.head];
+  if (item === undefined) return undefined;
+  crawl.queue[crawl.head] = undefined as unknown as QueueItem;
+  crawl.head += 1;
+  if (crawl.head > 1024 && crawl.head * 2 > crawl.queue.length) {
+    crawl.queue = crawl.queue.slice(crawl.head);
+    crawl.head = 0;
+  }
+  return item;
+}
+
+/** One of the crawl's workers: visits queued requests until the queue is drained and no visit runs, or the crawl is aborted. */
+async function crawlWorker(crawl: Crawl): Promise<void> {
+  const { signal, limits } = crawl.options;
+  while (!signal.aborted) {
+    const item = dequeue(crawl);
+    if (item === undefined) {
+      if (crawl.active === 0) {
+        wakeWorkers(crawl);
+        return;
+      }
+      crawl.waiters += 1;
+      await crawl.wakeSignal;
+      continue;
+    }
+    if (crawl.pagesStarted >= limits.maxPages) {
+      warnPageLimit(crawl);
+      crawl.queue = [];
+      crawl.head = 0;
+      continue;
+    }
+    crawl.pagesStarted += 1;
+    crawl.active += 1;
+    try {
+      await visit(crawl, item);
+    } catch {
+      // Only an abort reaches here; the loop condition ends the worker.
+    } finally {
+      crawl.active -= 1;
+      wakeWorkers(crawl);
+    }
+  }
+}
+
+/** Sends a queued request, follows what its response offers and runs every check on it; throws only on an abort. */
+async function visit(crawl: Crawl, item: QueueItem): Promise<void> {
+  const { session } = crawl.options;
+  const origin = originOf(item.url);
+  if (origin === undefined) return;
+  const exchange = await fetchItem(crawl, item, origin);
+  if (exchange === undefined) return;
+  session.progress.counters.pagesCrawled += 1;
+  session.progress.touch();
+  const isHtml = isHtmlResponse(exchange);
+  const page: CrawledPage = {
+    url: item.url,
+    origin,
+    originText: originText(origin),
+    exchange,
+    isHtml,
+    links: isHtml ? extractPageLinks(exchange.body) : undefined,
+  };
+  followLinks(crawl, item, exchange, page);
+  await inspectPage(crawl, page);
+}
+
+/**
+ * Sends a queued request; undefined when it got no response: the start page's failure is kept in
+ * the result, an extra origin's or a denied host's is a warning, and an abort throws.
+ */
+async function fetchItem(crawl: Crawl, item: QueueItem, origin: Origin): Promise<HttpExchange | undefined> {
+  const { session, signal, limits, start } = crawl.options;
+  try {
+    return await session.send(
+      item.method,
+      item.url,
+      signal,
+      item.body === undefined ? {} : { body: { contentType: item.contentType ?? formContentType, text: item.body } },
+    );
+  } catch (err) {
+    const failure = classifyFailure(err, limits.requestTimeoutMs, signal.aborted);
+    if (failure.kind === 'aborted' || signal.aborted) throw failure;
+    if (item.url.href === start.href) crawl.result.startFailure = failure.message;
+    else if (item.isExtraSeed)
+      warnOnce(crawl, `origin ${originText(origin)}`, `${originText(origin)} skipped: ${failure.message}`);
+    else if (failure.kind === 'denied')
+      warnOnce(crawl, `denied ${origin.host}`, `${origin.host} skipped: ${failure.message}`);
+    return undefined;
+  }
+}
+
+/** Runs every check on a fetched page, one after another; a check that fails is a warning unless the crawl was aborted. */
+async function inspectPage(crawl: Crawl, page: CrawledPage): Promise<void> {
+  const { session, signal, sink, checks } = crawl.options;
+  for (const check of checks) {
+    try {
+      await check.inspect(page, crawl.context);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      sink.warning(`check ${check.id} failed on ${page.url.href}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    session.progress.counters.checksDone += 1;
+    session.progress.touch();
+  }
+}
+
+/** Late proofs (stored payloads, canary hits) once nothing is left to crawl; checks wait side by side. */
+async function finishChecks(crawl: Crawl): Promise<void> {
+  const { signal, sink, checks } = crawl.options;
+  await Promise.all(
+    checks.map(async (check) => {
+      try {
+        await check.finish?.(crawl.context);
+      } catch (err) {
+        if (!signal.aborted)
+          sink.warning(
+            `check ${check.id} failed at the end of the crawl: ${err instanceof Error ? err.message : String(err)}`,
+          );
+      }
+    }),
+  );
 }

@@ -146,9 +146,37 @@ interface OriginRun {
   progress: RunProgress;
 }
 
+/** One origin under test: its session, the context its checks get, and its result. */
+interface OriginTest {
+  run: OriginRun;
+  own: Origin;
+  /** The origin's root URL. */
+  base: URL;
+  session: ScanSession;
+  progress: ProgressReporter;
+  context: CheckContext;
+  result: StatelessOriginResult;
+}
+
 /** Tests one origin; resolves with its result (rejects only on abort, with the requests counted so far in `result`). */
 async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: StatelessOriginResult): Promise<void> {
-  const { client, signal, checks, sink } = run;
+  const test = await openOriginTest(run, origin, result);
+  if (test === undefined) return;
+  const startPage = await fetchStartPage(test);
+  if (startPage === undefined) return;
+  await probeOrigin(test, startPage);
+}
+
+/**
+ * The session of an origin's test, or undefined (with the error in `result`) when the origin is
+ * out of its scope or its name does not resolve; an abort is rethrown.
+ */
+async function openOriginTest(
+  run: OriginRun,
+  origin: StatelessOrigin,
+  result: StatelessOriginResult,
+): Promise<OriginTest | undefined> {
+  const { client, signal, sink } = run;
   const settings: ScanProfileSettings = {
     ...defaultScanProfileSettings,
     custom_headers: run.options.customHeaders,
@@ -159,17 +187,16 @@ async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: State
   const base = new URL(`${originText(own)}/`);
   if (!scope.isUrlAllowed(base)) {
     result.error = `${origin.host} is not ${origin.scopeName} or a name under it: nothing was requested`;
-    return;
+    return undefined;
   }
   try {
     await client.addressesOf(origin.host);
   } catch (err) {
     if (signal.aborted) throw err;
     result.error = err instanceof Error ? err.message : String(err);
-    return;
+    return undefined;
   }
   const progress = run.progress.forOrigin();
-  const counters = progress.counters;
   const session = new ScanSession(
     origin,
     settings,
@@ -180,106 +207,127 @@ async function testOrigin(run: OriginRun, origin: StatelessOrigin, result: State
     false,
   );
   const context: CheckContext = { session, signal, report: (finding) => sink.finding(finding) };
-  const syncCount = (): void => {
-    result.requestsSent = counters.requestsSent;
-  };
+  return { run, own, base, session, progress, context, result };
+}
 
-  /** One GET of a page, or why no answer came (an abort is rethrown). */
-  const fetchPage = async (url: URL): Promise<CrawledPage | { failure: string }> => {
-    try {
-      const exchange = await session.send('GET', url, signal);
-      counters.pagesCrawled += 1;
-      progress.touch();
-      const isHtml = isHtmlResponse(exchange);
-      return {
-        url,
-        origin: own,
-        originText: originText(own),
-        exchange,
-        isHtml,
-        links: isHtml ? extractPageLinks(exchange.body) : undefined,
-      };
-    } catch (err) {
-      const failure = classifyFailure(err, run.options.requestTimeoutMs, signal.aborted);
-      if (failure.kind === 'aborted' || signal.aborted) throw failure;
-      return { failure: failure.message };
-    } finally {
-      syncCount();
-    }
-  };
+/** Copies the origin's count of requests sent into its result. */
+function syncCount(test: OriginTest): void {
+  test.result.requestsSent = test.progress.counters.requestsSent;
+}
 
-  /** Runs the checks on a page side by side (their requests share the budget); an abort is rethrown once all settled. */
-  const inspect = async (page: CrawledPage, list: PageCheck[]): Promise<void> => {
-    const settled = await Promise.allSettled(
-      list.map(async (check) => {
-        try {
-          await check.inspect(page, context);
-        } catch (err) {
-          if (signal.aborted) throw err;
-          sink.warning(
-            `check ${check.id} failed on ${page.url.href}: ${err instanceof Error ? err.message : String(err)}`,
-          );
-        } finally {
-          counters.checksDone += 1;
-          progress.touch();
-          syncCount();
-        }
-      }),
-    );
-    const rejected = settled.find((s) => s.status === 'rejected');
-    if (rejected !== undefined) throw rejected.reason;
-  };
-
-  // The start page, following redirects that stay on the origin (a hop that fails leaves the last answer).
-  const first = await fetchPage(base);
-  if ('failure' in first) {
-    result.error = first.failure;
-    return;
+/** One GET of a page, or why no answer came (an abort is rethrown). */
+async function fetchPage(test: OriginTest, url: URL): Promise<CrawledPage | { failure: string }> {
+  const { signal, options } = test.run;
+  try {
+    const exchange = await test.session.send('GET', url, signal);
+    test.progress.counters.pagesCrawled += 1;
+    test.progress.touch();
+    const isHtml = isHtmlResponse(exchange);
+    return {
+      url,
+      origin: test.own,
+      originText: originText(test.own),
+      exchange,
+      isHtml,
+      links: isHtml ? extractPageLinks(exchange.body) : undefined,
+    };
+  } catch (err) {
+    const failure = classifyFailure(err, options.requestTimeoutMs, signal.aborted);
+    if (failure.kind === 'aborted' || signal.aborted) throw failure;
+    return { failure: failure.message };
+  } finally {
+    syncCount(test);
   }
-  result.isAnswered = true;
+}
+
+/** Runs the checks on a page side by side (their requests share the budget); an abort is rethrown once all settled. */
+async function inspect(test: OriginTest, page: CrawledPage, list: PageCheck[]): Promise<void> {
+  const { signal, sink } = test.run;
+  const settled = await Promise.allSettled(
+    list.map(async (check) => {
+      try {
+        await check.inspect(page, test.context);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        sink.warning(
+          `check ${check.id} failed on ${page.url.href}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      } finally {
+        test.progress.counters.checksDone += 1;
+        test.progress.touch();
+        syncCount(test);
+      }
+    }),
+  );
+  throwFirstRejection(settled);
+}
+
+/** Rethrows the reason of the first promise that was rejected, if any. */
+function throwFirstRejection(settled: PromiseSettledResult<unknown>[]): void {
+  const rejected = settled.find((s) => s.status === 'rejected');
+  if (rejected !== undefined) throw rejected.reason;
+}
+
+/**
+ * The start page, following redirects that stay on the origin (a hop that fails leaves the last
+ * answer); undefined, with the error in the result, when the origin's root got no answer.
+ */
+async function fetchStartPage(test: OriginTest): Promise<CrawledPage | undefined> {
+  const first = await fetchPage(test, test.base);
+  if ('failure' in first) {
+    test.result.error = first.failure;
+    return undefined;
+  }
+  test.result.isAnswered = true;
   let startPage = first;
   for (let hop = 0; hop < startPageMaxRedirects; hop += 1) {
-    const next = sameOriginRedirect(startPage, own);
+    const next = sameOriginRedirect(startPage, test.own);
     if (next === undefined) break;
-    const page = await fetchPage(next);
+    const page = await fetchPage(test, next);
     if ('failure' in page) break;
     startPage = page;
   }
+  return startPage;
+}
 
-  // The probes start on the start page (each check once per origin) while the other pages are fetched.
+/**
+ * Runs the checks of an origin that answered: the probes on the start page (each check once per
+ * origin) while the not-found probe, the listing directories and the well-known files are fetched
+ * and judged (a soft-404 answer is not). Every step is a task, so that an abort anywhere leaves no
+ * promise without a handler; the first rejection is rethrown once all settled.
+ */
+async function probeOrigin(test: OriginTest, startPage: CrawledPage): Promise<void> {
+  const { checks } = test.run;
   const tasks: Array<Promise<void>> = [];
   tasks.push(
-    inspect(startPage, [
+    inspect(test, startPage, [
       ...checks.probes,
       checks.debug,
       ...(startPage.url.pathname.endsWith('/') ? [checks.directory] : []),
       checks.backups,
     ]),
   );
-  // Every step is a task, so that an abort anywhere leaves no promise without a handler.
-  const notFoundPage = fetchPage(new URL(notFoundProbePath, base));
-  tasks.push(notFoundPage.then((page) => ('failure' in page ? undefined : inspect(page, [checks.debug]))));
+  const notFoundPage = fetchPage(test, new URL(notFoundProbePath, test.base));
+  tasks.push(notFoundPage.then((page) => ('failure' in page ? undefined : inspect(test, page, [checks.debug]))));
   const fetchAndInspect = (paths: readonly string[], check: PageCheck): void => {
     for (const path of paths) {
       if (path === startPage.url.pathname) continue;
       tasks.push(
-        Promise.all([fetchPage(new URL(path, base)), notFoundPage]).then(([page, notFound]) => {
+        Promise.all([fetchPage(test, new URL(path, test.base)), notFoundPage]).then(([page, notFound]) => {
           // A soft-404 answer is neither a directory nor a file: judging it would only cost requests.
           if (
             'failure' in page ||
             isSoftNotFound(page.exchange, path, 'failure' in notFound ? undefined : notFound.exchange)
           )
             return;
-          return inspect(page, [check]);
+          return inspect(test, page, [check]);
         }),
       );
     }
   };
   fetchAndInspect(listingProbePaths, checks.directory);
   fetchAndInspect(wellKnownFilePaths, checks.backups);
-  const settled = await Promise.allSettled(tasks);
-  const rejected = settled.find((s) => s.status === 'rejected');
-  if (rejected !== undefined) throw rejected.reason;
+  throwFirstRejection(await Promise.allSettled(tasks));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { connect, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
+import { connect, type ConnectionOptions, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
 import type { HttpHeader } from '../../core/vulnerabilities/vulnerability.types.ts';
 import { refuseLookup } from '../net/egress-guard.ts';
 import type { ProbeContext } from './handshake-probe.ts';
@@ -79,6 +79,30 @@ function parseHead(head: string): { status: number; headers: HttpHeader[] } | un
   return { status: Number(match[1]), headers };
 }
 
+/** The options of an ordinary handshake's connection: any certificate, any protocol from TLS 1.0, no name resolved. */
+function connectOptions(
+  address: string,
+  port: number,
+  serverName: string | undefined,
+  wantsHttp: boolean,
+): ConnectionOptions {
+  return {
+    host: address,
+    port,
+    ...(serverName === undefined ? {} : { servername: serverName }),
+    rejectUnauthorized: false,
+    minVersion: 'TLSv1',
+    ciphers: 'DEFAULT:@SECLEVEL=0',
+    lookup: refuseLookup,
+    ...(wantsHttp ? { ALPNProtocols: ['http/1.1'] } : {}),
+  };
+}
+
+/** Why a connection failed, in a few words: its error code, or its message. */
+function socketErrorReason(err: NodeJS.ErrnoException): string {
+  return err.code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? 'not TLS (wrong version number)' : (err.code ?? err.message);
+}
+
 /**
  * One handshake as an ordinary client makes it (Node's TLS stack, every protocol from TLS 1.0
  * and OpenSSL's default suites at security level 0, so that old servers still answer),
@@ -102,16 +126,7 @@ export function ordinaryHandshake(
     let result: Extract<OrdinaryHandshake, { kind: 'connected' }> | undefined;
     let head = Buffer.alloc(0);
     let request: HttpHeadResult['request'] | undefined;
-    const socket = connect({
-      host: address,
-      port,
-      ...(serverName === undefined ? {} : { servername: serverName }),
-      rejectUnauthorized: false,
-      minVersion: 'TLSv1',
-      ciphers: 'DEFAULT:@SECLEVEL=0',
-      lookup: refuseLookup,
-      ...(options.httpHead === undefined ? {} : { ALPNProtocols: ['http/1.1'] }),
-    });
+    const socket = connect(connectOptions(address, port, serverName, options.httpHead !== undefined));
     let timer = setTimeout(
       () => finish({ kind: 'failed', reason: `no handshake within ${context.timeoutMs} ms` }),
       context.timeoutMs,
@@ -163,8 +178,7 @@ export function ordinaryHandshake(
         : httpFailed('the server closed the connection before an HTTP response'),
     );
     socket.on('error', (err: NodeJS.ErrnoException) => {
-      const reason =
-        err.code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? 'not TLS (wrong version number)' : (err.code ?? err.message);
+      const reason = socketErrorReason(err);
       if (result === undefined) finish({ kind: 'failed', reason: `handshake failed: ${reason}` });
       else httpFailed(`HTTP request failed: ${reason}`);
     });

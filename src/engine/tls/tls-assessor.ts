@@ -117,119 +117,174 @@ export function createTlsAssessor(deps: TlsAssessorDeps): TlsAssessor {
   return {
     async assess(targets: TlsTarget[], options: TlsAssessmentOptions, signal: AbortSignal): Promise<TlsReport> {
       signal.throwIfAborted();
-      const limit = createLimiter(deps.maxConnections ?? 32);
       // Every open connection listens for the abort: relay the caller's signal to one that allows that many listeners.
       const internal = new AbortController();
       setMaxListeners(0, internal.signal);
       const relay = (): void => internal.abort(signal.reason);
       signal.addEventListener('abort', relay, { once: true });
-      const context: ProbeContext = { guard: deps.guard, signal: internal.signal, timeoutMs: options.timeoutMs };
-      const endpoints: TlsEndpointReport[] = [];
-      const warnings: string[] = [];
-      const findings: FindingSet = new Map();
-
-      const assessName = async (target: TlsTarget, name: string): Promise<void> => {
-        const endpoint: TlsEndpointReport = { address: target.address, port: target.port, name, isTls: true };
-        endpoints.push(endpoint);
-        const where = `${name} at ${target.address}:${target.port}`;
-        const wantsHead = options.passive && target.isHttp;
-        const handshake: OrdinaryHandshake = await limit(() =>
-          ordinaryHandshake(
-            target.address,
-            target.port,
-            {
-              serverName: name,
-              ...(wantsHead
-                ? { httpHead: { hostHeader: hostHeader(name, target.port), customHeaders: options.customHeaders } }
-                : {}),
-            },
-            context,
-          ),
-        );
-        if (handshake.kind === 'connected') {
-          endpoint.protocol = handshake.protocol;
-          endpoint.cipher = handshake.suiteName;
-          const chain = parseChain(handshake.chain);
-          if (chain[0] !== undefined) endpoint.certificate = certificateSummary(chain[0]);
-          if (options.certificates) {
-            if (chain.length === 0) warnings.push(`${where}: no certificate could be parsed`);
-            for (const issue of assessChain(chain, name, trust, now())) {
-              const evidence = chain
-                .map(
-                  (c, i) =>
-                    `${i === 0 ? 'leaf' : `#${i}`}: subject ${c.subject}; issuer ${c.issuer}; ${c.keyText}; ${c.signatureText}; valid ${c.parsed.notBefore.toISOString()} to ${c.parsed.notAfter.toISOString()}; SHA-256 ${c.sha256}`,
-                )
-                .join('\n');
-              add(
-                findings,
-                buildTlsFinding(issue.kind, {
-                  host: name,
-                  port: target.port,
-                  observation: issue.observation,
-                  evidence: `Certificates presented after a ${handshake.protocol} handshake with SNI ${name}:\n${evidence}`,
-                }),
-              );
-            }
-          }
-          if (options.passive) {
-            const passive = passiveFindings(handshake, name, target.port);
-            for (const finding of passive.findings) add(findings, finding);
-            warnings.push(...passive.warnings.map((w) => `${where}: ${w}`));
-          }
-        } else {
-          warnings.push(`${where}: ordinary handshake failed (${handshake.reason})`);
-        }
-        if (options.active) {
-          const result = await runActiveProbes(probeRunner(target.address, target.port, context, limit), name);
-          endpoint.acceptedProtocols = result.accepted.map(protocolName);
-          for (const finding of activeFindings(result, name, target.port)) add(findings, finding);
-          warnings.push(...result.inconclusive.map((w) => `${where}: active probe inconclusive: ${w}`));
-        }
+      const assessment: Assessment = {
+        deps,
+        trust,
+        now,
+        options,
+        limit: createLimiter(deps.maxConnections ?? 32),
+        context: { guard: deps.guard, signal: internal.signal, timeoutMs: options.timeoutMs },
+        endpoints: [],
+        warnings: [],
+        findings: new Map(),
       };
-
-      const assessTarget = async (target: TlsTarget): Promise<void> => {
-        const names = target.names.length > 0 ? target.names : [target.address];
-        const decision = deps.guard.check(target.address);
-        if (!decision.isAllowed) {
-          warnings.push(
-            `${target.address}:${target.port}: refused by the egress guard (${decision.reason ?? 'denied'})`,
-          );
-          for (const name of names) endpoints.push({ address: target.address, port: target.port, name, isTls: false });
-          return;
-        }
-        // Discovery: one ClientHello offering TLS 1.0 to 1.3 with every suite; any TLS answer (even an alert) means TLS.
-        const discovery = await probeRunner(
-          target.address,
-          target.port,
-          context,
-          limit,
-        )({
-          version: protocolVersions['TLSv1.3'],
-          alsoVersions: [protocolVersions['TLSv1.2'], protocolVersions['TLSv1.1'], protocolVersions.TLSv1],
-          suites: [...tls13Suites, ...legacySuites].map((s) => s.code),
-          serverName: names[0],
-        });
-        if (discovery.kind !== 'server-hello' && discovery.kind !== 'alert') {
-          warnings.push(`${target.address}:${target.port}: does not speak TLS (${describeOutcome(discovery)})`);
-          for (const name of names) endpoints.push({ address: target.address, port: target.port, name, isTls: false });
-          return;
-        }
-        await Promise.all(names.map((name) => assessName(target, name)));
-      };
-
       try {
-        await Promise.all(targets.map(assessTarget));
+        await Promise.all(targets.map((target) => assessTarget(assessment, target)));
       } finally {
         signal.removeEventListener('abort', relay);
       }
       signal.throwIfAborted();
-      const order = (e: TlsEndpointReport): string =>
-        `${e.address}\u0000${String(e.port).padStart(5, '0')}\u0000${e.name}`;
-      endpoints.sort((a, b) => order(a).localeCompare(order(b)));
-      const sorted = [...findings.values()].sort((a, b) =>
-        `${a.location}\u0000${a.checkId}`.localeCompare(`${b.location}\u0000${b.checkId}`),
-      );
-      return { endpoints, findings: sorted, warnings };
+      return sortedReport(assessment);
     },
   };
+}
+
+/** One assessment under way: what it needs, and what it found so far. */
+interface Assessment {
+  deps: TlsAssessorDeps;
+  trust: ReturnType<typeof createTrustStore>;
+  now: () => Date;
+  options: TlsAssessmentOptions;
+  /** The connection limit of the whole assessment. */
+  limit: ReturnType<typeof createLimiter>;
+  context: ProbeContext;
+  endpoints: TlsEndpointReport[];
+  warnings: string[];
+  findings: FindingSet;
+}
+
+/**
+ * Assesses one address and port: refused by the egress guard, or not speaking TLS (one
+ * ClientHello tells), its names are endpoints without TLS and a warning says why; otherwise
+ * each of its names (the address when it has none) is assessed side by side.
+ */
+async function assessTarget(assessment: Assessment, target: TlsTarget): Promise<void> {
+  const { deps, warnings, endpoints, context, limit } = assessment;
+  const names = target.names.length > 0 ? target.names : [target.address];
+  const decision = deps.guard.check(target.address);
+  if (!decision.isAllowed) {
+    warnings.push(`${target.address}:${target.port}: refused by the egress guard (${decision.reason ?? 'denied'})`);
+    for (const name of names) endpoints.push({ address: target.address, port: target.port, name, isTls: false });
+    return;
+  }
+  // Discovery: one ClientHello offering TLS 1.0 to 1.3 with every suite; any TLS answer (even an alert) means TLS.
+  const discovery = await probeRunner(
+    target.address,
+    target.port,
+    context,
+    limit,
+  )({
+    version: protocolVersions['TLSv1.3'],
+    alsoVersions: [protocolVersions['TLSv1.2'], protocolVersions['TLSv1.1'], protocolVersions.TLSv1],
+    suites: [...tls13Suites, ...legacySuites].map((s) => s.code),
+    serverName: names[0],
+  });
+  if (discovery.kind !== 'server-hello' && discovery.kind !== 'alert') {
+    warnings.push(`${target.address}:${target.port}: does not speak TLS (${describeOutcome(discovery)})`);
+    for (const name of names) endpoints.push({ address: target.address, port: target.port, name, isTls: false });
+    return;
+  }
+  await Promise.all(names.map((name) => assessName(assessment, target, name)));
+}
+
+/**
+ * Assesses one name (SNI) of a TLS port: an ordinary handshake (with GET / for HSTS on HTTP ports
+ * when passive tests are allowed), what it negotiated and presented, then the active probes when allowed.
+ */
+async function assessName(assessment: Assessment, target: TlsTarget, name: string): Promise<void> {
+  const { options, warnings, findings, context, limit } = assessment;
+  const endpoint: TlsEndpointReport = { address: target.address, port: target.port, name, isTls: true };
+  assessment.endpoints.push(endpoint);
+  const where = `${name} at ${target.address}:${target.port}`;
+  const wantsHead = options.passive && target.isHttp;
+  const handshake: OrdinaryHandshake = await limit(() =>
+    ordinaryHandshake(
+      target.address,
+      target.port,
+      {
+        serverName: name,
+        ...(wantsHead
+          ? { httpHead: { hostHeader: hostHeader(name, target.port), customHeaders: options.customHeaders } }
+          : {}),
+      },
+      context,
+    ),
+  );
+  if (handshake.kind === 'connected') judgeHandshake(assessment, endpoint, handshake, where);
+  else warnings.push(`${where}: ordinary handshake failed (${handshake.reason})`);
+  if (options.active) {
+    const result = await runActiveProbes(probeRunner(target.address, target.port, context, limit), name);
+    endpoint.acceptedProtocols = result.accepted.map(protocolName);
+    for (const finding of activeFindings(result, name, target.port)) add(findings, finding);
+    warnings.push(...result.inconclusive.map((w) => `${where}: active probe inconclusive: ${w}`));
+  }
+}
+
+/**
+ * Records what a handshake negotiated (protocol, suite, the leaf certificate) and judges it: the
+ * certificate chain when certificates are assessed, what was negotiated when passive tests are allowed.
+ */
+function judgeHandshake(
+  assessment: Assessment,
+  endpoint: TlsEndpointReport,
+  handshake: Extract<OrdinaryHandshake, { kind: 'connected' }>,
+  where: string,
+): void {
+  const { options, warnings, findings } = assessment;
+  endpoint.protocol = handshake.protocol;
+  endpoint.cipher = handshake.suiteName;
+  const chain = parseChain(handshake.chain);
+  if (chain[0] !== undefined) endpoint.certificate = certificateSummary(chain[0]);
+  if (options.certificates) {
+    if (chain.length === 0) warnings.push(`${where}: no certificate could be parsed`);
+    judgeChain(assessment, endpoint, handshake.protocol, chain);
+  }
+  if (options.passive) {
+    const passive = passiveFindings(handshake, endpoint.name, endpoint.port);
+    for (const finding of passive.findings) add(findings, finding);
+    warnings.push(...passive.warnings.map((w) => `${where}: ${w}`));
+  }
+}
+
+/** A finding for each issue of a certificate chain (trust, name, validity, keys), with the chain as evidence. */
+function judgeChain(
+  assessment: Assessment,
+  endpoint: TlsEndpointReport,
+  protocol: string,
+  chain: ReturnType<typeof parseChain>,
+): void {
+  const { name, port } = endpoint;
+  for (const issue of assessChain(chain, name, assessment.trust, assessment.now())) {
+    const evidence = chain
+      .map(
+        (c, i) =>
+          `${i === 0 ? 'leaf' : `#${i}`}: subject ${c.subject}; issuer ${c.issuer}; ${c.keyText}; ${c.signatureText}; valid ${c.parsed.notBefore.toISOString()} to ${c.parsed.notAfter.toISOString()}; SHA-256 ${c.sha256}`,
+      )
+      .join('\n');
+    add(
+      assessment.findings,
+      buildTlsFinding(issue.kind, {
+        host: name,
+        port,
+        observation: issue.observation,
+        evidence: `Certificates presented after a ${protocol} handshake with SNI ${name}:\n${evidence}`,
+      }),
+    );
+  }
+}
+
+/** The report of an assessment: endpoints by address, port and name; findings by location and check. */
+function sortedReport(assessment: Assessment): TlsReport {
+  const { endpoints, findings, warnings } = assessment;
+  const order = (e: TlsEndpointReport): string => `${e.address}\u0000${String(e.port).padStart(5, '0')}\u0000${e.name}`;
+  endpoints.sort((a, b) => order(a).localeCompare(order(b)));
+  const sorted = [...findings.values()].sort((a, b) =>
+    `${a.location}\u0000${a.checkId}`.localeCompare(`${b.location}\u0000${b.checkId}`),
+  );
+  return { endpoints, findings: sorted, warnings };
 }

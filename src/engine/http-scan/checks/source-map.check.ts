@@ -96,6 +96,44 @@ function describe(map: SourceMapFacts): string {
   return `${map.sources.length} source files (${sample}${map.sources.length > 5 ? ', …' : ''})${map.hasContent ? ', with their full text' : ''}`;
 }
 
+/** A map may live on another origin of the scope (a static host): the finding is located there. */
+function locationOf(url: URL): string {
+  return `${originText(originOf(url) ?? { scheme: 'http', host: url.hostname, port: 80 })}${url.pathname}`;
+}
+
+/** Reports a source map found at `url` (`how` says how it was found). */
+async function report(
+  url: URL,
+  exchange: HttpExchange,
+  map: SourceMapFacts,
+  evidence: BodyEvidence,
+  how: string,
+  context: CheckContext,
+): Promise<void> {
+  const host = originOf(url)?.host ?? url.hostname;
+  await context.report(
+    buildFinding(KIND, {
+      location: locationOf(url),
+      host,
+      exchange,
+      evidence,
+      observation: `${how}: a source map of ${describe(map)}.`,
+    }),
+  );
+}
+
+/** The evidence of a map's body: its `"mappings"` key. */
+function mapEvidence(body: string): BodyEvidence {
+  return { value: '"mappings"', offset: Math.max(0, body.indexOf('"mappings"')) };
+}
+
+/** Reports the answer to a map's request when it is a real source map. */
+async function judgeMap(url: URL, exchange: HttpExchange, how: string, context: CheckContext): Promise<void> {
+  if (exchange.status !== 200) return;
+  const map = parseSourceMap(exchange.body);
+  if (map !== undefined) await report(url, exchange, map, mapEvidence(exchange.body), how, context);
+}
+
 /**
  * Source maps: for each crawled script (at most 50 per origin), the map its
  * `//# sourceMappingURL=` comment or SourceMap header names, else `<script>.map`, is requested
@@ -106,39 +144,6 @@ function describe(map: SourceMapFacts): string {
 export function createSourceMapCheck(): PageCheck {
   const judged = new Set<string>();
   const scriptsPerOrigin = new Map<string, number>();
-
-  // A map may live on another origin of the scope (a static host): the finding is located there.
-  const locationOf = (url: URL): string =>
-    `${originText(originOf(url) ?? { scheme: 'http', host: url.hostname, port: 80 })}${url.pathname}`;
-  const report = async (
-    url: URL,
-    exchange: HttpExchange,
-    map: SourceMapFacts,
-    evidence: BodyEvidence,
-    how: string,
-    context: CheckContext,
-  ): Promise<void> => {
-    const host = originOf(url)?.host ?? url.hostname;
-    await context.report(
-      buildFinding(KIND, {
-        location: locationOf(url),
-        host,
-        exchange,
-        evidence,
-        observation: `${how}: a source map of ${describe(map)}.`,
-      }),
-    );
-  };
-  const mapEvidence = (body: string): BodyEvidence => ({
-    value: '"mappings"',
-    offset: Math.max(0, body.indexOf('"mappings"')),
-  });
-
-  const judgeMap = async (url: URL, exchange: HttpExchange, how: string, context: CheckContext): Promise<void> => {
-    if (exchange.status !== 200) return;
-    const map = parseSourceMap(exchange.body);
-    if (map !== undefined) await report(url, exchange, map, mapEvidence(exchange.body), how, context);
-  };
 
   return {
     id: sourceMapCheckId,
