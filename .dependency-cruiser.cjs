@@ -20,10 +20,18 @@ module.exports = {
       name: 'no-circular-folders',
       severity: 'error',
       comment:
-        'Folders that depend on each other in a loop (e.g. two areas of the core importing each other): cross-area needs go through a narrow interface passed in.',
+        'Folders that depend on each other in a loop (two areas of the core, or two folders of the engine, importing each other): cross-area needs go through a narrow interface passed in, or the shared piece moves to the folder that owns it.',
       scope: 'folder',
-      from: { path: '^src/core/' },
-      to: { path: '^src/core/', circular: true },
+      from: { path: '^src/(core|engine)/' },
+      to: { path: '^src/(core|engine)/', circular: true },
+    },
+    {
+      name: 'no-cross-area-services',
+      severity: 'error',
+      comment:
+        "An area of the core does not import another area's service (behaviour with store access), not even its types: it declares the narrow port it needs (AssetTokenLookup in scans, ApexAssetAdder in zones, …), the owning area implements it, and the composition root passes it in (core/ports.ts). Types, errors and pure helpers (*.types.ts, asset-name.ts, core/shared) may be shared.",
+      from: { path: '^src/core/([^/]+)/' },
+      to: { path: '^src/core/([^/]+)/[^/]+\\.service\\.ts$', pathNot: '^src/core/$1/' },
     },
     {
       name: 'core-is-the-centre',
@@ -61,6 +69,25 @@ module.exports = {
       comment: 'src/shared holds pure helpers every layer may use: it imports nothing else of src.',
       from: { path: '^src/shared/' },
       to: { path: '^src/', pathNot: '^src/shared/' },
+    },
+    {
+      name: 'migrations-are-frozen',
+      severity: 'error',
+      comment:
+        'A released migration must keep doing what it did: it imports no live code of src (a frozen copy of what it needs goes inside it). Allowed: other files of src/storage/migrations, the sql helper of src/storage/kysely.ts, and types of src/storage/schema.ts and src/storage/database.ts (see the next rule).',
+      from: { path: '^src/storage/migrations/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/storage/migrations/', '^src/storage/kysely\\.ts$', '^src/storage/(schema|database)\\.ts$'],
+      },
+    },
+    {
+      name: 'migrations-take-only-types-of-the-store',
+      severity: 'error',
+      comment:
+        'A migration may name the types of src/storage/schema.ts and src/storage/database.ts, never their values.',
+      from: { path: '^src/storage/migrations/' },
+      to: { path: '^src/storage/(schema|database)\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'not-to-unresolvable',

@@ -1,6 +1,6 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
-import { portDocument, technologyDocument } from '../src/core/surface/inventory-documents.ts';
+import { portDocument, technologyDocument } from '../src/http/v3/inventory.render.ts';
 import {
   createInventoryTeam,
   day,

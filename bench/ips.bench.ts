@@ -1,6 +1,6 @@
 import type { Runtime } from '../src/runtime.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
-import { ipDocument } from '../src/core/surface/inventory-documents.ts';
+import { ipDocument } from '../src/http/v3/inventory.render.ts';
 import {
   createInventoryTeam,
   day,

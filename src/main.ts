@@ -1,6 +1,7 @@
 import { isHelpRequest, parseArgs, UsageError } from './cli/args.ts';
 import { ConfigError, configFlagNames, loadConfig, unknownVariableWarnings, type Config } from './config/config.ts';
-import { createTeam, OperatorError } from './core/teams/team.service.ts';
+import { OperatorError } from './core/errors/operator-error.ts';
+import { createTeam } from './core/teams/team.service.ts';
 import type { Runtime } from './runtime.ts';
 
 // Each command imports what it needs when it runs (`import()` below): the HTTP app, the jobs

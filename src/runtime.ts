@@ -3,10 +3,15 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config.ts';
+import { addAsset, addAssetInTransaction, listAssets, requireTokenTarget } from './core/assets/asset.service.ts';
 import { VerificationService } from './core/assets/verification.service.ts';
+import { loadGroupPatterns } from './core/groups/asset-pattern.service.ts';
+import type { CorePorts } from './core/ports.ts';
+import { requireProfile } from './core/scans/scan-profile.service.ts';
 import type { ScanEngine } from './core/scans/scan-engine.ts';
 import type { ScanRunnerDeps } from './core/scans/scan-runner.service.ts';
 import type { ScanQueue } from './core/scans/scan.service.ts';
+import type { FindingSink } from './core/scans/scan.types.ts';
 import type { LruCache } from './core/shared/lru-cache.ts';
 import type { MarkerCodec } from './core/shared/marker.ts';
 import { SecretBox } from './core/shared/secret-box.ts';
@@ -15,10 +20,11 @@ import type { IpInventoryService } from './core/surface/ip-inventory.service.ts'
 import type { MonitoringControl, SurfaceQueue } from './core/surface/monitoring.service.ts';
 import type { SurfaceRunnerDeps } from './core/surface/surface-runner.service.ts';
 import { startKeyUsageRecording } from './core/teams/key-usage.service.ts';
-import { OperatorError } from './core/teams/team.service.ts';
+import { OperatorError } from './core/errors/operator-error.ts';
 import { NameTokenCodec } from './core/zones/name-token.ts';
 import type { ZoneEngine } from './core/zones/zone-engine.ts';
 import type { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
+import { requireVulnerability } from './core/vulnerabilities/vulnerability-status.service.ts';
 import { createDnsResolver, type DnsResolver } from './engine/dns/resolver.ts';
 import { EgressGuard } from './engine/net/egress-guard.ts';
 import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
@@ -28,6 +34,12 @@ import { openDatabase, type Database } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { sampleSealedSecret } from './storage/sealed-secrets.ts';
 import { createStore } from './storage/store.ts';
+import { refreshRenderCache, type Renderers } from './storage/render-cache.ts';
+import { vulnerabilityRenderer } from './http/v2/vulnerability.render.ts';
+import { inventoryRenderer } from './http/v3/inventory.render.ts';
+
+/** The render modules of the HTTP face, owners of the wire shapes the store keeps rendered. */
+export const renderers: Renderers = { vulnerabilities: vulnerabilityRenderer, inventory: inventoryRenderer };
 
 // The composition root: the one module that wires the store, the core services, the engine, the
 // job queue and the faces together, with plain factory functions. It is built in two parts:
@@ -44,6 +56,8 @@ export interface CoreRuntime {
   log: Logger;
   database: Database;
   store: Store;
+  /** What the areas of the core lend each other (core/ports.ts); passed on with the store. */
+  ports: CorePorts;
   box: SecretBox;
   verification: VerificationService;
   /** Every outbound connection is checked by this guard… */
@@ -52,6 +66,18 @@ export interface CoreRuntime {
   resolver: DnsResolver;
   close(): Promise<void>;
 }
+
+/**
+ * The capabilities the areas of the core lend each other (core/ports.ts), each implemented by the
+ * area that owns the rule. They take the store (or the transaction) they act on, so one object
+ * serves every store and every transaction.
+ */
+export const corePorts: CorePorts = {
+  assets: { requireTokenTarget, listAssets, addAsset, addAssetInTransaction },
+  profiles: { requireProfile },
+  vulnerabilities: { requireVulnerability },
+  groups: { loadGroupPatterns },
+};
 
 /** How the core runtime is opened (tests bring their own database and a silent logger). */
 export interface CoreRuntimeOptions {
@@ -114,7 +140,13 @@ export async function openCoreRuntime(config: Config, options: CoreRuntimeOption
     if (options.database === undefined) await database.close();
     throw err;
   }
-  const store = createStore(database, { nameTokens: new NameTokenCodec(box.blockCipher('discovered-name-token')) });
+  // Rows an older render version wrote are rendered again before any role reads them.
+  const refreshed = await refreshRenderCache(database.db, renderers);
+  if (Object.values(refreshed).some((n) => n > 0)) log.info({ refreshed }, 'stored documents rendered again');
+  const store = createStore(database, {
+    nameTokens: new NameTokenCodec(box.blockCipher('discovered-name-token')),
+    renderers,
+  });
   const keyUsage = startKeyUsageRecording(store, (keyId, err) =>
     log.warn({ err, keyId }, 'could not record the last use of an API key'),
   );
@@ -131,6 +163,7 @@ export async function openCoreRuntime(config: Config, options: CoreRuntimeOption
     log,
     database,
     store,
+    ports: corePorts,
     box,
     verification,
     guard,
@@ -175,6 +208,9 @@ async function loadRuntimeParts() {
     { MarkerCodec },
     { matchGroupsForVulnerabilities },
     { VulnerabilityLister },
+    { ScanIngestion },
+    { evaluateBreaches },
+    { indexRecords },
     { IpInventoryService },
     { PortInventoryService },
     { TechnologyInventoryService },
@@ -196,6 +232,9 @@ async function loadRuntimeParts() {
     import('./core/shared/marker.ts'),
     import('./core/vulnerabilities/group-filter.ts'),
     import('./core/vulnerabilities/vulnerability-list.service.ts'),
+    import('./core/vulnerabilities/ingestion.service.ts'),
+    import('./core/policies/breach.service.ts'),
+    import('./core/zones/zone-index.service.ts'),
     import('./core/surface/ip-inventory.service.ts'),
     import('./core/surface/port-inventory.service.ts'),
     import('./core/surface/technology-inventory.service.ts'),
@@ -218,6 +257,9 @@ async function loadRuntimeParts() {
     MarkerCodec,
     matchGroupsForVulnerabilities,
     VulnerabilityLister,
+    ScanIngestion,
+    evaluateBreaches,
+    indexRecords,
     IpInventoryService,
     PortInventoryService,
     TechnologyInventoryService,
@@ -266,10 +308,18 @@ export async function openRuntime(
   const scanEngine: ScanEngine = threaded ?? inProcessScans;
   const ipInventory = new parts.IpInventoryService(store, new parts.OfflineIpEnricher());
   const surfaceQueue = parts.surfaceQueueOf(jobs);
+  // Scans and monitoring runs record their findings through the vulnerabilities' ingestion.
+  const ingestion = { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` };
+  const findings: FindingSink = {
+    begin: (target, report, scanId, afterBatch) =>
+      new parts.ScanIngestion(target, report, ingestion, scanId, afterBatch),
+  };
   return {
     ...core,
     markers,
-    vulnerabilities: new parts.VulnerabilityLister(store, markers, parts.matchGroupsForVulnerabilities),
+    vulnerabilities: new parts.VulnerabilityLister(store, markers, (target, team, groupTokens) =>
+      parts.matchGroupsForVulnerabilities(target, team, groupTokens, corePorts.groups),
+    ),
     pageCache: new parts.LruCache<Buffer>(config.pageCacheMb * 1024 * 1024, (page) => page.length),
     jobs,
     zoneEngine: parts.createZoneEngine({ guard, resolver, names: parts.createNameResolver(bulk) }),
@@ -285,7 +335,7 @@ export async function openRuntime(
         requestTimeoutMs: config.scanRequestTimeoutMs,
       },
       perTeamLimit: config.scanTeamConcurrency,
-      ingestion: { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` },
+      findings,
       log: log.child({ component: 'scans' }),
     },
     ipInventory,
@@ -298,7 +348,9 @@ export async function openRuntime(
       exposure: { engines: parts.createExposureEngines({ guard, resolver }) },
       portInventory: new parts.PortInventoryService(store),
       technologyInventory: new parts.TechnologyInventoryService(store),
-      ingestion: { detailsPageBase: config.publicUrl ?? `http://localhost:${config.port}` },
+      findings,
+      names: { indexRecords: parts.indexRecords },
+      breaches: { evaluateBreaches: parts.evaluateBreaches },
       log: log.child({ component: 'monitoring' }),
       requestTimeoutMs: config.scanRequestTimeoutMs,
     },

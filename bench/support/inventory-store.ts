@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { defaultConfig } from '../../src/config/config.ts';
 import { newToken, newUuid } from '../../src/core/shared/ids.ts';
-import type { DocumentTokens } from '../../src/core/surface/inventory-documents.ts';
+import type { DocumentTokens } from '../../src/core/surface/inventory-renderer.ts';
 import { createApiKey } from '../../src/core/teams/api-key.service.ts';
 import { createTeam } from '../../src/core/teams/team.service.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';

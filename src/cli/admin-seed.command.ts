@@ -1,4 +1,5 @@
-import { requireTeam, OperatorError } from '../core/teams/team.service.ts';
+import { OperatorError } from '../core/errors/operator-error.ts';
+import { requireTeam } from '../core/teams/team.service.ts';
 import { seedVulnerabilities } from '../core/vulnerabilities/seed.service.ts';
 import type { CoreRuntime } from '../runtime.ts';
 import type { ParsedArgs } from './args.ts';
@@ -19,7 +20,7 @@ export async function runSeed(runtime: CoreRuntime, args: ParsedArgs, out: (text
   const team = await requireTeam(runtime.store, teamName);
   const started = Date.now();
   let lastReport = started;
-  const result = await seedVulnerabilities(runtime.store, team, Number(countText), {
+  const result = await seedVulnerabilities(runtime, team, Number(countText), {
     detailsPageBase: detailsPageBase(runtime),
     onProgress: (done) => {
       if (!args.switches.has('json') && Date.now() - lastReport > 5000) {

@@ -1,9 +1,10 @@
 import type { Asset } from '../core/assets/asset.types.ts';
 import type { Member } from '../core/members/member.types.ts';
-import type { SurfaceRunSummary } from '../core/surface/surface-run.types.ts';
+import type { SurfaceRunListing, SurfaceRunSummary } from '../core/surface/surface-run.types.ts';
 import { createApiKey, listApiKeys, revokeApiKey, type Revocation } from '../core/teams/api-key.service.ts';
 import { plans } from '../core/teams/plans.ts';
-import { createTeam, OperatorError, requireTeam } from '../core/teams/team.service.ts';
+import { OperatorError } from '../core/errors/operator-error.ts';
+import { createTeam, requireTeam } from '../core/teams/team.service.ts';
 import { isAppError } from '../core/errors/app-error.ts';
 import type { ApiKey, Team } from '../core/teams/team.types.ts';
 import type { CoreRuntime } from '../runtime.ts';
@@ -191,6 +192,23 @@ function assertKnownArguments(args: ParsedArgs, area: string, action: string | u
     throw new UsageError(`${name}: unexpected ${JSON.stringify(extra[shape.words])}\n${adminUsage(area)}`);
 }
 
+/** What a command is given: the runtime, the parsed arguments, and the words after the command's name. */
+interface AdminCall {
+  runtime: CoreRuntime;
+  args: ParsedArgs;
+  output: Output;
+  /** The command's action (`create`, `list` …), undefined for a command of one word (`seed`). */
+  action: string | undefined;
+  /** The word after the action: a team's name, a key, an asset's name, an email, a profile's token. */
+  name: string | undefined;
+}
+
+/** What a command answers: the value printed with --json, and the text printed otherwise. */
+interface AdminResult {
+  value: unknown;
+  human: string;
+}
+
 /**
  * Runs `perimeter admin …`: thin commands over the core services. The services of assets,
  * members, profiles and demo data are imported by their commands only (the asset rules bring the
@@ -201,170 +219,201 @@ export async function runAdmin(runtime: CoreRuntime, argv: string[], output: Out
   if (help !== undefined) return output.out(help);
   const args = parseArgs(argv, argOptions);
   const [area, action, name] = args.positionals;
-  const json = args.switches.has('json');
-  const { store } = runtime;
-  switch (`${area} ${action}`) {
-    case 'team create': {
-      if (name === undefined) throw new OperatorError('team create needs a NAME');
-      const team = await createTeam(store, name, args.flags['plan']);
-      return emit(
-        output,
-        json,
-        presentTeam(team),
-        `created team ${team.name} (plan ${team.plan}, verification code ${team.verificationCode})`,
-      );
-    }
-    case 'key create': {
-      const teamName = args.flags['team'];
-      if (teamName === undefined) throw new OperatorError('key create needs --team NAME');
-      const created = await createApiKey(store, runtime.box, {
-        teamName,
-        kind: args.switches.has('v3') ? 'v3' : 'v2',
-        signing: args.switches.has('signing'),
-        permissions: args.lists['permission'] ?? [],
-      });
-      const value = created.secret === undefined ? { key: created.key } : { key: created.key, secret: created.secret };
-      return emit(
-        output,
-        json,
-        value,
-        `key ${created.key}${created.secret ? `\nsigning secret ${created.secret}` : ''}\n(shown once; store it now)`,
-      );
-    }
-    case 'key revoke': {
-      if (name === undefined) throw new OperatorError('key revoke needs the key ID (see key list) or the KEY');
-      const revocation = await revokeApiKey(store, name);
-      return emit(output, json, presentRevocation(revocation), describeRevocation(revocation));
-    }
-    case 'monitoring list': {
-      const teamName = args.flags['team'];
-      const team = teamName === undefined ? undefined : await requireTeam(store, teamName);
-      const limitText = args.flags['limit'] ?? '20';
-      const limit = Number(limitText);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-        throw new OperatorError(`--limit must be an integer from 1 to 1000, not ${JSON.stringify(limitText)}`);
-      const { listSurfaceRuns } = await import('../core/surface/monitoring.service.ts');
-      const runs = await listSurfaceRuns(store, { ...(team === undefined ? {} : { teamId: team.id }), limit });
-      const present = runs.map((r) => ({
-        id: r.id,
-        team: r.teamName,
-        asset: r.assetName,
-        status: r.status,
-        trigger: r.trigger,
-        phase: r.progress.phase,
-        created: r.created.toISOString(),
-        started: r.started?.toISOString() ?? null,
-        ended: r.ended?.toISOString() ?? null,
-        progress: r.progress,
-        summary: r.summary,
-        error: r.error,
-        warnings: r.warnings,
-      }));
-      const rows = runs.map((r) => [
-        String(r.id),
-        r.teamName,
-        r.assetName,
-        r.status,
-        r.trigger,
-        formatTime(r.created, ''),
-        formatTime(r.ended, '-'),
-        r.summary === null ? `${r.progress.phase}: ${r.progress.live} names` : runResult(r.summary),
-        r.error ?? '',
-      ]);
-      return emit(
-        output,
-        json,
-        present,
-        runs.length === 0
-          ? 'no surface-monitoring runs'
-          : formatTable(['RUN', 'TEAM', 'ASSET', 'STATUS', 'TRIGGER', 'CREATED', 'ENDED', 'RESULT', 'ERROR'], rows),
-      );
-    }
-    case 'key list': {
-      const teamName = args.flags['team'];
-      if (teamName === undefined) throw new OperatorError('key list needs --team NAME');
-      const keys = await listApiKeys(store, teamName);
-      return emit(
-        output,
-        json,
-        keys.map(presentKey),
-        keys.length > 0 ? keyTable(keys) : `team ${teamName} has no keys`,
-      );
-    }
-    case 'asset verify': {
-      if (name === undefined) throw new OperatorError('asset verify needs the asset NAME');
-      const { markAssetVerified } = await import('../core/assets/asset-admin.service.ts');
-      const asset = await markAssetVerified(store, name, args.flags['team']);
-      return emit(output, json, presentAssetLine(asset), `${asset.name} is verified`);
-    }
-    case 'asset check': {
-      if (name === undefined) throw new OperatorError('asset check needs the asset NAME');
-      const { checkAssetNow } = await import('../core/assets/asset-admin.service.ts');
-      const { asset, result } = await checkAssetNow(store, runtime.verification, name, args.flags['team']);
-      const value = { ...presentAssetLine(asset), verified_by: result.via ?? null, observations: result.observations };
-      return emit(
-        output,
-        json,
-        value,
-        `${asset.name}: ${asset.status}${result.via ? ` (proven by ${result.via})` : ''}\n${result.observations.map((o) => `  ${o}`).join('\n')}`,
-      );
-    }
-    case 'member list': {
-      const teamName = args.flags['team'];
-      if (teamName === undefined) throw new OperatorError('member list needs --team NAME');
-      const { listMembersForOperator } = await import('../core/members/member.service.ts');
-      const members = (await listMembersForOperator(store, teamName)).map(presentMemberLine);
-      return emit(
-        output,
-        json,
-        members,
-        members.map((m) => `${m.email} ${m.role} ${m.state} ${m.user_token}`).join('\n') || 'no members',
-      );
-    }
-    case 'member accept': {
-      const teamName = args.flags['team'];
-      if (name === undefined || teamName === undefined)
-        throw new OperatorError('member accept needs the EMAIL and --team NAME');
-      const { acceptInvitation } = await import('../core/members/member.service.ts');
-      const member = await acceptInvitation(store, teamName, name, {
-        firstName: args.flags['first-name'],
-        lastName: args.flags['last-name'],
-        authentication: args.flags['authentication'],
-      });
-      return emit(
-        output,
-        json,
-        presentMemberLine(member),
-        `${member.email} is an active ${member.role} of team ${teamName}`,
-      );
-    }
-    case 'profile deactivate':
-    case 'profile activate': {
-      const teamName = args.flags['team'];
-      if (name === undefined || teamName === undefined)
-        throw new OperatorError(`profile ${action} needs the profile TOKEN and --team NAME`);
-      const team = await requireTeam(store, teamName);
-      const { setProfileActive } = await import('../core/scans/scan-profile.service.ts');
-      const profile = await setProfileActive(store, team, name, action === 'activate').catch((err: unknown) => {
-        throw isAppError(err) ? new OperatorError(err.message) : err;
-      });
-      return emit(
-        output,
-        json,
-        { token: profile.token, endpoint: profile.endpoint, active: profile.isActive },
-        `profile ${profile.token} (${profile.endpoint}) is ${profile.isActive ? 'active' : 'deactivated'}`,
-      );
-    }
-    case 'seed undefined': {
-      const { runSeed } = await import('./admin-seed.command.ts');
-      const result = await runSeed(runtime, args, output.out);
-      return emit(output, json, result, `seeded: ${JSON.stringify(result)}`);
-    }
-    default:
-      // checkAdminCommandLine let through only the commands above.
-      throw new Error(`admin command ${area} ${action} has no case`);
-  }
+  const command = adminCommands[`${area} ${action}`];
+  // checkAdminCommandLine let through only the commands below.
+  if (command === undefined) throw new Error(`admin command ${area} ${action} has no case`);
+  const { value, human } = await command({ runtime, args, output, action, name });
+  emit(output, args.switches.has('json'), value, human);
 }
+
+/** The team named by --team, which `command` needs (an OperatorError without it). */
+function requiredTeamFlag(args: ParsedArgs, command: string): string {
+  const teamName = args.flags['team'];
+  if (teamName === undefined) throw new OperatorError(`${command} needs --team NAME`);
+  return teamName;
+}
+
+/** `team create NAME`: creates a team on a plan. */
+async function createTeamCommand({ runtime, args, name }: AdminCall): Promise<AdminResult> {
+  if (name === undefined) throw new OperatorError('team create needs a NAME');
+  const team = await createTeam(runtime.store, name, args.flags['plan']);
+  return {
+    value: presentTeam(team),
+    human: `created team ${team.name} (plan ${team.plan}, verification code ${team.verificationCode})`,
+  };
+}
+
+/** `key create --team NAME`: creates an API key (v2 or v3, signing or not, with permissions); its secret is shown once. */
+async function createKeyCommand({ runtime, args }: AdminCall): Promise<AdminResult> {
+  const teamName = requiredTeamFlag(args, 'key create');
+  const created = await createApiKey(runtime.store, runtime.box, {
+    teamName,
+    kind: args.switches.has('v3') ? 'v3' : 'v2',
+    signing: args.switches.has('signing'),
+    permissions: args.lists['permission'] ?? [],
+  });
+  return {
+    value: created.secret === undefined ? { key: created.key } : { key: created.key, secret: created.secret },
+    human: `key ${created.key}${created.secret ? `\nsigning secret ${created.secret}` : ''}\n(shown once; store it now)`,
+  };
+}
+
+/** `key list --team NAME`: a team's keys. */
+async function listKeysCommand({ runtime, args }: AdminCall): Promise<AdminResult> {
+  const teamName = requiredTeamFlag(args, 'key list');
+  const keys = await listApiKeys(runtime.store, teamName);
+  return { value: keys.map(presentKey), human: keys.length > 0 ? keyTable(keys) : `team ${teamName} has no keys` };
+}
+
+/** `key revoke ID|KEY`: revokes a key (saying so when it was revoked already). */
+async function revokeKeyCommand({ runtime, name }: AdminCall): Promise<AdminResult> {
+  if (name === undefined) throw new OperatorError('key revoke needs the key ID (see key list) or the KEY');
+  const revocation = await revokeApiKey(runtime.store, name);
+  return { value: presentRevocation(revocation), human: describeRevocation(revocation) };
+}
+
+/** `monitoring list [--team NAME] [--limit N]`: the latest surface-monitoring runs, of a team or all. */
+async function listMonitoringCommand({ runtime, args }: AdminCall): Promise<AdminResult> {
+  const { store } = runtime;
+  const teamName = args.flags['team'];
+  const team = teamName === undefined ? undefined : await requireTeam(store, teamName);
+  const limitText = args.flags['limit'] ?? '20';
+  const limit = Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new OperatorError(`--limit must be an integer from 1 to 1000, not ${JSON.stringify(limitText)}`);
+  const { listSurfaceRuns } = await import('../core/surface/monitoring.service.ts');
+  const runs = await listSurfaceRuns(store, { ...(team === undefined ? {} : { teamId: team.id }), limit });
+  return {
+    value: runs.map(presentSurfaceRun),
+    human:
+      runs.length === 0
+        ? 'no surface-monitoring runs'
+        : formatTable(
+            ['RUN', 'TEAM', 'ASSET', 'STATUS', 'TRIGGER', 'CREATED', 'ENDED', 'RESULT', 'ERROR'],
+            runs.map(surfaceRunRow),
+          ),
+  };
+}
+
+/** A surface-monitoring run as --json prints it. */
+function presentSurfaceRun(r: SurfaceRunListing) {
+  return {
+    id: r.id,
+    team: r.teamName,
+    asset: r.assetName,
+    status: r.status,
+    trigger: r.trigger,
+    phase: r.progress.phase,
+    created: r.created.toISOString(),
+    started: r.started?.toISOString() ?? null,
+    ended: r.ended?.toISOString() ?? null,
+    progress: r.progress,
+    summary: r.summary,
+    error: r.error,
+    warnings: r.warnings,
+  };
+}
+
+/** A surface-monitoring run as a row of the table. */
+function surfaceRunRow(r: SurfaceRunListing): string[] {
+  return [
+    String(r.id),
+    r.teamName,
+    r.assetName,
+    r.status,
+    r.trigger,
+    formatTime(r.created, ''),
+    formatTime(r.ended, '-'),
+    r.summary === null ? `${r.progress.phase}: ${r.progress.live} names` : runResult(r.summary),
+    r.error ?? '',
+  ];
+}
+
+/** `asset verify NAME [--team TEAM]`: marks an asset verified without a proof. */
+async function verifyAssetCommand({ runtime, args, name }: AdminCall): Promise<AdminResult> {
+  if (name === undefined) throw new OperatorError('asset verify needs the asset NAME');
+  const { markAssetVerified } = await import('../core/assets/asset-admin.service.ts');
+  const asset = await markAssetVerified(runtime.store, name, args.flags['team']);
+  return { value: presentAssetLine(asset), human: `${asset.name} is verified` };
+}
+
+/** `asset check NAME [--team TEAM]`: looks for an asset's proof of ownership now, and says what it saw. */
+async function checkAssetCommand({ runtime, args, name }: AdminCall): Promise<AdminResult> {
+  if (name === undefined) throw new OperatorError('asset check needs the asset NAME');
+  const { checkAssetNow } = await import('../core/assets/asset-admin.service.ts');
+  const { asset, result } = await checkAssetNow(runtime.store, runtime.verification, name, args.flags['team']);
+  return {
+    value: { ...presentAssetLine(asset), verified_by: result.via ?? null, observations: result.observations },
+    human: `${asset.name}: ${asset.status}${result.via ? ` (proven by ${result.via})` : ''}\n${result.observations.map((o) => `  ${o}`).join('\n')}`,
+  };
+}
+
+/** `member list --team NAME`: a team's members. */
+async function listMembersCommand({ runtime, args }: AdminCall): Promise<AdminResult> {
+  const { store } = runtime;
+  const teamName = requiredTeamFlag(args, 'member list');
+  const { listMembers } = await import('../core/members/member.service.ts');
+  const members = (await listMembers(store, await requireTeam(store, teamName))).map(presentMemberLine);
+  return {
+    value: members,
+    human: members.map((m) => `${m.email} ${m.role} ${m.state} ${m.user_token}`).join('\n') || 'no members',
+  };
+}
+
+/** `member accept EMAIL --team NAME`: accepts a member's invitation in their stead. */
+async function acceptMemberCommand({ runtime, args, name }: AdminCall): Promise<AdminResult> {
+  const { store } = runtime;
+  const teamName = args.flags['team'];
+  if (name === undefined || teamName === undefined)
+    throw new OperatorError('member accept needs the EMAIL and --team NAME');
+  const { acceptInvitation } = await import('../core/members/member.service.ts');
+  const member = await acceptInvitation(store, await requireTeam(store, teamName), name, {
+    firstName: args.flags['first-name'],
+    lastName: args.flags['last-name'],
+    authentication: args.flags['authentication'],
+  });
+  return { value: presentMemberLine(member), human: `${member.email} is an active ${member.role} of team ${teamName}` };
+}
+
+/** `profile activate|deactivate TOKEN --team NAME`: turns a scan profile on or off. */
+async function setProfileActiveCommand({ runtime, args, action, name }: AdminCall): Promise<AdminResult> {
+  const { store } = runtime;
+  const teamName = args.flags['team'];
+  if (name === undefined || teamName === undefined)
+    throw new OperatorError(`profile ${action} needs the profile TOKEN and --team NAME`);
+  const team = await requireTeam(store, teamName);
+  const { setProfileActive } = await import('../core/scans/scan-profile.service.ts');
+  const profile = await setProfileActive(store, team, name, action === 'activate').catch((err: unknown) => {
+    throw isAppError(err) ? new OperatorError(err.message) : err;
+  });
+  return {
+    value: { token: profile.token, endpoint: profile.endpoint, active: profile.isActive },
+    human: `profile ${profile.token} (${profile.endpoint}) is ${profile.isActive ? 'active' : 'deactivated'}`,
+  };
+}
+
+/** `seed --team NAME --vulnerabilities N`: fills a team with demo data (admin-seed.command.ts). */
+async function seedCommand({ runtime, args, output }: AdminCall): Promise<AdminResult> {
+  const { runSeed } = await import('./admin-seed.command.ts');
+  const result = await runSeed(runtime, args, output.out);
+  return { value: result, human: `seeded: ${JSON.stringify(result)}` };
+}
+
+/** The commands by `area action` (`seed undefined`: seed takes no action). */
+const adminCommands: Record<string, (call: AdminCall) => Promise<AdminResult>> = {
+  'team create': createTeamCommand,
+  'key create': createKeyCommand,
+  'key list': listKeysCommand,
+  'key revoke': revokeKeyCommand,
+  'monitoring list': listMonitoringCommand,
+  'asset verify': verifyAssetCommand,
+  'asset check': checkAssetCommand,
+  'member list': listMembersCommand,
+  'member accept': acceptMemberCommand,
+  'profile deactivate': setProfileActiveCommand,
+  'profile activate': setProfileActiveCommand,
+  'seed undefined': seedCommand,
+};
 
 /** One line of what a finished surface run found. */
 function runResult(s: SurfaceRunSummary): string {

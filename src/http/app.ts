@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../core/errors/app-error.ts';
-import { assertCanCall, type BodyVerifier } from '../core/teams/api-key.service.ts';
-import { takeRelease } from '../core/shared/page-render.mjs';
+import type { BodyVerifier } from '../core/teams/api-key.service.ts';
+import { assertCanCall } from '../core/teams/caller.ts';
+import { takeRelease } from '../shared/page-render.mjs';
 import { TtlCache } from '../core/shared/ttl-cache.ts';
 import { loadTeam } from '../core/teams/team.service.ts';
 import type { ApiKey, Team } from '../core/teams/team.types.ts';
@@ -232,15 +233,17 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
     let result;
     try {
       // The route's schemas validate its inputs once the caller may call it, before the handler.
-      const input = validator.validate({ query, rawBody });
+      const params = request.params as Record<string, string>;
+      const input = validator.validate({ query, rawBody, params, deps, team });
       result = await def.handler({
         deps,
         caller,
         team,
-        params: request.params as Record<string, string>,
+        params,
         query,
         input: input.query,
         body: input.body,
+        checkedBody: input.checkedBody,
         rawBody,
         bodyStream: stream ?? emptyStream(),
         request,

@@ -1,5 +1,5 @@
 import type { LruCache } from '../core/shared/lru-cache.ts';
-import { cachePage, claimBody } from '../core/shared/page-render.mjs';
+import { cachePage, claimBody } from '../shared/page-render.mjs';
 import { SingleFlight } from '../core/shared/single-flight.ts';
 
 /** Concurrent requests for one uncached page build it once. */

@@ -4,6 +4,7 @@ import type { VerificationService } from '../core/assets/verification.service.ts
 import type { MarkerCodec } from '../core/shared/marker.ts';
 import type { SecretBox } from '../core/shared/secret-box.ts';
 import type { LruCache } from '../core/shared/lru-cache.ts';
+import type { CorePorts } from '../core/ports.ts';
 import type { Store } from '../core/store.ts';
 import type { ZoneEngine } from '../core/zones/zone-engine.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
@@ -16,6 +17,8 @@ import type { VulnerabilityLister } from '../core/vulnerabilities/vulnerability-
 export interface AppDeps {
   config: Config;
   store: Store;
+  /** What the areas of the core lend each other; handlers pass it on with the store (`ctx.deps`). */
+  ports: CorePorts;
   box: SecretBox;
   markers: MarkerCodec;
   verification: VerificationService;

@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppError } from '../core/errors/app-error.ts';
 import type { ErrorCode } from '../core/errors/error-catalogue.ts';
-import type { Caller } from '../core/teams/api-key.service.ts';
+import type { Caller } from '../core/teams/caller.ts';
 import type { EndpointGroup } from '../core/teams/plans.ts';
 import type { Team } from '../core/teams/team.types.ts';
 import type { AppDeps } from './deps.ts';
@@ -23,6 +23,11 @@ export interface RouteContext {
   input: Record<string, unknown>;
   /** The JSON body, parsed and validated against the route's body schema (undefined when none). */
   body: unknown;
+  /**
+   * The body once its declared field errors are answered: a route whose fields are checked after
+   * its lookups (`RouteInput.isBodyCheckedLate`) calls it in their turn; otherwise the body.
+   */
+  checkedBody(): unknown;
   /** The exact body bytes (empty when none; always empty for streaming operations). */
   rawBody: Buffer;
   /**
@@ -65,11 +70,6 @@ export interface RouteDef {
   query?: TSchema;
   /** The JSON body; validated (1050 missing, 1051 malformed, declared field errors) before the handler runs. */
   body?: TSchema;
-  /**
-   * The handler still reads this query by hand (legacy finding filters, v3 inventory lists, zone
-   * transfer's query fallback): the schema documents it but does not validate it yet.
-   */
-  isQueryReadByHand?: boolean;
   /** The body may be left out (the operation also reads its fields from the query). */
   isBodyOptional?: boolean;
   /** How inputs that fail their schemas answer, and what the schemas cannot say (see validation.ts). */
@@ -97,7 +97,10 @@ export function defineRoute(def: RouteDef): RouteDef {
 }
 
 /** Builds the error of a value that failed its schema: `given` is the name as sent (an alias included). */
-export type FieldError = (value: unknown, given: string) => AppError;
+export type FieldError = (value: unknown, given: string) => AppError | Error;
+
+/** What a decoder or a rule may read beside the value: the team (cursors and markers are bound to it). */
+export type InputContext = Pick<RouteContext, 'deps' | 'team'>;
 
 /** What a route declares about its inputs beyond their schemas. */
 export interface RouteInput {
@@ -108,10 +111,28 @@ export interface RouteInput {
   /** The error answering a field that fails its schema. */
   errors?: Record<string, FieldError>;
   /**
-   * Fields whose text the schema cannot decide (times in every accepted form): the function
-   * returns the typed value or throws the field's error. Runs in the field's turn.
+   * The error answering a path parameter that fails its schema, checked after the body and the
+   * query (in the schema's order). A parameter without one is checked by the operation, after the
+   * lookup of the one before it (a group's asset pattern is looked up in the group).
    */
-  decode?: Record<string, (value: string, given: string) => unknown>;
+  params?: Record<string, FieldError>;
+  /**
+   * Query parameters whose text the schema cannot decide (times in every accepted form, cursors):
+   * the function returns the typed value (undefined for none) or throws the parameter's error.
+   * Runs in the field's turn; for an array parameter it decodes each item.
+   */
+  decode?: Record<string, (value: string, given: string, ctx: InputContext) => unknown>;
+  /** Rules over several query parameters, run right after the named parameter's turn (from is not after to). */
+  rules?: Record<string, (query: Record<string, unknown>) => void>;
+  /** Query parameters read only when the body does not give them (absent or null there): the body's value wins. */
+  queryUnlessBody?: string[];
+  /** The body's declared field errors are answered when the handler calls `checkedBody()`, after its lookups. */
+  isBodyCheckedLate?: boolean;
+  /**
+   * The operation takes no body, but one sent must be JSON (1051 otherwise) and is ignored; not
+   * documented (delete operations, marks, scan start and stop).
+   */
+  isUnusedBodyParsed?: boolean;
   /** The body may be any JSON value (the operation's own rule answers one of the wrong type); default: the schema's JSON type, else 1051. */
   isAnyJsonBody?: boolean;
 }
@@ -122,4 +143,6 @@ export interface ValidInput {
   query: Record<string, unknown>;
   /** The parsed, validated body (undefined when the route takes none or none was sent to an optional one). */
   body: unknown;
+  /** The body once its late field errors are answered (see RouteInput.isBodyCheckedLate). */
+  checkedBody(): unknown;
 }

@@ -1,7 +1,7 @@
-import { FormatRegistry, KindGuard, OptionalKind, type TSchema } from '@sinclair/typebox';
+import { FormatRegistry, KindGuard, OptionalKind, Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { appError } from '../core/errors/app-error.ts';
-import type { FieldError, RouteContext, RouteDef, RouteInput, ValidInput } from './route.ts';
+import type { FieldError, InputContext, RouteContext, RouteDef, RouteInput, ValidInput } from './route.ts';
 
 /**
  * The request validator of a route, compiled once from its TypeBox schemas (the same schemas the
@@ -71,7 +71,57 @@ function rawValues(query: RouteContext['query'], names: string[]): Array<{ name:
   });
 }
 
-function compileQuery(schema: TSchema, input: RouteInput): (query: RouteContext['query']) => Record<string, unknown> {
+type QueryRead = (query: RouteContext['query'], ctx: InputContext, body: unknown) => Record<string, unknown>;
+
+/** Whether the body gives a field (a value other than null): then the query's is not read. */
+function bodyGives(body: unknown, name: string): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const value = (body as Record<string, unknown>)[name];
+  return value !== undefined && value !== null;
+}
+
+/** Reads one array parameter into `out`: every form at once (name[]=a, name=a, name=a,b). */
+function readList(field: QueryField, query: RouteContext['query'], input: RouteInput, ctx: InputContext) {
+  const given = rawValues(query, [`${field.base}[]`, field.base]).flatMap((r) => r.values);
+  if (given.length === 0) return undefined;
+  const items: unknown[] = given
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+  const decode = input.decode?.[field.name];
+  const decoded = decode === undefined ? items : items.map((item) => decode(item as string, field.name, ctx));
+  if (!field.check.Check(decoded)) throw (input.errors?.[field.name] ?? defaultQueryError(field))(items, field.name);
+  return decoded;
+}
+
+/** Reads one single-valued parameter: the first name sent among the schema's and its aliases'; sent twice is 4150. */
+function readSingle(
+  field: QueryField,
+  query: RouteContext['query'],
+  input: RouteInput,
+  ctx: InputContext,
+  aliases: string[],
+): unknown {
+  const found = rawValues(query, [field.name, ...aliases])[0];
+  if (found === undefined) return undefined;
+  if (found.values.length > 1) throw appError(4150, `${found.name} given more than once`, [found.name]);
+  const text = found.values[0]!;
+  const decode = input.decode?.[field.name];
+  if (decode !== undefined) return text === '' ? undefined : decode(text, found.name, ctx);
+  let value: unknown = text;
+  if (field.shape === 'integer' || field.shape === 'number') {
+    if (text === '') return undefined;
+    value = /^\d+$/.test(text) ? Number(text) : text;
+  } else if (field.shape === 'boolean') {
+    if (text === '') return undefined;
+    const lower = text.toLowerCase();
+    value = lower === 'true' || lower === '1' ? true : lower === 'false' || lower === '0' ? false : text;
+  }
+  if (!field.check.Check(value)) throw (input.errors?.[field.name] ?? defaultQueryError(field))(value, found.name);
+  return value;
+}
+
+function compileQuery(schema: TSchema, input: RouteInput): QueryRead {
   const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
   const aliasesOf = new Map<string, string[]>();
   for (const [alias, name] of Object.entries(input.aliases ?? {}))
@@ -90,45 +140,32 @@ function compileQuery(schema: TSchema, input: RouteInput): (query: RouteContext[
     });
   const order = input.order ?? [];
   fields.sort((a, b) => rank(order, a.name) - rank(order, b.name));
-  return (query) => {
+  return (query, ctx, body) => {
     const out: Record<string, unknown> = {};
     for (const field of fields) {
-      const fail = input.errors?.[field.name] ?? defaultQueryError(field);
-      if (field.shape === 'array') {
-        // Every form at once: name[]=a, name=a, name=a,b.
-        const given = rawValues(query, [`${field.base}[]`, field.base]).flatMap((r) => r.values);
-        if (given.length === 0) continue;
-        const items = given
-          .flatMap((v) => v.split(','))
-          .map((v) => v.trim())
-          .filter((v) => v.length > 0);
-        if (!field.check.Check(items)) throw fail(items, field.name);
-        out[field.name] = items;
-        continue;
+      if (!input.queryUnlessBody?.includes(field.name) || !bodyGives(body, field.name)) {
+        const value =
+          field.shape === 'array'
+            ? readList(field, query, input, ctx)
+            : readSingle(field, query, input, ctx, aliasesOf.get(field.name) ?? []);
+        if (value !== undefined) out[field.name] = value;
       }
-      // A single value: the first name sent among the schema's and its aliases'; sent twice is 4150.
-      const found = rawValues(query, [field.name, ...(aliasesOf.get(field.name) ?? [])])[0];
-      if (found === undefined) continue;
-      if (found.values.length > 1) throw appError(4150, `${found.name} given more than once`, [found.name]);
-      const text = found.values[0]!;
-      const decode = input.decode?.[field.name];
-      if (decode !== undefined) {
-        if (text !== '') out[field.name] = decode(text, found.name);
-        continue;
-      }
-      let value: unknown = text;
-      if (field.shape === 'integer' || field.shape === 'number') {
-        if (text === '') continue;
-        value = /^\d+$/.test(text) ? Number(text) : text;
-      } else if (field.shape === 'boolean') {
-        if (text === '') continue;
-        const lower = text.toLowerCase();
-        value = lower === 'true' || lower === '1' ? true : lower === 'false' || lower === '0' ? false : text;
-      }
-      if (!field.check.Check(value)) throw fail(value, found.name);
-      out[field.name] = value;
+      input.rules?.[field.name]?.(out);
     }
     return out;
+  };
+}
+
+/** The path parameters with a declared error, checked in the schema's order. */
+function compileParams(schema: TSchema, input: RouteInput): ((params: Record<string, string>) => void) | undefined {
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+  const checks = Object.entries(properties).flatMap(([name, s]) => {
+    const fail = input.params?.[name];
+    return fail === undefined ? [] : [{ name, fail, check: TypeCompiler.Compile(required(s)) }];
+  });
+  if (checks.length === 0) return undefined;
+  return (params) => {
+    for (const { name, fail, check } of checks) if (!check.Check(params[name])) throw fail(params[name], name);
   };
 }
 
@@ -142,32 +179,17 @@ function fieldOf(path: string): string {
   return path.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~') ?? '';
 }
 
-function compileBody(schema: TSchema, input: RouteInput, isRequired: boolean): (raw: Buffer) => unknown {
+type BodyRead = (raw: Buffer) => { body: unknown; checked: () => unknown };
+
+function compileBody(schema: TSchema, input: RouteInput, isRequired: boolean): BodyRead {
   const check = TypeCompiler.Compile(schema);
   const jsonType = (schema as { type?: string }).type;
   const properties = Object.keys((schema as { properties?: Record<string, TSchema> }).properties ?? {});
   const order = [...(input.order ?? []), ...properties.filter((p) => !(input.order ?? []).includes(p))];
-  return (raw) => {
-    const text = raw.toString('utf8');
-    if (text.trim() === '') {
-      if (isRequired) throw appError(1050, 'Request body missing: this operation needs a JSON body');
-      return undefined;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text) as unknown;
-    } catch (err) {
-      throw appError(1051, `Request body malformed: ${(err as Error).message}`);
-    }
-    if (
-      jsonType === 'object' &&
-      !input.isAnyJsonBody &&
-      (body === null || typeof body !== 'object' || Array.isArray(body))
-    )
-      throw appError(1051, 'Request body malformed: expected a JSON object');
+  // The first failing field in the route's order answers with its declared error; fields
+  // without one are left to the operation (their checks live with the rule they enforce).
+  const fieldErrors = (body: unknown) => {
     if (input.errors === undefined || check.Check(body)) return body;
-    // The first failing field in the route's order answers with its declared error; fields
-    // without one are left to the operation (their checks live with the rule they enforce).
     const failing = new Set([...check.Errors(body)].map((e) => fieldOf(e.path)));
     const record = body as Record<string, unknown>;
     for (const field of order) {
@@ -176,23 +198,55 @@ function compileBody(schema: TSchema, input: RouteInput, isRequired: boolean): (
     }
     return body;
   };
+  return (raw) => {
+    const body = parseBody(raw, isRequired);
+    if (body === undefined) return { body, checked: () => body };
+    if (
+      jsonType === 'object' &&
+      !input.isAnyJsonBody &&
+      (body === null || typeof body !== 'object' || Array.isArray(body))
+    )
+      throw appError(1051, 'Request body malformed: expected a JSON object');
+    if (input.isBodyCheckedLate) return { body, checked: () => fieldErrors(body) };
+    fieldErrors(body);
+    return { body, checked: () => body };
+  };
 }
 
-/** The validator of one route: query and body, compiled from its schemas. */
+/** The body as JSON: an empty body is none (1050 where one is required), bytes that are not JSON 1051. */
+function parseBody(raw: Buffer, isRequired: boolean): unknown {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') {
+    if (isRequired) throw appError(1050, 'Request body missing: this operation needs a JSON body');
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw appError(1051, `Request body malformed: ${(err as Error).message}`);
+  }
+}
+
+/** The validator of one route: body, query and path parameters, compiled from its schemas. */
 export interface RouteValidator {
-  validate(ctx: Pick<RouteContext, 'query' | 'rawBody'>): ValidInput;
+  validate(ctx: Pick<RouteContext, 'query' | 'rawBody' | 'params' | 'deps' | 'team'>): ValidInput;
 }
 
+/** Compiles the validator of a route from its schemas and declared input (see the note at the top). */
 export function compileRouteValidator(def: RouteDef): RouteValidator {
   const input = def.input ?? {};
-  const query = def.query === undefined || def.isQueryReadByHand ? undefined : compileQuery(def.query, input);
-  const body =
-    def.body === undefined || def.isStreamingBody ? undefined : compileBody(def.body, input, !def.isBodyOptional);
+  const query = def.query === undefined ? undefined : compileQuery(def.query, input);
+  const params = def.params === undefined ? undefined : compileParams(def.params, input);
+  const bodySchema = input.isUnusedBodyParsed ? Type.Unknown() : def.body;
+  const isRequired = !def.isBodyOptional && !input.isUnusedBodyParsed;
+  const body = bodySchema === undefined || def.isStreamingBody ? undefined : compileBody(bodySchema, input, isRequired);
   return {
     validate(ctx) {
-      // The body first: every operation with both read its body before its query.
-      const parsed = body?.(ctx.rawBody);
-      return { query: query?.(ctx.query) ?? {}, body: parsed };
+      // The body first, then the query, then the path: every operation read them in that order.
+      const read = body?.(ctx.rawBody) ?? { body: undefined, checked: () => undefined };
+      const valid = query?.(ctx.query, ctx, read.body) ?? {};
+      params?.(ctx.params);
+      return { query: valid, body: input.isUnusedBodyParsed ? undefined : read.body, checkedBody: read.checked };
     },
   };
 }

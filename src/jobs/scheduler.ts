@@ -1,4 +1,4 @@
-import type { ServiceLogger } from '../core/assets/verification.service.ts';
+import type { ServiceLogger } from '../core/shared/service-logger.ts';
 import { pruneReports, recoverScans, type ScanDeps } from '../core/scans/scan.service.ts';
 import { fireDueSchedules } from '../core/scans/schedule.service.ts';
 import { fireDueSurfaceRuns, type MonitoringDeps } from '../core/surface/monitoring.service.ts';

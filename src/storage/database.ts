@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from './kysely.ts';
 import { CoalescedRead } from './coalesced-read.ts';
-import { renderPage, renderPageLent, type PageSpec, type RenderedPage } from '../core/shared/page-render.mjs';
+import { renderPage, renderPageLent, type PageSpec, type RenderedPage } from '../shared/page-render.mjs';
 import { TableStatistics, type GrowingTable } from './table-statistics.ts';
 import { PooledSqliteDialect } from './sqlite-driver.ts';
 import { PgReadPool } from './pg-read-pool.ts';

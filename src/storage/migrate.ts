@@ -21,6 +21,7 @@ import * as m017 from './migrations/017-policy-breaches.ts';
 import * as m018 from './migrations/018-connectors.ts';
 import * as m019 from './migrations/019-vulnerability-locations.ts';
 import * as m020 from './migrations/020-vulnerability-cvss-3-0.ts';
+import * as m021 from './migrations/021-render-cache.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Record<string, MigrationModule> = {
   '018-connectors': m018,
   '019-vulnerability-locations': m019,
   '020-vulnerability-cvss-3-0': m020,
+  '021-render-cache': m021,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -5,7 +5,7 @@
 // does not inherit the tsx loader of the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { renderPageBytes } from '../core/shared/page-render.mjs';
+import { renderPageBytes } from '../shared/page-render.mjs';
 import { poolSettings, queryNamed, StatementNames, storeTypes } from './pg-statements.mjs';
 
 const { url, connections, searchPath, slab, slotSize } = workerData;

@@ -5,7 +5,7 @@ import {
   type PageSpec,
   type RenderedBytes,
   type RenderedPage,
-} from '../core/shared/page-render.mjs';
+} from '../shared/page-render.mjs';
 
 interface Pending {
   resolve(rows: unknown): void;

@@ -120,8 +120,14 @@ export interface VulnerabilitiesTable {
   updated_at: number;
   modified_at: number;
   tags_json: string;
+  /** Render cache: the static list form of the v2 wire shape (http/v2/vulnerability.render.ts). */
   document: string;
+  /** Render cache: the full details when `document` truncated them. */
   details_full: string | null;
+  /** The core's StoredFinding as JSON: the source `document` and `details_full` are rendered from (migration 021). */
+  finding: string;
+  /** The VulnerabilityRenderer version the documents were rendered by (migration 021). */
+  render_version: Generated<number>;
   last_scan_id: string;
   revision: number;
   /** The finding's location (migration 019); null on rows stored before. */
@@ -324,8 +330,10 @@ export interface IpAddressesTable {
   continent_name: string | null;
   country: string | null;
   country_name: string | null;
-  /** Wire JSON of the fields a list page shows but id and the changing ones (repositories/inventory-documents.ts; migration 014). */
+  /** Render cache: wire JSON of the fields a list page shows but id and the changing ones (http/v3/inventory.render.ts; migrations 014, 021). */
   document: string;
+  /** The InventoryRenderer version `document` was rendered by; 0: never rendered (migration 021). */
+  render_version: Generated<number>;
 }
 
 export interface IpInventoryVersionsTable {
@@ -354,8 +362,10 @@ export interface PortsTable {
   first_seen_at: number;
   last_seen_at: number;
   disappeared_at: number | null;
-  /** Wire JSON of the fields a list page shows but id and the changing ones (repositories/inventory-documents.ts; migration 014). */
+  /** Render cache: wire JSON of the fields a list page shows but id and the changing ones (http/v3/inventory.render.ts; migrations 014, 021). */
   document: string;
+  /** The InventoryRenderer version `document` was rendered by; 0: never rendered (migration 021). */
+  render_version: Generated<number>;
 }
 
 export interface TechnologiesTable {
@@ -375,8 +385,10 @@ export interface TechnologiesTable {
   first_seen_at: number;
   last_seen_at: number;
   disappeared_at: number | null;
-  /** Wire JSON of the fields a list page shows but id and the changing ones (repositories/inventory-documents.ts; migration 014). */
+  /** Render cache: wire JSON of the fields a list page shows but id and the changing ones (http/v3/inventory.render.ts; migrations 014, 021). */
   document: string;
+  /** The InventoryRenderer version `document` was rendered by; 0: never rendered (migration 021). */
+  render_version: Generated<number>;
 }
 
 export interface InventoryVersionsTable {
@@ -461,5 +473,13 @@ export interface Schema {
   inventory_versions: InventoryVersionsTable;
   breaches: BreachesTable;
   connectors: ConnectorsTable;
+  render_state: RenderStateTable;
   connector_external_ids: ConnectorExternalIdsTable;
+}
+
+/** Per render cache, the render version every row of it has reached (storage/render-cache.ts; migration 021). */
+export interface RenderStateTable {
+  /** The table: vulnerabilities, ip_addresses, ports or technologies. */
+  resource: string;
+  version: number;
 }

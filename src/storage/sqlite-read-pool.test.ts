@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Database } from './database.ts';
 import { sql } from './kysely.ts';
-import { envelopeRoom, pageSlotSize, takeRelease, withEnvelope } from '../core/shared/page-render.mjs';
+import { envelopeRoom, pageSlotSize, takeRelease, withEnvelope } from '../shared/page-render.mjs';
 import { pageSlots } from './sqlite-read-pool.ts';
 
 interface Row {

@@ -3,7 +3,7 @@
 // needs nothing but better-sqlite3 and plain modules beside it.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { renderPageBytes } from '../core/shared/page-render.mjs';
+import { renderPageBytes } from '../shared/page-render.mjs';
 import { configureReader } from './sqlite-reader-settings.mjs';
 
 const { path, cacheKb, slab, slotSize } = workerData;

@@ -20,6 +20,7 @@ import { KyselyZoneRepository } from './repositories/zone.repository.ts';
 import { KyselyScanProfileRepository } from './repositories/scan-profile.repository.ts';
 import { KyselyScanRepository } from './repositories/scan.repository.ts';
 import { KyselyBreachRepository } from './repositories/breach.repository.ts';
+import type { Renderers } from './render-cache.ts';
 import type { Schema } from './schema.ts';
 
 function repositories(
@@ -42,7 +43,12 @@ function repositories(
     groups: new KyselyGroupRepository(db),
     groupMembers: new KyselyGroupMemberRepository(db),
     assetPatterns: new KyselyAssetPatternRepository(db),
-    vulnerabilities: new KyselyVulnerabilityRepository(db, isTransaction ? undefined : database, tableChanged),
+    vulnerabilities: new KyselyVulnerabilityRepository(
+      db,
+      options.renderers.vulnerabilities,
+      isTransaction ? undefined : database,
+      tableChanged,
+    ),
     zones: new KyselyZoneRepository(db, database.dialect, options.nameTokens, database.prepare),
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),
@@ -50,13 +56,21 @@ function repositories(
     ipAddresses: new KyselyIpInventoryRepository(
       db,
       database.dialect,
+      options.renderers.inventory,
       isTransaction ? undefined : database,
       tableChanged,
     ),
-    ports: new KyselyPortInventoryRepository(db, database.dialect, isTransaction ? undefined : database, tableChanged),
+    ports: new KyselyPortInventoryRepository(
+      db,
+      database.dialect,
+      options.renderers.inventory,
+      isTransaction ? undefined : database,
+      tableChanged,
+    ),
     technologies: new KyselyTechnologyInventoryRepository(
       db,
       database.dialect,
+      options.renderers.inventory,
       isTransaction ? undefined : database,
       tableChanged,
     ),
@@ -70,6 +84,8 @@ function repositories(
 export interface StoreOptions {
   /** Makes and reads the tokens of discovered names (keyed with the server key). */
   nameTokens: NameTokenCodec;
+  /** Render the stored documents, a cache of the wire shapes the HTTP face owns (render-cache.ts). */
+  renderers: Renderers;
 }
 
 /** The core's Store over an open database. */

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../src/cli/args.ts';
 import { hashKey } from '../../src/core/teams/api-key.service.ts';
 import { keyUsageOf } from '../../src/core/teams/key-usage.service.ts';
-import { OperatorError } from '../../src/core/teams/team.service.ts';
+import { OperatorError } from '../../src/core/errors/operator-error.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 
 interface ListedKey {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { OperatorError } from '../../src/core/teams/team.service.ts';
+import { OperatorError } from '../../src/core/errors/operator-error.ts';
 import { createHarness, v2Error, type Harness } from '../support/harness.ts';
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/storage/database.ts';
 import { sql } from '../../src/storage/kysely.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
+import { refreshRenderCache } from '../../src/storage/render-cache.ts';
+import { renderers } from '../../src/runtime.ts';
 import { KyselyIpInventoryRepository } from '../../src/storage/repositories/ip-inventory.repository.ts';
 import { KyselyPortInventoryRepository } from '../../src/storage/repositories/port-inventory.repository.ts';
 import { KyselyTechnologyInventoryRepository } from '../../src/storage/repositories/technology-inventory.repository.ts';
@@ -11,7 +13,7 @@ import { insertTeamAndAsset, openStoreAt, type MigrationStore } from '../support
 const seen = Date.UTC(2026, 3, 1, 12, 0, 0, 250);
 const gone = Date.UTC(2026, 4, 2, 8, 30, 15, 999);
 
-describe('migration 014: inventory rows stored before it get their list documents', () => {
+describe('migrations 014 and 021: inventory rows stored before them get their list documents when the store opens', () => {
   let store: MigrationStore;
   let database: Database;
 
@@ -43,8 +45,15 @@ describe('migration 014: inventory rows stored before it get their list document
     );
 
     await migrateToLatest(database);
+    // The documents are a render cache: the store renders the rows migration 014 left empty when it opens.
+    assert.deepEqual(await refreshRenderCache(db, renderers), {
+      vulnerabilities: 0,
+      ip_addresses: 1203,
+      ports: 1,
+      technologies: 1,
+    });
 
-    const page = await new KyselyIpInventoryRepository(db, database.dialect, database).listPage({
+    const page = await new KyselyIpInventoryRepository(db, database.dialect, renderers.inventory, database).listPage({
       teamId,
       filter: {},
       after: undefined,
@@ -84,12 +93,14 @@ describe('migration 014: inventory rows stored before it get their list document
     const { rows } = await sql<{ n: number }>`select count(*) as n from ip_addresses where document = '{}'`.execute(db);
     assert.equal(Number(rows[0]!.n), 0, 'every row of every batch has its document');
 
-    const ports = await new KyselyPortInventoryRepository(db, database.dialect, database).listPage({
-      teamId,
-      filter: {},
-      after: undefined,
-      limit: 10,
-    });
+    const ports = await new KyselyPortInventoryRepository(db, database.dialect, renderers.inventory, database).listPage(
+      {
+        teamId,
+        filter: {},
+        after: undefined,
+        limit: 10,
+      },
+    );
     assert.deepEqual(JSON.parse(`[${Buffer.from(ports.items).toString()}]`), [
       {
         id: '1',
@@ -103,7 +114,12 @@ describe('migration 014: inventory rows stored before it get their list document
         first_seen_at: '2026-04-01T12:00:00Z',
       },
     ]);
-    const technologies = await new KyselyTechnologyInventoryRepository(db, database.dialect, database).listPage({
+    const technologies = await new KyselyTechnologyInventoryRepository(
+      db,
+      database.dialect,
+      renderers.inventory,
+      database,
+    ).listPage({
       teamId,
       filter: {},
       after: undefined,

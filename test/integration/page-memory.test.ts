@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { finding, scan, scanTarget } from '../support/findings.ts';
-import { mainSlotsLent, takeRelease } from '../../src/core/shared/page-render.mjs';
+import { mainSlotsLent, takeRelease } from '../../src/shared/page-render.mjs';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 
 /**

@@ -5,6 +5,7 @@ import { fireDueSchedules } from '../../src/core/scans/schedule.service.ts';
 import { pruneReports } from '../../src/core/scans/scan.service.ts';
 import { NameTokenCodec } from '../../src/core/zones/name-token.ts';
 import type { Database } from '../../src/storage/database.ts';
+import { renderers } from '../../src/runtime.ts';
 import { createStore } from '../../src/storage/store.ts';
 import { createHarness, testStore, v2Error, type Harness } from '../support/harness.ts';
 import { startHttpServer, type TestHttpServer } from '../support/http-server.ts';
@@ -204,7 +205,10 @@ describe(`v2 scan schedules and the scheduler (${testStore})`, () => {
       const pools: Database[] = [await h.openDatabase(), await h.openDatabase()];
       try {
         const stores = pools.map((db) =>
-          createStore(db, { nameTokens: new NameTokenCodec(h.runtime.box.blockCipher('discovered-name-token')) }),
+          createStore(db, {
+            nameTokens: new NameTokenCodec(h.runtime.box.blockCipher('discovered-name-token')),
+            renderers,
+          }),
         );
         const now = new Date();
         const rounds = await Promise.all(

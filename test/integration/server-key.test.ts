@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { openCoreRuntime } from '../../src/runtime.ts';
-import { OperatorError } from '../../src/core/teams/team.service.ts';
+import { OperatorError } from '../../src/core/errors/operator-error.ts';
 import { createHarness, testStore, type Harness } from '../support/harness.ts';
 
 /**

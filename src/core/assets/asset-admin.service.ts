@@ -1,4 +1,4 @@
-import { OperatorError } from '../teams/team.service.ts';
+import { OperatorError } from '../errors/operator-error.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { Asset, AssetStore } from './asset.types.ts';
 import type { OwnershipCheckResult, VerificationService } from './verification.service.ts';

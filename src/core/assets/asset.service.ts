@@ -1,4 +1,4 @@
-import { appError, isAppError } from '../errors/app-error.ts';
+import { appError, isAppError, type AppError } from '../errors/app-error.ts';
 import { isToken, newToken, newUuid } from '../shared/ids.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
 import { plans } from '../teams/plans.ts';
@@ -7,49 +7,29 @@ import { ancestorsOf, parseAssetName, type AssetName } from './asset-name.ts';
 import { decodeListPosition, positionOf } from './list-position.ts';
 import { applyAssetSettings, defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
 import type {
+  AddAssetResult,
   Asset,
+  AssetListInput,
+  AssetPage,
   AssetPageQuery,
   AssetRepositories,
   AssetStore,
   DiscoveredName,
   MonitoringSwitch,
   RootDomain,
+  TokenTarget,
   ZoneSource,
 } from './asset.types.ts';
 
-/** Largest page of an asset listing. */
-export const maxAssetPageSize = 1000;
-/** Page size when none is asked for. */
-export const defaultAssetPageSize = 100;
-
-/** One page of assets, with its markers. `teamHasAssets` false means the team owns none at all. */
-export interface AssetPage {
-  /** The items of the page as v2 wire JSON, in order: runs of comma-joined items, text or UTF-8 bytes. */
-  items: Array<string | Uint8Array>;
-  /** How many items the runs hold. */
-  count: number;
-  hasMore: boolean;
-  nextMarker: string | undefined;
-  currentMarker: string;
-  teamHasAssets: boolean;
-}
-
-/** What a listing asks for, already in core terms. */
-export interface AssetListInput {
-  scope: 'roots' | 'all' | { subdomainsOf: string };
-  marker: string | undefined;
-  pageSize: number;
-  createdAfter?: Date | undefined;
+/** 2011: an asset token path parameter that is not a token. */
+export function malformedAssetToken(): AppError {
+  return appError(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']);
 }
 
 /** Validates the shape of an asset token path parameter (2011). */
 export function assertAssetToken(token: string): void {
-  if (!isToken(token))
-    throw appError(2011, 'Domain token malformed: a token is 32 lowercase hexadecimal characters', ['token']);
+  if (!isToken(token)) throw malformedAssetToken();
 }
-
-/** What a token names: an asset, or a name discovered by DNS that has no asset row. */
-export type TokenTarget = { asset: Asset; discovered?: undefined } | { asset?: undefined; discovered: DiscoveredName };
 
 /**
  * What a token names for the team: an asset, or a discovered subdomain (as listings show it).
@@ -147,12 +127,6 @@ export async function listAssets(
     currentMarker: markers.encode(team.id, scopeKey, raw ?? 0),
     teamHasAssets: listed > 0 || (await store.assets.hasAny(team.id)),
   };
-}
-
-/** Result of adding an asset: 2019 is carried as `parent` (the asset became its subdomain). */
-export interface AddAssetResult {
-  asset: Asset;
-  parent: Asset | undefined;
 }
 
 /**

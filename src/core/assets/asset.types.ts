@@ -203,3 +203,37 @@ export interface MonitoringSwitch {
   enabled(teamId: number, assetId: number): Promise<void>;
   disabled(teamId: number, assetId: number): Promise<void>;
 }
+
+/** Largest page of an asset listing. */
+export const maxAssetPageSize = 1000;
+/** Page size when none is asked for. */
+export const defaultAssetPageSize = 100;
+
+/** One page of assets, with its markers. `teamHasAssets` false means the team owns none at all. */
+export interface AssetPage {
+  /** The items of the page as v2 wire JSON, in order: runs of comma-joined items, text or UTF-8 bytes. */
+  items: Array<string | Uint8Array>;
+  /** How many items the runs hold. */
+  count: number;
+  hasMore: boolean;
+  nextMarker: string | undefined;
+  currentMarker: string;
+  teamHasAssets: boolean;
+}
+
+/** What a listing asks for, already in core terms. */
+export interface AssetListInput {
+  scope: 'roots' | 'all' | { subdomainsOf: string };
+  marker: string | undefined;
+  pageSize: number;
+  createdAfter?: Date | undefined;
+}
+
+/** What a token names: an asset, or a name discovered by DNS that has no asset row. */
+export type TokenTarget = { asset: Asset; discovered?: undefined } | { asset?: undefined; discovered: DiscoveredName };
+
+/** Result of adding an asset: 2019 is carried as `parent` (the asset became its subdomain). */
+export interface AddAssetResult {
+  asset: Asset;
+  parent: Asset | undefined;
+}

@@ -1,3 +1,4 @@
+import type { ServiceLogger } from '../shared/service-logger.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { Asset, AssetStore } from './asset.types.ts';
 
@@ -17,12 +18,6 @@ export interface OwnershipChecker {
     code: string,
     signal: AbortSignal,
   ): Promise<OwnershipCheckResult>;
-}
-
-/** Minimal logger the service reports background failures to. */
-export interface ServiceLogger {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
 }
 
 /**

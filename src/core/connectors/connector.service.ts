@@ -3,7 +3,7 @@ import { appError, type AppError } from '../errors/app-error.ts';
 import { isUuid, newUuid } from '../shared/ids.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import { hasNul } from '../shared/text.ts';
-import type { Caller } from '../teams/api-key.service.ts';
+import type { Caller } from '../teams/caller.ts';
 import { plans, type EndpointGroup } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import {

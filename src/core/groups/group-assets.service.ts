@@ -1,4 +1,4 @@
-import type { AssetPage } from '../assets/asset.service.ts';
+import type { AssetPage } from '../assets/asset.types.ts';
 import { decodeListPosition, positionOf } from '../assets/list-position.ts';
 import { appError } from '../errors/app-error.ts';
 import type { MarkerCodec } from '../shared/marker.ts';

@@ -1,4 +1,4 @@
-import { appError } from '../errors/app-error.ts';
+import { appError, type AppError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
 import { hasNul } from '../shared/text.ts';
 import type { Team } from '../teams/team.types.ts';
@@ -9,11 +9,14 @@ export const groupTextLimit = 255;
 
 const groupNamePattern = /^[A-Za-z0-9_\- ]+$/;
 
+/** 9001: a group token that is not a token (the path's `groupToken`, or one of the body's `groupTokens`). */
+export function malformedGroupToken(parameter = 'groupToken'): AppError {
+  return appError(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', [parameter]);
+}
+
 /** Validates the shape of a group token (9001). */
 export function assertGroupToken(token: unknown, parameter = 'groupToken'): asserts token is string {
-  if (typeof token !== 'string' || !isToken(token)) {
-    throw appError(9001, 'Group token malformed: a token is 32 lowercase hexadecimal characters', [parameter]);
-  }
+  if (typeof token !== 'string' || !isToken(token)) throw malformedGroupToken(parameter);
 }
 
 /** Finds a group of the team: 9001 when the token is malformed, 9003 when unknown or another team's. */

@@ -1,9 +1,9 @@
-import { listAssets, maxAssetPageSize } from '../assets/asset.service.ts';
-import type { Asset } from '../assets/asset.types.ts';
+import { maxAssetPageSize, type Asset } from '../assets/asset.types.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
 import type { Team } from '../teams/team.types.ts';
 import { legacyListCap } from './legacy-findings.service.ts';
 import type { ScanStore } from '../scans/scan.types.ts';
+import type { LegacyDeps } from './legacy.types.ts';
 
 /**
  * The older v2 reads of domains: a domain is a root asset (a domain name or an IP address the
@@ -40,7 +40,7 @@ export async function listDomains(
  * items. 2011 / 2014 for the token.
  */
 export async function collectSubdomains(
-  store: ScanStore,
+  { store, ports }: LegacyDeps,
   markers: MarkerCodec,
   team: Team,
   token: string,
@@ -50,7 +50,7 @@ export async function collectSubdomains(
   let count = 0;
   let marker: string | undefined;
   for (;;) {
-    const page = await listAssets(store, markers, team, {
+    const page = await ports.assets.listAssets(store, markers, team, {
       scope: { subdomainsOf: token },
       marker,
       pageSize: Math.min(maxAssetPageSize, cap - count),

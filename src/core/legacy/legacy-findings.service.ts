@@ -1,12 +1,11 @@
-import { requireTokenTarget } from '../assets/asset.service.ts';
 import type { Asset } from '../assets/asset.types.ts';
 import { appError } from '../errors/app-error.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { FindingRecordQuery } from '../vulnerabilities/vulnerability.repository.ts';
-import { requireVulnerability } from '../vulnerabilities/vulnerability-status.service.ts';
 import type { Severity, VulnerabilityRecord } from '../vulnerabilities/vulnerability.types.ts';
 import type { ScanStore } from '../scans/scan.types.ts';
+import type { LegacyDeps } from './legacy.types.ts';
 
 /**
  * The older v2 reads of findings ("a finding is a vulnerability"): the vulnerabilities of a
@@ -87,8 +86,8 @@ export async function findingAssets(
 }
 
 /** The findings of a domain token: its asset tree; a discovered name has none (2011, 2014). */
-export async function domainScope(store: ScanStore, team: Team, token: string): Promise<FindingScope> {
-  const target = await requireTokenTarget(store, team, token);
+export async function domainScope({ store, ports }: LegacyDeps, team: Team, token: string): Promise<FindingScope> {
+  const target = await ports.assets.requireTokenTarget(store, team, token);
   return target.asset === undefined ? undefined : { assetTreeOf: target.asset.id };
 }
 
@@ -110,14 +109,15 @@ async function readPage(
  * domain's, another team's or a forged one is 4150. `nextMarker` is absent on the last page.
  */
 export async function pageDomainFindings(
-  store: ScanStore,
+  deps: LegacyDeps,
   markers: MarkerCodec,
   team: Team,
   token: string,
   filter: FindingFilter,
   page: { marker: string | undefined; size: number },
 ): Promise<FindingSet & { nextMarker: string | undefined }> {
-  const scope = await domainScope(store, team, token);
+  const { store } = deps;
+  const scope = await domainScope(deps, team, token);
   const markerScope = `legacy-findings:${scope !== undefined && 'assetTreeOf' in scope ? scope.assetTreeOf : 'none'}`;
   const position = markers.decode(team.id, markerScope, page.marker);
   if (position !== undefined && (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 1))
@@ -180,9 +180,10 @@ export async function collectFindingUuids(
  * One finding of a domain: 4111 for a malformed UUID, 1900 when the team has no such
  * vulnerability or it hangs on another domain.
  */
-export async function getDomainFinding(store: ScanStore, team: Team, token: string, uuid: string): Promise<FindingSet> {
-  const scope = await domainScope(store, team, token);
-  const record = await requireVulnerability(store, team, uuid);
+export async function getDomainFinding(deps: LegacyDeps, team: Team, token: string, uuid: string): Promise<FindingSet> {
+  const { store, ports } = deps;
+  const scope = await domainScope(deps, team, token);
+  const record = await ports.vulnerabilities.requireVulnerability(store, team, uuid);
   const asset = await store.assets.findById(team.id, record.assetId);
   const rootId = scope !== undefined && 'assetTreeOf' in scope ? scope.assetTreeOf : undefined;
   if (rootId === undefined || asset === undefined || (asset.id !== rootId && asset.rootId !== rootId)) {

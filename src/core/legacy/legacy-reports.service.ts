@@ -1,11 +1,9 @@
 import { appError } from '../errors/app-error.ts';
 import { isToken } from '../shared/ids.ts';
-import { requireProfile } from '../scans/scan-profile.service.ts';
 import { isLive, type Scan, type ScanProfile } from '../scans/scan.types.ts';
-import type { ScanStore } from '../scans/scan.types.ts';
 import type { Team } from '../teams/team.types.ts';
-import { requireVulnerability } from '../vulnerabilities/vulnerability-status.service.ts';
 import { findingAssets, legacyListCap, type FindingSet } from './legacy-findings.service.ts';
+import type { LegacyDeps } from './legacy.types.ts';
 
 /**
  * The older v2 reads of reports: a report is one finished scan of a scan profile (a scan is a
@@ -19,8 +17,8 @@ export interface Report {
 }
 
 /** The profile's latest report: 2601 / 2604 for the token, 2604 when no scan of it has ended yet. */
-export async function latestReport(store: ScanStore, team: Team, profileToken: string): Promise<Report> {
-  const profile = await requireProfile(store, team, profileToken);
+export async function latestReport({ store, ports }: LegacyDeps, team: Team, profileToken: string): Promise<Report> {
+  const profile = await ports.profiles.requireProfile(store, team, profileToken);
   const [scan] = await store.scans.listFinished(team.id, profile.id, { limit: 1 });
   if (scan === undefined)
     throw appError(2604, 'Scan profile has no report yet: a report is written when a scan of the profile ends', [
@@ -31,13 +29,13 @@ export async function latestReport(store: ScanStore, team: Team, profileToken: s
 
 /** The profile's reports, newest first, created within the inclusive range; at most `cap`. */
 export async function listReports(
-  store: ScanStore,
+  { store, ports }: LegacyDeps,
   team: Team,
   profileToken: string,
   range: { from?: Date; to?: Date },
   cap = legacyListCap,
 ): Promise<{ profile: ScanProfile; scans: Scan[]; isTruncated: boolean }> {
-  const profile = await requireProfile(store, team, profileToken);
+  const profile = await ports.profiles.requireProfile(store, team, profileToken);
   const scans = await store.scans.listFinished(team.id, profile.id, {
     ...(range.from === undefined ? {} : { createdFrom: range.from }),
     ...(range.to === undefined ? {} : { createdTo: range.to }),
@@ -48,12 +46,12 @@ export async function listReports(
 
 /** One report of a profile: 2601 when the report token is malformed, 2604 when the profile has no such (finished) report. */
 export async function requireReport(
-  store: ScanStore,
+  { store, ports }: LegacyDeps,
   team: Team,
   profileToken: string,
   reportToken: string,
 ): Promise<Report> {
-  const profile = await requireProfile(store, team, profileToken);
+  const profile = await ports.profiles.requireProfile(store, team, profileToken);
   if (!isToken(reportToken))
     throw appError(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']);
   const scan = await store.scans.findByToken(team.id, reportToken);
@@ -64,14 +62,15 @@ export async function requireReport(
 
 /** One finding of a report: 4111 for a malformed UUID, 1900 when the report did not see it. */
 export async function getReportFinding(
-  store: ScanStore,
+  deps: LegacyDeps,
   team: Team,
   profileToken: string,
   reportToken: string,
   uuid: string,
 ): Promise<Report & FindingSet> {
-  const report = await requireReport(store, team, profileToken, reportToken);
-  const record = await requireVulnerability(store, team, uuid);
+  const { store, ports } = deps;
+  const report = await requireReport(deps, team, profileToken, reportToken);
+  const record = await ports.vulnerabilities.requireVulnerability(store, team, uuid);
   if (!(await store.scans.hasFinding(report.scan.id, record.id)))
     throw appError(1900, `Vulnerability ${uuid} is not a finding of this report`, ['uuid']);
   return { ...report, records: [record], assets: await findingAssets(store, team, [record]) };

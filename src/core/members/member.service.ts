@@ -1,7 +1,7 @@
 import { isDomainName } from '../assets/asset-name.ts';
 import { appError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
-import { OperatorError, requireTeam } from '../teams/team.service.ts';
+import { OperatorError } from '../errors/operator-error.ts';
 import type { Team } from '../teams/team.types.ts';
 import {
   memberAuthentications,
@@ -138,22 +138,17 @@ function isLoginAuthentication(value: string): value is MemberProfile['authentic
   return value !== 'none' && (memberAuthentications as readonly string[]).includes(value);
 }
 
-/** The members of a team by name (for operators). */
-export async function listMembersForOperator(store: MemberStore, teamName: string): Promise<Member[]> {
-  return listMembers(store, await requireTeam(store, teamName));
-}
-
 /**
  * Accepts a pending invitation on behalf of its user (operators setting up a team without a web
- * login): the member becomes active with the given names and authentication.
+ * login): the member becomes active with the given names and authentication. The operator names
+ * the team; the command line finds it (requireTeam) and passes it in.
  */
 export async function acceptInvitation(
   store: MemberStore,
-  teamName: string,
+  team: Team,
   rawEmail: string,
   profile: { firstName?: string | undefined; lastName?: string | undefined; authentication?: string | undefined },
 ): Promise<Member> {
-  const team = await requireTeam(store, teamName);
   const email = normalizeEmail(rawEmail);
   if (email === undefined) throw new OperatorError(`"${rawEmail}" is not an e-mail address`);
   const authentication = profile.authentication ?? 'password';

@@ -1,6 +1,5 @@
-import { requireTokenTarget } from '../assets/asset.service.ts';
 import type { Asset } from '../assets/asset.types.ts';
-import { appError } from '../errors/app-error.ts';
+import { appError, type AppError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
@@ -17,7 +16,7 @@ import {
   defaultScanProfileSettings,
   type ScanProfileSettings,
 } from './scan-profile-settings.ts';
-import type { Scan, ScanProfile, ScanStore } from './scan.types.ts';
+import type { Scan, ScanPorts, ScanProfile, ScanStore } from './scan.types.ts';
 
 /** Longest profile name. */
 export const maxProfileNameLength = 255;
@@ -25,6 +24,7 @@ export const maxProfileNameLength = 255;
 /** What profile creation needs beside the store. */
 export interface ProfileDeps {
   store: ScanStore;
+  ports: ScanPorts;
   engine: Pick<ScanEngine, 'probe'>;
   /** Endpoint validation time limit (the spec's 10 s). */
   validationTimeoutMs: number;
@@ -36,16 +36,20 @@ export interface ProfileView {
   latest: Scan | undefined;
 }
 
+/** 2601: a scan profile token path parameter that is not a token. */
+export function malformedProfileToken(): AppError {
+  return appError(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', [
+    'scanProfileToken',
+  ]);
+}
+
 /** 2601 when the token is malformed, 2604 when the team has no such profile. */
 export async function requireProfile(
   store: Pick<ScanStore, 'scanProfiles'>,
   team: Team,
   token: string,
 ): Promise<ScanProfile> {
-  if (!isToken(token))
-    throw appError(2601, 'Scan profile token malformed: a token is 32 lowercase hexadecimal characters', [
-      'scanProfileToken',
-    ]);
+  if (!isToken(token)) throw malformedProfileToken();
   const profile = await store.scanProfiles.findByToken(team.id, token);
   if (profile === undefined) throw appError(2604, 'Scan profile does not exist', ['scanProfileToken']);
   return profile;
@@ -82,90 +86,15 @@ export async function createScanProfile(
   body: Record<string, unknown>,
 ): Promise<ScanProfile> {
   const { store } = deps;
-  const tokenField = body['asset_token'] !== undefined ? 'asset_token' : 'domain_token';
-  const assetToken = body[tokenField];
-  const isOldestBody = assetToken === undefined && body['unique'] !== undefined;
-  if (assetToken === undefined && !isOldestBody)
-    throw appError(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', [
-      'asset_token',
-    ]);
-  if (assetToken !== undefined && (typeof assetToken !== 'string' || !isToken(assetToken))) {
-    throw appError(2011, `Domain token malformed: ${tokenField} is 32 lowercase hexadecimal characters`, [tokenField]);
-  }
-  for (const flag of ['unique', 'valid'] as const) {
-    if (body[flag] !== undefined && typeof body[flag] !== 'boolean')
-      throw appError(1051, `Request body malformed: ${flag} must be true or false`, [flag]);
-  }
-  let asset: Pick<Asset, 'id' | 'name'>;
-  let endpoint: ParsedEndpoint;
-  if (typeof assetToken === 'string') {
-    const target = await requireTokenTarget(store, team, assetToken);
-    if (target.asset === undefined)
-      throw appError(
-        2021,
-        `Asset not verified: ${target.discovered.name} is a discovered name, not an asset; add it as an asset first`,
-        [tokenField],
-      );
-    asset = target.asset;
-    if (target.asset.status !== 'verified')
-      throw appError(
-        2021,
-        `Asset not verified: only verified assets can be scanned, and ${asset.name} is not verified`,
-        [tokenField],
-      );
-    endpoint = parseEndpoint(body['endpoint']);
-    assertEndpointOfAsset(endpoint, asset);
-  } else {
-    endpoint = parseEndpoint(body['endpoint']);
-    asset = await inferRootAsset(store, team, endpoint);
-  }
+  const fields = readProfileFields(body);
+  const { asset, endpoint } = await profileTarget(deps, team, body, fields);
   const name = parseName(body['name'], endpoint.text);
-
-  const checkFree = async (s: Pick<ScanStore, 'scanProfiles'>): Promise<ScanProfile | undefined> => {
-    const existing = await s.scanProfiles.findByEndpointKey(team.id, endpoint.key);
-    if (existing !== undefined) {
-      if (body['unique'] === true) return existing;
-      throw appError(
-        2605,
-        `Scan profile already exists: the team has a profile for ${endpoint.text} (${existing.token})`,
-        ['endpoint'],
-      );
-    }
-    const limit = plans[team.plan].scanProfiles;
-    if ((await s.scanProfiles.count(team.id)) >= limit) {
-      throw appError(
-        2618,
-        `Scan profile limit of the subscription reached: the ${team.plan} plan allows ${limit} profiles`,
-      );
-    }
-    return undefined;
-  };
-  const early = await checkFree(store);
+  const early = await existingOrFree(store, team, endpoint, body);
   if (early !== undefined) return early;
-
-  let origin: { scheme: 'http' | 'https'; port: number };
-  if (isOldestBody) {
-    const scheme = endpoint.scheme ?? 'https';
-    origin = { scheme, port: endpoint.port ?? (scheme === 'https' ? 443 : 80) };
-  } else {
-    const probe = await deps.engine.probe(
-      endpoint,
-      asset.name,
-      AbortSignal.timeout(deps.validationTimeoutMs + 1000),
-      deps.validationTimeoutMs,
-    );
-    if (!probe.isReachable) {
-      throw appError(
-        2609,
-        `Endpoint validation failed: ${endpoint.text} did not answer an HTTP(S) GET within ${deps.validationTimeoutMs / 1000} s (${probe.observations.join('; ')})`,
-        ['endpoint'],
-      );
-    }
-    origin = probe;
-  }
+  const origin = await profileOrigin(deps, endpoint, asset, fields.isOldestBody);
   return store.transaction(async (tx) => {
     await tx.assets.lockTeam(team.id);
-    const existing = await checkFree(tx);
+    const existing = await existingOrFree(tx, team, endpoint, body);
     if (existing !== undefined) return existing;
     const now = new Date();
     return tx.scanProfiles.insert({
@@ -184,6 +113,124 @@ export async function createScanProfile(
       updated: now,
     });
   });
+}
+
+/** How a create body names its asset: by `asset_token`, the older `domain_token`, or (the oldest body) not at all. */
+interface ProfileFields {
+  tokenField: 'asset_token' | 'domain_token';
+  assetToken: unknown;
+  isOldestBody: boolean;
+}
+
+/** Reads how a create body names its asset, and checks its token and flags: 1050, 2011, 1051. */
+function readProfileFields(body: Record<string, unknown>): ProfileFields {
+  const tokenField = body['asset_token'] !== undefined ? 'asset_token' : 'domain_token';
+  const assetToken = body[tokenField];
+  const isOldestBody = assetToken === undefined && body['unique'] !== undefined;
+  if (assetToken === undefined && !isOldestBody)
+    throw appError(1050, 'Request body missing asset_token (or the older domain_token): the asset to scan', [
+      'asset_token',
+    ]);
+  if (assetToken !== undefined && (typeof assetToken !== 'string' || !isToken(assetToken))) {
+    throw appError(2011, `Domain token malformed: ${tokenField} is 32 lowercase hexadecimal characters`, [tokenField]);
+  }
+  for (const flag of ['unique', 'valid'] as const) {
+    if (body[flag] !== undefined && typeof body[flag] !== 'boolean')
+      throw appError(1051, `Request body malformed: ${flag} must be true or false`, [flag]);
+  }
+  return { tokenField, assetToken, isOldestBody };
+}
+
+/**
+ * The asset and endpoint of a new profile: the verified asset its token names (2021), with the
+ * endpoint inside it (2606, 2607); for the oldest body, the root asset holding the endpoint.
+ */
+async function profileTarget(
+  deps: ProfileDeps,
+  team: Team,
+  body: Record<string, unknown>,
+  { tokenField, assetToken }: ProfileFields,
+): Promise<{ asset: Pick<Asset, 'id' | 'name'>; endpoint: ParsedEndpoint }> {
+  const { store, ports } = deps;
+  if (typeof assetToken !== 'string') {
+    const endpoint = parseEndpoint(body['endpoint']);
+    return { asset: await inferRootAsset(store, team, endpoint), endpoint };
+  }
+  const target = await ports.assets.requireTokenTarget(store, team, assetToken);
+  if (target.asset === undefined)
+    throw appError(
+      2021,
+      `Asset not verified: ${target.discovered.name} is a discovered name, not an asset; add it as an asset first`,
+      [tokenField],
+    );
+  const asset = target.asset;
+  if (target.asset.status !== 'verified')
+    throw appError(2021, `Asset not verified: only verified assets can be scanned, and ${asset.name} is not verified`, [
+      tokenField,
+    ]);
+  const endpoint = parseEndpoint(body['endpoint']);
+  assertEndpointOfAsset(endpoint, asset);
+  return { asset, endpoint };
+}
+
+/**
+ * The team's profile of the endpoint when the body says `unique: true`; else undefined when the
+ * team may add it: 2605 when it has one already, 2618 when the plan's limit is reached.
+ */
+async function existingOrFree(
+  s: Pick<ScanStore, 'scanProfiles'>,
+  team: Team,
+  endpoint: ParsedEndpoint,
+  body: Record<string, unknown>,
+): Promise<ScanProfile | undefined> {
+  const existing = await s.scanProfiles.findByEndpointKey(team.id, endpoint.key);
+  if (existing !== undefined) {
+    if (body['unique'] === true) return existing;
+    throw appError(
+      2605,
+      `Scan profile already exists: the team has a profile for ${endpoint.text} (${existing.token})`,
+      ['endpoint'],
+    );
+  }
+  const limit = plans[team.plan].scanProfiles;
+  if ((await s.scanProfiles.count(team.id)) >= limit) {
+    throw appError(
+      2618,
+      `Scan profile limit of the subscription reached: the ${team.plan} plan allows ${limit} profiles`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Where a new profile's scans start: for the oldest body, the scheme and port the endpoint names
+ * (else https on 443, http on 80) without a request; otherwise what a probe of the endpoint
+ * answered within the time-out (2609 when nothing did).
+ */
+async function profileOrigin(
+  deps: ProfileDeps,
+  endpoint: ParsedEndpoint,
+  asset: Pick<Asset, 'name'>,
+  isOldestBody: boolean,
+): Promise<{ scheme: 'http' | 'https'; port: number }> {
+  if (isOldestBody) {
+    const scheme = endpoint.scheme ?? 'https';
+    return { scheme, port: endpoint.port ?? (scheme === 'https' ? 443 : 80) };
+  }
+  const probe = await deps.engine.probe(
+    endpoint,
+    asset.name,
+    AbortSignal.timeout(deps.validationTimeoutMs + 1000),
+    deps.validationTimeoutMs,
+  );
+  if (!probe.isReachable) {
+    throw appError(
+      2609,
+      `Endpoint validation failed: ${endpoint.text} did not answer an HTTP(S) GET within ${deps.validationTimeoutMs / 1000} s (${probe.observations.join('; ')})`,
+      ['endpoint'],
+    );
+  }
+  return probe;
 }
 
 /**
@@ -208,10 +255,14 @@ async function inferRootAsset(store: Pick<ScanStore, 'assets'>, team: Team, endp
 }
 
 /** The team's profiles (or one asset's: 2011/2014 for a bad asset token) with their latest scans. */
-export async function listScanProfiles(store: ScanStore, team: Team, assetToken?: string): Promise<ProfileView[]> {
+export async function listScanProfiles(
+  { store, ports }: { store: ScanStore; ports: ScanPorts },
+  team: Team,
+  assetToken?: string,
+): Promise<ProfileView[]> {
   let assetId: number | undefined;
   if (assetToken !== undefined) {
-    const target = await requireTokenTarget(store, team, assetToken);
+    const target = await ports.assets.requireTokenTarget(store, team, assetToken);
     if (target.asset === undefined) return [];
     assetId = target.asset.id;
   }

@@ -1,11 +1,19 @@
 import type { Asset } from '../assets/asset.types.ts';
-import type { ServiceLogger } from '../assets/verification.service.ts';
-import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
+import type { ServiceLogger } from '../shared/service-logger.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { scanCoverage } from './scan-coverage.ts';
 import type { ScanCounters, ScanEngine, ScanLimits, ScanOutcome, ScanSink } from './scan-engine.ts';
-import type { Scan, ScanEnd, ScanProfile, ScanProgress, ScanStatus, ScanStore } from './scan.types.ts';
+import type {
+  FindingRecording,
+  FindingSink,
+  Scan,
+  ScanEnd,
+  ScanProfile,
+  ScanProgress,
+  ScanStatus,
+  ScanStore,
+} from './scan.types.ts';
 
 /** What running scans needs. */
 export interface ScanRunnerDeps {
@@ -14,7 +22,8 @@ export interface ScanRunnerDeps {
   limits: ScanLimits;
   /** Scans of one team running at once, over every worker. */
   perTeamLimit: number;
-  ingestion: IngestionOptions;
+  /** Where the findings go (the vulnerabilities' ingestion). */
+  findings: FindingSink;
   log: ServiceLogger;
   /** How often progress is saved and a stop request looked for (default 1000 ms). */
   tickMs?: number;
@@ -45,6 +54,40 @@ export async function runScan(
   scanId: number,
   ctx: { runner: string; signal: AbortSignal },
 ): Promise<RunOutcome> {
+  const claim = await claimScan(deps, scanId, ctx.runner);
+  if (claim.kind !== 'claimed') return claim;
+  const { scan } = claim;
+  const { profile, asset } = await claim.setup;
+  if (profile === undefined || asset === undefined || asset.status !== 'verified') {
+    await endUnscannable(deps.store, scan, profile === undefined);
+    return { kind: 'done' };
+  }
+  const run = new ScanRun(deps, scan, profile, asset);
+  const { outcome, lastStatus } = await driveEngine(deps, run, profile, asset, ctx.signal);
+  if (run.isGone) {
+    deps.log.info({ scan: scan.token }, 'scan ended: its profile was deleted while it ran');
+    return { kind: 'done' };
+  }
+  run.progress.findings = run.ingestion.count;
+  if (ctx.signal.aborted && !run.isStopRequested)
+    throw new ScanInterruptedError('The worker stopped during the scan; it resumes on the next run');
+  await recordEnd(deps, run, outcome, lastStatus);
+  return { kind: 'done' };
+}
+
+/** A scan this run claimed, with the read of its profile and asset under way. */
+interface ClaimedScan {
+  kind: 'claimed';
+  scan: Scan;
+  setup: Promise<{ profile: ScanProfile | undefined; asset: Asset | undefined }>;
+}
+
+/**
+ * Claims a scan (`running`, within the team's limit): done when it is gone, ended or asked to
+ * stop before it ran (it ends `stopped`), deferred while the team is at its limit. A resumed scan
+ * gets a warning saying so.
+ */
+async function claimScan(deps: ScanRunnerDeps, scanId: number, runner: string): Promise<RunOutcome | ClaimedScan> {
   const { store } = deps;
   const queued = await store.scans.findById(scanId);
   if (queued === undefined || !['starting', 'running', 'stopping'].includes(queued.status)) return { kind: 'done' };
@@ -54,107 +97,151 @@ export async function runScan(
   }
   // The profile and its asset are read while the claim commits (a run needs them whatever the claim says).
   const setup = readProfileAndAsset(store, queued);
-  setup.catch(() => undefined); // awaited below on every path that uses it; a dropped claim drops it
+  setup.catch(() => undefined); // awaited by the caller on every path that uses it; a dropped claim drops it
   const claimed = await store.transaction(async (tx) => {
     await tx.assets.lockTeam(queued.teamId);
     if ((await tx.scans.countRunning(queued.teamId, scanId)) >= deps.perTeamLimit) return undefined;
-    return tx.scans.markRunning(scanId, ctx.runner, new Date());
+    return tx.scans.markRunning(scanId, runner, new Date());
   });
   if (claimed === undefined) {
     const again = await store.scans.findById(scanId);
     if (again === undefined || again.status !== 'starting') return { kind: 'done' };
     return { kind: 'deferred', retryAt: new Date(Date.now() + 2000) };
   }
-  const scan = claimed;
-  if (scan.runs > 1)
+  if (claimed.runs > 1)
     await store.scans.addWarning(
-      scan.id,
-      `Resumed at ${new Date().toISOString()} after the worker running it stopped (run ${scan.runs}); pages are crawled again, findings already recorded are kept`,
+      claimed.id,
+      `Resumed at ${new Date().toISOString()} after the worker running it stopped (run ${claimed.runs}); pages are crawled again, findings already recorded are kept`,
     );
+  return { kind: 'claimed', scan: claimed, setup };
+}
 
-  const { profile, asset } = await setup;
-  const progress: ScanProgress = { ...scan.progress };
-  // A resumed scan crawls again from the start: pages and checks count this run, but every
-  // request its runs sent reached the target, so requests_sent adds to what earlier runs sent.
-  const requestsBefore = scan.runs > 1 ? scan.progress.requestsSent : 0;
-  if (profile === undefined || asset === undefined || asset.status !== 'verified') {
-    const error =
-      profile === undefined
-        ? 'The scan profile was deleted'
-        : 'The asset is not verified any more: only verified assets can be scanned';
-    await store.scans.finish(scan.id, { status: 'unable_to_complete', error, progress, ended: new Date() });
-    return { kind: 'done' };
+/** Ends a claimed scan that cannot run: its profile was deleted, or its asset is not verified any more. */
+async function endUnscannable(store: ScanStore, scan: Scan, isProfileDeleted: boolean): Promise<void> {
+  const error = isProfileDeleted
+    ? 'The scan profile was deleted'
+    : 'The asset is not verified any more: only verified assets can be scanned';
+  await store.scans.finish(scan.id, {
+    status: 'unable_to_complete',
+    error,
+    progress: { ...scan.progress },
+    ended: new Date(),
+  });
+}
+
+/**
+ * One run of a claimed scan: its progress, the ingestion of its findings, the sink the engine
+ * reports to, and the stop of the engine (a stop request, or the scan's deletion).
+ */
+class ScanRun {
+  readonly scan: Scan;
+  /** A resumed scan crawls again from the start: pages and checks count this run, requests add to earlier runs'. */
+  readonly progress: ScanProgress;
+  readonly ingestion: FindingRecording;
+  readonly sink: ScanSink;
+  readonly stop = new AbortController();
+  isStopRequested = false;
+  /** The scan's row is gone (its profile was deleted): the engine stops and nothing more is written. */
+  isGone = false;
+  /**
+   * Writes are chained: findings, flushes and progress saves never overlap. A write that fails
+   * because the scan was deleted meanwhile (its findings' links, a warning) ends the chain
+   * quietly; any other failure fails the run.
+   */
+  private writes: Promise<void> = Promise.resolve();
+  private readonly store: ScanStore;
+
+  constructor(deps: ScanRunnerDeps, scan: Scan, profile: ScanProfile, asset: Asset) {
+    this.store = deps.store;
+    this.scan = scan;
+    this.progress = { ...scan.progress };
+    // Every request earlier runs sent reached the target, so requests_sent adds to what they sent.
+    const requestsBefore = scan.runs > 1 ? scan.progress.requestsSent : 0;
+    this.ingestion = deps.findings.begin(
+      deps.store,
+      {
+        teamId: scan.teamId,
+        asset: { id: asset.id, token: asset.token, name: asset.name },
+        scanSource: 'application-scanning',
+        scanProfileToken: profile.token,
+        scannedAt: scan.started ?? new Date(),
+      },
+      ingestionScanId(scan),
+      (tx, written) => tx.scans.linkFindings(scan.id, written),
+    );
+    const warned = new Set(scan.warnings);
+    this.sink = {
+      finding: (finding: FindingInput) => this.enqueue(() => this.ingestion.add(finding)),
+      progress: (counters: ScanCounters) =>
+        Object.assign(this.progress, counters, { requestsSent: requestsBefore + counters.requestsSent }),
+      warning: (message: string) => {
+        if (warned.has(message)) return;
+        warned.add(message);
+        void this.enqueue(() => this.store.scans.addWarning(scan.id, message));
+      },
+    };
   }
 
-  const ingestion = new ScanIngestion(
-    store,
-    {
-      teamId: scan.teamId,
-      asset: { id: asset.id, token: asset.token, name: asset.name },
-      scanSource: 'application-scanning',
-      scanProfileToken: profile.token,
-      scannedAt: scan.started ?? new Date(),
-    },
-    deps.ingestion,
-    ingestionScanId(scan),
-    (tx, written) => tx.scans.linkFindings(scan.id, written),
-  );
-  const stop = new AbortController();
-  let isStopRequested = false;
-  /** The scan's row is gone (its profile was deleted): the engine stops and nothing more is written. */
-  let isGone = false;
-  const isDeleted = async (): Promise<boolean> => {
-    if (!isGone && (await store.scans.findById(scan.id)) === undefined) {
-      isGone = true;
-      isStopRequested = true;
-      stop.abort(new Error('the scan was deleted'));
+  /** Whether the scan's row is gone; the first time it is seen gone, the engine is stopped. */
+  async isDeleted(): Promise<boolean> {
+    if (!this.isGone && (await this.store.scans.findById(this.scan.id)) === undefined) {
+      this.isGone = true;
+      this.isStopRequested = true;
+      this.stop.abort(new Error('the scan was deleted'));
     }
-    return isGone;
-  };
-  // Writes are chained: findings, flushes and progress saves never overlap. A write that fails
-  // because the scan was deleted meanwhile (its findings' links, a warning) ends the chain
-  // quietly; any other failure fails the run.
-  let writes: Promise<void> = Promise.resolve();
-  const enqueue = (work: () => Promise<void>): Promise<void> =>
-    (writes = writes.then(async () => {
-      if (isGone) return;
+    return this.isGone;
+  }
+
+  /** Chains a write after those queued before it; nothing is written once the scan is gone. */
+  enqueue(work: () => Promise<void>): Promise<void> {
+    return (this.writes = this.writes.then(async () => {
+      if (this.isGone) return;
       try {
         await work();
       } catch (err) {
-        if (!(await isDeleted())) throw err;
+        if (!(await this.isDeleted())) throw err;
       }
     }));
-  const warned = new Set(scan.warnings);
-  const sink: ScanSink = {
-    finding: (finding: FindingInput) => enqueue(() => ingestion.add(finding)),
-    progress: (counters: ScanCounters) =>
-      Object.assign(progress, counters, { requestsSent: requestsBefore + counters.requestsSent }),
-    warning: (message: string) => {
-      if (warned.has(message)) return;
-      warned.add(message);
-      void enqueue(() => store.scans.addWarning(scan.id, message));
-    },
-  };
+  }
+
+  /** Waits for the writes queued so far. */
+  settled(): Promise<void> {
+    return this.writes;
+  }
+
   /** Writes findings and progress; answers the scan's status, undefined once it is no longer live. */
-  const tick = async (): Promise<ScanStatus | undefined> => {
-    await ingestion.flush();
-    progress.findings = ingestion.count;
-    const status = await store.scans.saveProgress(scan.id, progress, new Date());
-    if (status === undefined) await isDeleted();
+  async tick(): Promise<ScanStatus | undefined> {
+    await this.ingestion.flush();
+    this.progress.findings = this.ingestion.count;
+    const status = await this.store.scans.saveProgress(this.scan.id, this.progress, new Date());
+    if (status === undefined) await this.isDeleted();
     if (status === undefined || status === 'stopping' || status === 'stopped') {
-      isStopRequested = true;
-      stop.abort(new Error('stop requested'));
+      this.isStopRequested = true;
+      this.stop.abort(new Error('stop requested'));
     }
     return status;
-  };
+  }
+}
+
+/**
+ * Runs the engine on the profile's target, saving progress (and looking for a stop request) every
+ * tick; then waits for every write and saves once more. Answers the engine's outcome and the
+ * status that last save answered (undefined when the scan is no longer live).
+ */
+async function driveEngine(
+  deps: ScanRunnerDeps,
+  run: ScanRun,
+  profile: ScanProfile,
+  asset: Asset,
+  signal: AbortSignal,
+): Promise<{ outcome: ScanOutcome; lastStatus: ScanStatus | undefined }> {
   const timer = setInterval(
     () =>
-      void enqueue(async () => void (await tick())).catch((err: unknown) =>
-        deps.log.warn({ err, scan: scan.token }, 'saving scan progress failed'),
-      ),
+      void run
+        .enqueue(async () => void (await run.tick()))
+        .catch((err: unknown) => deps.log.warn({ err, scan: run.scan.token }, 'saving scan progress failed')),
     deps.tickMs ?? 1000,
   );
-
   let outcome: ScanOutcome;
   try {
     const target = {
@@ -167,35 +254,42 @@ export async function runScan(
       target,
       profile.settings,
       deps.limits,
-      sink,
-      AbortSignal.any([ctx.signal, stop.signal]),
+      run.sink,
+      AbortSignal.any([signal, run.stop.signal]),
     );
   } finally {
     clearInterval(timer);
   }
-  await writes;
+  await run.settled();
   let lastStatus: ScanStatus | undefined;
-  await enqueue(async () => void (lastStatus = await tick()));
-  if (isGone) {
-    deps.log.info({ scan: scan.token }, 'scan ended: its profile was deleted while it ran');
-    return { kind: 'done' };
-  }
-  progress.findings = ingestion.count;
+  await run.enqueue(async () => void (lastStatus = await run.tick()));
+  return { outcome, lastStatus };
+}
 
-  if (ctx.signal.aborted && !isStopRequested)
-    throw new ScanInterruptedError('The worker stopped during the scan; it resumes on the next run');
+/**
+ * Records how a run ended: the scan's status (`stopped` when a stop was asked for or the engine
+ * aborted), its findings patched (a completed scan patches only the findings at locations it
+ * reached, scan-coverage.ts), tallied and the scan finished.
+ */
+async function recordEnd(
+  deps: ScanRunnerDeps,
+  run: ScanRun,
+  outcome: ScanOutcome,
+  lastStatus: ScanStatus | undefined,
+): Promise<void> {
+  const { store } = deps;
+  const { scan, progress } = run;
   // The last save answered the status of a scan still live; one that is not is read again (deleted or ended elsewhere).
   const current = lastStatus === undefined ? await store.scans.findById(scan.id) : { status: lastStatus };
-  if (current === undefined) return { kind: 'done' };
+  if (current === undefined) return;
   const status =
-    isStopRequested || current.status === 'stopping' || outcome.status === 'aborted' ? 'stopped' : outcome.status;
+    run.isStopRequested || current.status === 'stopping' || outcome.status === 'aborted' ? 'stopped' : outcome.status;
   const end: ScanEnd = {
     status,
     error: status === 'stopped' || status === 'completed' ? null : (outcome.error ?? null),
     progress,
     ended: new Date(),
   };
-  // A completed scan patches only the findings at locations it reached (scan-coverage.ts).
   const coverage = outcome.coverage;
   if (end.status === 'completed' && coverage !== undefined && coverage.unanswered > 0) {
     await store.scans.addWarning(
@@ -203,14 +297,13 @@ export async function runScan(
       `${coverage.unanswered} requests got no answer (a time-out, a refused or broken connection, a server error): findings at the paths they were to reach are not patched by this scan`,
     );
   }
-  const result = await ingestion.finish(
+  const result = await run.ingestion.finish(
     end.status === 'completed',
     coverage === undefined ? undefined : scanCoverage(coverage.answered),
   );
   await store.scans.tallyFindings(scan.id);
   await store.scans.finish(scan.id, end);
   deps.log.info({ scan: scan.token, status: end.status, ...progress, ...result }, 'scan ended');
-  return { kind: 'done' };
 }
 
 /** The profile of a scan and the profile's asset, each undefined when it is gone. */

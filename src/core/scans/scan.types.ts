@@ -1,6 +1,11 @@
+import type { AssetRepositories, TokenTarget } from '../assets/asset.types.ts';
 import type { Transactional } from '../shared/transactional.ts';
-import type { VulnerabilityRepositories } from '../vulnerabilities/vulnerability.repository.ts';
-import type { Severity } from '../vulnerabilities/vulnerability.types.ts';
+import type { Team } from '../teams/team.types.ts';
+import type {
+  VulnerabilityRepositories,
+  VulnerabilityRepository,
+} from '../vulnerabilities/vulnerability.repository.ts';
+import type { FindingInput, ScanCoverage, ScanReport, Severity } from '../vulnerabilities/vulnerability.types.ts';
 import type { ScanProfileSettings } from './scan-profile-settings.ts';
 
 /** Schedule frequencies of the spec. */
@@ -181,3 +186,51 @@ export type ScanRepositories = VulnerabilityRepositories & {
 
 /** The store as the scan services see it. */
 export type ScanStore = Transactional<ScanRepositories>;
+
+/**
+ * What the scans ask of the assets area: the asset (or discovered name) a token of the team names,
+ * 2011 when malformed, 2014 when unknown. The assets area implements it (requireTokenTarget);
+ * surface monitoring and the legacy reads ask the same.
+ */
+export interface AssetTokenLookup {
+  requireTokenTarget(store: AssetRepositories, team: Team, token: string): Promise<TokenTarget>;
+}
+
+/** The other areas' capabilities the scan services take, wired by the composition root. */
+export interface ScanPorts {
+  assets: AssetTokenLookup;
+}
+
+/** The totals of one recording of findings. */
+export interface FindingTotals {
+  created: number;
+  updated: number;
+  regressions: number;
+  patched: number;
+}
+
+/** One scan's findings on their way into the vulnerabilities, written in batches. */
+export interface FindingRecording {
+  /** Findings added so far. */
+  readonly count: number;
+  add(finding: FindingInput): Promise<void>;
+  /** Writes the findings added since the last batch. */
+  flush(): Promise<void>;
+  /** Writes the rest; a complete scan patches what it covers (all when `covers` is absent) and no longer saw. */
+  finish(isComplete: boolean, covers?: ScanCoverage): Promise<FindingTotals>;
+}
+
+/**
+ * Where application scans and monitoring runs record their findings. The vulnerabilities area
+ * implements it (ScanIngestion, given the details-page base by the composition root). `scanId`
+ * identifies the scan on every row it writes (a fresh one when absent); `afterBatch` runs inside
+ * each batch's transaction with what it wrote.
+ */
+export interface FindingSink {
+  begin<R extends { vulnerabilities: VulnerabilityRepository }>(
+    store: Transactional<R>,
+    report: Omit<ScanReport, 'isComplete'>,
+    scanId?: string,
+    afterBatch?: (tx: R, written: ScanFindingLink[]) => Promise<void>,
+  ): FindingRecording;
+}

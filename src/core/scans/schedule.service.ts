@@ -1,4 +1,4 @@
-import { appError, isAppError } from '../errors/app-error.ts';
+import { appError, isAppError, type AppError } from '../errors/app-error.ts';
 import { parseTimeParameter } from '../shared/time.ts';
 import type { Team } from '../teams/team.types.ts';
 import { requireProfile } from './scan-profile.service.ts';
@@ -50,41 +50,61 @@ export async function getSchedule(deps: Pick<ScanDeps, 'store'>, team: Team, tok
   return requireProfile(deps.store, team, token);
 }
 
+/** A schedule as set: one of the six frequencies, and when the first scan runs (a time in any v2 form; none, null or '' is now). */
+export interface ScheduleInput {
+  frequency: ScheduleFrequency;
+  start?: string | number | null;
+}
+
+/** 5066: a frequency that is not one of the six. */
+export function malformedFrequency(frequency: unknown): AppError {
+  return appError(
+    5066,
+    `Scan frequency malformed: ${JSON.stringify(frequency)}; one of ${scheduleFrequencies.join(', ')}`,
+    ['frequency'],
+  );
+}
+
+/** 1085: a start that is not a time (the message of the time rule for a number it cannot read). */
+export function malformedStart(start: unknown): AppError {
+  if (typeof start === 'number') {
+    try {
+      parseTimeParameter('start', String(start));
+    } catch (err) {
+      if (isAppError(err)) return err;
+      throw err;
+    }
+  }
+  return appError(1085, 'start must be a date-time such as 2026-12-01T08:00:00Z', ['start']);
+}
+
 /**
- * Sets (overwrites) the schedule: `frequency` (5066 unless one of the six values) and an
- * optional `start` (1085 unless a time; the current time when absent, so the first scan runs
- * now). A start in the past fires at its next occurrence from now, `once` right away. Setting
- * `never` removes the schedule.
+ * Sets (overwrites) the schedule once the profile is found: `input` answers the body's field
+ * errors (5066 for the frequency, 1085 for the start) after the profile's (2601, 2604), then
+ * gives the schedule. The start is the current time when absent, so the first scan runs now; a
+ * start in the past fires at its next occurrence from now, `once` right away. Setting `never`
+ * removes the schedule.
  */
 export async function setSchedule(
   deps: Pick<ScanDeps, 'store'>,
   team: Team,
   token: string,
-  body: Record<string, unknown>,
+  input: () => ScheduleInput,
   now = new Date(),
 ): Promise<ScanProfile> {
   const profile = await requireProfile(deps.store, team, token);
-  const frequency = body['frequency'];
-  if (typeof frequency !== 'string' || !(scheduleFrequencies as readonly string[]).includes(frequency)) {
-    throw appError(
-      5066,
-      `Scan frequency malformed: ${JSON.stringify(frequency)}; one of ${scheduleFrequencies.join(', ')}`,
-      ['frequency'],
-    );
-  }
-  const rawStart = body['start'];
-  let first = now;
-  if (rawStart !== undefined && rawStart !== null && rawStart !== '') {
-    if (typeof rawStart !== 'string' && typeof rawStart !== 'number')
-      throw appError(1085, 'start must be a date-time such as 2026-12-01T08:00:00Z', ['start']);
-    first = parseTimeParameter('start', String(rawStart));
-  }
+  const { frequency, start } = input();
+  const first =
+    start === undefined || start === null || start === '' ? now : parseTimeParameter('start', String(start));
   let schedule: ScanProfile['schedule'];
   if (frequency === 'never') schedule = { frequency, first: null, next: null };
   else {
-    const f = frequency as ScheduleFrequency;
     const isFuture = first.getTime() >= now.getTime();
-    schedule = { frequency: f, first, next: isFuture ? first : f === 'once' ? now : nextOccurrence(f, first, now)! };
+    schedule = {
+      frequency,
+      first,
+      next: isFuture ? first : frequency === 'once' ? now : nextOccurrence(frequency, first, now)!,
+    };
   }
   await deps.store.scanProfiles.setSchedule(team.id, profile.id, schedule, now);
   return { ...profile, schedule };

@@ -30,7 +30,7 @@ export interface InventoryPageQuery {
 
 /**
  * One page of a list as the store renders it: the items' wire JSON, comma-joined (the store
- * keeps most of each item as a stored document, see surface/inventory-documents.ts), and, when
+ * keeps most of each item as a stored document, see http/v3/inventory.render.ts), and, when
  * more follow, the position of the last item.
  */
 export interface InventoryPage {

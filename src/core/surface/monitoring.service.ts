@@ -1,5 +1,5 @@
-import { requireTokenTarget } from '../assets/asset.service.ts';
 import type { MonitoringSwitch } from '../assets/asset.types.ts';
+import type { AssetTokenLookup } from '../scans/scan.types.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { SurfaceRun, SurfaceRunListing, SurfaceRunTrigger, SurfaceStore } from './surface-run.types.ts';
 
@@ -115,12 +115,12 @@ export interface MonitoringStatus {
 
 /** The monitoring of one asset of the team (2011 / 2014 as the asset's other operations). */
 export async function monitoringStatus(
-  store: SurfaceStore,
+  { store, ports }: { store: SurfaceStore; ports: { assets: AssetTokenLookup } },
   team: Team,
   token: string,
   intervalMs: number,
 ): Promise<MonitoringStatus> {
-  const { asset } = await requireTokenTarget(store, team, token);
+  const { asset } = await ports.assets.requireTokenTarget(store, team, token);
   if (asset === undefined) return { monitoring: false, intervalMs, lastRun: undefined, nextRunAt: undefined };
   const lastRun = (await store.surfaceRuns.latestOf(team.id, [asset.id])).get(asset.id);
   const isLive = lastRun !== undefined && ['queued', 'running', 'stopping'].includes(lastRun.status);

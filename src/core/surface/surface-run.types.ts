@@ -1,7 +1,10 @@
-import type { BreachRepositories } from '../policies/breach.types.ts';
+import type { ZoneSource } from '../assets/asset.types.ts';
+import type { BreachRepositories, BreachStore } from '../policies/breach.types.ts';
 import type { Transactional } from '../shared/transactional.ts';
 import type { VulnerabilityRepositories } from '../vulnerabilities/vulnerability.repository.ts';
+import type { Team } from '../teams/team.types.ts';
 import type { ZoneRepositories } from '../zones/zone-lookup.types.ts';
+import type { DnsRecordInput } from '../zones/zone.types.ts';
 import type { IpInventoryRepository } from './ip-inventory.types.ts';
 import type { PortInventoryRepository } from './port-inventory.types.ts';
 import type { TechnologyInventoryRepository } from './technology-inventory.types.ts';
@@ -128,3 +131,28 @@ export type SurfaceRepositories = VulnerabilityRepositories &
 
 /** The store as surface monitoring sees it. */
 export type SurfaceStore = Transactional<SurfaceRepositories>;
+
+/**
+ * What a run asks of the zones area: the names it resolved, indexed under the team's root
+ * domains inside the caller's transaction; answers how many names were indexed. The zones area
+ * implements it (indexRecords).
+ */
+export interface NameIndexer {
+  indexRecords(
+    tx: ZoneRepositories,
+    team: Team,
+    batches: Iterable<readonly DnsRecordInput[]>,
+    source: ZoneSource,
+  ): Promise<number>;
+}
+
+/**
+ * What a run asks of the policies area once the inventories are recorded: the asset's breaches
+ * opened, reopened and resolved. The policies area implements it (evaluateBreaches).
+ */
+export interface BreachEvaluator {
+  evaluateBreaches(
+    store: BreachStore,
+    input: { teamId: number; assetId: number; at: number },
+  ): Promise<NonNullable<SurfaceRunSummary['breaches']>>;
+}

@@ -1,12 +1,10 @@
-import type { ServiceLogger } from '../assets/verification.service.ts';
+import type { ServiceLogger } from '../shared/service-logger.ts';
 import { defaultAssetSettings } from '../assets/asset-settings.ts';
 import type { Asset, SurfaceSource, ZoneSource } from '../assets/asset.types.ts';
 import type { ScanSink } from '../scans/scan-engine.ts';
+import type { FindingSink } from '../scans/scan.types.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
-import { ScanIngestion, type IngestionOptions } from '../vulnerabilities/ingestion.service.ts';
-import { evaluateBreaches } from '../policies/breach.service.ts';
-import { indexRecords } from '../zones/zone-index.service.ts';
 import type { DnsRecordInput } from '../zones/zone.types.ts';
 import {
   defaultWebOrigins,
@@ -19,7 +17,14 @@ import {
 } from './exposure-phase.ts';
 import type { IpInventoryService } from './ip-inventory.service.ts';
 import type { DiscoveredSource, SurfaceDiscoveryReport, SurfaceEngine } from './surface-engine.ts';
-import type { SurfaceRun, SurfaceRunProgress, SurfaceRunSummary, SurfaceStore } from './surface-run.types.ts';
+import type {
+  BreachEvaluator,
+  NameIndexer,
+  SurfaceRun,
+  SurfaceRunProgress,
+  SurfaceRunSummary,
+  SurfaceStore,
+} from './surface-run.types.ts';
 import { subdomainTakeoverFinding } from './takeover-finding.ts';
 
 /** What the surface-run job runs with. */
@@ -31,7 +36,12 @@ export interface SurfaceRunnerDeps {
   exposure: Omit<ExposureDeps, 'requestTimeoutMs' | 'ports'>;
   portInventory: PortInventoryPort;
   technologyInventory: TechnologyInventoryPort;
-  ingestion: IngestionOptions;
+  /** Where the findings go (the vulnerabilities' ingestion). */
+  findings: FindingSink;
+  /** Where the resolved names go (the zones' index). */
+  names: NameIndexer;
+  /** The policy evaluation over the recorded inventory. */
+  breaches: BreachEvaluator;
   log: ServiceLogger;
   /** Time limit of one request of the stateless tests. */
   requestTimeoutMs: number;
@@ -256,26 +266,22 @@ async function work(
     else list.push(...records);
   }
   await store.transaction(async (tx) => {
-    for (const [source, records] of bySource) await indexRecords(tx, team, [records], source);
+    for (const [source, records] of bySource) await deps.names.indexRecords(tx, team, [records], source);
   });
   const seen = report.names.flatMap((n) => n.addresses.map((address) => ({ name: n.name, address })));
   const at = Date.now();
   const ips = await deps.ipInventory.recordRun({ teamId, assetId: asset.id, seen, at });
   const recorded = await recordExposure(deps, teamId, asset.id, at, exposure);
-  const breaches = await evaluateBreaches(store, { teamId, assetId: asset.id, at });
+  const breaches = await deps.breaches.evaluateBreaches(store, { teamId, assetId: asset.id, at });
 
   progress.phase = 'findings';
-  const ingestion = new ScanIngestion(
-    store,
-    {
-      teamId,
-      asset: { id: asset.id, token: asset.token, name: asset.name },
-      scanSource: 'surface-monitoring',
-      scanProfileToken: null,
-      scannedAt: new Date(),
-    },
-    deps.ingestion,
-  );
+  const ingestion = deps.findings.begin(store, {
+    teamId,
+    asset: { id: asset.id, token: asset.token, name: asset.name },
+    scanSource: 'surface-monitoring',
+    scanProfileToken: null,
+    scannedAt: new Date(),
+  });
   for (const finding of findings) await ingestion.add(finding);
   const result = await ingestion.finish(true);
   for (const warning of [...report.warnings, ...exposure.warnings].slice(0, 20))

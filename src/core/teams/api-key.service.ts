@@ -3,8 +3,10 @@ import { appError } from '../errors/app-error.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { TtlCache } from '../shared/ttl-cache.ts';
 import { keyUsageOf } from './key-usage.service.ts';
-import { isEndpointGroup, plans, type EndpointGroup } from './plans.ts';
-import { OperatorError, requireTeam } from './team.service.ts';
+import type { Caller } from './caller.ts';
+import { isEndpointGroup, type EndpointGroup } from './plans.ts';
+import { OperatorError } from '../errors/operator-error.ts';
+import { requireTeam } from './team.service.ts';
 import type { ApiKey, Team, TeamRepositories } from './team.types.ts';
 
 const keyPattern = /^[0-9a-f]{32}$/;
@@ -132,16 +134,6 @@ export interface Credentials {
   paths: readonly string[];
 }
 
-/** The authenticated caller of a request. */
-export interface Caller {
-  keyId: number;
-  /** First characters of the key, for audit trails. */
-  keyHint: string;
-  kind: 'v2' | 'v3';
-  permissions: EndpointGroup[] | null;
-  teamIds: number[];
-}
-
 /**
  * Checks the body half of a signature as the body arrives: `update` with every chunk, then
  * `verify` once it ended (1003 when the signature does not match). Unsigned keys get a verifier
@@ -239,11 +231,4 @@ function signatureVerifier(
       onVerified();
     },
   };
-}
-
-/** 1009 unless both the team's plan and the key's permissions include the endpoint group. */
-export function assertCanCall(caller: Caller, team: Team, group: EndpointGroup): void {
-  const inPlan = (plans[team.plan].groups as readonly EndpointGroup[]).includes(group);
-  const inKey = caller.permissions === null || caller.permissions.includes(group);
-  if (!inPlan || !inKey) throw appError(1009, `This API key cannot access the ${group} endpoints`);
 }

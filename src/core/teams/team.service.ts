@@ -1,16 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { appError } from '../errors/app-error.ts';
+import { OperatorError } from '../errors/operator-error.ts';
 import { newToken } from '../shared/ids.ts';
 import { defaultPlan, isPlanName, type PlanName } from './plans.ts';
 import type { Team, TeamRepositories } from './team.types.ts';
-
-/** Thrown for mistakes of an operator (CLI), not of an API caller. */
-export class OperatorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OperatorError';
-  }
-}
 
 const teamNamePattern = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,99}$/;
 

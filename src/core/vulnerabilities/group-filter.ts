@@ -1,9 +1,14 @@
-import { loadGroupPatterns } from '../groups/asset-pattern.service.ts';
-import { matchesAnyPattern } from '../groups/asset-pattern.ts';
+import { matchesAnyPattern, type ParsedPattern } from '../groups/asset-pattern.ts';
+import type { GroupStore } from '../groups/group.types.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { VulnerabilityStore } from './vulnerability.repository.ts';
 
 const assetChunk = 1000;
+
+/** What the filter asks of the groups area: the parsed patterns of the team's groups (loadGroupPatterns implements it). */
+export interface GroupPatternSource {
+  loadGroupPatterns(store: GroupStore, team: Team, groupTokens: unknown[]): Promise<{ patterns: ParsedPattern[] }>;
+}
 
 /**
  * What the patterns of the given groups match for the vulnerability filter: the team's assets
@@ -14,8 +19,9 @@ export async function matchGroupsForVulnerabilities(
   store: VulnerabilityStore,
   team: Team,
   groupTokens: string[],
+  groups: GroupPatternSource,
 ): Promise<{ assetIds: number[]; hosts: string[] }> {
-  const { patterns } = await loadGroupPatterns(store, team, groupTokens);
+  const { patterns } = await groups.loadGroupPatterns(store, team, groupTokens);
   if (patterns.length === 0) return { assetIds: [], hosts: [] };
   const assetIds: number[] = [];
   let afterId: number | undefined;

@@ -1,6 +1,6 @@
 import { newUuid } from '../shared/ids.ts';
 import { fingerprintOf } from './fingerprint.ts';
-import { buildDocuments } from './vulnerability-document.ts';
+import { storedFinding } from './vulnerability-renderer.ts';
 import type { Transactional } from '../shared/transactional.ts';
 import type { ExistingVulnerability, VulnerabilityRepository } from './vulnerability.repository.ts';
 import {
@@ -196,16 +196,6 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
     const uuid = existing?.uuid ?? newUuid();
     const createdAt = existing?.createdAt ?? report.scannedAt;
     const revision = isSeenByThisScan ? existing.revision : (existing?.revision ?? 0) + 1;
-    const { document, detailsFull } = buildDocuments(finding, {
-      uuid,
-      asset: { name: report.asset.name, token: report.asset.token },
-      scanSource: report.scanSource,
-      scanProfileToken: report.scanProfileToken,
-      createdAt,
-      updatedAt: report.scannedAt,
-      revision,
-      detailsPageBase: this.options.detailsPageBase,
-    });
     return {
       teamId: report.teamId,
       uuid,
@@ -218,8 +208,9 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
       updatedAt: report.scannedAt,
       modifiedAt: at,
       tags: existing === undefined ? [] : (JSON.parse(existing.tagsJson) as Array<{ name: string; uuid: string }>),
-      document,
-      detailsFull,
+      // The store renders the wire documents from it (VulnerabilityRenderer, its render cache).
+      finding: storedFinding(finding, this.options.detailsPageBase),
+      asset: { name: report.asset.name, token: report.asset.token },
       severity: finding.severity,
       severityV3: finding.severityV3 ?? null,
       scanSource: report.scanSource,

@@ -1,5 +1,4 @@
-import { addAsset } from '../assets/asset.service.ts';
-import type { Asset } from '../assets/asset.types.ts';
+import type { Asset, AssetStore } from '../assets/asset.types.ts';
 import { isAppError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
 import type { Team } from '../teams/team.types.ts';
@@ -149,6 +148,11 @@ export interface SeedResult {
   marked: number;
 }
 
+/** What seeding asks of the assets area: an asset added as by hand (addAsset implements it). */
+export interface SeedAssetAdder {
+  addAsset(store: AssetStore, team: Team, rawName: unknown): Promise<{ asset: Asset }>;
+}
+
 /**
  * Fills a team with about `count` realistic vulnerabilities through the ingestion service:
  * several verified assets with subdomain hosts, application scans under a few profiles and
@@ -156,7 +160,7 @@ export interface SeedResult {
  * some regress), a few manual marks and tags.
  */
 export async function seedVulnerabilities(
-  store: VulnerabilityStore,
+  { store, ports }: { store: VulnerabilityStore; ports: { assets: SeedAssetAdder } },
   team: Team,
   count: number,
   options: IngestionOptions & { onProgress?: (done: number) => void },
@@ -168,7 +172,7 @@ export async function seedVulnerabilities(
     const name = `seed${i}-${team.token.slice(0, 6)}.example.com`;
     let asset: Asset;
     try {
-      asset = (await addAsset(store, team, name)).asset;
+      asset = (await ports.assets.addAsset(store, team, name)).asset;
     } catch (err) {
       if (!isAppError(err) || err.code !== 2018) throw err;
       asset = (await store.assets.findByName(team.id, name))!;

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { isIP } from 'node:net';
 import { isDomainName } from '../assets/asset-name.ts';
-import { appError } from '../errors/app-error.ts';
+import { appError, type AppError } from '../errors/app-error.ts';
 import { isUuid, newUuid } from '../shared/ids.ts';
 import type { Team } from '../teams/team.types.ts';
 import { indexRecords, largeIndexRun, normaliseOwner, RootMatcher } from './zone-index.service.ts';
@@ -90,9 +90,14 @@ function countLineEnds(text: string): number {
   return count;
 }
 
+/** 6001: a lookup job UUID path parameter that is not a UUID. */
+export function malformedLookupJobUuid(): AppError {
+  return appError(6001, 'Lookup job UUID malformed: expected a UUID', ['lookupJobUUID']);
+}
+
 /** The status of a job of the team: 6001 malformed UUID, 6002 unknown, foreign or older than 10 days. */
 export async function getLookupJob(store: ZoneStore, team: Team, uuid: string, now = Date.now()): Promise<LookupJob> {
-  if (!isUuid(uuid)) throw appError(6001, 'Lookup job UUID malformed: expected a UUID', ['lookupJobUUID']);
+  if (!isUuid(uuid)) throw malformedLookupJobUuid();
   const job = await store.zoneLookups.findByUuid(uuid.toLowerCase());
   if (job === undefined || job.teamId !== team.id || job.created.getTime() < now - lookupRetentionMs) {
     throw appError(6002, 'Lookup job does not exist (unknown, or its status expired 10 days after upload)', [

@@ -1,5 +1,7 @@
-import type { AssetRepositories } from '../assets/asset.types.ts';
+import type { AssetName } from '../assets/asset-name.ts';
+import type { Asset, AssetRepositories, ZoneSource } from '../assets/asset.types.ts';
 import type { Transactional } from '../shared/transactional.ts';
+import type { Team } from '../teams/team.types.ts';
 import type { DnsRecordInput, ZoneRepository } from './zone.types.ts';
 
 /** Status of a zone lookup job, as callers read it. */
@@ -59,3 +61,28 @@ export type ZoneRepositories = AssetRepositories & {
 
 /** The store as the zone services see it. */
 export type ZoneStore = Transactional<ZoneRepositories>;
+
+/**
+ * What a zone upload or transfer asks of the assets area: its apex added as an asset inside the
+ * upload's transaction, with the rules and errors of adding one by hand (2018 …). The assets area
+ * implements it (addAssetInTransaction).
+ */
+export interface ApexAssetAdder {
+  addAssetInTransaction(
+    tx: AssetRepositories,
+    team: Team,
+    parsed: AssetName,
+    origin: ZoneSource,
+  ): Promise<{ asset: Asset }>;
+}
+
+/** The other areas' capabilities the zone services take, wired by the composition root. */
+export interface ZonePorts {
+  assets: ApexAssetAdder;
+}
+
+/** The store and the ports, as the zone uploads take them (the HTTP deps satisfy it). */
+export interface ZoneDeps {
+  store: ZoneStore;
+  ports: ZonePorts;
+}

@@ -1,14 +1,13 @@
 import { isIP } from 'node:net';
 import { parseAssetName } from '../assets/asset-name.ts';
-import { addAssetInTransaction } from '../assets/asset.service.ts';
 import type { Asset, ZoneSource } from '../assets/asset.types.ts';
 import { AppError, appError, isAppError } from '../errors/app-error.ts';
-import { assertCanCall, type Caller } from '../teams/api-key.service.ts';
+import { assertCanCall, type Caller } from '../teams/caller.ts';
 import type { Team } from '../teams/team.types.ts';
 import { indexRecords, largeIndexRun, RootMatcher, type RecordBatches } from './zone-index.service.ts';
 import { parseNameServer } from './name-server.ts';
 import type { ZoneEngine } from './zone-engine.ts';
-import type { ZoneRepositories, ZoneStore } from './zone-lookup.types.ts';
+import type { ZoneDeps, ZonePorts, ZoneRepositories } from './zone-lookup.types.ts';
 
 /** Largest zone file (spec). */
 export const zoneFileLimit = 5 * 1024 * 1024;
@@ -54,7 +53,7 @@ export interface ZoneUploader {
  * no zone: indexed under the team's roots alone.
  */
 export async function uploadZoneFile(
-  store: ZoneStore,
+  deps: ZoneDeps,
   engine: ZoneEngine,
   uploader: ZoneUploader,
   origin: string | undefined,
@@ -72,7 +71,7 @@ export async function uploadZoneFile(
     if (named !== undefined && named !== '.') apexName = named;
   }
   const apex = apexName === undefined ? undefined : { name: apexName, parameter: 'origin' };
-  return indexZone(store, uploader, apex, engine.parseZone(input, zone), 'zone-file');
+  return indexZone(deps, uploader, apex, engine.parseZone(input, zone), 'zone-file');
 }
 
 /**
@@ -81,7 +80,7 @@ export async function uploadZoneFile(
  * server refuses or fails, or the egress guard denies, is 2412 saying which (zoneTransferFailed).
  */
 export async function transferAndIndex(
-  store: ZoneStore,
+  deps: ZoneDeps,
   engine: ZoneEngine,
   uploader: ZoneUploader,
   rawServer: unknown,
@@ -99,7 +98,7 @@ export async function transferAndIndex(
     throw appError(2413, `Zone name malformed: "${String(rawZone ?? '')}" is not a domain name`, ['zone']);
   const signal = AbortSignal.timeout(zoneTransferTimeoutMs);
   return indexZone(
-    store,
+    deps,
     uploader,
     { name: zone, parameter: 'zone' },
     engine.transferZone(server, zone, signal),
@@ -120,17 +119,18 @@ interface ZoneApex {
  * the asset service's rules and errors), so a zone that fails leaves no asset behind.
  */
 async function indexZone(
-  store: ZoneStore,
+  deps: ZoneDeps,
   uploader: ZoneUploader,
   apex: ZoneApex | undefined,
   batches: RecordBatches,
   source: ZoneSource,
 ): Promise<ZoneIndexResult> {
   const { team } = uploader;
+  const { store, ports } = deps;
   const result = await store.transaction(async (tx) => {
     // Held before the apex is looked up: two uploads of one new zone add it once.
     await tx.zones.lockIndexing(team.id);
-    const addedAsset = apex === undefined ? undefined : await addApexIfNew(tx, uploader, apex, source);
+    const addedAsset = apex === undefined ? undefined : await addApexIfNew(tx, ports, uploader, apex, source);
     return { indexed: await indexRecords(tx, team, batches, source), addedAsset };
   });
   if (result.indexed >= largeIndexRun) await store.zones.refreshStatistics();
@@ -139,6 +139,7 @@ async function indexZone(
 
 async function addApexIfNew(
   tx: ZoneRepositories,
+  ports: ZonePorts,
   { team, caller }: ZoneUploader,
   apex: ZoneApex,
   source: ZoneSource,
@@ -156,7 +157,7 @@ async function addApexIfNew(
     );
   }
   try {
-    return (await addAssetInTransaction(tx, team, parseAssetName(apex.name), source)).asset;
+    return (await ports.assets.addAssetInTransaction(tx, team, parseAssetName(apex.name), source)).asset;
   } catch (err) {
     // The asset service's error (2012 …), pointed at the parameter that carried the name.
     if (isAppError(err)) throw new AppError(err.code, err.message, { parameters: [apex.parameter], cause: err });

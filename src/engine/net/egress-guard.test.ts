@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../config/config.ts';
-import type { DnsResolver } from '../dns/resolver.ts';
-import { EgressDeniedError, EgressGuard, resolveGuarded } from './egress-guard.ts';
+import { EgressDeniedError, EgressGuard, resolveGuarded, type AddressResolver } from './egress-guard.ts';
 
 /** A resolver answering from a fixed map, counting lookups. */
-function fakeResolver(addresses: Record<string, string[]>): DnsResolver & { lookups: string[] } {
+function fakeResolver(addresses: Record<string, string[]>): AddressResolver & { lookups: string[] } {
   const lookups: string[] = [];
   return {
     lookups,
-    resolveTxt: async () => [],
     resolveAddresses: async (name) => {
       lookups.push(name);
       return addresses[name] ?? [];
@@ -345,8 +343,7 @@ describe('resolveGuarded', () => {
   });
 
   it('lets resolver failures through unchanged', async () => {
-    const resolver: DnsResolver = {
-      resolveTxt: async () => [],
+    const resolver: AddressResolver = {
       resolveAddresses: async () => {
         throw new Error('dns: A lookup of x failed: timed out');
       },

@@ -1,5 +1,4 @@
 import { isIP, type LookupFunction } from 'node:net';
-import type { DnsResolver } from '../dns/resolver.ts';
 import {
   formatIpv4,
   isInRange,
@@ -10,6 +9,14 @@ import {
   type IpAddress,
 } from '../../shared/cidr.ts';
 import { embeddedIpv4, mappedIpv4 } from './embedded-ipv4.ts';
+
+/**
+ * What the guard asks of name resolution: the A and AAAA addresses of a name. engine/dns's
+ * DnsResolver is one; declared here so that the guard, which dns dials through, does not import dns.
+ */
+export interface AddressResolver {
+  resolveAddresses(name: string, signal: AbortSignal): Promise<string[]>;
+}
 import { specialRangeOf } from './special-purpose-ranges.ts';
 
 /** The outcome of checking one address. */
@@ -115,7 +122,7 @@ export function unbracketHost(host: string): string {
 export async function resolveGuarded(
   host: string,
   guard: EgressGuard,
-  resolver: DnsResolver,
+  resolver: AddressResolver,
   signal: AbortSignal,
 ): Promise<string[]> {
   const bare = unbracketHost(host);

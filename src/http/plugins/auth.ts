@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { appError } from '../../core/errors/app-error.ts';
-import { beginAuthentication, type BodyVerifier, type Caller } from '../../core/teams/api-key.service.ts';
+import { beginAuthentication, type BodyVerifier } from '../../core/teams/api-key.service.ts';
+import type { Caller } from '../../core/teams/caller.ts';
 import type { ApiKey } from '../../core/teams/team.types.ts';
 import type { TtlCache } from '../../core/shared/ttl-cache.ts';
 import type { AppDeps } from '../deps.ts';

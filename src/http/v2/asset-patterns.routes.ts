@@ -6,7 +6,7 @@ import {
   listAssetPatterns,
   updateAssetPattern,
 } from '../../core/groups/asset-pattern.service.ts';
-import { readJson } from '../request-input.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentAssetPattern } from './group.presenter.ts';
 import { AssetPattern, AssetPatternBody, AssetPatternParams, GroupTokenParam } from './group.schemas.ts';
@@ -24,6 +24,7 @@ export const assetPatternRoutes: RouteDef[] = [
     description: 'The patterns of the group in creation order. A bare array.',
     tags: ['groups'],
     params: GroupTokenParam,
+    input: { params: pathInput('groupToken') },
     response: Type.Array(AssetPattern),
     successStatus: 200,
     errors: [9001, 9003],
@@ -42,6 +43,7 @@ export const assetPatternRoutes: RouteDef[] = [
     description: `Adds a pattern to the group; it is stored in canonical (lowercase) form. ${assetPatternLanguage} An invalid pattern is 9012.`,
     tags: ['groups'],
     params: GroupTokenParam,
+    input: { params: pathInput('groupToken') },
     body: AssetPatternBody,
     response: AssetPattern,
     successStatus: 200,
@@ -67,6 +69,7 @@ export const assetPatternRoutes: RouteDef[] = [
     description: `Replaces the pattern text. ${assetPatternLanguage}`,
     tags: ['groups'],
     params: AssetPatternParams,
+    input: { params: pathInput('groupToken') },
     body: AssetPatternBody,
     response: AssetPattern,
     successStatus: 200,
@@ -91,11 +94,11 @@ export const assetPatternRoutes: RouteDef[] = [
     summary: 'Delete asset pattern',
     tags: ['groups'],
     params: AssetPatternParams,
+    input: { params: pathInput('groupToken'), isUnusedBodyParsed: true },
     response: EmptyObject,
     successStatus: 200,
     errors: [9001, 9003, 9011, 9013],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       await deleteAssetPattern(ctx.deps.store, ctx.team, ctx.params['groupToken']!, ctx.params['assetPatternToken']!);
       return { status: 200, body: {} };
     },

@@ -1,6 +1,6 @@
 import type { AssetSummary } from '../../core/assets/asset.types.ts';
-import type { AssetPage } from '../../core/assets/asset.service.ts';
-import { joinRuns, withEnvelope } from '../../core/shared/page-render.mjs';
+import type { AssetPage } from '../../core/assets/asset.types.ts';
+import { joinRuns, withEnvelope } from '../../shared/page-render.mjs';
 import { toWireTime } from '../../core/shared/time.ts';
 
 /** The v2 wire shape of an asset. */

@@ -2,16 +2,15 @@ import { Type } from '@sinclair/typebox';
 import { assetRequestsPerSecond, defaultAssetSettings, portScanningFields } from '../../core/assets/asset-settings.ts';
 import {
   addAsset,
-  defaultAssetPageSize,
   deleteAsset,
   getAssetSettings,
   listAssets,
-  maxAssetPageSize,
   updateAssetSettings,
 } from '../../core/assets/asset.service.ts';
+import { defaultAssetPageSize, maxAssetPageSize } from '../../core/assets/asset.types.ts';
 import { parseTimeParameter } from '../../core/shared/time.ts';
 import { v2ErrorBody } from '../errors.ts';
-import { readJson } from '../request-input.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
 import type { RouteInput } from '../route.ts';
 import { presentAsset, presentAssetPage } from './asset.presenter.ts';
@@ -201,11 +200,11 @@ export const assetRoutes: RouteDef[] = [
     description: 'Deletes the asset and its subdomains.',
     tags: ['assets'],
     params: AssetTokenParam,
+    input: { params: pathInput('assetToken'), isUnusedBodyParsed: true },
     response: EmptyObject,
     successStatus: 200,
     errors: [2011, 2014, 2026],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       await deleteAsset(ctx.deps.store, ctx.team, ctx.params['assetToken']!);
       return { status: 200, body: {} };
     },
@@ -224,7 +223,7 @@ export const assetRoutes: RouteDef[] = [
     tags: ['assets'],
     params: AssetTokenParam,
     query: Type.Object(PageQuery),
-    input: pageInput,
+    input: { ...pageInput, params: pathInput('assetToken') },
     response: AssetList,
     successStatus: 200,
     errors: [2011, 2014, 4150],
@@ -246,6 +245,7 @@ export const assetRoutes: RouteDef[] = [
     summary: 'Get asset settings',
     tags: ['assets'],
     params: DomainTokenParam,
+    input: { params: pathInput('domainToken') },
     response: AssetSettings,
     successStatus: 200,
     errors: [2011, 2014],
@@ -269,7 +269,7 @@ export const assetRoutes: RouteDef[] = [
     params: DomainTokenParam,
     body: AssetSettingsUpdate,
     // The settings rule answers a body of another JSON type (2422 naming the fields).
-    input: { isAnyJsonBody: true },
+    input: { isAnyJsonBody: true, params: pathInput('domainToken') },
     response: AssetSettings,
     successStatus: 200,
     errors: [1050, 1051, 2011, 2014, 2422, 2423, 2424, 2425, 2426],

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { addGroupMember, listGroupMembers, removeGroupMember } from '../../core/groups/group-member.service.ts';
-import { readJson } from '../request-input.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentGroupMember } from './group.presenter.ts';
 import { GroupMember, GroupMemberParams, GroupTokenParam } from './group.schemas.ts';
@@ -18,6 +18,7 @@ export const groupMemberRoutes: RouteDef[] = [
     description: 'The members of the group in the order they were added. A bare array.',
     tags: ['groups'],
     params: GroupTokenParam,
+    input: { params: pathInput('groupToken') },
     response: Type.Array(GroupMember),
     successStatus: 200,
     errors: [9001, 9003],
@@ -38,6 +39,7 @@ export const groupMemberRoutes: RouteDef[] = [
       'Adding a user who is in the group already answers the existing group member. `user_token` is accepted for `userToken`.',
     tags: ['groups'],
     params: GroupTokenParam,
+    input: { params: pathInput('groupToken') },
     body: Type.Object({ userToken: Token }),
     response: GroupMember,
     successStatus: 200,
@@ -61,11 +63,11 @@ export const groupMemberRoutes: RouteDef[] = [
     description: 'Removes the member from the group (not from the team).',
     tags: ['groups'],
     params: GroupMemberParams,
+    input: { params: pathInput('groupToken'), isUnusedBodyParsed: true },
     response: EmptyObject,
     successStatus: 200,
     errors: [9001, 9003, 9021, 9023],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       await removeGroupMember(ctx.deps.store, ctx.team, ctx.params['groupToken']!, ctx.params['groupMemberToken']!);
       return { status: 200, body: {} };
     },

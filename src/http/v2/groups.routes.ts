@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { defaultAssetPageSize, maxAssetPageSize } from '../../core/assets/asset.service.ts';
+import { defaultAssetPageSize, maxAssetPageSize } from '../../core/assets/asset.types.ts';
 import { assetPatternLanguage } from '../../core/groups/asset-pattern.ts';
 import { listAssetsOfGroups } from '../../core/groups/group-assets.service.ts';
 import { createGroup, deleteGroup, listGroups, updateGroup } from '../../core/groups/group.service.ts';
-import { readJson } from '../request-input.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentAssetPage } from './asset.presenter.ts';
 import { presentGroup } from './group.presenter.ts';
@@ -97,6 +97,7 @@ export const groupRoutes: RouteDef[] = [
     description: `Changes the fields given (name, description); absent ones keep their value. ${nameRules}`,
     tags: ['groups'],
     params: GroupTokenParam,
+    input: { params: pathInput('groupToken') },
     body: GroupUpdateBody,
     response: Group,
     successStatus: 200,
@@ -118,11 +119,11 @@ export const groupRoutes: RouteDef[] = [
     description: 'Deletes the group with its members and asset patterns.',
     tags: ['groups'],
     params: GroupTokenParam,
+    input: { params: pathInput('groupToken'), isUnusedBodyParsed: true },
     response: EmptyObject,
     successStatus: 200,
     errors: [9001, 9003],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       await deleteGroup(ctx.deps.store, ctx.team, ctx.params['groupToken']!);
       return { status: 200, body: {} };
     },

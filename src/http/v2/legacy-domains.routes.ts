@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { addAsset } from '../../core/assets/asset.service.ts';
 import { collectSubdomains, listDomains } from '../../core/legacy/legacy-domains.service.ts';
-import { joinRuns, withEnvelope } from '../../core/shared/page-render.mjs';
+import { joinRuns, withEnvelope } from '../../shared/page-render.mjs';
 import {
   collectFindingUuids,
   domainScope,
@@ -12,7 +12,7 @@ import {
 } from '../../core/legacy/legacy-findings.service.ts';
 import { maxVulnerabilityPageSize } from '../../core/vulnerabilities/vulnerability-list.service.ts';
 import { v2ErrorBody } from '../errors.ts';
-import { queryInteger, queryValue } from '../request-input.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Asset } from './assets.routes.ts';
 import {
@@ -21,7 +21,8 @@ import {
   legacyNote,
   legacyRouteBase,
   markTruncated,
-  parseFindingFilter,
+  findingFilterInput,
+  findingFilterOf,
 } from './legacy-route-support.ts';
 import { presentDomain, presentOldFindings } from './legacy.presenter.ts';
 import { FindingQuery, LegacyDomain, OldFinding, OldFindingPage } from './legacy.schemas.ts';
@@ -76,11 +77,12 @@ export const legacyDomainRoutes: RouteDef[] = [
     summary: 'List subdomains of a domain (deprecated)',
     description: `The items of GET /assets/{assetToken}/subdomains/ (subdomain assets, then names discovered by DNS) as one bare array; at most ${legacyListCap} (then x-perimeter-truncated: true). ${legacyNote}`,
     params: DomainTokenParam,
+    input: { params: pathInput('domainToken') },
     response: Type.Array(Asset),
     errors: [2011, 2014],
     handler: async (ctx) => {
       const { items, isTruncated } = await collectSubdomains(
-        ctx.deps.store,
+        ctx.deps,
         ctx.deps.markers,
         ctx.team,
         ctx.params['domainToken']!,
@@ -100,11 +102,11 @@ export const legacyDomainRoutes: RouteDef[] = [
       `The vulnerabilities of the domain and its subdomain assets as old findings, in the order they were first recorded; a bare array of at most ${legacyFindingCap} ` +
       `(then x-perimeter-truncated: true; the paginated read has them all). ${legacyNote}`,
     params: DomainTokenParam,
-    isQueryReadByHand: true,
     query: Type.Object(FindingQuery),
+    input: { ...findingFilterInput, params: pathInput('domainToken') },
     response: Type.Array(OldFinding),
     errors: [1085, 2011, 2014, 4085, 4150],
-    handler: (ctx) => answerFindings(ctx, () => domainScope(ctx.deps.store, ctx.team, ctx.params['domainToken']!)),
+    handler: (ctx) => answerFindings(ctx, () => domainScope(ctx.deps, ctx.team, ctx.params['domainToken']!)),
   }),
   defineRoute({
     ...legacy,
@@ -115,7 +117,6 @@ export const legacyDomainRoutes: RouteDef[] = [
     summary: 'Findings of a domain, paged (deprecated)',
     description: `Keyset pages of the domain's findings; \`next_marker\` and \`nextMarker\` (same value) are absent on the last page. A marker of another domain or team is 4150. ${legacyNote}`,
     params: DomainTokenParam,
-    isQueryReadByHand: true,
     query: Type.Object({
       ...FindingQuery,
       marker: Type.Optional(
@@ -130,23 +131,21 @@ export const legacyDomainRoutes: RouteDef[] = [
         }),
       ),
     }),
+    input: {
+      ...findingFilterInput,
+      order: ['from', 'to', 'severity', 'pageSize', 'marker'],
+      aliases: { page_size: 'pageSize' },
+      params: pathInput('domainToken'),
+    },
     response: OldFindingPage,
     errors: [1085, 2011, 2014, 4085, 4150],
     handler: async (ctx) => {
-      const filter = parseFindingFilter(ctx.query);
-      const size = queryInteger(ctx.query, ['pageSize', 'page_size'], {
-        min: 1,
-        max: maxVulnerabilityPageSize,
-        fallback: maxVulnerabilityPageSize,
+      const filter = findingFilterOf(ctx.input);
+      const size = (ctx.input['pageSize'] as number | undefined) ?? maxVulnerabilityPageSize;
+      const page = await pageDomainFindings(ctx.deps, ctx.deps.markers, ctx.team, ctx.params['domainToken']!, filter, {
+        marker: ctx.input['marker'] as string | undefined,
+        size,
       });
-      const page = await pageDomainFindings(
-        ctx.deps.store,
-        ctx.deps.markers,
-        ctx.team,
-        ctx.params['domainToken']!,
-        filter,
-        { marker: queryValue(ctx.query, 'marker'), size },
-      );
       const next = page.nextMarker;
       return {
         status: 200,
@@ -166,10 +165,11 @@ export const legacyDomainRoutes: RouteDef[] = [
     summary: 'One finding of a domain (deprecated)',
     description: `Details complete (never truncated). An unknown UUID, another team's, or one of another domain answers 1900 (404). ${legacyNote}`,
     params: Type.Object({ domainToken: Token, uuid: Type.String({ format: 'uuid' }) }),
+    input: { params: pathInput('domainToken') },
     response: OldFinding,
     errors: [1900, 2011, 2014, 4111],
     handler: async (ctx) =>
-      answerFinding(await getDomainFinding(ctx.deps.store, ctx.team, ctx.params['domainToken']!, ctx.params['uuid']!)),
+      answerFinding(await getDomainFinding(ctx.deps, ctx.team, ctx.params['domainToken']!, ctx.params['uuid']!)),
   }),
   defineRoute({
     ...legacy,
@@ -180,16 +180,16 @@ export const legacyDomainRoutes: RouteDef[] = [
     summary: 'Finding UUIDs of a domain (deprecated)',
     description: `The UUIDs of the domain's findings, in the order they were first recorded; a bare array of at most ${legacyListCap} (then x-perimeter-truncated: true). ${legacyNote}`,
     params: DomainTokenParam,
-    isQueryReadByHand: true,
     query: Type.Object(FindingQuery),
+    input: { ...findingFilterInput, params: pathInput('domainToken') },
     response: Type.Array(Type.String({ format: 'uuid' })),
     errors: [1085, 2011, 2014, 4085, 4150],
     handler: async (ctx) => {
-      const filter = parseFindingFilter(ctx.query);
+      const filter = findingFilterOf(ctx.input);
       const { uuids, isTruncated } = await collectFindingUuids(
         ctx.deps.store,
         ctx.team,
-        await domainScope(ctx.deps.store, ctx.team, ctx.params['domainToken']!),
+        await domainScope(ctx.deps, ctx.team, ctx.params['domainToken']!),
         filter,
       );
       markTruncated(ctx, isTruncated);

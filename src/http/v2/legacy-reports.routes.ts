@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { collectFindings, legacyFindingCap, legacyListCap } from '../../core/legacy/legacy-findings.service.ts';
 import { getReportFinding, latestReport, listReports } from '../../core/legacy/legacy-reports.service.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import {
   answerFinding,
@@ -8,7 +9,9 @@ import {
   legacyNote,
   legacyRouteBase,
   markTruncated,
-  parseRange,
+  findingFilterInput,
+  findingFilterOf,
+  rangeInput,
   publicBase,
 } from './legacy-route-support.ts';
 import { presentOldFindings, presentReport } from './legacy.presenter.ts';
@@ -33,10 +36,11 @@ export const legacyReportRoutes: RouteDef[] = [
       `The latest report with its findings (at most ${legacyFindingCap}, then x-perimeter-truncated: true; the counts and \`cvss\` always cover all of them). ` +
       `\`cvss\` is the highest CVSS 3.1 score among its findings, 0 when none. ${noReport} ${legacyNote}`,
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken') },
     response: LegacyFullReport,
     errors: [2601, 2604],
     handler: async (ctx) => {
-      const { profile, scan } = await latestReport(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!);
+      const { profile, scan } = await latestReport(ctx.deps, ctx.team, ctx.params['scanProfileToken']!);
       const found = await collectFindings(ctx.deps.store, ctx.team, { scanId: scan.id }, {});
       markTruncated(ctx, found.isTruncated);
       return {
@@ -54,10 +58,11 @@ export const legacyReportRoutes: RouteDef[] = [
     summary: 'Latest report of a scan profile (deprecated)',
     description: `The latest report without its findings. ${noReport} ${legacyNote}`,
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken') },
     response: LegacyReport,
     errors: [2601, 2604],
     handler: async (ctx) => {
-      const { profile, scan } = await latestReport(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!);
+      const { profile, scan } = await latestReport(ctx.deps, ctx.team, ctx.params['scanProfileToken']!);
       return { status: 200, body: presentReport(profile, scan, publicBase(ctx)) };
     },
   }),
@@ -70,14 +75,14 @@ export const legacyReportRoutes: RouteDef[] = [
     summary: 'Reports of a scan profile (deprecated)',
     description: `The profile's reports without findings, newest first, as a bare array (empty when it has none); \`from\`/\`to\` bound their creation. At most ${legacyListCap}. ${legacyNote}`,
     params: ProfileTokenParam,
-    isQueryReadByHand: true,
     query: Type.Object(ReportQuery),
+    input: { ...rangeInput, params: pathInput('scanProfileToken') },
     response: Type.Array(LegacyReport),
     errors: [1085, 2601, 2604, 4150],
     handler: async (ctx) => {
-      const range = parseRange(ctx.query);
+      const range = findingFilterOf(ctx.input);
       const { profile, scans, isTruncated } = await listReports(
-        ctx.deps.store,
+        ctx.deps,
         ctx.team,
         ctx.params['scanProfileToken']!,
         range,
@@ -98,13 +103,13 @@ export const legacyReportRoutes: RouteDef[] = [
       `The findings of the profile's latest report as old findings, a bare array of at most ${legacyFindingCap} (then x-perimeter-truncated: true). ` +
       `\`severity\` matches the severity the report recorded; \`from\`/\`to\` bound the latest detection. ${noReport} ${legacyNote}`,
     params: ProfileTokenParam,
-    isQueryReadByHand: true,
     query: Type.Object(FindingQuery),
+    input: { ...findingFilterInput, params: pathInput('scanProfileToken') },
     response: Type.Array(OldFinding),
     errors: [1085, 2601, 2604, 4085, 4150],
     handler: (ctx) =>
       answerFindings(ctx, async () => ({
-        scanId: (await latestReport(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!)).scan.id,
+        scanId: (await latestReport(ctx.deps, ctx.team, ctx.params['scanProfileToken']!)).scan.id,
       })),
   }),
   defineRoute({
@@ -118,6 +123,7 @@ export const legacyReportRoutes: RouteDef[] = [
       `Details complete. 2601 when a token is malformed, 2604 when the profile or the report (of that profile) does not exist, 4111 for a malformed UUID, ` +
       `1900 when the report did not see that vulnerability. ${legacyNote}`,
     params: Type.Object({ scanProfileToken: Token, reportToken: Token, uuid: Type.String({ format: 'uuid' }) }),
+    input: { params: pathInput('scanProfileToken') },
     response: OldFinding,
     errors: [1900, 2601, 2604, 4111],
     handler: async (ctx) => {
@@ -125,7 +131,7 @@ export const legacyReportRoutes: RouteDef[] = [
         'scanProfileToken' | 'reportToken' | 'uuid',
         string
       >;
-      return answerFinding(await getReportFinding(ctx.deps.store, ctx.team, scanProfileToken, reportToken, uuid));
+      return answerFinding(await getReportFinding(ctx.deps, ctx.team, scanProfileToken, reportToken, uuid));
     },
   }),
 ];

@@ -7,8 +7,7 @@ import {
 } from '../../core/legacy/legacy-findings.service.ts';
 import { parseTimeParameter } from '../../core/shared/time.ts';
 import type { Severity } from '../../core/vulnerabilities/vulnerability.types.ts';
-import { queryList, queryValue } from '../request-input.ts';
-import type { RouteContext, RouteDef, RouteResult } from '../route.ts';
+import type { FieldError, RouteContext, RouteDef, RouteInput, RouteResult } from '../route.ts';
 import { presentOldFinding, presentOldFindings } from './legacy.presenter.ts';
 
 /** Inputs and answers shared by the older v2 operations (legacy-domains and legacy-reports routes). */
@@ -22,37 +21,58 @@ const severityValues: Record<string, Severity[]> = {
   information: ['information'],
 };
 
-/** `from` and `to`: Unix seconds (or the other v2 time forms), inclusive; 1085 when malformed, 4150 when from is after to. */
-export function parseRange(query: RouteContext['query']): { from?: Date; to?: Date } {
-  const read = (name: 'from' | 'to') => {
-    const value = queryValue(query, name);
-    return value === undefined || value.trim() === '' ? undefined : parseTimeParameter(name, value);
-  };
-  const from = read('from');
-  const to = read('to');
+/** A `from` or `to` bound: blank is none, else Unix seconds or another v2 time form (1085 otherwise). */
+function decodeBound(value: string, name: string): Date | undefined {
+  return value.trim() === '' ? undefined : parseTimeParameter(name, value);
+}
+
+/** 4150 when `from` is after `to`: both bounds are inclusive. */
+function assertRange(query: Record<string, unknown>): void {
+  const from = query['from'] as Date | undefined;
+  const to = query['to'] as Date | undefined;
   if (from !== undefined && to !== undefined && from.getTime() > to.getTime()) {
     throw appError(4150, `from (${from.toISOString()}) is after to (${to.toISOString()}): both bounds are inclusive`, [
       'from',
       'to',
     ]);
   }
-  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
 }
 
-/** `severity` (one value, a comma list or severity[]), `from` and `to`; 4085 for an unknown severity. */
-export function parseFindingFilter(query: RouteContext['query']): FindingFilter {
-  const filter: FindingFilter = parseRange(query);
-  const values = queryList(query, 'severity');
-  if (values !== undefined && values.length > 0) {
-    const bad = values.filter((v) => !Object.hasOwn(severityValues, v.toLowerCase()));
-    if (bad.length > 0)
-      throw appError(
-        4085,
-        `Severity malformed: ${bad.map((b) => `"${b}"`).join(', ')} (allowed: high, medium, low, information)`,
-        ['severity'],
-      );
-    filter.severities = [...new Set(values.flatMap((v) => severityValues[v.toLowerCase()]!))];
-  }
+/** The declared input of `from` and `to` (ReportQuery): 1085 when malformed, then 4150 when from is after to. */
+export const rangeInput: RouteInput = {
+  order: ['from', 'to'],
+  decode: { from: decodeBound, to: decodeBound },
+  rules: { to: assertRange },
+};
+
+/** 4085 naming every severity that is not one older clients send (any case). */
+const severityError: FieldError = (values) => {
+  const bad = (values as string[]).filter((v) => !Object.hasOwn(severityValues, v.toLowerCase()));
+  return appError(
+    4085,
+    `Severity malformed: ${bad.map((b) => `"${b}"`).join(', ')} (allowed: high, medium, low, information)`,
+    ['severity'],
+  );
+};
+
+/** The declared input of the finding filters (FindingQuery): the range, then `severity` (4085). */
+export const findingFilterInput: RouteInput = {
+  ...rangeInput,
+  order: ['from', 'to', 'severity'],
+  decode: { ...rangeInput.decode, severity: (value) => value.toLowerCase() },
+  errors: { severity: severityError },
+};
+
+/** The filter of a query validated with findingFilterInput (or rangeInput). */
+export function findingFilterOf(input: RouteContext['input']): FindingFilter {
+  const filter: FindingFilter = {};
+  const from = input['from'] as Date | undefined;
+  const to = input['to'] as Date | undefined;
+  if (from !== undefined) filter.from = from;
+  if (to !== undefined) filter.to = to;
+  const values = input['severity'] as string[] | undefined;
+  if (values !== undefined && values.length > 0)
+    filter.severities = [...new Set(values.flatMap((v) => severityValues[v]!))];
   return filter;
 }
 
@@ -76,7 +96,7 @@ export function legacyRouteBase(tag: string): Pick<RouteDef, 'surface' | 'isDepr
 
 /** The old findings of a scope as a bare array, read with the request's filters (checked first), capped and flagged. */
 export async function answerFindings(ctx: RouteContext, scope: () => Promise<FindingScope>): Promise<RouteResult> {
-  const filter = parseFindingFilter(ctx.query);
+  const filter = findingFilterOf(ctx.input);
   const found = await collectFindings(ctx.deps.store, ctx.team, await scope(), filter);
   markTruncated(ctx, found.isTruncated);
   return { status: 200, body: presentOldFindings(found) };

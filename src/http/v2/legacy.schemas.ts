@@ -122,9 +122,9 @@ const time = (what: string) =>
 /** Filters of the older finding reads. */
 export const FindingQuery = {
   severity: Type.Optional(
-    Type.String({
+    Type.Array(Type.Union(['high', 'critical', 'medium', 'low', 'information'].map((s) => Type.Literal(s))), {
       description:
-        'high (includes critical), medium, low or information; several as severity=a,b or severity[]=a (4085 otherwise)',
+        'high (includes critical), medium, low or information, in any case; several as severity=a,b or severity[]=a (4085 otherwise)',
     }),
   ),
   from: time('Latest detection at or after'),

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { monitoringStatus } from '../../core/surface/monitoring.service.ts';
 import type { SurfaceRun, SurfaceRunProgress } from '../../core/surface/surface-run.types.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Timestamp, Token } from './schemas.ts';
 
@@ -159,12 +160,13 @@ export const monitoringRoutes: RouteDef[] = [
     isExtension: true,
     tags: ['assets'],
     params: Type.Object({ domainToken: Token }),
+    input: { params: pathInput('domainToken') },
     response: MonitoringStatusBody,
     successStatus: 200,
     errors: [2011, 2014],
     handler: async (ctx) => {
       const status = await monitoringStatus(
-        ctx.deps.store,
+        ctx.deps,
         ctx.team,
         ctx.params['domainToken']!,
         ctx.deps.config.monitoringIntervalMs,

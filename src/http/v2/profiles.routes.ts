@@ -7,7 +7,7 @@ import {
   listScanProfiles,
   updateProfileSettings,
 } from '../../core/scans/scan-profile.service.ts';
-import { readJson } from '../request-input.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentProfile, presentProfileSettings } from './scan.presenter.ts';
 import { ProfileTokenParam, ProfileSettingsSchema, ScanProfileSchema } from './scan.schemas.ts';
@@ -29,7 +29,7 @@ export const profileRoutes: RouteDef[] = [
     errors: [],
     handler: async (ctx) => ({
       status: 200,
-      body: (await listScanProfiles(ctx.deps.store, ctx.team)).map(presentProfile),
+      body: (await listScanProfiles(ctx.deps, ctx.team)).map(presentProfile),
     }),
   }),
   defineRoute({
@@ -70,6 +70,7 @@ export const profileRoutes: RouteDef[] = [
       const profile = await createScanProfile(
         {
           store: ctx.deps.store,
+          ports: ctx.deps.ports,
           engine: ctx.deps.scanEngine,
           validationTimeoutMs: ctx.deps.config.endpointValidationTimeoutMs,
         },
@@ -89,12 +90,13 @@ export const profileRoutes: RouteDef[] = [
     summary: 'List scan profiles of an asset',
     tags: ['scan profiles'],
     params: Type.Object({ assetToken: Token }),
+    input: { params: pathInput('assetToken') },
     response: Type.Array(ScanProfileSchema),
     successStatus: 200,
     errors: [2011, 2014],
     handler: async (ctx) => ({
       status: 200,
-      body: (await listScanProfiles(ctx.deps.store, ctx.team, ctx.params['assetToken']!)).map(presentProfile),
+      body: (await listScanProfiles(ctx.deps, ctx.team, ctx.params['assetToken']!)).map(presentProfile),
     }),
   }),
   defineRoute({
@@ -108,11 +110,11 @@ export const profileRoutes: RouteDef[] = [
       'A running scan of the profile is stopped first; its reports go with it. Vulnerabilities the profile found stay.',
     tags: ['scan profiles'],
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken'), isUnusedBodyParsed: true },
     response: EmptyObject,
     successStatus: 200,
     errors: [2601, 2604],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       await deleteScanProfile(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!);
       return { status: 200, body: {} };
     },
@@ -127,6 +129,7 @@ export const profileRoutes: RouteDef[] = [
     description: 'basic_auth and session_cookie are present only when set.',
     tags: ['scan profiles'],
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken') },
     response: ProfileSettingsSchema,
     successStatus: 200,
     errors: [2601, 2604],
@@ -151,7 +154,7 @@ export const profileRoutes: RouteDef[] = [
     params: ProfileTokenParam,
     body: ProfileSettingsSchema,
     // The settings rule answers a body of another JSON type (1051 naming the settings).
-    input: { isAnyJsonBody: true },
+    input: { isAnyJsonBody: true, params: pathInput('scanProfileToken') },
     response: ProfileSettingsSchema,
     successStatus: 200,
     errors: [

@@ -1,7 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { getScanStatus, startScan, stopScan } from '../../core/scans/scan.service.ts';
-import { getSchedule, removeSchedule, setSchedule } from '../../core/scans/schedule.service.ts';
-import { readJson } from '../request-input.ts';
+import { scheduleFrequencies } from '../../core/scans/scan.types.ts';
+import {
+  getSchedule,
+  malformedFrequency,
+  malformedStart,
+  removeSchedule,
+  setSchedule,
+  type ScheduleInput,
+} from '../../core/scans/schedule.service.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentScanStatus, presentSchedule } from './scan.presenter.ts';
 import { ProfileTokenParam, ScanStatusSchema, ScheduleSchema } from './scan.schemas.ts';
@@ -19,6 +27,7 @@ export const scanRoutes: RouteDef[] = [
       'The latest scan of the profile, running or finished; 5004 when the profile was never scanned. `progress` moves every second while it runs.',
     tags: ['scans'],
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken') },
     response: ScanStatusSchema,
     successStatus: 200,
     errors: [2601, 2604, 5004],
@@ -39,11 +48,11 @@ export const scanRoutes: RouteDef[] = [
       '5009 while a scan of the profile is starting, running or stopping; 2021 (423) when the asset is not verified; 2616 (423) when the profile is deactivated.',
     tags: ['scans'],
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken'), isUnusedBodyParsed: true },
     response: ScanStatusSchema,
     successStatus: 202,
     errors: [2021, 2601, 2604, 2616, 5009],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       const token = ctx.params['scanProfileToken']!;
       const scan = await startScan({ store: ctx.deps.store, queue: ctx.deps.scanQueue }, ctx.team, token);
       return { status: 202, body: presentScanStatus({ token }, scan) };
@@ -60,11 +69,11 @@ export const scanRoutes: RouteDef[] = [
       'A queued scan ends `stopped` at once; a running one reads `stopping` and its worker stops it within seconds (then `stopped`). A stopped scan patches nothing. 5004 when none is live.',
     tags: ['scans'],
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken'), isUnusedBodyParsed: true },
     response: ScanStatusSchema,
     successStatus: 202,
     errors: [2601, 2604, 5004],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       const token = ctx.params['scanProfileToken']!;
       return { status: 202, body: presentScanStatus({ token }, await stopScan(ctx.deps.store, ctx.team, token)) };
     },
@@ -78,6 +87,7 @@ export const scanRoutes: RouteDef[] = [
     summary: 'Get scan schedule',
     tags: ['scans'],
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken') },
     response: ScheduleSchema,
     successStatus: 200,
     errors: [2601, 2604],
@@ -99,9 +109,22 @@ export const scanRoutes: RouteDef[] = [
       "Monthly repeats on the same day of the month (the last day for shorter months). A due scan that finds one of the profile still running is skipped and says so in that scan's warnings.",
     tags: ['scans'],
     params: ProfileTokenParam,
+    // The profile is found (2601, 2604) before the body's fields answer (5066, 1085).
+    input: {
+      params: pathInput('scanProfileToken'),
+      isBodyCheckedLate: true,
+      errors: { frequency: malformedFrequency, start: malformedStart },
+    },
     body: Type.Object({
-      frequency: Type.String({ examples: ['weekly'] }),
-      start: Type.Optional(Type.String({ format: 'date-time' })),
+      frequency: Type.Union(
+        scheduleFrequencies.map((f) => Type.Literal(f)),
+        { examples: ['weekly'] },
+      ),
+      start: Type.Optional(
+        Type.Union([Type.String(), Type.Number(), Type.Null()], {
+          description: 'YYYY-MM-DDTHH:mm:ssZ, ±hhmm offset or Unix seconds; null or empty means now',
+        }),
+      ),
     }),
     response: ScheduleSchema,
     successStatus: 200,
@@ -109,7 +132,12 @@ export const scanRoutes: RouteDef[] = [
     handler: async (ctx) => ({
       status: 200,
       body: presentSchedule(
-        await setSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!, ctx.body as Record<string, unknown>),
+        await setSchedule(
+          ctx.deps,
+          ctx.team,
+          ctx.params['scanProfileToken']!,
+          () => ctx.checkedBody() as ScheduleInput,
+        ),
       ),
     }),
   }),
@@ -123,11 +151,11 @@ export const scanRoutes: RouteDef[] = [
     description: 'Answers the schedule as it reads afterwards: frequency never.',
     tags: ['scans'],
     params: ProfileTokenParam,
+    input: { params: pathInput('scanProfileToken'), isUnusedBodyParsed: true },
     response: ScheduleSchema,
     successStatus: 200,
     errors: [2601, 2604],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       return {
         status: 200,
         body: presentSchedule(await removeSchedule(ctx.deps, ctx.team, ctx.params['scanProfileToken']!)),

@@ -9,7 +9,7 @@ import {
 } from '../../core/vulnerabilities/vulnerability-status.service.ts';
 import type { Mark } from '../../core/vulnerabilities/vulnerability.types.ts';
 import { cachedPage } from '../cached-page.ts';
-import { readJson } from '../request-input.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
 import type { VulnerabilityListInput } from '../../core/vulnerabilities/vulnerability-list.service.ts';
 import { EmptyObject } from './schemas.ts';
@@ -118,6 +118,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
     summary: 'Get vulnerability',
     tags: ['vulnerabilities'],
     params: UuidParam,
+    input: { params: pathInput('uuid') },
     response: Type.Object({ vulnerability: Vulnerability }),
     successStatus: 200,
     errors: [4111, 1900],
@@ -137,11 +138,11 @@ export const vulnerabilityRoutes: RouteDef[] = [
       description: markDescription,
       tags: ['vulnerabilities'],
       params: UuidParam,
+      input: { params: pathInput('uuid'), isUnusedBodyParsed: true },
       response: EmptyObject,
       successStatus: 200,
       errors: [4111, 1900],
       handler: async (ctx) => {
-        readJson(ctx, { required: false });
         await changeMark(
           ctx.deps.store,
           ctx.team,
@@ -166,6 +167,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
     tags: ['vulnerabilities'],
     isExtension: true,
     params: UuidParam,
+    input: { params: pathInput('uuid') },
     response: Type.Object({
       events: Type.Array(
         Type.Object({
@@ -216,11 +218,11 @@ export const vulnerabilityRoutes: RouteDef[] = [
     tags: ['vulnerabilities'],
     isExtension: true,
     params: Type.Object({ uuid: Type.String({ format: 'uuid' }), tagUuid: Type.String({ format: 'uuid' }) }),
+    input: { params: pathInput('uuid'), isUnusedBodyParsed: true },
     response: EmptyObject,
     successStatus: 200,
     errors: [4111, 1900],
     handler: async (ctx) => {
-      readJson(ctx, { required: false });
       await untagVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!, ctx.params['tagUuid']!);
       return { status: 200, body: {} };
     },

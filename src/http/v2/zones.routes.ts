@@ -8,7 +8,8 @@ import {
   type ZoneIndexResult,
 } from '../../core/zones/zone-upload.service.ts';
 import { enqueueZoneLookup } from '../../jobs/zone-lookup.job.ts';
-import { queryValue, requiredUpload } from '../request-input.ts';
+import { requiredUpload } from '../request-input.ts';
+import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteContext, type RouteDef, type RouteResult } from '../route.ts';
 
 const indexedDescription =
@@ -65,7 +66,7 @@ export const zoneRoutes: RouteDef[] = [
       answerIndexed(
         ctx,
         await uploadZoneFile(
-          ctx.deps.store,
+          ctx.deps,
           ctx.deps.zoneEngine,
           ctx,
           ctx.input['origin'] as string | undefined,
@@ -112,6 +113,7 @@ export const zoneRoutes: RouteDef[] = [
       'status moves from queued to running to done (or failed); the counts grow while it runs. Readable for 10 days after upload, then 6002.',
     tags: ['zones'],
     params: Type.Object({ lookupJobUUID: Type.String({ format: 'uuid' }) }),
+    input: { params: pathInput('lookupJobUUID') },
     response: Type.Object({
       uuid: Type.String({ format: 'uuid' }),
       status: Type.Union([
@@ -159,15 +161,14 @@ export const zoneRoutes: RouteDef[] = [
     errors: [1051, 2012, 2412, 2413],
     // Body or query: a field the body gives is not read from the query.
     isBodyOptional: true,
-    isQueryReadByHand: true,
-    input: { isAnyJsonBody: true },
+    input: { isAnyJsonBody: true, queryUnlessBody: ['nameServer', 'zone'] },
     handler: async (ctx) => {
       const body = ctx.body;
       const fields =
         body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-      const nameServer = fields['nameServer'] ?? queryValue(ctx.query, 'nameServer');
-      const zone = fields['zone'] ?? queryValue(ctx.query, 'zone');
-      return answerIndexed(ctx, await transferAndIndex(ctx.deps.store, ctx.deps.zoneEngine, ctx, nameServer, zone));
+      const nameServer = fields['nameServer'] ?? ctx.input['nameServer'];
+      const zone = fields['zone'] ?? ctx.input['zone'];
+      return answerIndexed(ctx, await transferAndIndex(ctx.deps, ctx.deps.zoneEngine, ctx, nameServer, zone));
     },
   }),
 ];

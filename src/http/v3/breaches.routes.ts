@@ -3,7 +3,7 @@ import type { BreachPage } from '../../core/policies/breach.types.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Breach, V3BreachListQuery } from './breach.schemas.ts';
-import { readListTime, readV3ListRequest, v3ListBody, v3ListDescription, v3ListPage } from './list-query.ts';
+import { v3ListBody, v3ListDescription, v3ListInput, v3ListPage, v3ListRequest } from './list-query.ts';
 
 /** The wire JSON of a page's breaches, comma-joined (the list envelope splices it). */
 function presentBreaches(page: BreachPage): string {
@@ -43,15 +43,15 @@ export const breachRoutes: RouteDef[] = [
       '(same `first_seen_at`, a new `status_updated_at`) when it returns. `status_updated_before` and `status_updated_after` bound `status_updated_at`. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
-    isQueryReadByHand: true,
     query: V3BreachListQuery,
+    input: v3ListInput('breaches', { times: ['status_updated_before', 'status_updated_after'] }),
     response: v3ListPage(Breach),
     successStatus: 200,
     errors: [1085, 4150],
     handler: async (ctx) => {
-      const request = readV3ListRequest(ctx, 'breaches');
-      const statusUpdatedBefore = readListTime(ctx, request, 'status_updated_before');
-      const statusUpdatedAfter = readListTime(ctx, request, 'status_updated_after');
+      const request = v3ListRequest(ctx.input, ['status_updated_before', 'status_updated_after']);
+      const statusUpdatedBefore = ctx.input['status_updated_before'] as Date | undefined;
+      const statusUpdatedAfter = ctx.input['status_updated_after'] as Date | undefined;
       const filter = {
         ...request.filter,
         ...(statusUpdatedBefore === undefined ? {} : { statusUpdatedBefore }),

@@ -17,7 +17,7 @@ import {
   ExternalId,
   ExternalIdQuery,
 } from './connector.schemas.ts';
-import { readV3ListRequest, v3ListBody, v3ListPage } from './list-query.ts';
+import { v3ListBody, v3ListInput, v3ListPage, v3ListRequest } from './list-query.ts';
 
 const noRuns =
   'Runs (importing assets from the provider) are not built in this server, which reaches no provider: `last_run` is null on every connector.';
@@ -47,17 +47,14 @@ export const connectorRoutes: RouteDef[] = [
       'that existed when paging started. A malformed `cursor` or `limit` answers 400 naming it (type /problems/4150). ' +
       `Options are never part of a connector. ${noRuns}`,
     tags: ['connectors'],
-    isQueryReadByHand: true,
     query: ConnectorListQuery,
+    input: v3ListInput('connectors'),
     response: v3ListPage(Connector),
     successStatus: 200,
     errors: [4150],
     handler: async (ctx) => {
       // Only cursor and limit: connectors have no time filters, and `next` repeats no others.
-      const request = readV3ListRequest(
-        { ...ctx, query: { cursor: ctx.query['cursor'], limit: ctx.query['limit'] } },
-        'connectors',
-      );
+      const request = v3ListRequest(ctx.input);
       const after =
         request.after === undefined ? undefined : { created: request.after.firstSeenAt, id: request.after.id };
       const page = await listConnectors(ctx.deps.store, ctx.caller, after, request.limit);
@@ -126,6 +123,7 @@ export const connectorRoutes: RouteDef[] = [
     description: `One connector of the key's teams, without its options. ${notFound} ${noRuns}`,
     tags: ['connectors'],
     params: ConnectorIdParam,
+    input: { params: { id: () => new NotFoundProblem('No connector with this id') } },
     response: Connector,
     successStatus: 200,
     errors: [],
@@ -141,6 +139,7 @@ export const connectorRoutes: RouteDef[] = [
     description: `Deletes a connector of the key's teams and its stored options; answers 204 with no body. ${notFound}`,
     tags: ['connectors'],
     params: ConnectorIdParam,
+    input: { params: { id: () => new NotFoundProblem('No connector with this id') } },
     response: Type.Null({ description: 'No body.' }),
     successStatus: 204,
     errors: [],

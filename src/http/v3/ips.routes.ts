@@ -3,7 +3,8 @@ import { defineRoute, type RouteDef } from '../route.ts';
 import { IpAddress } from './ip.schemas.ts';
 import {
   cachedV3Page,
-  readV3ListRequest,
+  v3ListInput,
+  v3ListRequest,
   v3ListBody,
   v3ListDescription,
   v3ListPage,
@@ -24,15 +25,15 @@ export const ipRoutes: RouteDef[] = [
       'with `disappeared_at` once a run no longer does, active again (same `first_seen_at`) when it returns. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
-    isQueryReadByHand: true,
     query: V3ListQuery,
+    input: v3ListInput('ips'),
     response: v3ListPage(IpAddress),
     successStatus: 200,
     errors: [1085, 4150],
     handler: async (ctx) => {
       const version = await ipInventoryVersion(ctx.deps.store, ctx.team.id);
       return cachedV3Page(ctx, 'ips', version, async () => {
-        const request = readV3ListRequest(ctx, 'ips');
+        const request = v3ListRequest(ctx.input);
         const page = await listIpAddresses(ctx.deps.store, ctx.team.id, request.filter, request.after, request.limit);
         return v3ListBody(ctx, 'ips', '/ips', request, page);
       });

@@ -8,11 +8,10 @@ import {
   type InventoryPosition,
   type InventoryTimeFilter,
 } from '../../core/shared/inventory-list.ts';
-import { withEnvelope } from '../../core/shared/page-render.mjs';
+import { withEnvelope } from '../../shared/page-render.mjs';
 import { parseTimeParameter, toWireTime } from '../../core/shared/time.ts';
 import { cachedPage } from '../cached-page.ts';
-import { queryInteger, queryList, queryValue } from '../request-input.ts';
-import type { RouteContext, RouteResult } from '../route.ts';
+import type { FieldError, InputContext, RouteContext, RouteInput, RouteResult } from '../route.ts';
 import { publicBase } from '../v2/legacy-route-support.ts';
 
 /**
@@ -47,7 +46,7 @@ const timeFilterDoc = (what: string) =>
     }),
   );
 
-/** The query schema of a v3 inventory list (documentation; the handler validates). */
+/** The query schema of a v3 inventory list (validated with v3ListInput's declared input). */
 export const V3ListQuery = Type.Object({
   cursor: Type.Optional(
     Type.String({ description: 'Opaque position from a `next` URL; blank or absent starts at the first page.' }),
@@ -90,82 +89,85 @@ export const v3ListDescription =
   'never repeats an item nor skips one that existed when paging started. A malformed `cursor` or `limit` answers 400 naming it (type /problems/4150), ' +
   'a malformed time 400 (type /problems/1085).';
 
-/** Reads limit, cursor and the time filters; a malformed value is a 400 problem naming the parameter. */
-export function readV3ListRequest(ctx: Pick<RouteContext, 'deps' | 'team' | 'query'>, scope: string): V3ListRequest {
-  const limit = queryInteger(ctx.query, ['limit'], {
-    min: 1,
-    max: maxInventoryPageSize,
-    fallback: defaultInventoryPageSize,
-  });
-  const filter: InventoryTimeFilter = {};
-  for (const [name, field] of timeFilters) {
-    const raw = queryValue(ctx.query, name);
-    if (raw !== undefined && raw.trim() !== '') filter[field] = parseTimeParameter(name, raw);
-  }
-  return { limit, after: decodeCursor(ctx, scope, queryValue(ctx.query, 'cursor')), filter, listFilters: [] };
+/** A time filter's text: blank is none, anything else an ISO 8601 date-time (1085 naming it otherwise). */
+function decodeTime(value: string, name: string): Date | undefined {
+  return value.trim() === '' ? undefined : parseTimeParameter(name, value);
 }
 
-/**
- * Reads a list filter of allowed values, given comma-separated, repeated or both (`status=OPEN,CLOSED`,
- * `status=OPEN&status=CLOSED`, `status[]=OPEN`), exactly as the spec writes the values. Undefined
- * when absent or blank; any other value is a 400 problem naming the parameter and the allowed values.
- * The distinct values are added to the request's list filters for `next`.
- */
-export function readEnumList<T extends string>(
-  ctx: Pick<RouteContext, 'query'>,
-  request: V3ListRequest,
-  name: string,
-  allowed: readonly T[],
-): T[] | undefined {
-  const values = queryList(ctx.query, name);
-  if (values === undefined || values.length === 0) return undefined;
-  const bad = values.find((v) => !(allowed as readonly string[]).includes(v));
-  if (bad !== undefined)
-    throw appError(
+/** 4150 naming a list filter of allowed values, and the first value that is not one. */
+function enumListError(allowed: readonly string[]): FieldError {
+  return (values, name) => {
+    const bad = (values as string[]).find((v) => !allowed.includes(v));
+    return appError(
       4150,
       `${name} must be one or more of ${allowed.join(', ')} (comma-separated or repeated), got ${JSON.stringify(bad)}`,
       [name],
     );
-  const distinct = [...new Set(values)] as T[];
-  request.listFilters.push([name, distinct.join(',')]);
-  return distinct;
+  };
 }
 
-/**
- * Reads a time filter of the list's own (beside the four every list has), as those are read: an
- * ISO 8601 date-time, a malformed one a 400 problem naming it. Undefined when absent or blank;
- * a value is added to the request's list filters for `next`.
- */
-export function readListTime(ctx: Pick<RouteContext, 'query'>, request: V3ListRequest, name: string): Date | undefined {
-  const raw = queryValue(ctx.query, name);
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const value = parseTimeParameter(name, raw);
-  request.listFilters.push([name, formatFilterTime(value)]);
-  return value;
-}
-
-/**
- * Reads a list filter of port numbers (integers 0 to 65535, comma-separated, repeated or both).
- * Undefined when absent or blank; anything else is a 400 problem naming the parameter. The
- * distinct ports are added to the request's list filters for `next`.
- */
-export function readPortList(
-  ctx: Pick<RouteContext, 'query'>,
-  request: V3ListRequest,
-  name: string,
-): number[] | undefined {
-  const values = queryList(ctx.query, name);
-  if (values === undefined || values.length === 0) return undefined;
-  const bad = values.find((v) => !/^\d{1,5}$/.test(v) || Number(v) > 65535);
-  if (bad !== undefined)
+/** One port of a port filter: 0 to 65535 in at most five digits, else 4150 naming the filter and the value. */
+function decodePort(value: string, name: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
     throw appError(
       4150,
-      `${name} must be integers from 0 to 65535 (comma-separated or repeated), got ${JSON.stringify(bad)}`,
+      `${name} must be integers from 0 to 65535 (comma-separated or repeated), got ${JSON.stringify(value)}`,
       [name],
     );
-  const distinct = [...new Set(values.map(Number))];
-  request.listFilters.push([name, distinct.join(',')]);
-  return distinct;
+  return Number(value);
+}
+
+/**
+ * The declared input of a v3 list (RouteInput): `limit`, the four time filters and the cursor (bound
+ * to the team and the list `scope`) are checked first, in that order, then the list's own filters:
+ * `enums` (allowed values, comma-separated, repeated or both), `ports` (port numbers) and `times`
+ * (ISO 8601), in the order given.
+ */
+export function v3ListInput(
+  scope: string,
+  own: { enums?: Record<string, readonly string[]>; ports?: string[]; times?: string[] } = {},
+): RouteInput {
+  const enums = Object.entries(own.enums ?? {});
+  const decode: NonNullable<RouteInput['decode']> = {
+    cursor: (value, _name, ctx) => decodeCursor(ctx, scope, value),
+  };
+  for (const name of [...timeFilters.map(([n]) => n), ...(own.times ?? [])]) decode[name] = decodeTime;
+  for (const name of own.ports ?? []) decode[name] = decodePort;
+  return {
+    order: ['limit', ...timeFilters.map(([n]) => n), 'cursor'],
+    decode,
+    errors: Object.fromEntries(enums.map(([name, allowed]) => [name, enumListError(allowed)])),
+  };
+}
+
+/**
+ * The list request of a validated query (see v3ListInput). `own` names the list's own filters as
+ * `next` repeats them, in order: list filters repeat their distinct values, time filters their time.
+ */
+export function v3ListRequest(input: RouteContext['input'], own: string[] = []): V3ListRequest {
+  const filter: InventoryTimeFilter = {};
+  for (const [name, field] of timeFilters) {
+    const value = input[name] as Date | undefined;
+    if (value !== undefined) filter[field] = value;
+  }
+  const listFilters: V3ListRequest['listFilters'] = [];
+  for (const name of own) {
+    const value = input[name];
+    if (value instanceof Date) listFilters.push([name, formatFilterTime(value)]);
+    else if (Array.isArray(value) && value.length > 0) listFilters.push([name, [...new Set(value)].join(',')]);
+  }
+  return {
+    limit: (input['limit'] as number | undefined) ?? defaultInventoryPageSize,
+    after: input['cursor'] as InventoryPosition | undefined,
+    filter,
+    listFilters,
+  };
+}
+
+/** The distinct values of a validated list filter; undefined when absent or blank. */
+export function listFilterValues<T>(input: RouteContext['input'], name: string): T[] | undefined {
+  const values = input[name] as T[] | undefined;
+  return values === undefined || values.length === 0 ? undefined : [...new Set(values)];
 }
 
 /**
@@ -215,11 +217,7 @@ function encodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, p
  * The position a cursor carries. Cursors are MAC-protected and bound to the team and the list,
  * so a cursor that was altered, belongs to another list or another team is rejected alike.
  */
-function decodeCursor(
-  ctx: Pick<RouteContext, 'deps' | 'team'>,
-  scope: string,
-  cursor: string | undefined,
-): InventoryPosition | undefined {
+function decodeCursor(ctx: InputContext, scope: string, cursor: string | undefined): InventoryPosition | undefined {
   const malformed = () =>
     appError(4150, 'cursor is malformed: pass the cursor of a `next` URL unchanged, or none for the first page', [
       'cursor',

@@ -1,14 +1,14 @@
 import { listPorts, portInventoryVersion } from '../../core/surface/port-inventory.service.ts';
-import { portStatuses } from '../../core/surface/port-inventory.types.ts';
+import { portStatuses, type PortStatus } from '../../core/surface/port-inventory.types.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import {
   cachedV3Page,
-  readEnumList,
-  readPortList,
-  readV3ListRequest,
+  listFilterValues,
   v3ListBody,
   v3ListDescription,
+  v3ListInput,
   v3ListPage,
+  v3ListRequest,
 } from './list-query.ts';
 import { Port, V3PortListQuery } from './port.schemas.ts';
 
@@ -27,17 +27,17 @@ export const portRoutes: RouteDef[] = [
       '`status` and `port` take comma-separated or repeated values; a bad value answers 400 (type /problems/4150) naming the parameter. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
-    isQueryReadByHand: true,
     query: V3PortListQuery,
+    input: v3ListInput('ports', { enums: { status: portStatuses }, ports: ['port'] }),
     response: v3ListPage(Port),
     successStatus: 200,
     errors: [1085, 4150],
     handler: async (ctx) => {
       const version = await portInventoryVersion(ctx.deps.store, ctx.team.id);
       return cachedV3Page(ctx, 'ports', version, async () => {
-        const request = readV3ListRequest(ctx, 'ports');
-        const statuses = readEnumList(ctx, request, 'status', portStatuses);
-        const ports = readPortList(ctx, request, 'port');
+        const request = v3ListRequest(ctx.input, ['status', 'port']);
+        const statuses = listFilterValues<PortStatus>(ctx.input, 'status');
+        const ports = listFilterValues<number>(ctx.input, 'port');
         const page = await listPorts(
           ctx.deps.store,
           ctx.team.id,

@@ -2,7 +2,8 @@ import { listTechnologies, technologyInventoryVersion } from '../../core/surface
 import { defineRoute, type RouteDef } from '../route.ts';
 import {
   cachedV3Page,
-  readV3ListRequest,
+  v3ListInput,
+  v3ListRequest,
   v3ListBody,
   v3ListDescription,
   v3ListPage,
@@ -25,15 +26,15 @@ export const technologyRoutes: RouteDef[] = [
       'a new version is a new item. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
-    isQueryReadByHand: true,
     query: V3ListQuery,
+    input: v3ListInput('technologies'),
     response: v3ListPage(Technology),
     successStatus: 200,
     errors: [1085, 4150],
     handler: async (ctx) => {
       const version = await technologyInventoryVersion(ctx.deps.store, ctx.team.id);
       return cachedV3Page(ctx, 'technologies', version, async () => {
-        const request = readV3ListRequest(ctx, 'technologies');
+        const request = v3ListRequest(ctx.input);
         const page = await listTechnologies(ctx.deps.store, ctx.team.id, request.filter, request.after, request.limit);
         return v3ListBody(ctx, 'technologies', '/technologies', request, page);
       });

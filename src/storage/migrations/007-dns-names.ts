@@ -1,8 +1,59 @@
 import type { Kysely } from 'kysely';
 import { sql } from '../kysely.ts';
-import { reverseName, sourceBits } from '../../core/zones/dns-names.ts';
-import type { ZoneSource } from '../../core/assets/asset.types.ts';
 import type { Dialect } from '../database.ts';
+
+// Frozen copies of what this migration needs of core/zones/dns-names.ts as it was released: a
+// migration never imports live code (a later change there must not change what it wrote).
+
+/** The sources of a DNS name; a name's `sources` has bit i set for zoneSources[i]. */
+type ZoneSource = (typeof zoneSources)[number];
+const zoneSources = [
+  'zone-file',
+  'zone-transfer',
+  'zone-lookup',
+  'dns-scrape',
+  'certificate-scrape',
+  'page-scrape',
+  'brute-force',
+  'permutation',
+  'surface-monitoring',
+] as const;
+
+function sourceBits(sources: readonly ZoneSource[]): number {
+  let bits = 0;
+  for (const source of sources) bits |= 1 << zoneSources.indexOf(source);
+  return bits;
+}
+
+/** Labels of a presentation name; only a dot no backslash escapes separates them. */
+function nameLabels(name: string): string[] {
+  if (!name.includes('\\')) return name.split('.');
+  const labels: string[] = [];
+  let start = 0;
+  for (let i = 0; i < name.length; i += 1) {
+    const code = name.charCodeAt(i);
+    if (code === 0x5c) i += 1;
+    else if (code === 0x2e) {
+      labels.push(name.slice(start, i));
+      start = i + 1;
+    }
+  }
+  labels.push(name.slice(start));
+  return labels;
+}
+
+/** A name with its labels in reverse order (`www.example.com` → `com.example.www`). */
+function reverseName(name: string): string {
+  if (name.includes('\\')) return nameLabels(name).reverse().join('.');
+  let out = '';
+  let end = name.length;
+  for (let dot = name.lastIndexOf('.'); dot !== -1; dot = name.lastIndexOf('.', dot - 1)) {
+    out += `${name.slice(dot + 1, end)}.`;
+    end = dot;
+    if (dot === 0) break;
+  }
+  return out + name.slice(0, end);
+}
 
 interface OldRecord {
   asset_id: number;

@@ -11,7 +11,7 @@ import type {
   AssetSummary,
   RenderedAssets,
 } from '../../core/assets/asset.types.ts';
-import { envelopeRoom } from '../../core/shared/page-render.mjs';
+import { envelopeRoom } from '../../shared/page-render.mjs';
 import type { Database, Dialect } from '../database.ts';
 import type { AssetsTable, Schema } from '../schema.ts';
 import { readRenderedPage } from './rendered-page.ts';

@@ -3,9 +3,10 @@ import { sql } from '../kysely.ts';
 import { storeBounds, type InventoryPage, type InventoryPageQuery } from '../../core/shared/inventory-list.ts';
 import type { Database, Dialect } from '../database.ts';
 import type { Schema } from '../schema.ts';
+import type { InventoryRenderer } from '../../core/surface/inventory-renderer.ts';
 import { inventoryHeads, type DocumentedTable } from './inventory-documents.ts';
 import { readRenderedPage } from './rendered-page.ts';
-import { envelopeRoom, type RenderedPage } from '../../core/shared/page-render.mjs';
+import { envelopeRoom, type RenderedPage } from '../../shared/page-render.mjs';
 
 /** Tables listed by the v3 inventory lists: each has team_id, id, first_seen_at, disappeared_at and a document. */
 export type InventoryTable = DocumentedTable;
@@ -50,6 +51,7 @@ export async function inventoryPage(
   db: Kysely<Schema>,
   dialect: Dialect,
   readPage: Database['readPage'] | undefined,
+  renderer: InventoryRenderer,
   table: InventoryTable,
   query: InventoryPageQuery,
   rowFilter: InventoryRowFilter = {},
@@ -57,7 +59,7 @@ export async function inventoryPage(
   const { teamId } = query;
   // One row more than the page, to tell whether more follow.
   const limit = query.limit + 1;
-  const { columns, head } = inventoryHeads[table];
+  const { columns, head } = inventoryHeads(renderer, table);
   const spec = { keys: 2, head, limit: query.limit, room: envelopeRoom };
   const changing = sql.raw(columns.map((c) => `r.${c} as h_${c}`).join(', '));
   // Every page query selects the spec's layout: the keys, the changing fields, the document.

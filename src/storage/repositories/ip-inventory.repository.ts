@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { InventoryPage, InventoryPageQuery } from '../../core/shared/inventory-list.ts';
-import { ipDocument } from '../../core/surface/inventory-documents.ts';
+import type { InventoryRenderer } from '../../core/surface/inventory-renderer.ts';
 import type { IpInventoryRepository, IpStateRow, NewIpAddress } from '../../core/surface/ip-inventory.types.ts';
 import type { Database, Dialect } from '../database.ts';
 import type { Schema } from '../schema.ts';
@@ -12,6 +12,8 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
   constructor(
     private readonly db: Kysely<Schema>,
     private readonly dialect: Dialect,
+    /** Renders the list documents (the render cache of the v3 items). */
+    private readonly renderer: InventoryRenderer,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
     /** Counts bulk writes toward the table's next ANALYZE on PostgreSQL (table-statistics.ts). */
@@ -61,7 +63,8 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
           continent_name: r.enrichment?.continentName ?? null,
           country: r.enrichment?.country ?? null,
           country_name: r.enrichment?.countryName ?? null,
-          document: ipDocument({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
+          render_version: this.renderer.version,
+          document: this.renderer.ip({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
         })),
       )
       .onConflict((oc) => oc.columns(['asset_id', 'ip_address']).doNothing())
@@ -95,7 +98,7 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
       .where('team_id', '=', teamId)
       .where('id', '=', id)
       .execute();
-    await rewriteDocuments(this.db, 'ip_addresses', teamId, [id]);
+    await rewriteDocuments(this.db, this.renderer, 'ip_addresses', teamId, [id]);
   }
 
   async version(teamId: number): Promise<number> {
@@ -119,6 +122,6 @@ export class KyselyIpInventoryRepository implements IpInventoryRepository {
   }
 
   listPage(query: InventoryPageQuery): Promise<InventoryPage> {
-    return inventoryPage(this.db, this.dialect, this.direct?.readPage, 'ip_addresses', query);
+    return inventoryPage(this.db, this.dialect, this.direct?.readPage, this.renderer, 'ip_addresses', query);
   }
 }

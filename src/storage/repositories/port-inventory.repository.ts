@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { InventoryPage } from '../../core/shared/inventory-list.ts';
-import { portDocument } from '../../core/surface/inventory-documents.ts';
+import type { InventoryRenderer } from '../../core/surface/inventory-renderer.ts';
 import type {
   NewPort,
   PortInventoryRepository,
@@ -43,6 +43,8 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
   constructor(
     private readonly db: Kysely<Schema>,
     private readonly dialect: Dialect,
+    /** Renders the list documents (the render cache of the v3 items). */
+    private readonly renderer: InventoryRenderer,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
     /** Counts bulk writes toward the table's next ANALYZE on PostgreSQL (table-statistics.ts). */
@@ -99,7 +101,8 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
           first_seen_at: r.at.getTime(),
           last_seen_at: r.at.getTime(),
           disappeared_at: null,
-          document: portDocument({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
+          render_version: this.renderer.version,
+          document: this.renderer.port({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
         })),
       )
       .onConflict((oc) => oc.columns(['asset_id', 'ip_address', 'port']).doNothing())
@@ -133,7 +136,7 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
       .where('team_id', '=', teamId)
       .where('id', '=', id)
       .execute();
-    await rewriteDocuments(this.db, 'ports', teamId, [id]);
+    await rewriteDocuments(this.db, this.renderer, 'ports', teamId, [id]);
   }
 
   async version(teamId: number): Promise<number> {
@@ -149,6 +152,9 @@ export class KyselyPortInventoryRepository implements PortInventoryRepository {
     const statuses = new Set(query.statuses ?? []);
     // OPEN exactly while disappeared_at is null (a check constraint): the status filter is a gone-or-not condition.
     const isGone = statuses.size === 1 ? statuses.has('CLOSED') : undefined;
-    return inventoryPage(this.db, this.dialect, this.direct?.readPage, 'ports', query, { isGone, ports: query.ports });
+    return inventoryPage(this.db, this.dialect, this.direct?.readPage, this.renderer, 'ports', query, {
+      isGone,
+      ports: query.ports,
+    });
   }
 }

@@ -1,6 +1,6 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../database.ts';
-import { renderPage, type PageSpec, type RenderedPage } from '../../core/shared/page-render.mjs';
+import { renderPage, type PageSpec, type RenderedPage } from '../../shared/page-render.mjs';
 import type { Schema } from '../schema.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { InventoryPage, InventoryPageQuery } from '../../core/shared/inventory-list.ts';
-import { technologyDocument } from '../../core/surface/inventory-documents.ts';
+import type { InventoryRenderer } from '../../core/surface/inventory-renderer.ts';
 import type {
   NewTechnology,
   TechnologyInventoryRepository,
@@ -22,6 +22,8 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
   constructor(
     private readonly db: Kysely<Schema>,
     private readonly dialect: Dialect,
+    /** Renders the list documents (the render cache of the v3 items). */
+    private readonly renderer: InventoryRenderer,
     /** The store's direct reads (page renderer, version), outside transactions. */
     private readonly direct?: Pick<Database, 'readPage' | 'readVersion'>,
     /** Counts bulk writes toward the table's next ANALYZE on PostgreSQL (table-statistics.ts). */
@@ -70,7 +72,8 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
           first_seen_at: r.at.getTime(),
           last_seen_at: r.at.getTime(),
           disappeared_at: null,
-          document: technologyDocument({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
+          render_version: this.renderer.version,
+          document: this.renderer.technology({ ...r, firstSeenAt: r.at }, tokensOf(tokens, r.assetId)),
         })),
       )
       // The identity index is on an expression (coalesce(version, '')): no conflict target names it.
@@ -105,7 +108,7 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
       .where('team_id', '=', teamId)
       .where('id', '=', id)
       .execute();
-    await rewriteDocuments(this.db, 'technologies', teamId, [id]);
+    await rewriteDocuments(this.db, this.renderer, 'technologies', teamId, [id]);
   }
 
   async version(teamId: number): Promise<number> {
@@ -118,6 +121,6 @@ export class KyselyTechnologyInventoryRepository implements TechnologyInventoryR
   }
 
   listPage(query: InventoryPageQuery): Promise<InventoryPage> {
-    return inventoryPage(this.db, this.dialect, this.direct?.readPage, 'technologies', query);
+    return inventoryPage(this.db, this.dialect, this.direct?.readPage, this.renderer, 'technologies', query);
   }
 }

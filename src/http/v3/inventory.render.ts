@@ -1,17 +1,26 @@
-import type { PageSpec } from '../shared/page-render.mjs';
-import { toWireTime } from '../shared/time.ts';
-import type { IpEnrichment, IpVersion } from './ip-inventory.types.ts';
+import type { PageSpec } from '../../shared/page-render.mjs';
+import { toWireTime } from '../../core/shared/time.ts';
+import type {
+  DocumentTokens,
+  InventoryList,
+  InventoryRenderer,
+  IpDocumentFields,
+  PortDocumentFields,
+  TechnologyDocumentFields,
+} from '../../core/surface/inventory-renderer.ts';
 
 /**
- * The stored list documents of the v3 inventories: each row keeps the wire JSON of its fields
- * that change rarely (rewritten by the store when one of them changes), and the store writes the
- * fields that change with every run in front of it when a page is read: `id`, then `active` (or
- * `status` for ports) and `disappeared_at`. A page is then a few values per row and one string,
- * instead of a dozen columns materialised, presented and serialised per row.
+ * The one owner of the v3 inventory list items' wire shape (/ips, /ports, /technologies). The
+ * store keeps each row's rarely changing fields rendered here as a render cache tagged with
+ * INVENTORY_RENDER_VERSION, and writes the head fields (id, then active or status, then
+ * disappeared_at) in front of it when a page is read: a page is a few values per row and one
+ * string. Change the shape, bump the version: the rows are rendered again from their columns
+ * (storage/render-cache.ts), no data migration.
  */
+export const INVENTORY_RENDER_VERSION = 1;
 
 /** The fields written in front of each list's documents when a page is read, in order. */
-export const inventoryListHeads: Record<'ips' | 'ports' | 'technologies', PageSpec['head']> = {
+export const inventoryListHeads: Record<InventoryList, PageSpec['head']> = {
   ips: [
     ['id', 'string'],
     ['active', 'bool'],
@@ -28,21 +37,6 @@ export const inventoryListHeads: Record<'ips' | 'ports' | 'technologies', PageSp
     ['disappeared_at', 'time'],
   ],
 };
-
-/** The tokens every document names: the root asset's (`asset_id` on the wire) and the team's. */
-export interface DocumentTokens {
-  assetToken: string;
-  teamToken: string;
-}
-
-/** The fields of an address's document. */
-export interface IpDocumentFields {
-  ipAddress: string;
-  ipVersion: IpVersion;
-  domainName: string;
-  firstSeenAt: Date | number;
-  enrichment: IpEnrichment | undefined;
-}
 
 /** The document of an inventory address: every field of the spec's object but id, active and disappeared_at. */
 export function ipDocument(fields: IpDocumentFields, tokens: DocumentTokens): string {
@@ -65,14 +59,6 @@ export function ipDocument(fields: IpDocumentFields, tokens: DocumentTokens): st
   });
 }
 
-/** The fields of a port's document. */
-export interface PortDocumentFields {
-  ipAddress: string;
-  port: number;
-  domainName: string;
-  firstSeenAt: Date | number;
-}
-
 /** The document of an inventory port: every field of the spec's object but id, status and disappeared_at. */
 export function portDocument(fields: PortDocumentFields, tokens: DocumentTokens): string {
   return JSON.stringify({
@@ -83,17 +69,6 @@ export function portDocument(fields: PortDocumentFields, tokens: DocumentTokens)
     port: fields.port,
     first_seen_at: toWireTime(fields.firstSeenAt),
   });
-}
-
-/** The fields of a technology's document. */
-export interface TechnologyDocumentFields {
-  domainName: string;
-  serviceProtocol: string;
-  port: number;
-  name: string;
-  version: string | null;
-  categories: string[];
-  firstSeenAt: Date | number;
 }
 
 /** The document of an inventory technology: every field of the spec's object but id, active and disappeared_at. */
@@ -110,3 +85,12 @@ export function technologyDocument(fields: TechnologyDocumentFields, tokens: Doc
     first_seen_at: toWireTime(fields.firstSeenAt),
   });
 }
+
+/** The renderer the composition root gives the store. */
+export const inventoryRenderer: InventoryRenderer = {
+  version: INVENTORY_RENDER_VERSION,
+  heads: inventoryListHeads,
+  ip: ipDocument,
+  port: portDocument,
+  technology: technologyDocument,
+};

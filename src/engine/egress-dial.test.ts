@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { transferZone, ZoneTransferError } from '../dns/axfr.ts';
-import { connectTcp } from '../dns/dns-tcp.ts';
-import type { DnsResolver } from '../dns/resolver.ts';
-import { createGuardedHttpClient } from '../http-scan/guarded-http-client.ts';
-import { createOwnershipChecker } from '../verify/ownership-checker.ts';
-import { EgressGuard } from './egress-guard.ts';
+import { transferZone, ZoneTransferError } from './dns/axfr.ts';
+import { connectTcp } from './dns/dns-tcp.ts';
+import type { DnsResolver } from './dns/resolver.ts';
+import { createGuardedHttpClient } from './http-scan/guarded-http-client.ts';
+import { createOwnershipChecker } from './verify/ownership-checker.ts';
+import { EgressGuard } from './net/egress-guard.ts';
 
 // Every engine caller must dial the very address the guard checked. The servers listen on
 // 127.0.0.2 and 127.0.0.3 only and the names exist only in the stub resolver, so a caller that

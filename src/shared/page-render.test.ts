@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toWireTime } from './time.ts';
 import {
   claimBody,
   isLent,
@@ -27,6 +26,9 @@ const spec: PageSpec = {
   limit: 2,
 };
 const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+
+/** Wire form of a time as core/shared/time.ts writes it (shared/ imports nothing of the core): ISO 8601 UTC, whole seconds. */
+const toWireTime = (at: Date | number) => `${new Date(at).toISOString().slice(0, 19)}Z`;
 
 describe('page rendering (page-render.mjs)', () => {
   it('writes the head fields in front of each document and joins the first `limit` rows', () => {
