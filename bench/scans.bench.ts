@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runAdmin } from '../src/cli/admin.commands.ts';
 import { addAsset } from '../src/core/assets/asset.service.ts';
-import { extractPageLinks } from '../src/engine/http-scan/html-links.ts';
+import { extractPageLinks } from '../src/engine/http-scan/check-kit/html-links.ts';
 import { crawlConcurrency } from '../src/engine/http-scan/site-crawler.ts';
 import { startGeneratedSite, type TargetServer } from '../test/support/target-site.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';

@@ -1,6 +1,6 @@
 /**
  * The canary settings as configuration reads them (PERIMETER_SCAN_CANARY_LISTEN and _URL): the
- * engine's canary listener (engine/http-scan/canary-listener.ts) takes them as they are parsed
+ * engine's canary listener (engine/http-scan/check-kit/canary-listener.ts) takes them as they are parsed
  * here, so configuration never loads the engine.
  */
 

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { transferZone, ZoneTransferError } from './dns/axfr.ts';
 import { connectTcp } from './dns/dns-tcp.ts';
 import type { DnsResolver } from './dns/resolver.ts';
-import { createGuardedHttpClient } from './http-scan/guarded-http-client.ts';
+import { createGuardedHttpClient } from './http-scan/check-kit/guarded-http-client.ts';
 import { createOwnershipChecker } from './verify/ownership-checker.ts';
 import { EgressGuard } from './net/egress-guard.ts';
 

@@ -36,6 +36,14 @@ export interface Seed {
 
 const t = (day: number, hour = 12) => Date.UTC(2026, 0, day, hour);
 
+/** Sends a seeding request with the walk's key of the surface and fails on anything but a success. */
+type Must = (
+  method: string,
+  url: string,
+  body?: unknown,
+  key?: string,
+) => Promise<Record<string, unknown> & Array<Record<string, unknown>>>;
+
 /** A fresh harness with one team owning assets, a profile, vulnerabilities, groups, members, patterns, inventory and a connector. */
 export async function seedWalk(): Promise<Seed> {
   const h = await createHarness();
@@ -43,11 +51,30 @@ export async function seedWalk(): Promise<Seed> {
   const v3 = (await h.key('walk', '--v3')).key;
   const team = (await h.runtime.store.teams.findByName('walk'))!;
   const tokens: Record<string, string> = {};
-  const must = async (method: string, url: string, body?: unknown, key = url.startsWith('/rest/v3') ? v3 : v2) => {
+  const must: Must = async (method, url, body, key = url.startsWith('/rest/v3') ? v3 : v2) => {
     const res = await h.send(method, url, { key, ...(body === undefined ? {} : { body }) });
     if (res.statusCode >= 300) throw new Error(`seed ${method} ${url}: ${res.statusCode} ${res.body}`);
     return res.json() as Record<string, unknown> & Array<Record<string, unknown>>;
   };
+  await seedAssetsAndProfiles(h, must, v2, tokens);
+  await seedScanFindings(h, must, tokens);
+  await seedMembersAndGroups(must, tokens);
+  const reports = (await h.send('GET', `/rest/v2/reports/${tokens['profile']}/`, { key: v2 })).json() as Array<{
+    token?: string;
+  }>;
+  tokens['report'] = String(reports[0]?.token ?? 'b'.repeat(32));
+  await seedInventory(h, team.id);
+  await seedConnectors(must, tokens);
+  return { h, v2, v3, teamToken: team.token, tokens };
+}
+
+/** Three root assets, a subdomain asset and two scan profiles. */
+async function seedAssetsAndProfiles(
+  h: Harness,
+  must: Must,
+  v2: string,
+  tokens: Record<string, string>,
+): Promise<void> {
   for (const name of ['example.com', 'other.example', 'gone.example'])
     tokens[name] = String((await must('POST', '/rest/v2/assets/', { name }))['token']);
   const sub = await h.send('POST', '/rest/v2/assets/', { key: v2, body: { name: 'www.example.com' } });
@@ -58,6 +85,10 @@ export async function seedWalk(): Promise<Seed> {
   tokens['profile2'] = String(
     (await must('POST', '/rest/v2/profiles/', { endpoint: 'https://www.example.com', unique: true }))['token'],
   );
+}
+
+/** A scan of example.com under the first profile with three findings, the second one tagged. */
+async function seedScanFindings(h: Harness, must: Must, tokens: Record<string, string>): Promise<void> {
   const target = await scanTarget(h, 'walk', 'example.com');
   await scan(
     h,
@@ -75,6 +106,10 @@ export async function seedWalk(): Promise<Seed> {
   tokens['tag'] = String(
     (await must('POST', `/rest/v2/vulnerabilities/uuid/${tokens['vuln2']}/tags/`, { name: 'walked' }))['uuid'],
   );
+}
+
+/** Two members and two groups, the first with a member and two asset patterns. */
+async function seedMembersAndGroups(must: Must, tokens: Record<string, string>): Promise<void> {
   await must('POST', '/rest/v2/members/', [
     { email: 'jane@example.com', role: 'Editor' },
     { email: 'joe@example.com', role: 'Viewer' },
@@ -91,12 +126,11 @@ export async function seedWalk(): Promise<Seed> {
   tokens['pattern2'] = String(
     (await must('POST', `/rest/v2/groups/${tokens['group']}/assetpatterns/`, { pattern: 'other.example' }))['token'],
   );
-  const reports = (await h.send('GET', `/rest/v2/reports/${tokens['profile']}/`, { key: v2 })).json() as Array<{
-    token?: string;
-  }>;
-  tokens['report'] = String(reports[0]?.token ?? 'b'.repeat(32));
-  // v3 inventory: ports, technologies, addresses and the breaches they open.
-  const assetId = (await h.runtime.store.assets.findByName(team.id, 'example.com'))!.id;
+}
+
+/** The v3 inventory of example.com: a port, a technology, an address and the breaches they open. */
+async function seedInventory(h: Harness, teamId: number): Promise<void> {
+  const assetId = (await h.runtime.store.assets.findByName(teamId, 'example.com'))!.id;
   const service = {
     name: 'ssh',
     isTls: false,
@@ -106,13 +140,13 @@ export async function seedWalk(): Promise<Seed> {
     version: '9.2p1',
   };
   await new PortInventoryService(h.runtime.store).recordRun({
-    teamId: team.id,
+    teamId,
     assetId,
     at: t(1),
     open: [{ address: '192.0.2.10', port: 22, domainName: 'www.example.com', service }],
   });
   await new TechnologyInventoryService(h.runtime.store).recordRun({
-    teamId: team.id,
+    teamId,
     assetId,
     at: t(1),
     seen: [
@@ -127,12 +161,16 @@ export async function seedWalk(): Promise<Seed> {
     ],
   });
   await h.runtime.ipInventory.recordRun({
-    teamId: team.id,
+    teamId,
     assetId,
     at: t(1),
     seen: [{ name: 'www.example.com', address: '192.0.2.10' }],
   });
-  await evaluateBreaches(h.runtime.store, { teamId: team.id, assetId, at: t(1) });
+  await evaluateBreaches(h.runtime.store, { teamId, assetId, at: t(1) });
+}
+
+/** Two cloud connectors. */
+async function seedConnectors(must: Must, tokens: Record<string, string>): Promise<void> {
   const credentials = { access_key: 'AKIAWALK', secret_key: 'walk-secret' };
   tokens['connector'] = String(
     (await must('POST', '/rest/v3/connectors', { name: 'walk', provider: 'CLOUD_A_CRED_BASED', options: credentials }))[
@@ -142,7 +180,6 @@ export async function seedWalk(): Promise<Seed> {
   tokens['connector2'] = String(
     (await must('POST', '/rest/v3/connectors', { name: 'gone', provider: 'CLOUD_B', options: credentials }))['id'],
   );
-  return { h, v2, v3, teamToken: team.token, tokens };
 }
 
 /** The seeded value of each path parameter, per operation where one name means different things. */
@@ -306,97 +343,144 @@ const queryExtras: Record<string, string[]> = {
   listIps: ['?limit=1', '?limit=1000', '?limit=1001', '?cursor=%20'],
 };
 
+/** One route's part of the walk: its filled URL, key and valid body, and where its failure requests go. */
+interface RouteWalk {
+  seed: Seed;
+  def: RouteDef;
+  key: string;
+  url: string;
+  body: unknown;
+  /** The valid body, for requests that carry one when the route takes a body. */
+  withBody: { body?: unknown };
+  /** The URL with some path parameters replaced. */
+  fill: (override: Record<string, string>) => string;
+  add: (kind: string, request: Omit<WalkRequest, 'kind' | 'route' | 'method'>) => void;
+}
+
 /** Every request of the walk, in a fixed order: the successes on the fresh seed (deletions last among them), then the failures. */
 export function walkRequests(seed: Seed): WalkRequest[] {
   const out: WalkRequest[] = [];
   const successes: WalkRequest[] = [];
   const deletions: WalkRequest[] = [];
   for (const def of allRoutes()) {
-    const base = `/rest/${def.surface}`;
-    const key = def.surface === 'v2' ? seed.v2 : seed.v3;
-    const names = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    const fill = (override: Record<string, string> = {}) =>
-      base + def.path.replace(/\{(\w+)\}/g, (_m, n: string) => override[n] ?? paramValue(seed, def, n));
-    const url = fill();
-    const body = validBody(seed, def);
-    const hasBody = def.body !== undefined;
-    const add = (kind: string, request: Omit<WalkRequest, 'kind' | 'route' | 'method'> & { method?: string }) =>
-      out.push({ kind, route: def, method: def.method, ...request });
-
-    add('no-key', { url, ...(hasBody ? { body } : {}) });
-    add('wrong-surface-key', { url, key: def.surface === 'v2' ? seed.v3 : seed.v2 });
-    for (const name of names) {
-      add(`unknown ${name}`, { url: fill({ [name]: unknownValue(name) }), key, ...(hasBody ? { body } : {}) });
-      for (const bad of malformedValues(name))
-        add(`malformed ${name}`, { url: fill({ [name]: bad }), key, ...(hasBody ? { body } : {}) });
-    }
-    add('unknown query parameter', { url: `${url}?bogus=1`, key, ...(hasBody ? { body } : {}) });
-    const query = def.query as { properties?: Record<string, TSchema> } | undefined;
-    for (const name of Object.keys(query?.properties ?? {})) {
-      for (const bad of badQueryValues)
-        add(`query ${name}`, { url: `${url}?${encodeURIComponent(name)}=${bad}`, key, ...(hasBody ? { body } : {}) });
-      add(`query ${name} twice`, {
-        url: `${url}?${encodeURIComponent(name)}=1&${encodeURIComponent(name)}=2`,
-        key,
-        ...(hasBody ? { body } : {}),
-      });
-    }
-    for (const extra of queryExtras[def.operationId] ?? [])
-      add('query', { url: url + extra, key, ...(hasBody ? { body } : {}) });
-    // Bodies: none, empty with a JSON type, malformed JSON, every JSON kind, and each field wrong or missing.
-    if (def.method !== 'GET' && !def.isStreamingBody) {
-      add('body absent', { url, key });
-      add('body empty json', { url, key, body: '', headers: { 'content-type': 'application/json' } });
-      add('body blank json', { url, key, body: ' \n', headers: { 'content-type': 'application/json' } });
-      for (const raw of ['{', '[1,', 'nul', '"text"', 'null', '[]', '42', 'true', '{}', '[{}]', '{"a":1}'] as const)
-        add(`body ${raw}`, { url, key, body: raw, headers: { 'content-type': 'application/json' } });
-      add('body text/plain', { url, key, body: JSON.stringify(body ?? {}), headers: { 'content-type': 'text/plain' } });
-    }
-    const bodySchema = def.body as { type?: string; properties?: Record<string, TSchema>; items?: TSchema } | undefined;
-    if (bodySchema?.type === 'object' && body !== undefined && typeof body === 'object') {
-      for (const [field, schema] of Object.entries(bodySchema.properties ?? {})) {
-        const { [field]: _dropped, ...without } = body as Record<string, unknown>;
-        add(`body missing ${field}`, { url, key, body: without });
-        for (const wrong of wrongValues(schema))
-          add(`body ${field} wrong`, { url, key, body: { ...(body as object), [field]: wrong } });
-        add(`body ${field} null`, { url, key, body: { ...(body as object), [field]: null } });
-      }
-      add('body extra field', { url, key, body: { ...(body as object), bogus: 1 } });
-    }
-    if (bodySchema?.type === 'array' && Array.isArray(body)) {
-      add('body array of wrong items', { url, key, body: [1, 'x', null] });
-      if (typeof body[0] === 'object')
-        add('body array bad item', { url, key, body: [{ ...(body[0] as object), email: 5 }] });
-      add('body array empty', { url, key, body: [] });
-    }
-    if (def.isStreamingBody) {
-      add('upload empty', { url, key, body: '', headers: { 'content-type': 'text/plain' } });
-      add('upload garbage', {
-        url: `${url}?origin=example.com`,
-        key,
-        body: 'this is not a zone\n',
-        headers: { 'content-type': 'text/plain' },
-      });
-    }
-    const success: WalkRequest = {
-      kind: 'success',
-      route: def,
-      method: def.method,
-      url,
-      key,
-      ...(body === undefined ? {} : { body }),
-    };
-    if (def.isStreamingBody) {
-      success.url = def.operationId === 'uploadZoneFile' ? `${url}?origin=example.com` : url;
-      success.body =
-        def.operationId === 'uploadZoneFile'
-          ? '$ORIGIN example.com.\n@ 3600 IN A 192.0.2.1\nmail 3600 IN A 192.0.2.2\n'
-          : 'lookup.example.com\n';
-      success.headers = { 'content-type': 'text/plain' };
-    }
-    (def.method === 'DELETE' ? deletions : successes).push(success);
+    const w = routeWalk(seed, def, out);
+    keyAndPathRequests(w);
+    queryRequests(w);
+    rawBodyRequests(w);
+    bodyFieldRequests(w);
+    uploadRequests(w);
+    (def.method === 'DELETE' ? deletions : successes).push(successRequest(w));
   }
   return [...successes, ...deletions, ...out];
+}
+
+/** The route's URL, key and valid body on the seed; its failure requests go to `out`. */
+function routeWalk(seed: Seed, def: RouteDef, out: WalkRequest[]): RouteWalk {
+  const base = `/rest/${def.surface}`;
+  const fill = (override: Record<string, string> = {}) =>
+    base + def.path.replace(/\{(\w+)\}/g, (_m, n: string) => override[n] ?? paramValue(seed, def, n));
+  const body = validBody(seed, def);
+  return {
+    seed,
+    def,
+    key: def.surface === 'v2' ? seed.v2 : seed.v3,
+    url: fill(),
+    body,
+    withBody: def.body !== undefined ? { body } : {},
+    fill,
+    add: (kind, request) => out.push({ kind, route: def, method: def.method, ...request }),
+  };
+}
+
+/** No key, the other surface's key, and each path parameter unknown or malformed. */
+function keyAndPathRequests({ seed, def, key, url, withBody, fill, add }: RouteWalk): void {
+  add('no-key', { url, ...withBody });
+  add('wrong-surface-key', { url, key: def.surface === 'v2' ? seed.v3 : seed.v2 });
+  for (const name of [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)) {
+    add(`unknown ${name}`, { url: fill({ [name]: unknownValue(name) }), key, ...withBody });
+    for (const bad of malformedValues(name)) add(`malformed ${name}`, { url: fill({ [name]: bad }), key, ...withBody });
+  }
+}
+
+/** An unknown query parameter, each declared one with bad values or twice, and the route's extra queries. */
+function queryRequests({ def, key, url, withBody, add }: RouteWalk): void {
+  add('unknown query parameter', { url: `${url}?bogus=1`, key, ...withBody });
+  const query = def.query as { properties?: Record<string, TSchema> } | undefined;
+  for (const name of Object.keys(query?.properties ?? {})) {
+    for (const bad of badQueryValues)
+      add(`query ${name}`, { url: `${url}?${encodeURIComponent(name)}=${bad}`, key, ...withBody });
+    add(`query ${name} twice`, {
+      url: `${url}?${encodeURIComponent(name)}=1&${encodeURIComponent(name)}=2`,
+      key,
+      ...withBody,
+    });
+  }
+  for (const extra of queryExtras[def.operationId] ?? []) add('query', { url: url + extra, key, ...withBody });
+}
+
+/** Bodies of a non-GET route: none, empty with a JSON type, malformed JSON, every JSON kind, plain text. */
+function rawBodyRequests({ def, key, url, body, add }: RouteWalk): void {
+  if (def.method === 'GET' || def.isStreamingBody) return;
+  add('body absent', { url, key });
+  add('body empty json', { url, key, body: '', headers: { 'content-type': 'application/json' } });
+  add('body blank json', { url, key, body: ' \n', headers: { 'content-type': 'application/json' } });
+  for (const raw of ['{', '[1,', 'nul', '"text"', 'null', '[]', '42', 'true', '{}', '[{}]', '{"a":1}'] as const)
+    add(`body ${raw}`, { url, key, body: raw, headers: { 'content-type': 'application/json' } });
+  add('body text/plain', { url, key, body: JSON.stringify(body ?? {}), headers: { 'content-type': 'text/plain' } });
+}
+
+/** The valid body with each field wrong, null or missing, or an extra one; an array body with bad items. */
+function bodyFieldRequests({ def, key, url, body, add }: RouteWalk): void {
+  const bodySchema = def.body as { type?: string; properties?: Record<string, TSchema>; items?: TSchema } | undefined;
+  if (bodySchema?.type === 'object' && body !== undefined && typeof body === 'object') {
+    for (const [field, schema] of Object.entries(bodySchema.properties ?? {})) {
+      const { [field]: _dropped, ...without } = body as Record<string, unknown>;
+      add(`body missing ${field}`, { url, key, body: without });
+      for (const wrong of wrongValues(schema))
+        add(`body ${field} wrong`, { url, key, body: { ...(body as object), [field]: wrong } });
+      add(`body ${field} null`, { url, key, body: { ...(body as object), [field]: null } });
+    }
+    add('body extra field', { url, key, body: { ...(body as object), bogus: 1 } });
+  }
+  if (bodySchema?.type === 'array' && Array.isArray(body)) {
+    add('body array of wrong items', { url, key, body: [1, 'x', null] });
+    if (typeof body[0] === 'object')
+      add('body array bad item', { url, key, body: [{ ...(body[0] as object), email: 5 }] });
+    add('body array empty', { url, key, body: [] });
+  }
+}
+
+/** An empty and a garbage upload, for a route that streams its body. */
+function uploadRequests({ def, key, url, add }: RouteWalk): void {
+  if (!def.isStreamingBody) return;
+  add('upload empty', { url, key, body: '', headers: { 'content-type': 'text/plain' } });
+  add('upload garbage', {
+    url: `${url}?origin=example.com`,
+    key,
+    body: 'this is not a zone\n',
+    headers: { 'content-type': 'text/plain' },
+  });
+}
+
+/** The request that succeeds on the fresh seed (an upload sends a small zone or name list). */
+function successRequest({ def, key, url, body }: RouteWalk): WalkRequest {
+  const success: WalkRequest = {
+    kind: 'success',
+    route: def,
+    method: def.method,
+    url,
+    key,
+    ...(body === undefined ? {} : { body }),
+  };
+  if (def.isStreamingBody) {
+    success.url = def.operationId === 'uploadZoneFile' ? `${url}?origin=example.com` : url;
+    success.body =
+      def.operationId === 'uploadZoneFile'
+        ? '$ORIGIN example.com.\n@ 3600 IN A 192.0.2.1\nmail 3600 IN A 192.0.2.2\n'
+        : 'lookup.example.com\n';
+    success.headers = { 'content-type': 'text/plain' };
+  }
+  return success;
 }
 
 /** Sends one walk request. */

@@ -83,15 +83,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
   // no resolver gets one that answers NXDOMAIN for every name (ownership checks of added assets ask it).
   const dns = overrides.dnsResolvers === undefined ? new TestDnsServer() : undefined;
   await dns?.start();
-  const config: Config = {
-    ...defaultConfig,
-    dataDir,
-    egressAllow: ['127.0.0.0/8', '::1/128'],
-    logLevel: 'silent',
-    verifyTimeoutMs: 5000,
-    ...(dns === undefined ? {} : { dnsResolvers: [dns.address] }),
-    ...overrides,
-  };
+  const config = testConfig(dataDir, dns, overrides);
   const database = await openTestDatabase(dataDir, schema);
   const log = pino({ level: 'silent' });
   const runtime = await openRuntime(config, { database, log });
@@ -104,36 +96,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
     jobs: runtime.jobs,
     schema,
     openDatabase: () => openTestDatabase(dataDir, schema),
-    async send(method, url, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      let payload: string | Buffer | undefined;
-      if (options.body !== undefined) {
-        payload =
-          typeof options.body === 'string' || Buffer.isBuffer(options.body)
-            ? options.body
-            : JSON.stringify(options.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      if (options.key !== undefined) {
-        if (url.startsWith('/rest/v3')) headers['authorization'] ??= options.key;
-        else headers['x-service-key'] ??= options.key;
-      }
-      if (options.secret !== undefined && options.key !== undefined) {
-        const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-        // inject() drops an empty query (`…/domains?` arrives as `…/domains`): sign what arrives.
-        const path = options.signedPath ?? url.replace(/^\/rest/, '').replace(/\?$/, '');
-        const body = payload === undefined ? Buffer.alloc(0) : Buffer.from(payload);
-        headers['x-service-timestamp'] = timestamp;
-        headers['x-service-signature'] = computeSignature(options.secret, {
-          method,
-          path,
-          key: options.key,
-          timestamp,
-          body,
-        });
-      }
-      return app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
-    },
+    send: (method, url, options = {}) => injectRequest(app, method, url, options),
     async admin(...argv) {
       const lines: string[] = [];
       await runAdmin(runtime, ['admin', ...argv].slice(1), { out: (t) => lines.push(t) });
@@ -150,19 +113,82 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
       await app.close();
       await runtime.close();
       await dns?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-      // Under the test runner, the run's schemas are dropped once every file has finished: a
-      // DROP SCHEMA while another file's migrator reads the catalogue makes that one fail.
-      if (testStore === 'postgres' && testRun === undefined) {
-        const client = new pg.Client({ connectionString: postgresTestUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.query(`DROP SCHEMA IF EXISTS ${bossSchemaOf(database)} CASCADE`);
-        await client.end();
-      }
+      await removeTestStore(dataDir, schema, database);
     },
   };
   return harness;
+}
+
+/** The configuration of a harness: loopback egress only, silent logs, the test DNS server unless the test names resolvers. */
+function testConfig(dataDir: string, dns: TestDnsServer | undefined, overrides: Partial<Config>): Config {
+  return {
+    ...defaultConfig,
+    dataDir,
+    egressAllow: ['127.0.0.0/8', '::1/128'],
+    logLevel: 'silent',
+    verifyTimeoutMs: 5000,
+    ...(dns === undefined ? {} : { dnsResolvers: [dns.address] }),
+    ...overrides,
+  };
+}
+
+/** Sends a request through inject(): a JSON body, the key where the surface reads it, a v2 signature when asked. */
+async function injectRequest(
+  app: FastifyInstance,
+  method: string,
+  url: string,
+  options: SendOptions,
+): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  let payload: string | Buffer | undefined;
+  if (options.body !== undefined) {
+    payload =
+      typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  if (options.key !== undefined) {
+    if (url.startsWith('/rest/v3')) headers['authorization'] ??= options.key;
+    else headers['x-service-key'] ??= options.key;
+  }
+  if (options.secret !== undefined && options.key !== undefined)
+    signRequest(headers, method, url, { ...options, secret: options.secret, key: options.key }, payload);
+  return app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+}
+
+/** Adds the v2 timestamp and signature headers of a request signed with the key's secret. */
+function signRequest(
+  headers: Record<string, string>,
+  method: string,
+  url: string,
+  options: SendOptions & { secret: string; key: string },
+  payload: string | Buffer | undefined,
+): void {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  // inject() drops an empty query (`…/domains?` arrives as `…/domains`): sign what arrives.
+  const path = options.signedPath ?? url.replace(/^\/rest/, '').replace(/\?$/, '');
+  const body = payload === undefined ? Buffer.alloc(0) : Buffer.from(payload);
+  headers['x-service-timestamp'] = timestamp;
+  headers['x-service-signature'] = computeSignature(options.secret, {
+    method,
+    path,
+    key: options.key,
+    timestamp,
+    body,
+  });
+}
+
+/** Removes a harness's data folder, and its PostgreSQL schemas when no test runner drops them. */
+async function removeTestStore(dataDir: string, schema: string, database: Database): Promise<void> {
+  rmSync(dataDir, { recursive: true, force: true });
+  // Under the test runner, the run's schemas are dropped once every file has finished: a
+  // DROP SCHEMA while another file's migrator reads the catalogue makes that one fail.
+  if (testStore === 'postgres' && testRun === undefined) {
+    const client = new pg.Client({ connectionString: postgresTestUrl });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.query(`DROP SCHEMA IF EXISTS ${bossSchemaOf(database)} CASCADE`);
+    await client.end();
+  }
 }
 
 /** The whole v2 error body the API answers for a code (for deepEqual assertions). */

@@ -1,5 +1,5 @@
 import type { ServiceLogger } from '../shared/service-logger.ts';
-import { defaultAssetSettings } from '../assets/asset-settings.ts';
+import { defaultAssetSettings, type AssetSettings } from '../assets/asset-settings.ts';
 import type { Asset, SurfaceSource, ZoneSource } from '../assets/asset.types.ts';
 import type { ScanSink } from '../scans/scan-engine.ts';
 import type { FindingSink } from '../scans/scan.types.ts';
@@ -83,6 +83,12 @@ function recordsOf(name: SurfaceDiscoveryReport['names'][number]): DnsRecordInpu
 }
 
 const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-lookup'];
+
+/** A name the zones already hold under the monitored domain, with where it came from. */
+interface HeldName {
+  name: string;
+  sources: ZoneSource[];
+}
 
 /**
  * Runs one surface-monitoring run of a monitored domain: discovery (and takeover tests), the
@@ -170,6 +176,18 @@ export async function runSurfaceRun(
   }
 }
 
+/** What every step of a run's work shares: the run, its asset and team, the settings it runs with. */
+interface RunWork {
+  deps: SurfaceRunnerDeps;
+  run: SurfaceRun;
+  asset: Asset;
+  team: Team;
+  settings: AssetSettings;
+  customHeaders: Array<{ name: string; value: string }>;
+  progress: SurfaceRunProgress;
+  signal: AbortSignal;
+}
+
 /** The run's work once it holds the run; throws on abort (the caller decides what that means). */
 async function work(
   deps: SurfaceRunnerDeps,
@@ -179,85 +197,137 @@ async function work(
   progress: SurfaceRunProgress,
   signal: AbortSignal,
 ): Promise<SurfaceRunSummary> {
-  const { store } = deps;
-  const teamId = team.id;
   const settings = asset.settings ?? defaultAssetSettings;
-  const held = await store.zones.namesUnder(teamId, asset.name);
-  const zoneNames = held.filter((n) => n.sources.some((s) => zoneSources.includes(s))).map((n) => n.name);
-  const knownNames = held.filter((n) => !n.sources.some((s) => zoneSources.includes(s))).map((n) => n.name);
   const customHeaders = Object.entries(settings.custom_headers ?? {}).map(([name, value]) => ({ name, value }));
-  if (!settings.scrape && !settings.subdomain_takeover_tests && !settings.stateless_tests && isExposureOff(settings)) {
-    // Not even the known names are resolved: a run with every test switched off sends nothing,
-    // and records nothing (the inventories keep what earlier runs saw).
-    await store.surfaceRuns.addWarning(
-      run.id,
-      'Every surface-monitoring test is switched off in the asset settings: the run sent nothing and recorded nothing',
-    );
-    return emptySummary();
-  }
-  const report = await deps.engine.discover({
-    root: asset.name,
-    knownNames,
-    zoneNames,
+  const w: RunWork = { deps, run, asset, team, settings, customHeaders, progress, signal };
+  const held = await deps.store.zones.namesUnder(team.id, asset.name);
+  if (await skipWhenEverythingIsOff(w)) return emptySummary();
+  const report = await discover(w, held);
+  // The exposure engines, stateless tests and takeover findings are gathered before anything is
+  // written: a stop during them leaves the inventories as the previous run left them.
+  const exposure = await observe(w, report);
+  const findings: FindingInput[] = [...report.takeovers.map((t) => subdomainTakeoverFinding(t)), ...exposure.findings];
+  progress.findings = findings.length;
+  await runStatelessTests(w, report, exposure, findings);
+  progress.phase = 'inventory';
+  const newNames = await indexNames(w, report, held);
+  const recorded = await recordInventories(w, report, exposure);
+  progress.phase = 'findings';
+  const result = await ingestFindings(w, findings);
+  for (const warning of [...report.warnings, ...exposure.warnings].slice(0, 20))
+    await deps.store.surfaceRuns.addWarning(run.id, warning);
+  return {
+    names: report.names.length,
+    newNames,
+    goneNames: report.gone.length,
+    addresses: recorded.addresses,
+    isWildcard: report.isWildcard,
+    takeovers: report.takeovers.length,
+    ports: recorded.ports,
+    technologies: recorded.technologies,
+    tlsEndpoints: settings.enable_tls_discovery ? exposure.tlsEndpoints : null,
+    findings: result,
+    breaches: recorded.breaches,
+  };
+}
+
+/** True, with a warning on the run, when every test is switched off: the run then sends and records nothing. */
+async function skipWhenEverythingIsOff(w: RunWork): Promise<boolean> {
+  const { settings } = w;
+  if (settings.scrape || settings.subdomain_takeover_tests || settings.stateless_tests || !isExposureOff(settings))
+    return false;
+  // Not even the known names are resolved: a run with every test switched off sends nothing,
+  // and records nothing (the inventories keep what earlier runs saw).
+  await w.deps.store.surfaceRuns.addWarning(
+    w.run.id,
+    'Every surface-monitoring test is switched off in the asset settings: the run sent nothing and recorded nothing',
+  );
+  return true;
+}
+
+/** Discovery (and takeover tests) under the asset's name, seeded with the names already held. */
+async function discover(w: RunWork, held: readonly HeldName[]): Promise<SurfaceDiscoveryReport> {
+  const { settings, progress, signal } = w;
+  const isZoneName = (n: HeldName) => n.sources.some((s) => zoneSources.includes(s));
+  const report = await w.deps.engine.discover({
+    root: w.asset.name,
+    knownNames: held.filter((n) => !isZoneName(n)).map((n) => n.name),
+    zoneNames: held.filter(isZoneName).map((n) => n.name),
     scrape: settings.scrape,
     bruteForce: settings.brute_force,
     takeoverTests: settings.subdomain_takeover_tests,
     requestsPerSecond: settings.requests_per_second,
-    customHeaders,
+    customHeaders: w.customHeaders,
     signal,
     onProgress: (p) => Object.assign(progress, { candidates: p.candidates, live: p.live, takeovers: p.takeovers }),
   });
   signal.throwIfAborted();
+  return report;
+}
 
-  // The exposure engines, stateless tests and takeover findings are gathered before anything is
-  // written: a stop during them leaves the inventories as the previous run left them.
-  const exposure = await observeExposure(
+/** Ports, TLS and technologies of what discovery found (nothing written yet). */
+async function observe(w: RunWork, report: SurfaceDiscoveryReport): Promise<ExposureObservations> {
+  const { deps } = w;
+  return observeExposure(
     {
       ...deps.exposure,
       requestTimeoutMs: deps.requestTimeoutMs,
       ...(deps.ports === undefined ? {} : { ports: deps.ports }),
     },
     report,
-    asset.name,
-    settings,
-    customHeaders,
-    progress,
+    w.asset.name,
+    w.settings,
+    w.customHeaders,
+    w.progress,
+    w.signal,
+  );
+}
+
+/** The stateless tests against every live web origin, their findings added to `findings` (when the settings ask for them). */
+async function runStatelessTests(
+  w: RunWork,
+  report: SurfaceDiscoveryReport,
+  exposure: ExposureObservations,
+  findings: FindingInput[],
+): Promise<void> {
+  const { deps, settings, progress, signal } = w;
+  const origins = settings.stateless_tests
+    ? [...defaultWebOrigins(report, w.asset.name, deps.ports), ...exposure.extraOrigins]
+    : [];
+  if (origins.length === 0) return;
+  progress.phase = 'stateless-tests';
+  const sink: ScanSink = {
+    finding: async (finding) => {
+      findings.push(finding);
+      progress.findings = findings.length;
+    },
+    progress: (counters) => {
+      progress.requests = counters.requestsSent;
+    },
+    warning: (message) => void deps.store.surfaceRuns.addWarning(w.run.id, message).catch(() => undefined),
+  };
+  const outcome = await deps.engine.statelessTests(
+    origins,
+    {
+      requestsPerSecond: settings.requests_per_second,
+      customHeaders: w.customHeaders,
+      requestTimeoutMs: deps.requestTimeoutMs,
+    },
+    sink,
     signal,
   );
-  const findings: FindingInput[] = [...report.takeovers.map((t) => subdomainTakeoverFinding(t)), ...exposure.findings];
-  progress.findings = findings.length;
-  const origins = settings.stateless_tests
-    ? [...defaultWebOrigins(report, asset.name, deps.ports), ...exposure.extraOrigins]
-    : [];
-  if (origins.length > 0) {
-    progress.phase = 'stateless-tests';
-    const sink: ScanSink = {
-      finding: async (finding) => {
-        findings.push(finding);
-        progress.findings = findings.length;
-      },
-      progress: (counters) => {
-        progress.requests = counters.requestsSent;
-      },
-      warning: (message) => void store.surfaceRuns.addWarning(run.id, message).catch(() => undefined),
-    };
-    const outcome = await deps.engine.statelessTests(
-      origins,
-      { requestsPerSecond: settings.requests_per_second, customHeaders, requestTimeoutMs: deps.requestTimeoutMs },
-      sink,
-      signal,
-    );
-    signal.throwIfAborted();
-    progress.origins = outcome.origins.filter((o) => o.isAnswered).length;
-    progress.requests = outcome.origins.reduce((sum, o) => sum + o.requestsSent, 0);
-  }
+  signal.throwIfAborted();
+  progress.origins = outcome.origins.filter((o) => o.isAnswered).length;
+  progress.requests = outcome.origins.reduce((sum, o) => sum + o.requestsSent, 0);
+}
 
-  progress.phase = 'inventory';
+/** The resolved names into the zones' index, by source, in one transaction; returns how many names are new. */
+async function indexNames(w: RunWork, report: SurfaceDiscoveryReport, held: readonly HeldName[]): Promise<number> {
   const bySource = new Map<ZoneSource, DnsRecordInput[]>();
   const heldNames = new Set(held.map((n) => n.name));
   let newNames = 0;
   for (const name of report.names) {
-    if (name.name !== asset.name && !heldNames.has(name.name)) newNames += 1;
+    if (name.name !== w.asset.name && !heldNames.has(name.name)) newNames += 1;
     const records = recordsOf(name);
     if (records.length === 0) continue;
     const source = sourceOf(name.sources);
@@ -265,39 +335,40 @@ async function work(
     if (list === undefined) bySource.set(source, records);
     else list.push(...records);
   }
-  await store.transaction(async (tx) => {
-    for (const [source, records] of bySource) await deps.names.indexRecords(tx, team, [records], source);
+  await w.deps.store.transaction(async (tx) => {
+    for (const [source, records] of bySource) await w.deps.names.indexRecords(tx, w.team, [records], source);
   });
+  return newNames;
+}
+
+/** The addresses, ports and technologies into their inventories, then the policies evaluated over them. */
+async function recordInventories(
+  w: RunWork,
+  report: SurfaceDiscoveryReport,
+  exposure: ExposureObservations,
+): Promise<Pick<SurfaceRunSummary, 'ports' | 'technologies' | 'breaches'> & { addresses: number }> {
+  const { deps, asset } = w;
+  const teamId = w.team.id;
   const seen = report.names.flatMap((n) => n.addresses.map((address) => ({ name: n.name, address })));
   const at = Date.now();
   const ips = await deps.ipInventory.recordRun({ teamId, assetId: asset.id, seen, at });
   const recorded = await recordExposure(deps, teamId, asset.id, at, exposure);
-  const breaches = await deps.breaches.evaluateBreaches(store, { teamId, assetId: asset.id, at });
+  const breaches = await deps.breaches.evaluateBreaches(deps.store, { teamId, assetId: asset.id, at });
+  return { addresses: ips.seen, ...recorded, breaches };
+}
 
-  progress.phase = 'findings';
-  const ingestion = deps.findings.begin(store, {
-    teamId,
+/** The run's findings through the ingestion (scan source surface-monitoring), which patches what the run no longer sees. */
+async function ingestFindings(w: RunWork, findings: readonly FindingInput[]): Promise<SurfaceRunSummary['findings']> {
+  const { asset } = w;
+  const ingestion = w.deps.findings.begin(w.deps.store, {
+    teamId: w.team.id,
     asset: { id: asset.id, token: asset.token, name: asset.name },
     scanSource: 'surface-monitoring',
     scanProfileToken: null,
     scannedAt: new Date(),
   });
   for (const finding of findings) await ingestion.add(finding);
-  const result = await ingestion.finish(true);
-  for (const warning of [...report.warnings, ...exposure.warnings].slice(0, 20))
-    await store.surfaceRuns.addWarning(run.id, warning);
-  return {
-    names: report.names.length,
-    newNames,
-    goneNames: report.gone.length,
-    addresses: ips.seen,
-    isWildcard: report.isWildcard,
-    takeovers: report.takeovers.length,
-    ...recorded,
-    tlsEndpoints: settings.enable_tls_discovery ? exposure.tlsEndpoints : null,
-    findings: result,
-    breaches,
-  };
+  return ingestion.finish(true);
 }
 
 /** The ports and technologies a completed run saw, into their inventories (an engine that did not run changes nothing). */

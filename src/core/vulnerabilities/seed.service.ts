@@ -51,6 +51,7 @@ export function makeFinding(
 ): FindingInput {
   const url = `https://${host}${check.path}${check.path.endsWith('=') ? `v${variant}` : variant > 0 ? `?v=${variant}` : ''}`;
   const isLong = rand() < 0.0002;
+  // The random draws happen in this order (definition, exchange, details): a seed stays the same data.
   return {
     checkId: check.id,
     location: url,
@@ -60,84 +61,104 @@ export function makeFinding(
     severityV3: check.severity,
     cwe: check.cwe,
     cvss: { cvss_3_1: cvss31(seedVectors[check.severity]) },
-    definition: {
-      title: check.title,
-      description: check.description,
-      risk: `${check.title} may let an attacker act against ${host}.`,
-      module_version: '1.4.2',
-      module_release: new Date(Date.UTC(2026, 5, 1)),
-      is_crowdsourced: rand() < 0.2,
-    },
+    definition: seedDefinition(rand, check, host),
     owasp: [{ classification: check.owasp, year: 2021 }],
     references: [
       { link: `https://cwe.mitre.org/data/definitions/${check.cwe}.html`, name: `CWE-${check.cwe}`, source: 'cwe' },
     ],
     source: url,
-    ...(rand() < 0.5
-      ? {
-          request: { method: 'GET', url, body: '', headers: [{ name: 'User-Agent', value: 'perimeter-scanner/1.0' }] },
-          response: {
-            body: sentence(rand, 40 + Math.floor(rand() * 80)),
-            status_code: 200,
-            headers: [{ name: 'Content-Type', value: 'text/html' }],
-          },
-        }
-      : {}),
-    details: {
-      text: [
-        {
-          topic: 'Evidence',
-          highlights: [{ field: 'value', value: 'payload', length: 7, offset: 0 }],
-          value: sentence(rand, 60 + Math.floor(rand() * 160)),
+    ...seedExchange(rand, url),
+    details: seedDetails(rand, isLong),
+    ...seedCookie(check, host, scannedAt),
+  };
+}
+
+/** The check's definition as a finding carries it; one in five crowdsourced. */
+function seedDefinition(rand: () => number, check: SeedCheck, host: string): FindingInput['definition'] {
+  return {
+    title: check.title,
+    description: check.description,
+    risk: `${check.title} may let an attacker act against ${host}.`,
+    module_version: '1.4.2',
+    module_release: new Date(Date.UTC(2026, 5, 1)),
+    is_crowdsourced: rand() < 0.2,
+  };
+}
+
+/** The request and response of half the findings; nothing for the other half. */
+function seedExchange(rand: () => number, url: string): Pick<FindingInput, 'request' | 'response'> {
+  return rand() < 0.5
+    ? {
+        request: { method: 'GET', url, body: '', headers: [{ name: 'User-Agent', value: 'perimeter-scanner/1.0' }] },
+        response: {
+          body: sentence(rand, 40 + Math.floor(rand() * 80)),
+          status_code: 200,
+          headers: [{ name: 'Content-Type', value: 'text/html' }],
         },
-      ],
-      html:
-        rand() < 0.2
-          ? [{ topic: 'Response excerpt', highlights: [], value: `<div class="result">${sentence(rand, 120)}</div>` }]
-          : [],
-      markdown: isLong
+      }
+    : {};
+}
+
+/** The details: evidence text always, an HTML excerpt, a long Markdown response, a location and a graph now and then. */
+function seedDetails(rand: () => number, isLong: boolean): FindingInput['details'] {
+  return {
+    text: [
+      {
+        topic: 'Evidence',
+        highlights: [{ field: 'value', value: 'payload', length: 7, offset: 0 }],
+        value: sentence(rand, 60 + Math.floor(rand() * 160)),
+      },
+    ],
+    html:
+      rand() < 0.2
+        ? [{ topic: 'Response excerpt', highlights: [], value: `<div class="result">${sentence(rand, 120)}</div>` }]
+        : [],
+    markdown: isLong
+      ? [
+          {
+            topic: 'Full response',
+            highlights: [],
+            value: `# Response\n\n${sentence(rand, 20_000)}`,
+            fallback: sentence(rand, 17_000),
+          },
+        ]
+      : [],
+    geography:
+      rand() < 0.05
         ? [
             {
-              topic: 'Full response',
+              topic: 'Server location',
               highlights: [],
-              value: `# Response\n\n${sentence(rand, 20_000)}`,
-              fallback: sentence(rand, 17_000),
+              city: 'Stockholm',
+              country_code: 'SE',
+              country_name: 'Sweden',
+              latitude: '59.33',
+              longitude: '18.07',
+              region: 'Stockholm',
+              zip: '111 20',
             },
           ]
         : [],
-      geography:
-        rand() < 0.05
-          ? [
-              {
-                topic: 'Server location',
-                highlights: [],
-                city: 'Stockholm',
-                country_code: 'SE',
-                country_name: 'Sweden',
-                latitude: '59.33',
-                longitude: '18.07',
-                region: 'Stockholm',
-                zip: '111 20',
-              },
-            ]
-          : [],
-      graph:
-        rand() < 0.02 ? [{ topic: 'Response times', highlights: [], data: { ms: [12, 15, 11, 240] }, unit: 'ms' }] : [],
-    },
-    ...(check.id.startsWith('cookie')
-      ? {
-          cookie: {
-            domain: host,
-            name: 'session',
-            path: '/',
-            value: 'redacted',
-            expires: new Date(scannedAt.getTime() + 86_400_000),
-            httponly: check.id !== 'cookie-no-httponly',
-            secure: check.id !== 'cookie-no-secure',
-          },
-        }
-      : {}),
+    graph:
+      rand() < 0.02 ? [{ topic: 'Response times', highlights: [], data: { ms: [12, 15, 11, 240] }, unit: 'ms' }] : [],
   };
+}
+
+/** The session cookie a cookie check found (its flags as the check names them); nothing for other checks. */
+function seedCookie(check: SeedCheck, host: string, scannedAt: Date): Pick<FindingInput, 'cookie'> {
+  return check.id.startsWith('cookie')
+    ? {
+        cookie: {
+          domain: host,
+          name: 'session',
+          path: '/',
+          value: 'redacted',
+          expires: new Date(scannedAt.getTime() + 86_400_000),
+          httponly: check.id !== 'cookie-no-httponly',
+          secure: check.id !== 'cookie-no-secure',
+        },
+      }
+    : {};
 }
 
 /** What a seed made. */
@@ -153,6 +174,19 @@ export interface SeedAssetAdder {
   addAsset(store: AssetStore, team: Team, rawName: unknown): Promise<{ asset: Asset }>;
 }
 
+/** What the seed's steps act through: the store, the assets port, the ingestion's options. */
+interface SeedDeps {
+  store: VulnerabilityStore;
+  ports: { assets: SeedAssetAdder };
+  options: IngestionOptions;
+}
+
+/** One scan target of an asset: surface monitoring or an application scan under a profile. */
+interface SeedTarget {
+  source: ScanSource;
+  profile: string | null;
+}
+
 /**
  * Fills a team with about `count` realistic vulnerabilities through the ingestion service:
  * several verified assets with subdomain hosts, application scans under a few profiles and
@@ -165,8 +199,36 @@ export async function seedVulnerabilities(
   count: number,
   options: IngestionOptions & { onProgress?: (done: number) => void },
 ): Promise<SeedResult> {
+  const deps: SeedDeps = { store, ports, options };
   const rand = randomSource(count);
-  const assetCount = Math.min(40, Math.max(3, Math.ceil(count / 25_000)));
+  const assets = await seedAssets(deps, team, Math.min(40, Math.max(3, Math.ceil(count / 25_000))));
+  const perAsset = Math.ceil(count / assets.length);
+  const result: SeedResult = { assets: assets.length, scans: 0, vulnerabilities: 0, marked: 0 };
+  const start = Date.now() - 90 * 86_400_000;
+  for (const [index, asset] of assets.entries()) {
+    const hosts = seedHosts(rand, asset);
+    const targets: SeedTarget[] = [
+      { source: 'surface-monitoring', profile: null },
+      { source: 'application-scanning', profile: newToken() },
+      { source: 'application-scanning', profile: newToken() },
+    ];
+    const want = Math.min(perAsset, count - result.vulnerabilities);
+    if (want <= 0) break;
+    for (const [t, target] of targets.entries()) {
+      const share = Math.floor(want / targets.length) + (t === 0 ? want % targets.length : 0);
+      const first = new Date(start + index * 3_600_000 + t * 60_000);
+      const all = seedFindings(rand, target, hosts, share, t, first);
+      result.scans += await seedScans(deps, team, asset, target, all, first, (index + t) % 5 === 0);
+      result.vulnerabilities += share;
+      options.onProgress?.(result.vulnerabilities);
+    }
+  }
+  result.marked = await markSome(store, team, Math.max(3, Math.floor(count / 200)));
+  return result;
+}
+
+/** The seed's assets (`seed<i>-<team>.example.com`), added (or found, when an earlier seed added them) and verified. */
+async function seedAssets({ store, ports }: SeedDeps, team: Team, assetCount: number): Promise<Asset[]> {
   const assets: Asset[] = [];
   for (let i = 0; i < assetCount; i++) {
     const name = `seed${i}-${team.token.slice(0, 6)}.example.com`;
@@ -180,70 +242,74 @@ export async function seedVulnerabilities(
     await store.assets.recordCheck(asset.id, 'verified', new Date());
     assets.push(asset);
   }
-  const perAsset = Math.ceil(count / assetCount);
-  const result: SeedResult = { assets: assetCount, scans: 0, vulnerabilities: 0, marked: 0 };
-  const start = Date.now() - 90 * 86_400_000;
-  for (const [index, asset] of assets.entries()) {
-    const hosts = [
-      asset.name,
-      ...Array.from(
-        { length: 3 + Math.floor(rand() * 6) },
-        (_, i) => `${['www', 'api', 'shop', 'mail', 'dev', 'cdn', 'app', 'vpn'][i]}.${asset.name}`,
-      ),
-    ];
-    const targets: Array<{ source: ScanSource; profile: string | null }> = [
-      { source: 'surface-monitoring', profile: null },
-      { source: 'application-scanning', profile: newToken() },
-      { source: 'application-scanning', profile: newToken() },
-    ];
-    const want = Math.min(perAsset, count - result.vulnerabilities);
-    if (want <= 0) break;
-    for (const [t, target] of targets.entries()) {
-      const share = Math.floor(want / targets.length) + (t === 0 ? want % targets.length : 0);
-      const checks = seedChecks.filter((c) => c.source === 'both' || c.source === target.source);
-      const findings = (scannedAt: Date) =>
-        Array.from({ length: share }, (_, k) =>
-          makeFinding(
-            rand,
-            checks[k % checks.length]!,
-            hosts[Math.floor(k / checks.length) % hosts.length]!,
-            Math.floor(k / (checks.length * hosts.length)) + t * 100_000,
-            scannedAt,
-          ),
-        );
-      const report = {
-        teamId: team.id,
-        asset: { id: asset.id, token: asset.token, name: asset.name },
-        scanSource: target.source,
-        scanProfileToken: target.profile,
-        isComplete: true,
-      };
-      const first = new Date(start + index * 3_600_000 + t * 60_000);
-      const all = findings(first);
-      await recordScan(store, { ...report, scannedAt: first }, all, options);
-      result.scans++;
-      if ((index + t) % 5 === 0) {
-        // Two more rounds: 80% seen again (the rest patched), then a few patched ones come back.
-        await recordScan(
-          store,
-          { ...report, scannedAt: new Date(first.getTime() + 30 * 86_400_000) },
-          all.filter((_, i) => i % 5 !== 0),
-          options,
-        );
-        await recordScan(
-          store,
-          { ...report, scannedAt: new Date(first.getTime() + 60 * 86_400_000) },
-          all.filter((_, i) => i % 5 !== 0 || i % 25 === 0),
-          options,
-        );
-        result.scans += 2;
-      }
-      result.vulnerabilities += share;
-      options.onProgress?.(result.vulnerabilities);
-    }
-  }
-  result.marked = await markSome(store, team, Math.max(3, Math.floor(count / 200)));
-  return result;
+  return assets;
+}
+
+/** The asset's name and three to eight of its subdomains. */
+function seedHosts(rand: () => number, asset: Asset): string[] {
+  return [
+    asset.name,
+    ...Array.from(
+      { length: 3 + Math.floor(rand() * 6) },
+      (_, i) => `${['www', 'api', 'shop', 'mail', 'dev', 'cdn', 'app', 'vpn'][i]}.${asset.name}`,
+    ),
+  ];
+}
+
+/** `share` findings of a target's checks, spread over the hosts (variants past one round of checks × hosts). */
+function seedFindings(
+  rand: () => number,
+  target: SeedTarget,
+  hosts: readonly string[],
+  share: number,
+  t: number,
+  scannedAt: Date,
+): FindingInput[] {
+  const checks = seedChecks.filter((c) => c.source === 'both' || c.source === target.source);
+  return Array.from({ length: share }, (_, k) =>
+    makeFinding(
+      rand,
+      checks[k % checks.length]!,
+      hosts[Math.floor(k / checks.length) % hosts.length]!,
+      Math.floor(k / (checks.length * hosts.length)) + t * 100_000,
+      scannedAt,
+    ),
+  );
+}
+
+/** A target's first scan, and with `rounds` two more a month apart (80% seen again, then a few patched ones back); returns how many scans. */
+async function seedScans(
+  { store, options }: SeedDeps,
+  team: Team,
+  asset: Asset,
+  target: SeedTarget,
+  all: FindingInput[],
+  first: Date,
+  rounds: boolean,
+): Promise<number> {
+  const report = {
+    teamId: team.id,
+    asset: { id: asset.id, token: asset.token, name: asset.name },
+    scanSource: target.source,
+    scanProfileToken: target.profile,
+    isComplete: true,
+  };
+  await recordScan(store, { ...report, scannedAt: first }, all, options);
+  if (!rounds) return 1;
+  // Two more rounds: 80% seen again (the rest patched), then a few patched ones come back.
+  await recordScan(
+    store,
+    { ...report, scannedAt: new Date(first.getTime() + 30 * 86_400_000) },
+    all.filter((_, i) => i % 5 !== 0),
+    options,
+  );
+  await recordScan(
+    store,
+    { ...report, scannedAt: new Date(first.getTime() + 60 * 86_400_000) },
+    all.filter((_, i) => i % 5 !== 0 || i % 25 === 0),
+    options,
+  );
+  return 3;
 }
 
 async function markSome(store: VulnerabilityStore, team: Team, howMany: number): Promise<number> {

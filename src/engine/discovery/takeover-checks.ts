@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { BulkResolver, LookupResult } from '../dns/bulk-resolver.ts';
-import { HttpRequestError } from '../http-scan/guarded-http-client.ts';
+import { HttpRequestError } from '../http-scan/check-kit/guarded-http-client.ts';
 import type { EgressGuard } from '../net/egress-guard.ts';
 import { queryNameServer, type DirectAnswer } from './direct-query.ts';
 import type { DiscoveryPorts, TakeoverObservation, TakeoverProvider } from './discovery.types.ts';

@@ -6,10 +6,10 @@ import {
   HttpRequestError,
   type GuardedHttpClient,
   type HttpExchange,
-} from '../http-scan/guarded-http-client.ts';
-import { extractPageLinks } from '../http-scan/html-links.ts';
-import { RequestBudget } from '../http-scan/request-budget.ts';
-import { scannerUserAgent } from '../http-scan/scan-session.ts';
+} from '../http-scan/check-kit/guarded-http-client.ts';
+import { extractPageLinks } from '../http-scan/check-kit/html-links.ts';
+import { RequestBudget } from '../http-scan/check-kit/request-budget.ts';
+import { scannerUserAgent } from '../http-scan/check-kit/scan-session.ts';
 import { refuseLookup, type EgressGuard } from '../net/egress-guard.ts';
 import type { DiscoveryLimits, DiscoveryPorts } from './discovery.types.ts';
 

@@ -13,10 +13,10 @@ import {
   createGuardedHttpClient,
   type GuardedHttpClient,
   type HttpExchange,
-} from '../http-scan/guarded-http-client.ts';
-import { RequestBudget } from '../http-scan/request-budget.ts';
-import { ScanScope, originOf, originText } from '../http-scan/scan-scope.ts';
-import { ProgressReporter, ScanSession } from '../http-scan/scan-session.ts';
+} from '../http-scan/check-kit/guarded-http-client.ts';
+import { RequestBudget } from '../http-scan/check-kit/request-budget.ts';
+import { ScanScope, originOf, originText } from '../http-scan/check-kit/scan-scope.ts';
+import { ProgressReporter, ScanSession } from '../http-scan/check-kit/scan-session.ts';
 import type { EgressGuard } from '../net/egress-guard.ts';
 import { readPageSignals } from './page-signals.ts';
 import { loadShippedRuleSet, type RuleSet } from './rule-set.ts';

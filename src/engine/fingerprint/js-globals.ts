@@ -1,5 +1,5 @@
-import { JsTokenReader, parseLiteral } from '../http-scan/js-literal.ts';
-import { jsTokens, type JsToken } from '../http-scan/js-tokens.ts';
+import { JsTokenReader, parseLiteral } from '../http-scan/check-kit/js-literal.ts';
+import { jsTokens, type JsToken } from '../http-scan/check-kit/js-tokens.ts';
 
 /**
  * What a page's inline scripts visibly assign to global variables, as property chains

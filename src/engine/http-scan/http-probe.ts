@@ -3,8 +3,8 @@ import type { EndpointAddress, ProbeResult } from '../../core/scans/scan-engine.
 import type { DnsResolver } from '../dns/resolver.ts';
 import type { EgressGuard } from '../net/egress-guard.ts';
 import { unbracketHost } from '../net/egress-guard.ts';
-import { classifyFailure, createGuardedHttpClient, type HttpExchange } from './guarded-http-client.ts';
-import { scannerUserAgent } from './scan-session.ts';
+import { classifyFailure, createGuardedHttpClient, type HttpExchange } from './check-kit/guarded-http-client.ts';
+import { scannerUserAgent } from './check-kit/scan-session.ts';
 
 /** Redirects a probe follows at most. */
 export const probeMaxRedirects = 5;

@@ -14,7 +14,7 @@ import { createSecretsInJavaScriptCheck } from './checks/secrets-in-javascript.c
 import { createServerStatusCheck } from './checks/server-status.check.ts';
 import { createSourceMapCheck } from './checks/source-map.check.ts';
 import { createStackTraceCheck } from './checks/stack-trace.check.ts';
-import type { PageCheck } from './checks/page-check.ts';
+import type { PageCheck } from './check-kit/page-check.ts';
 import { createCommandInjectionCheck } from './checks/command-injection.check.ts';
 import { createOpenRedirectCheck } from './checks/open-redirect.check.ts';
 import { createPathTraversalCheck } from './checks/path-traversal.check.ts';
@@ -35,12 +35,12 @@ import { createSsrfCheck, ssrfCheckId } from './checks/ssrf.check.ts';
 import { createStoredXssCheck } from './checks/stored-xss.check.ts';
 import { createXxeCheck } from './checks/xxe.check.ts';
 import { defaultCanaryConfig, type CanaryConfig } from '../../config/canary.ts';
-import { CanaryListener, type ScanCanary } from './canary-listener.ts';
-import { createGuardedHttpClient, HttpRequestError } from './guarded-http-client.ts';
+import { CanaryListener, type ScanCanary } from './check-kit/canary-listener.ts';
+import { createGuardedHttpClient, HttpRequestError } from './check-kit/guarded-http-client.ts';
 import { probeEndpoint } from './http-probe.ts';
-import { RequestBudget } from './request-budget.ts';
-import { ScanScope, originText } from './scan-scope.ts';
-import { ProgressReporter, ScanSession } from './scan-session.ts';
+import { RequestBudget } from './check-kit/request-budget.ts';
+import { ScanScope, originText } from './check-kit/scan-scope.ts';
+import { ProgressReporter, ScanSession } from './check-kit/scan-session.ts';
 import { crawlConcurrency, crawlSite } from './site-crawler.ts';
 import { runStatelessTests } from './stateless-tests.ts';
 

@@ -1,8 +1,8 @@
 import type { ScanLimits, ScanSink } from '../../core/scans/scan-engine.ts';
 import type { FindingInput } from '../../core/vulnerabilities/vulnerability.types.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './checks/page-check.ts';
-import { isHtmlResponse } from './checks/page-check.ts';
-import { classifyFailure, type HttpExchange } from './guarded-http-client.ts';
+import type { CheckContext, CrawledPage, PageCheck } from './check-kit/page-check.ts';
+import { isHtmlResponse } from './check-kit/page-check.ts';
+import { classifyFailure, type HttpExchange } from './check-kit/guarded-http-client.ts';
 import {
   extractJsonCalls,
   extractJsonUrls,
@@ -11,11 +11,11 @@ import {
   isJsonType,
   parseRobots,
   parseSitemap,
-} from './discovery.ts';
-import { extractPageLinks, formSubmission } from './html-links.ts';
-import { jsonLeaves } from './injection.ts';
-import { dedupKey, normaliseUrl, originOf, originText, type Origin } from './scan-scope.ts';
-import type { ScanSession } from './scan-session.ts';
+} from './check-kit/discovery.ts';
+import { extractPageLinks, formSubmission } from './check-kit/html-links.ts';
+import { jsonLeaves } from './check-kit/injection.ts';
+import { dedupKey, normaliseUrl, originOf, originText, type Origin } from './check-kit/scan-scope.ts';
+import type { ScanSession } from './check-kit/scan-session.ts';
 
 /** Requests in flight at once (crawler and checks together share the budget's bound). */
 export const crawlConcurrency = 8;

@@ -16,7 +16,7 @@ import { createDirectoryListingCheck } from './checks/directory-listing.check.ts
 import { createExposedEnvFileCheck } from './checks/exposed-env-file.check.ts';
 import { createExposedGitCheck } from './checks/exposed-git.check.ts';
 import { createExposedSvnCheck } from './checks/exposed-svn.check.ts';
-import { isHtmlResponse, type CheckContext, type CrawledPage, type PageCheck } from './checks/page-check.ts';
+import { isHtmlResponse, type CheckContext, type CrawledPage, type PageCheck } from './check-kit/page-check.ts';
 import { createPhpinfoCheck } from './checks/phpinfo.check.ts';
 import { withoutEchoes } from './checks/response-compare.ts';
 import { createServerStatusCheck } from './checks/server-status.check.ts';
@@ -26,11 +26,11 @@ import {
   createGuardedHttpClient,
   type GuardedHttpClient,
   type HttpExchange,
-} from './guarded-http-client.ts';
-import { extractPageLinks } from './html-links.ts';
-import { RequestBudget } from './request-budget.ts';
-import { ScanScope, originOf, originText, type Origin } from './scan-scope.ts';
-import { ProgressReporter, ScanSession } from './scan-session.ts';
+} from './check-kit/guarded-http-client.ts';
+import { extractPageLinks } from './check-kit/html-links.ts';
+import { RequestBudget } from './check-kit/request-budget.ts';
+import { ScanScope, originOf, originText, type Origin } from './check-kit/scan-scope.ts';
+import { ProgressReporter, ScanSession } from './check-kit/scan-session.ts';
 
 /** Origins tested side by side. */
 export const statelessOriginConcurrency = 8;

@@ -28,6 +28,15 @@ import { idColumn } from './columns.ts';
  * cached under the version, so a run that changes a list makes its old pages unreachable.
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await createPortsTable(db, dialect);
+  await createPortsIndexes(db);
+  await createTechnologiesTable(db, dialect);
+  await createTechnologiesIndexes(db);
+  await createInventoryVersionsTable(db);
+}
+
+/** The `ports` table, its status tied to disappeared_at by a check constraint. */
+async function createPortsTable(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await idColumn(db.schema.createTable('ports'), dialect)
     .addColumn('team_id', 'integer', (c) => c.notNull().references('teams.id').onDelete('cascade'))
     .addColumn('asset_id', 'integer', (c) => c.notNull().references('assets.id').onDelete('cascade'))
@@ -50,6 +59,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     )
     .addCheckConstraint('ports_port_check', sql`port between 0 and 65535`)
     .execute();
+}
+
+/** The ports' unique identity per asset and the three list indexes. */
+async function createPortsIndexes(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createIndex('ports_identity_unique')
     .on('ports')
@@ -72,7 +85,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .columns(['team_id', 'disappeared_at', 'first_seen_at', 'id'])
     .where(sql<boolean>`disappeared_at is not null`)
     .execute();
+}
 
+/** The `technologies` table, `active` tied to disappeared_at by a check constraint. */
+async function createTechnologiesTable(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await idColumn(db.schema.createTable('technologies'), dialect)
     .addColumn('team_id', 'integer', (c) => c.notNull().references('teams.id').onDelete('cascade'))
     .addColumn('asset_id', 'integer', (c) => c.notNull().references('assets.id').onDelete('cascade'))
@@ -91,6 +107,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       sql`(active = 1 and disappeared_at is null) or (active = 0 and disappeared_at is not null)`,
     )
     .execute();
+}
+
+/** The technologies' unique identity per asset (a null version a value of its own) and the two list indexes. */
+async function createTechnologiesIndexes(db: Kysely<unknown>): Promise<void> {
   await sql`create unique index technologies_identity_unique on technologies (asset_id, domain_name, port, name, coalesce(version, ''))`.execute(
     db,
   );
@@ -105,7 +125,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .columns(['team_id', 'disappeared_at', 'first_seen_at', 'id'])
     .where(sql<boolean>`disappeared_at is not null`)
     .execute();
+}
 
+/** `inventory_versions`: the change count per team and list that v3 pages are cached under. */
+async function createInventoryVersionsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('inventory_versions')
     .addColumn('team_id', 'integer', (c) => c.notNull().references('teams.id').onDelete('cascade'))

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultScanProfileSettings } from '../../../core/scans/scan-profile-settings.ts';
-import type { InjectionPoint } from '../injection.ts';
-import type { ScanSession } from '../scan-session.ts';
+import type { InjectionPoint } from '../check-kit/injection.ts';
+import type { ScanSession } from '../check-kit/scan-session.ts';
 import { createActiveCheck } from './active-check.ts';
-import type { CheckContext, CrawledPage } from './page-check.ts';
+import type { CheckContext, CrawledPage } from '../check-kit/page-check.ts';
 
 /** A crawled GET of `href` answered 200 with HTML (so header points exist too). */
 function crawled(href: string): CrawledPage {

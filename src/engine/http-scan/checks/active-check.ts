@@ -1,5 +1,5 @@
 import type { ScanProfileSettings } from '../../../core/scans/scan-profile-settings.ts';
-import { HttpRequestError, type HttpExchange } from '../guarded-http-client.ts';
+import { HttpRequestError, type HttpExchange } from '../check-kit/guarded-http-client.ts';
 import type { Highlight } from '../../../core/vulnerabilities/vulnerability.types.ts';
 import {
   describePoint,
@@ -12,10 +12,10 @@ import {
   type InjectedRequest,
   type InjectionPoint,
   type ParameterLocation,
-} from '../injection.ts';
+} from '../check-kit/injection.ts';
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
-import type { ScanSession } from '../scan-session.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { ScanSession } from '../check-kit/scan-session.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Injection points one active check tests in one scan at most (each costs a few requests). */
 export const maxPointsPerCheck = 400;

@@ -1,9 +1,9 @@
 import { sendCheckRequest } from './check-request.ts';
 import { randomBytes } from 'node:crypto';
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 import { withoutEchoes } from './response-compare.ts';
 
 /** Stable id of the backup-files check. */

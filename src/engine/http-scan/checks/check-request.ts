@@ -1,6 +1,6 @@
 import type { HttpHeader } from '../../../core/vulnerabilities/vulnerability.types.ts';
-import { classifyFailure, type HttpExchange } from '../guarded-http-client.ts';
-import type { CheckContext } from './page-check.ts';
+import { classifyFailure, type HttpExchange } from '../check-kit/guarded-http-client.ts';
+import type { CheckContext } from '../check-kit/page-check.ts';
 
 /** What a check request may add to a plain GET. */
 export interface CheckRequest {

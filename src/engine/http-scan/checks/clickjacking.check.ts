@@ -1,7 +1,7 @@
 import { buildFinding, type FindingKind } from './finding-builder.ts';
 import { isFrameable } from './header-policies.ts';
 import { markupOf, mayHavePasswordInput } from './page-markup.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the clickjacking check. */
 export const clickjackingCheckId = 'clickjacking';

@@ -1,7 +1,7 @@
-import { baselineRequest, injectPayload, parameterLocations } from '../injection.ts';
+import { baselineRequest, injectPayload, parameterLocations } from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
-import type { PageCheck } from './page-check.ts';
+import type { PageCheck } from '../check-kit/page-check.ts';
 import { confirmDelay, delaySeconds, describeDelay, timedSend } from './time-delay.ts';
 
 /** Stable id of the OS command injection check. */

@@ -1,7 +1,7 @@
 import { Cookie } from 'tough-cookie';
 import type { FindingKind } from './finding-builder.ts';
 import { buildFinding } from './finding-builder.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the cookie-flags check. */
 export const cookieFlagsCheckId = 'cookie-flags';

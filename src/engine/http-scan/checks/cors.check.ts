@@ -1,8 +1,8 @@
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import { sendCheckRequest } from './check-request.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
 import { headerValues } from './header-policies.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the CORS misconfiguration check. */
 export const corsCheckId = 'cors-misconfiguration';

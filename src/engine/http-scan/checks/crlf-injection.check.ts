@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { HttpHeader } from '../../../core/vulnerabilities/vulnerability.types.ts';
-import { describePoint, injectPayload } from '../injection.ts';
+import { describePoint, injectPayload } from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
-import type { PageCheck } from './page-check.ts';
+import type { PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the CRLF (HTTP response header) injection check. */
 export const crlfInjectionCheckId = 'crlf-injection';

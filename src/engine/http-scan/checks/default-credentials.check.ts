@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import { sendCheckRequest } from './check-request.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
 import { headerValues } from './header-policies.ts';
@@ -12,7 +12,7 @@ import {
   type LoginAnswer,
 } from './login-outcome.ts';
 import { isLoginForm, passwordForms, type MarkupForm, type MarkupInput } from './page-markup.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the default-credentials check. */
 export const defaultCredentialsCheckId = 'default-credentials';

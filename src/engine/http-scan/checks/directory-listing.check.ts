@@ -1,8 +1,8 @@
-import { classifyFailure } from '../guarded-http-client.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
-import { extractPageLinks, type PageLinks } from '../html-links.ts';
+import { classifyFailure } from '../check-kit/guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
+import { extractPageLinks, type PageLinks } from '../check-kit/html-links.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
-import { isHtmlResponse, type CheckContext, type CrawledPage, type PageCheck } from './page-check.ts';
+import { isHtmlResponse, type CheckContext, type CrawledPage, type PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the directory-listing check. */
 export const directoryListingCheckId = 'directory-listing';

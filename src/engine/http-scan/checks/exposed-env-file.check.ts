@@ -1,6 +1,6 @@
 import { createPathProbeCheck, type Recognised, type Span } from './exposure-probe.ts';
 import type { FindingKind } from './finding-builder.ts';
-import type { PageCheck } from './page-check.ts';
+import type { PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the exposed-env-file check. */
 export const exposedEnvFileCheckId = 'exposed-env-file';

@@ -1,6 +1,6 @@
-import { classifyFailure } from '../guarded-http-client.ts';
+import { classifyFailure } from '../check-kit/guarded-http-client.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the exposed-git check. */
 export const exposedGitCheckId = 'exposed-git';

@@ -1,6 +1,6 @@
 import type { BodyEvidence, FindingKind } from './finding-builder.ts';
 import { createPathProbeCheck } from './exposure-probe.ts';
-import type { PageCheck } from './page-check.ts';
+import type { PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the exposed-svn check. */
 export const exposedSvnCheckId = 'exposed-svn';

@@ -1,8 +1,8 @@
-import { isJavaScriptType } from '../discovery.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
+import { isJavaScriptType } from '../check-kit/discovery.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import { sendCheckRequest } from './check-request.ts';
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
-import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from './page-check.ts';
+import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from '../check-kit/page-check.ts';
 
 /** True for a crawled script: a JavaScript content type, or a .js/.mjs path that is not HTML. */
 export function isScriptPage(page: CrawledPage): boolean {

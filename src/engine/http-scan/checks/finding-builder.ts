@@ -1,6 +1,6 @@
 import type { FindingInput, Highlight, Severity } from '../../../core/vulnerabilities/vulnerability.types.ts';
 import { cvss2, cvss31 } from '../../../core/vulnerabilities/cvss.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 
 /** Recorded response bodies are cut to this many characters. */
 export const evidenceBodyLimit = 16 * 1024;

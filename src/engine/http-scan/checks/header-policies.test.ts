@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import {
   cspPolicies,
   cspScriptWeaknesses,

@@ -1,4 +1,4 @@
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 
 /** Every value of a response header (lowercased name match), in order. */
 export function headerValues(exchange: HttpExchange, name: string): string[] {

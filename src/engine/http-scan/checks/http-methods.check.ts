@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import { sendCheckRequest } from './check-request.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 import { bodyEvidence } from './page-markup.ts';
 
 /** Stable id of the HTTP methods check (TRACE and PUT). */

@@ -1,4 +1,4 @@
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import { headerValues } from './header-policies.ts';
 
 /** What a login answer looks like, reduced to the signals that tell success from failure. */

@@ -1,6 +1,6 @@
 import type { FindingKind } from './finding-builder.ts';
 import { bodyEvidence, passwordInputTag } from './page-markup.ts';
-import type { PageCheck } from './page-check.ts';
+import type { PageCheck } from '../check-kit/page-check.ts';
 import { createPasswordFormCheck } from './password-form-check.ts';
 
 /** Stable id of the login-over-HTTP check. */

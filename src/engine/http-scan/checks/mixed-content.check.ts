@@ -1,6 +1,6 @@
 import { buildFinding, type FindingKind } from './finding-builder.ts';
 import { bodyEvidence, markupOf, passwordInputs, type Subresource } from './page-markup.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the mixed-content check. */
 export const mixedContentCheckId = 'mixed-content';

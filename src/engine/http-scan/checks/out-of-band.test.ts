@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CanaryHit, CanaryProbe } from '../canary-listener.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { CanaryHit, CanaryProbe } from '../check-kit/canary-listener.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import { canaryAnswerEvidence, describeHit, LateProbes, probeHighlight } from './out-of-band.ts';
 
 const hitOf = (token: string, at = new Date()): CanaryHit => ({

@@ -1,6 +1,6 @@
 import type { Highlight } from '../../../core/vulnerabilities/vulnerability.types.ts';
-import { canaryAnswer, canaryGraceMs, type CanaryHit, type CanaryProbe } from '../canary-listener.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
+import { canaryAnswer, canaryGraceMs, type CanaryHit, type CanaryProbe } from '../check-kit/canary-listener.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import type { BodyEvidence } from './finding-builder.ts';
 
 /**

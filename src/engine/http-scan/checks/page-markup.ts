@@ -1,6 +1,6 @@
 import { Parser } from 'htmlparser2';
 import type { BodyEvidence } from './finding-builder.ts';
-import type { CrawledPage } from './page-check.ts';
+import type { CrawledPage } from '../check-kit/page-check.ts';
 
 /** One input of a form as written (attribute values decoded). */
 export interface MarkupInput {

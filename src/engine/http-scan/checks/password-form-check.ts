@@ -1,6 +1,6 @@
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
 import { passwordForms, type PasswordForm } from './page-markup.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** What a password-form check saw in one form: the sentence of the finding and the evidence in the page. */
 export interface PasswordFormIssue {

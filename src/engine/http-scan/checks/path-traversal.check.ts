@@ -1,7 +1,7 @@
-import { injectPayload, type InjectionPoint } from '../injection.ts';
+import { injectPayload, type InjectionPoint } from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
-import type { PageCheck } from './page-check.ts';
+import type { PageCheck } from '../check-kit/page-check.ts';
 import { firstNewMatch } from './response-compare.ts';
 
 /** Stable id of the path traversal check. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { allLocations, describePoint, injectPayload } from '../injection.ts';
+import { allLocations, describePoint, injectPayload } from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
-import { isHtmlResponse, type PageCheck } from './page-check.ts';
+import { isHtmlResponse, type PageCheck } from '../check-kit/page-check.ts';
 import { breakoutsFor, describeContext, describeEffect, findReflections, hasEffect } from './xss-context.ts';
 
 /** Stable id of the reflected-XSS check. */

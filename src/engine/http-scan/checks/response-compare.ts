@@ -1,4 +1,4 @@
-import type { HttpExchange } from '../guarded-http-client.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 
 /** The first match of `pattern` in `body` that the baseline body does not contain, with its offset. */
 export function firstNewMatch(

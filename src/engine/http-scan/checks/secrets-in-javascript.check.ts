@@ -1,6 +1,6 @@
 import { isScriptPage, withMaskedBody } from './exposure-probe.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the secrets-in-JavaScript check. */
 export const secretsInJavaScriptCheckId = 'secrets-in-javascript';

@@ -8,7 +8,7 @@ import {
   hstsMaxAge,
   minimumHstsMaxAge,
 } from './header-policies.ts';
-import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from './page-check.ts';
+import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the missing-or-weak security headers check. */
 export const securityHeadersCheckId = 'http-security-headers';

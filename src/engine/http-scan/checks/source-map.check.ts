@@ -1,9 +1,9 @@
 import { sendCheckRequest } from './check-request.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
-import { originOf, originText } from '../scan-scope.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
+import { originOf, originText } from '../check-kit/scan-scope.ts';
 import { isScriptPage } from './exposure-probe.ts';
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
-import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from './page-check.ts';
+import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the source-map check. */
 export const sourceMapCheckId = 'source-map';

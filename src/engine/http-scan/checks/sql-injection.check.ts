@@ -1,7 +1,13 @@
-import { allLocations, baselineRequest, describePoint, injectPayload, type InjectionPoint } from '../injection.ts';
+import {
+  allLocations,
+  baselineRequest,
+  describePoint,
+  injectPayload,
+  type InjectionPoint,
+} from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint, type InjectedSender } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 import { firstNewMatch, sameAnswer } from './response-compare.ts';
 import { confirmDelay, delaySeconds, describeDelay, timedSend } from './time-delay.ts';
 

@@ -1,10 +1,10 @@
-import type { CanaryHit, CanaryProbe, ScanCanary } from '../canary-listener.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
-import { describePoint, injectPayload, type InjectionPoint } from '../injection.ts';
+import type { CanaryHit, CanaryProbe, ScanCanary } from '../check-kit/canary-listener.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
+import { describePoint, injectPayload, type InjectionPoint } from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
 import { canaryAnswerEvidence, describeHit, LateProbes, probeHighlight } from './out-of-band.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the server-side request forgery check. */
 export const ssrfCheckId = 'server-side-request-forgery';

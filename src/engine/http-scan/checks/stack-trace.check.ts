@@ -1,6 +1,6 @@
 import { isScriptPage } from './exposure-probe.ts';
 import { buildFinding, type BodyEvidence, type FindingKind } from './finding-builder.ts';
-import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from './page-check.ts';
+import { headerValue, type CheckContext, type CrawledPage, type PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the stack-trace check. */
 export const stackTraceCheckId = 'stack-trace';

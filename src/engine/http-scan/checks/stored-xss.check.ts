@@ -1,11 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { HttpExchange } from '../guarded-http-client.ts';
-import { formSubmission } from '../html-links.ts';
-import { describePoint, injectPayload, type InjectionPoint } from '../injection.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
+import { formSubmission } from '../check-kit/html-links.ts';
+import { describePoint, injectPayload, type InjectionPoint } from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint } from './active-check.ts';
 import { sendCheckRequest } from './check-request.ts';
 import type { FindingKind } from './finding-builder.ts';
-import { headerValue, isHtmlResponse, type CheckContext, type CrawledPage, type PageCheck } from './page-check.ts';
+import {
+  headerValue,
+  isHtmlResponse,
+  type CheckContext,
+  type CrawledPage,
+  type PageCheck,
+} from '../check-kit/page-check.ts';
 
 /** Stable id of the stored cross-site scripting check. */
 export const storedXssCheckId = 'stored-xss';

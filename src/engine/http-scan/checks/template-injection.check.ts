@@ -1,7 +1,7 @@
-import { injectPayload } from '../injection.ts';
+import { injectPayload } from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint } from './active-check.ts';
 import type { FindingKind } from './finding-builder.ts';
-import type { PageCheck } from './page-check.ts';
+import type { PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the server-side template injection check. */
 export const templateInjectionCheckId = 'template-injection';

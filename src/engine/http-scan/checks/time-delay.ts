@@ -1,5 +1,5 @@
-import type { HttpExchange } from '../guarded-http-client.ts';
-import type { InjectedRequest } from '../injection.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
+import type { InjectedRequest } from '../check-kit/injection.ts';
 import type { InjectedSender } from './active-check.ts';
 
 /** Seconds a time-based payload asks the server to wait; a hit is confirmed twice, with a fast control between. */

@@ -1,5 +1,5 @@
 import { buildFinding, type FindingKind } from './finding-builder.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 
 /** Stable id of the version-disclosure check. */
 export const versionDisclosureCheckId = 'version-disclosure';

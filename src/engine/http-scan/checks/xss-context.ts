@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { jsTokens, tokenAt } from '../js-tokens.ts';
+import { jsTokens, tokenAt } from '../check-kit/js-tokens.ts';
 
 /**
  * Where a reflected value lands in an HTML page, and what proves a breakout from there. Pages

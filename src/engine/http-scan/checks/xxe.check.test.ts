@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InjectionPoint } from '../injection.ts';
+import type { InjectionPoint } from '../check-kit/injection.ts';
 import { findPasswdLine, looksLikeXmlParameter, xxeDocument } from './xxe.check.ts';
 
 const point = (name: string, value: string, location: InjectionPoint['location'] = 'body'): InjectionPoint => ({

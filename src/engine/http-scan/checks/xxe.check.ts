@@ -1,11 +1,11 @@
-import type { CanaryHit, CanaryProbe, ScanCanary } from '../canary-listener.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
-import { describePoint, injectPayload, type InjectionPoint } from '../injection.ts';
+import type { CanaryHit, CanaryProbe, ScanCanary } from '../check-kit/canary-listener.ts';
+import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
+import { describePoint, injectPayload, type InjectionPoint } from '../check-kit/injection.ts';
 import { createActiveCheck, reportAtPoint, type PointProof } from './active-check.ts';
 import { sendCheckRequest } from './check-request.ts';
 import { buildFinding, type FindingKind } from './finding-builder.ts';
 import { canaryAnswerEvidence, describeHit, LateProbes, probeHighlight } from './out-of-band.ts';
-import type { CheckContext, CrawledPage, PageCheck } from './page-check.ts';
+import type { CheckContext, CrawledPage, PageCheck } from '../check-kit/page-check.ts';
 import { firstNewMatch } from './response-compare.ts';
 
 /** Stable id of the XML external entity check. */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { DnsResolver } from '../dns/resolver.ts';
-import { EgressGuard } from '../net/egress-guard.ts';
+import type { DnsResolver } from '../../dns/resolver.ts';
+import { EgressGuard } from '../../net/egress-guard.ts';
 import { createGuardedHttpClient, HttpRequestError } from './guarded-http-client.ts';
 
 // A name that only this fake resolver knows, mapped to loopback: proves the socket goes to the

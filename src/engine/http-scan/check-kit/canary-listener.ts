@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { CanaryConfig } from '../../config/canary.ts';
+import type { CanaryConfig } from '../../../config/canary.ts';
 
 /**
  * Terminology. The **canary** is a small HTTP listener of the scanner itself. A check hands a

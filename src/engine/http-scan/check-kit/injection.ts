@@ -1,5 +1,5 @@
-import type { HttpHeader } from '../../core/vulnerabilities/vulnerability.types.ts';
-import type { CrawledPage } from './checks/page-check.ts';
+import type { HttpHeader } from '../../../core/vulnerabilities/vulnerability.types.ts';
+import type { CrawledPage } from './page-check.ts';
 import { isJsonType } from './discovery.ts';
 import { scannerUserAgent } from './scan-session.ts';
 

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import type { HttpHeader } from '../../core/vulnerabilities/vulnerability.types.ts';
-import type { DnsResolver } from '../dns/resolver.ts';
-import { EgressDeniedError, resolveGuarded, unbracketHost, type EgressGuard } from '../net/egress-guard.ts';
+import type { HttpHeader } from '../../../core/vulnerabilities/vulnerability.types.ts';
+import type { DnsResolver } from '../../dns/resolver.ts';
+import { EgressDeniedError, resolveGuarded, unbracketHost, type EgressGuard } from '../../net/egress-guard.ts';
 
 /** Largest body read from one response; the rest is dropped so a hostile server cannot exhaust memory. */
 export const defaultBodyLimit = 2 * 1024 * 1024;

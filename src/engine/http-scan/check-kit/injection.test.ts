@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { HttpHeader } from '../../core/vulnerabilities/vulnerability.types.ts';
+import type { HttpHeader } from '../../../core/vulnerabilities/vulnerability.types.ts';
 import type { HttpExchange } from './guarded-http-client.ts';
 import {
   cookieSafe,

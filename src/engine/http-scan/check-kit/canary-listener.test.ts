@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { describe, it } from 'node:test';
-import { parseCanaryListen } from '../../config/canary.ts';
+import { parseCanaryListen } from '../../../config/canary.ts';
 import { canaryAnswer, CanaryListener, isLoopbackHost } from './canary-listener.ts';
 
 /** A GET of `url` with a User-Agent; resolves with the status and body. */

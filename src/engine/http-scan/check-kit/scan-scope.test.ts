@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultScanProfileSettings, type ScanProfileSettings } from '../../core/scans/scan-profile-settings.ts';
+import { defaultScanProfileSettings, type ScanProfileSettings } from '../../../core/scans/scan-profile-settings.ts';
 import { dedupKey, normaliseUrl, ScanScope } from './scan-scope.ts';
 
 const target = { scheme: 'https' as const, host: 'www.example.com', port: 443, scopeName: 'example.com' };

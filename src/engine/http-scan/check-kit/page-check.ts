@@ -1,8 +1,8 @@
 import type { FindingInput } from '../../../core/vulnerabilities/vulnerability.types.ts';
-import type { HttpExchange } from '../guarded-http-client.ts';
-import type { PageLinks } from '../html-links.ts';
-import type { Origin } from '../scan-scope.ts';
-import type { ScanSession } from '../scan-session.ts';
+import type { HttpExchange } from './guarded-http-client.ts';
+import type { PageLinks } from './html-links.ts';
+import type { Origin } from './scan-scope.ts';
+import type { ScanSession } from './scan-session.ts';
 
 /** A page the crawler fetched, as the checks see it. */
 export interface CrawledPage {

@@ -1,7 +1,7 @@
 import { CookieJar } from 'tough-cookie';
-import type { ScanCounters, ScanSink, ScanTarget } from '../../core/scans/scan-engine.ts';
-import type { ScanProfileSettings } from '../../core/scans/scan-profile-settings.ts';
-import type { HttpHeader } from '../../core/vulnerabilities/vulnerability.types.ts';
+import type { ScanCounters, ScanSink, ScanTarget } from '../../../core/scans/scan-engine.ts';
+import type { ScanProfileSettings } from '../../../core/scans/scan-profile-settings.ts';
+import type { HttpHeader } from '../../../core/vulnerabilities/vulnerability.types.ts';
 import type { GuardedHttpClient, HttpExchange } from './guarded-http-client.ts';
 import type { RequestBudget } from './request-budget.ts';
 import { originOf, originText, type ScanScope } from './scan-scope.ts';

@@ -1,6 +1,6 @@
-import type { ScanTarget } from '../../core/scans/scan-engine.ts';
-import type { ScanProfileSettings } from '../../core/scans/scan-profile-settings.ts';
-import { unbracketHost } from '../net/egress-guard.ts';
+import type { ScanTarget } from '../../../core/scans/scan-engine.ts';
+import type { ScanProfileSettings } from '../../../core/scans/scan-profile-settings.ts';
+import { unbracketHost } from '../../net/egress-guard.ts';
 
 /** Ports scan_common_ports adds as extra origins of the target host. */
 export const commonHttpPorts: readonly number[] = [80, 443, 3000, 8000, 8080, 8443];
