@@ -33,13 +33,20 @@ import type { Scheduler } from './jobs/scheduler.ts';
 import { openDatabase, type Database } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { sampleSealedSecret } from './storage/sealed-secrets.ts';
-import { createStore } from './storage/store.ts';
-import { refreshRenderCache, type Renderers } from './storage/render-cache.ts';
+import { createStore, type StoreRenderers } from './storage/store.ts';
+import { refreshRenderCache } from './storage/render-cache.ts';
 import { vulnerabilityRenderer } from './http/v2/vulnerability.render.ts';
 import { inventoryRenderer } from './http/v3/inventory.render.ts';
+import { assetRenderer } from './http/v2/asset.render.ts';
+import { discoveredNameRenderer } from './http/v2/subdomain.render.ts';
 
-/** The render modules of the HTTP face, owners of the wire shapes the store keeps rendered. */
-export const renderers: Renderers = { vulnerabilities: vulnerabilityRenderer, inventory: inventoryRenderer };
+/** The render modules of the HTTP face, owners of the wire shapes the store renders (and keeps, the first two). */
+export const renderers: StoreRenderers = {
+  vulnerabilities: vulnerabilityRenderer,
+  inventory: inventoryRenderer,
+  assets: assetRenderer,
+  discoveredNames: discoveredNameRenderer,
+};
 
 // The composition root: the one module that wires the store, the core services, the engine, the
 // job queue and the faces together, with plain factory functions. It is built in two parts:

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AssetRenderer, DiscoveredNameRenderer } from '../core/assets/asset-renderer.ts';
 import type { Repositories, Store } from '../core/store.ts';
 import type { NameTokenCodec } from '../core/zones/name-token.ts';
 import type { Database } from './database.ts';
@@ -36,6 +37,7 @@ function repositories(
     assets: new KyselyAssetRepository(
       db,
       database.dialect,
+      options.renderers.assets,
       isTransaction ? undefined : database.rawRows,
       isTransaction ? undefined : database.readPage,
     ),
@@ -49,7 +51,13 @@ function repositories(
       isTransaction ? undefined : database,
       tableChanged,
     ),
-    zones: new KyselyZoneRepository(db, database.dialect, options.nameTokens, database.prepare),
+    zones: new KyselyZoneRepository(
+      db,
+      database.dialect,
+      options.nameTokens,
+      options.renderers.discoveredNames,
+      database.prepare,
+    ),
     zoneLookups: new KyselyLookupJobRepository(db),
     scanProfiles: new KyselyScanProfileRepository(db),
     scans: new KyselyScanRepository(db, database.dialect),
@@ -84,8 +92,18 @@ function repositories(
 export interface StoreOptions {
   /** Makes and reads the tokens of discovered names (keyed with the server key). */
   nameTokens: NameTokenCodec;
-  /** Render the stored documents, a cache of the wire shapes the HTTP face owns (render-cache.ts). */
-  renderers: Renderers;
+  /** The wire shapes the HTTP face owns, which the store renders (see StoreRenderers). */
+  renderers: StoreRenderers;
+}
+
+/**
+ * The renderers of the store: those of its stored documents, a render cache (render-cache.ts),
+ * and those of the list documents it builds per read, never stored (the v2 asset shape, which
+ * it compiles to SQL, and the entries of discovered names).
+ */
+export interface StoreRenderers extends Renderers {
+  assets: AssetRenderer;
+  discoveredNames: DiscoveredNameRenderer;
 }
 
 /** The core's Store over an open database. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { presentAsset } from '../../src/http/v2/asset.presenter.ts';
 import { createHarness, v2Error, type Harness } from '../support/harness.ts';
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -157,6 +158,35 @@ describe('v2 assets', () => {
         .json()
         .assets.find((a: { token: string }) => a.token === body['token']);
       assert.deepEqual(listed, body);
+    });
+
+    it("lists each asset byte for byte as the presenter renders it, from the store's rows and from the id lookup", async () => {
+      // Both come from asset.render.ts's declaration: the presenter in JS, the list in SQL.
+      const added = await h.send('POST', '/rest/v2/assets/', { key, body: { name: 'bytes.example' } });
+      assert.equal((await add('sub.bytes.example')).status, 202);
+      assert.equal((await add('198.51.100.7:8080')).status, 200);
+      const page = await h.send('GET', '/rest/v2/assets/?pageSize=1000', { key });
+      assert.ok(page.body.includes(`,${added.body},`), `the answer to the add is the list entry: ${page.body}`);
+      const team = (await h.runtime.store.teams.findByName('acme'))!;
+      const list = await h.send('GET', '/rest/v2/assets/?include_subdomains=true&pageSize=1000', { key });
+      const summaries = await h.runtime.store.assets.listPage({
+        teamId: team.id,
+        scope: { kind: 'all' },
+        afterId: undefined,
+        createdAfter: undefined,
+        limit: 1000,
+      });
+      assert.ok(summaries.length >= 4, `${summaries.length} assets`);
+      const presented = summaries.map((asset) => JSON.stringify(presentAsset(asset)));
+      assert.ok(list.body.startsWith(`{"assets":[${presented.join(',')}]`), list.body);
+      const byId = await h.runtime.store.assets.documentsByIds(
+        team.id,
+        summaries.map((asset) => asset.id),
+      );
+      assert.deepEqual(
+        byId.map((d) => d.document),
+        presented,
+      );
     });
 
     it('adds IP addresses with and without a port', async () => {

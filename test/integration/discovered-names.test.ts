@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { presentAsset } from '../../src/http/v2/asset.presenter.ts';
+import { discoveredNameAsAsset, renderDiscoveredName } from '../../src/http/v2/subdomain.render.ts';
 import { createHarness, v2Error, type Harness, type TestKey } from '../support/harness.ts';
 
 interface WireAsset {
@@ -92,6 +94,25 @@ describe('names discovered by DNS, listed as subdomains', () => {
     ]);
     const roots = (await pages('/rest/v2/assets/')).flat().map((a) => a.name);
     assert.deepEqual(roots, ['names.test']);
+  });
+
+  it("lists each discovered name byte for byte as the asset shape renders the store's record of it", async () => {
+    // The entry is subdomain.render.ts's, from asset.render.ts's declaration, like an asset's.
+    const team = (await h.runtime.store.teams.findByName('names'))!;
+    for (const path of [
+      `/rest/v2/assets/${rootToken}/subdomains/?pageSize=1000`,
+      '/rest/v2/assets/?include_subdomains=true',
+    ]) {
+      const res = await h.send('GET', path, { key: owner.key });
+      const found = (res.json().assets as WireAsset[]).filter((a) => a.added_by.join() === 'zone-file');
+      assert.equal(found.length, 4, path);
+      for (const entry of found) {
+        const name = (await h.runtime.store.zones.findByToken(team.id, entry.token))!;
+        const rendered = JSON.stringify(presentAsset(discoveredNameAsAsset(name)));
+        assert.equal(rendered, renderDiscoveredName(name));
+        assert.ok(res.body.includes(rendered), `${path}: ${rendered}`);
+      }
+    }
   });
 
   it('applies `from` to discovered names by their first sighting', async () => {

@@ -1,22 +1,8 @@
-import type { AssetSummary } from '../../core/assets/asset.types.ts';
 import type { AssetPage } from '../../core/assets/asset.types.ts';
 import { joinRuns, withEnvelope } from '../../shared/page-render.mjs';
-import { toWireTime } from '../../core/shared/time.ts';
 
-/** The v2 wire shape of an asset. */
-export function presentAsset(asset: AssetSummary): Record<string, unknown> {
-  return {
-    token: asset.token,
-    name: asset.name,
-    status: asset.status,
-    added_by: asset.addedBy,
-    monitored: asset.monitored,
-    created: toWireTime(asset.created),
-    updated: toWireTime(asset.updated),
-    discovered: toWireTime(asset.discovered),
-    last_seen: toWireTime(asset.lastSeen),
-  };
-}
+/** The v2 wire shape of an asset: asset.render.ts owns it (declared once for single reads and lists). */
+export { presentAsset } from './asset.render.ts';
 
 /**
  * The v2 asset list object, serialised. A team that owns no asset at all gets the spec's `{}`

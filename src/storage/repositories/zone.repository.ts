@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { sql } from '../kysely.ts';
-import { toWireTime } from '../../core/shared/time.ts';
+import type { DiscoveredNameRenderer } from '../../core/assets/asset-renderer.ts';
 import {
   mergeRecordSets,
   rangeUnder,
@@ -68,24 +68,6 @@ export function upsertSql(source: ZoneSource): string {
   return `insert into dns_names (${insertColumns}, ${recordColumn[source]}) values (?, ?, ?, ?, ?, ?, ?, ?, ?) ${upsertTail(source)}`;
 }
 
-interface NameRow {
-  id: number;
-  status: 'verified' | 'unverified';
-  sources: number;
-  first_seen: number;
-  updated: number;
-  last_seen: number;
-  rname: string;
-}
-
-/** The v2 wire JSON of a discovered name: the same fields, in the same order, as an asset's. */
-function documentOf(row: NameRow, token: string): string {
-  const addedBy = JSON.stringify(sourcesOf(Number(row.sources)));
-  const name = reverseName(row.rname);
-  const firstSeen = toWireTime(Number(row.first_seen));
-  return `{"token":"${token}","name":${JSON.stringify(name)},"status":"${row.status}","added_by":${addedBy},"monitored":false,"created":"${firstSeen}","updated":"${toWireTime(Number(row.updated))}","discovered":"${firstSeen}","last_seen":"${toWireTime(Number(row.last_seen))}"}`;
-}
-
 /** Discovered names on Kysely (and prepared statements on the embedded store); every query filters on team_id. */
 export class KyselyZoneRepository implements ZoneRepository {
   private statements: ReturnType<typeof prepareStatements> | undefined;
@@ -94,6 +76,8 @@ export class KyselyZoneRepository implements ZoneRepository {
     private readonly db: Kysely<Schema>,
     private readonly dialect: Dialect,
     private readonly tokens: NameTokenCodec,
+    /** Renders a listed name's v2 wire JSON (the HTTP face owns the shape). */
+    private readonly renderer: DiscoveredNameRenderer,
     /** Prepared statements on the embedded store's connection (see Database.prepare). */
     private readonly prepare?: Database['prepare'],
   ) {}
@@ -318,7 +302,17 @@ export class KyselyZoneRepository implements ZoneRepository {
     rows.forEach((row, i) => {
       const status = statusOf.get(Number(row.root_id));
       // A name whose root is gone is being deleted with it: not listed.
-      if (status !== undefined) out.push({ key: row.rname, document: documentOf({ ...row, status }, tokens[i]!) });
+      if (status === undefined) return;
+      const document = this.renderer.render({
+        token: tokens[i]!,
+        name: reverseName(row.rname),
+        status,
+        sources: sourcesOf(Number(row.sources)),
+        firstSeen: Number(row.first_seen),
+        updated: Number(row.updated),
+        lastSeen: Number(row.last_seen),
+      });
+      out.push({ key: row.rname, document });
     });
     return out;
   }
