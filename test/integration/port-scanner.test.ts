@@ -109,6 +109,25 @@ function listeningPorts(): Set<number> {
   return ports;
 }
 
+/**
+ * The loopback ports that listen at any moment while a scan runs: sampled every 5 ms until
+ * stopped. A server of another test file running alongside may listen on a port of the scanned
+ * range for a moment only, between a sample taken before the scan and one taken after.
+ */
+function watchListening(): { stop: () => Set<number> } {
+  const seen = listeningPorts();
+  const timer = setInterval(() => {
+    for (const port of listeningPorts()) seen.add(port);
+  }, 5);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      for (const port of listeningPorts()) seen.add(port);
+      return seen;
+    },
+  };
+}
+
 let openPorts: number[] = [];
 let closedPorts: number[] = [];
 const named: Record<string, number> = {};
@@ -164,7 +183,7 @@ describe('port scanner: connect scan', () => {
       const scanner = createPortScanner({ guard: loopback, dialer });
       const progress: Array<{ probed: number; open: number }> = [];
       const ports = [...openPorts, ...closedPorts];
-      const listeningBefore = listeningPorts();
+      const watch = watchListening();
       const report = await scanner.scan({
         addresses: ['127.0.0.1'],
         ports,
@@ -174,7 +193,7 @@ describe('port scanner: connect scan', () => {
       });
       // The closed ports were ours until the test closed them: another test process running in
       // parallel may have bound one since. Such a port is really open, and is judged as such.
-      const listening = new Set([...listeningBefore, ...listeningPorts()]);
+      const listening = watch.stop();
       const found = openOf(report);
       for (const port of openPorts) assert.ok(found.includes(port), `listener ${port} missed`);
       assert.deepEqual(
@@ -193,7 +212,7 @@ describe('port scanner: connect scan', () => {
     const low = Math.min(...openPorts);
     const high = Math.max(...openPorts);
     const ports = Array.from({ length: high - low + 1 }, (_, i) => low + i);
-    const listeningBefore = listeningPorts();
+    const watch = watchListening();
     const scanner = createPortScanner({ guard: loopback, threads: 2 });
     let last = { probed: 0, open: 0 };
     const report = await scanner.scan({
@@ -203,7 +222,7 @@ describe('port scanner: connect scan', () => {
       signal: AbortSignal.timeout(30_000),
       onProgress: (p) => (last = p),
     });
-    const listening = new Set([...listeningBefore, ...listeningPorts()]);
+    const listening = watch.stop();
     const found = openOf(report);
     assert.equal(report.probed, ports.length);
     assert.deepEqual(last, { probed: ports.length, open: found.length });
