@@ -43,8 +43,37 @@ function pathPattern(surface: 'v2' | 'v3', path: string): RegExp {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routes = allRoutes();
   const metrics = createMetrics();
-  /** Counts and logs one answered request (the router's own errors included, which skip the hooks). */
-  const observeResponse = (request: FastifyRequest, reply: FastifyReply): void => {
+  const observeResponse = responseObserver(metrics);
+  const clientErrors = createClientErrorHandler(metrics);
+  const app = createServer(deps, routes, observeResponse, clientErrors.handle);
+  clientErrors.track(app.server, app.log);
+
+  // Every body is read as raw bytes: signatures cover the exact bytes, zone uploads are text
+  // whatever their Content-Type, and JSON is parsed by the operation (1050/1051 are ours).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  addLifecycleHooks(app, observeResponse);
+
+  // Key and team records are reused for 2 s: a revoked key or a plan change takes effect within that.
+  const caches: RequestCaches = {
+    keys: new TtlCache<ApiKey>(authCacheTtlMs),
+    teams: new TtlCache<Team>(authCacheTtlMs),
+  };
+  const answerNoOperation = noOperationAnswer(deps, routes, caches);
+  app.setErrorHandler(errorAnswer(metrics, answerNoOperation));
+  app.setNotFoundHandler(answerNoOperation);
+
+  registerOpsRoutes(app, deps, metrics, routes);
+  for (const def of routes) registerRoute(app, deps, def, caches);
+  return app;
+}
+
+type Metrics = ReturnType<typeof createMetrics>;
+type Answer = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/** Counts and logs one answered request (the router's own errors included, which skip the hooks). */
+function responseObserver(metrics: Metrics): (request: FastifyRequest, reply: FastifyReply) => void {
+  return (request, reply) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     const status = String(reply.statusCode);
     metrics.requests.inc({ method: request.method, route, status });
@@ -60,8 +89,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       'request',
     );
   };
-  const clientErrors = createClientErrorHandler(metrics);
-  const app = Fastify({
+}
+
+/** The Fastify instance with the server's options: router, limits, request ids, logging and the protocol-error handlers. */
+function createServer(
+  deps: AppDeps,
+  routes: RouteDef[],
+  observeResponse: (request: FastifyRequest, reply: FastifyReply) => void,
+  clientErrorHandler: ReturnType<typeof createClientErrorHandler>['handle'],
+): FastifyInstance {
+  return Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: { level: deps.config.logLevel } }),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: false, maxParamLength },
     bodyLimit: defaultBodyLimit,
@@ -69,22 +106,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     },
-    // Requests are logged once, on response, by the onResponse hook below.
+    // Requests are logged once, on response, by the onResponse hook (addLifecycleHooks).
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     return503OnClosing: true,
     // Errors raised before any route runs answer through the catalogue too.
     frameworkErrors: createFrameworkErrorHandler(routes, (request, reply) => observeResponse(request, reply)),
-    clientErrorHandler: clientErrors.handle,
-    // An HTTP/1.1 request without Host is refused below, through the catalogue (Node answers a bare 400).
+    clientErrorHandler,
+    // An HTTP/1.1 request without Host is refused in onRequest, through the catalogue (Node answers a bare 400).
     http: { requireHostHeader: false },
   });
-  clientErrors.track(app.server, app.log);
+}
 
-  // Every body is read as raw bytes: signatures cover the exact bytes, zone uploads are text
-  // whatever their Content-Type, and JSON is parsed by the operation (1050/1051 are ours).
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-
+/** The request id header, the Host rule, closing connections on shutdown and the response log. */
+function addLifecycleHooks(
+  app: FastifyInstance,
+  observeResponse: (request: FastifyRequest, reply: FastifyReply) => void,
+): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
@@ -108,7 +145,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => observeResponse(request, reply));
+}
 
+/** The error handler: catalogue errors as they are, framework errors mapped, anything else 1910. */
+function errorAnswer(metrics: Metrics, answerNoOperation: Answer) {
   const handleError = (
     error: Error & { code?: string; statusCode?: number },
     request: FastifyRequest,
@@ -142,18 +182,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (known.code === 1052 || reply.getHeader('connection') === 'close') closeAfterAnswer(request, reply);
     return sendAppError(request, reply, known);
   };
-  app.setErrorHandler(handleError);
+  return handleError;
+}
 
-  // Key and team records are reused for 2 s: a revoked key or a plan change takes effect within that.
-  const caches: RequestCaches = {
-    keys: new TtlCache<ApiKey>(authCacheTtlMs),
-    teams: new TtlCache<Team>(authCacheTtlMs),
-  };
+/** The answer to a path no operation serves, or a method none takes there. */
+function noOperationAnswer(deps: AppDeps, routes: RouteDef[], caches: RequestCaches): Answer {
   const v3Patterns = routes
     .filter((r) => r.surface === 'v3')
     .map((r) => ({ pattern: pathPattern('v3', r.path), def: r }));
-  /** The answer to a path no operation serves, or a method none takes there. */
-  const answerNoOperation = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+  return async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (/^\/rest\/v1(\/|$)/.test(path))
       return sendAppError(
@@ -177,11 +214,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       new AppError(1900, `Endpoint unavailable: no operation ${request.method} ${path}`),
     );
   };
-  app.setNotFoundHandler(answerNoOperation);
-
-  registerOpsRoutes(app, deps, metrics, routes);
-  for (const def of routes) registerRoute(app, deps, def, caches);
-  return app;
 }
 
 interface RequestCaches {
@@ -244,6 +276,7 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
         input: input.query,
         body: input.body,
         checkedBody: input.checkedBody,
+        checkedParam: input.checkedParam,
         rawBody,
         bodyStream: stream ?? emptyStream(),
         request,

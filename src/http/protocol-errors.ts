@@ -282,21 +282,63 @@ type ConnectionError = Error & { code?: string; rawPacket?: unknown };
  * connection (at most 96 bytes, only while that head is incomplete).
  */
 export function createClientErrorHandler(metrics: HttpMetrics): ClientErrorHandler {
-  const answering = new WeakMap<Socket, ServerResponse>();
-  // The parser fails again on every later byte of a refused connection: one answer only.
-  const refused = new WeakSet<Socket>();
-  // The first bytes of the request head in progress, kept until Node emits its request.
-  const headStarts = new WeakMap<Socket, string>();
+  const state: ConnectionState = {
+    answering: new WeakMap(),
+    refused: new WeakSet(),
+    headStarts: new WeakMap(),
+  };
+  const refuse = refuser(metrics);
+  return {
+    handle(err, socket) {
+      handleParserError(state, metrics, refuse, this.log, err, socket);
+    },
+    track(server, log) {
+      trackConnections(server, state);
+      // CONNECT: without a listener Node destroys the connection without a word.
+      server.on('connect', (req: IncomingMessage, socket: Socket) => {
+        socket.on('error', () => undefined);
+        socket.resume();
+        const current = state.answering.get(socket);
+        const path = req.url?.startsWith('/') === true ? req.url.split('?')[0] : undefined;
+        refuse(
+          log,
+          socket,
+          'CONNECT',
+          parserErrorOf('CONNECT')!,
+          path,
+          current !== undefined && !current.writableFinished ? current : undefined,
+        );
+      });
+      // An Expect other than 100-continue: Node would answer a bare 417.
+      server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+        refuseExpectation(metrics, log, req, res),
+      );
+    },
+  };
+}
 
-  /** Answers a refused request on its connection (after the answer under way, if any), then closes it. */
-  const refuse = (
-    log: FastifyBaseLogger,
-    socket: Socket,
-    code: string,
-    error: AppError,
-    path: string | undefined,
-    current: ServerResponse | undefined,
-  ): void => {
+/** What the client-error handler follows per connection. */
+interface ConnectionState {
+  /** The answer under way on each connection. */
+  answering: WeakMap<Socket, ServerResponse>;
+  /** Connections already refused: the parser fails again on every later byte, one answer only. */
+  refused: WeakSet<Socket>;
+  /** The first bytes of the request head in progress, kept until Node emits its request. */
+  headStarts: WeakMap<Socket, string>;
+}
+
+type Refuse = (
+  log: FastifyBaseLogger,
+  socket: Socket,
+  code: string,
+  error: AppError,
+  path: string | undefined,
+  current: ServerResponse | undefined,
+) => void;
+
+/** Answers a refused request on its connection (after the answer under way, if any), then closes it. */
+function refuser(metrics: HttpMetrics): Refuse {
+  return (log, socket, code, error, path, current) => {
     const requestId = randomUUID();
     metrics.parseErrors.inc({ code });
     log.info({ request_id: requestId, parser_code: code, code: error.code }, 'request refused by the HTTP parser');
@@ -311,89 +353,86 @@ export function createClientErrorHandler(metrics: HttpMetrics): ClientErrorHandl
       answer();
     }
   };
+}
 
-  return {
-    handle(err, socket) {
-      if (refused.has(socket) || isClosingLingering(socket)) return;
-      refused.add(socket);
-      const code = err.code ?? 'unknown';
-      const current = answering.get(socket);
-      const isAnswering = current !== undefined && !current.writableFinished;
-      if (code === 'HPE_CLOSED_CONNECTION' && isAnswering) {
-        // The request before these bytes asked to close: its answer does, the bytes are dropped.
-        metrics.parseErrors.inc({ code });
+/** One error of Node's parser on a connection: answered once, in the path's surface, or the connection closed. */
+function handleParserError(
+  state: ConnectionState,
+  metrics: HttpMetrics,
+  refuse: Refuse,
+  log: FastifyBaseLogger,
+  err: ConnectionError,
+  socket: Socket,
+): void {
+  if (state.refused.has(socket) || isClosingLingering(socket)) return;
+  state.refused.add(socket);
+  const code = err.code ?? 'unknown';
+  const current = state.answering.get(socket);
+  const isAnswering = current !== undefined && !current.writableFinished;
+  if (code === 'HPE_CLOSED_CONNECTION' && isAnswering) {
+    // The request before these bytes asked to close: its answer does, the bytes are dropped.
+    metrics.parseErrors.inc({ code });
+    return;
+  }
+  const isOwnBody = isAnswering && !current.req.complete;
+  const error = parserErrorOf(code, { inHead: !isOwnBody });
+  if (error === undefined || socket.destroyed || (isAnswering && current.headersSent && !current.req.complete)) {
+    socket.destroy();
+    return;
+  }
+  const path = isOwnBody
+    ? current.req.url?.split('?')[0]
+    : (pathOfRawRequest(state.headStarts.get(socket)) ?? pathOfRawRequest(err.rawPacket));
+  refuse(log, socket, code, error, path, isAnswering && !isOwnBody ? current : undefined);
+}
+
+/** Follows the answer under way on each connection and the first bytes of each request head arriving. */
+function trackConnections(server: Server, state: ConnectionState): void {
+  const { answering, headStarts } = state;
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    answering.set(req.socket, res);
+    headStarts.delete(req.socket);
+  });
+  server.on('connection', (socket: Socket) => {
+    // A 'data' listener makes Node hand the bytes to the parser from JavaScript (no longer
+    // straight from the socket): each segment passes here first, before it is parsed.
+    socket.prependListener('data', (chunk: Buffer) => {
+      const start = headStarts.get(socket);
+      if (start !== undefined) {
+        // A head in progress: its first bytes, until the end of the request line.
+        if (start.length < headStartBytes && !start.includes('\n'))
+          headStarts.set(socket, start + chunk.toString('latin1', 0, headStartBytes - start.length));
         return;
       }
-      const isOwnBody = isAnswering && !current.req.complete;
-      const error = parserErrorOf(code, { inHead: !isOwnBody });
-      if (error === undefined || socket.destroyed || (isAnswering && current.headersSent && !current.req.complete)) {
-        socket.destroy();
-        return;
-      }
-      const path = isOwnBody
-        ? current.req.url?.split('?')[0]
-        : (pathOfRawRequest(headStarts.get(socket)) ?? pathOfRawRequest(err.rawPacket));
-      refuse(this.log, socket, code, error, path, isAnswering && !isOwnBody ? current : undefined);
-    },
-    track(server, log) {
-      server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-        answering.set(req.socket, res);
-        headStarts.delete(req.socket);
-      });
-      server.on('connection', (socket: Socket) => {
-        // A 'data' listener makes Node hand the bytes to the parser from JavaScript (no longer
-        // straight from the socket): each segment passes here first, before it is parsed.
-        socket.prependListener('data', (chunk: Buffer) => {
-          const start = headStarts.get(socket);
-          if (start !== undefined) {
-            // A head in progress: its first bytes, until the end of the request line.
-            if (start.length < headStartBytes && !start.includes('\n'))
-              headStarts.set(socket, start + chunk.toString('latin1', 0, headStartBytes - start.length));
-            return;
-          }
-          // A segment of a request body still arriving is no head.
-          const req = answering.get(socket)?.req;
-          if (req !== undefined && !req.complete) return;
-          headStarts.set(socket, chunk.toString('latin1', 0, headStartBytes));
-        });
-      });
-      // CONNECT: without a listener Node destroys the connection without a word.
-      server.on('connect', (req: IncomingMessage, socket: Socket) => {
-        socket.on('error', () => undefined);
-        socket.resume();
-        const current = answering.get(socket);
-        const path = req.url?.startsWith('/') === true ? req.url.split('?')[0] : undefined;
-        refuse(
-          log,
-          socket,
-          'CONNECT',
-          parserErrorOf('CONNECT')!,
-          path,
-          current !== undefined && !current.writableFinished ? current : undefined,
-        );
-      });
-      // An Expect other than 100-continue: Node would answer a bare 417.
-      server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-        const requestId = randomUUID();
-        const error = parserErrorOf('EXPECT')!;
-        const { status, contentType, body } = errorAnswer(error, req.url?.split('?')[0]);
-        metrics.parseErrors.inc({ code: 'EXPECT' });
-        log.info(
-          { request_id: requestId, parser_code: 'EXPECT', code: error.code },
-          'request refused by the HTTP parser',
-        );
-        req.resume();
-        lingerAfterResponse(req.socket);
-        res.writeHead(status, {
-          'Content-Type': contentType,
-          'Content-Length': Buffer.byteLength(body),
-          'X-Request-Id': requestId,
-          Connection: 'close',
-        });
-        res.end(body);
-      });
-    },
-  };
+      // A segment of a request body still arriving is no head.
+      const req = answering.get(socket)?.req;
+      if (req !== undefined && !req.complete) return;
+      headStarts.set(socket, chunk.toString('latin1', 0, headStartBytes));
+    });
+  });
+}
+
+/** Answers an Expect other than 100-continue through the catalogue, then closes the connection. */
+function refuseExpectation(
+  metrics: HttpMetrics,
+  log: FastifyBaseLogger,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  const requestId = randomUUID();
+  const error = parserErrorOf('EXPECT')!;
+  const { status, contentType, body } = errorAnswer(error, req.url?.split('?')[0]);
+  metrics.parseErrors.inc({ code: 'EXPECT' });
+  log.info({ request_id: requestId, parser_code: 'EXPECT', code: error.code }, 'request refused by the HTTP parser');
+  req.resume();
+  lingerAfterResponse(req.socket);
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  });
+  res.end(body);
 }
 
 /** Marks an answer as the last on its connection, closed without a reset once written (see closeLingering). */

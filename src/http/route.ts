@@ -28,6 +28,11 @@ export interface RouteContext {
    * its lookups (`RouteInput.isBodyCheckedLate`) calls it in their turn; otherwise the body.
    */
   checkedBody(): unknown;
+  /**
+   * A later path parameter once it passes its schema (`RouteInput.lateParams`): the route calls it
+   * in its turn, after the lookup of the parameter before it; it throws the declared error.
+   */
+  checkedParam(name: string): string;
   /** The exact body bytes (empty when none; always empty for streaming operations). */
   rawBody: Buffer;
   /**
@@ -111,11 +116,23 @@ export interface RouteInput {
   /** The error answering a field that fails its schema. */
   errors?: Record<string, FieldError>;
   /**
+   * The one error answering a body that fails its schema, whatever the fields (instead of
+   * `errors`): given the body and the top-level fields the schema's errors are about ('' for the
+   * body itself), it renders every problem at once (asset settings' 2422).
+   */
+  bodyError?: (body: unknown, failing: ReadonlySet<string>) => AppError | Error;
+  /**
    * The error answering a path parameter that fails its schema, checked after the body and the
    * query (in the schema's order). A parameter without one is checked by the operation, after the
    * lookup of the one before it (a group's asset pattern is looked up in the group).
    */
   params?: Record<string, FieldError>;
+  /**
+   * The error answering a later path parameter that fails its schema, answered when the handler
+   * calls `checkedParam(name)`: after the lookup of the parameter before it (the group of an
+   * asset pattern), so the unknown group answers first, as it always has.
+   */
+  lateParams?: Record<string, FieldError>;
   /**
    * Query parameters whose text the schema cannot decide (times in every accepted form, cursors):
    * the function returns the typed value (undefined for none) or throws the parameter's error.
@@ -145,4 +162,6 @@ export interface ValidInput {
   body: unknown;
   /** The body once its late field errors are answered (see RouteInput.isBodyCheckedLate). */
   checkedBody(): unknown;
+  /** A later path parameter once it passes its schema (see RouteInput.lateParams). */
+  checkedParam(name: string): string;
 }

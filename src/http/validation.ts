@@ -14,7 +14,9 @@ import type { FieldError, InputContext, RouteContext, RouteDef, RouteInput, Vali
  * A value that fails its schema answers the error the route declares for that field
  * (`RouteInput.errors`), else the catalogue default: 4150 naming the parameter, with a message
  * built from the schema (bounds of an integer, true or false). Fields are checked one by one in
- * the route's order, so the first failing one answers, as each operation always has.
+ * the route's order, so the first failing one answers, as each operation always has. A body
+ * whose rule lists every problem at once declares one error for the whole body instead
+ * (`RouteInput.bodyError`: asset settings' 2422).
  */
 
 const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -169,6 +171,28 @@ function compileParams(schema: TSchema, input: RouteInput): ((params: Record<str
   };
 }
 
+/** The later path parameters (RouteInput.lateParams): each checked when the handler asks for it. */
+function compileLateParams(
+  schema: TSchema | undefined,
+  input: RouteInput,
+): (params: Record<string, string>, name: string) => string {
+  const properties = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+  const checks = new Map(
+    Object.entries(input.lateParams ?? {}).map(([name, fail]) => {
+      const property = properties[name];
+      if (property === undefined) throw new Error(`lateParams names ${name}, not a path parameter of the route`);
+      return [name, { fail, check: TypeCompiler.Compile(required(property)) }];
+    }),
+  );
+  return (params, name) => {
+    const value = params[name];
+    const late = checks.get(name);
+    if (late === undefined) throw new Error(`checkedParam(${name}): no late parameter of that name`);
+    if (!late.check.Check(value)) throw late.fail(value, name);
+    return value!;
+  };
+}
+
 function rank(order: string[], name: string): number {
   const i = order.indexOf(name);
   return i === -1 ? order.length : i;
@@ -189,11 +213,12 @@ function compileBody(schema: TSchema, input: RouteInput, isRequired: boolean): B
   // The first failing field in the route's order answers with its declared error; fields
   // without one are left to the operation (their checks live with the rule they enforce).
   const fieldErrors = (body: unknown) => {
-    if (input.errors === undefined || check.Check(body)) return body;
+    if ((input.errors === undefined && input.bodyError === undefined) || check.Check(body)) return body;
     const failing = new Set([...check.Errors(body)].map((e) => fieldOf(e.path)));
+    if (input.bodyError !== undefined) throw input.bodyError(body, failing);
     const record = body as Record<string, unknown>;
     for (const field of order) {
-      const fail = input.errors[field];
+      const fail = input.errors?.[field];
       if (failing.has(field) && fail !== undefined) throw fail(record[field], field);
     }
     return body;
@@ -237,6 +262,7 @@ export function compileRouteValidator(def: RouteDef): RouteValidator {
   const input = def.input ?? {};
   const query = def.query === undefined ? undefined : compileQuery(def.query, input);
   const params = def.params === undefined ? undefined : compileParams(def.params, input);
+  const lateParam = compileLateParams(def.params, input);
   const bodySchema = input.isUnusedBodyParsed ? Type.Unknown() : def.body;
   const isRequired = !def.isBodyOptional && !input.isUnusedBodyParsed;
   const body = bodySchema === undefined || def.isStreamingBody ? undefined : compileBody(bodySchema, input, isRequired);
@@ -246,7 +272,12 @@ export function compileRouteValidator(def: RouteDef): RouteValidator {
       const read = body?.(ctx.rawBody) ?? { body: undefined, checked: () => undefined };
       const valid = query?.(ctx.query, ctx, read.body) ?? {};
       params?.(ctx.params);
-      return { query: valid, body: input.isUnusedBodyParsed ? undefined : read.body, checkedBody: read.checked };
+      return {
+        query: valid,
+        body: input.isUnusedBodyParsed ? undefined : read.body,
+        checkedBody: read.checked,
+        checkedParam: (name) => lateParam(ctx.params, name),
+      };
     },
   };
 }

@@ -5,7 +5,13 @@ import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
 import { ancestorsOf, parseAssetName, type AssetName } from './asset-name.ts';
 import { decodeListPosition, positionOf } from './list-position.ts';
-import { applyAssetSettings, defaultAssetSettings, parseAssetSettings, type AssetSettings } from './asset-settings.ts';
+import {
+  applyAssetSettings,
+  assetSettingsUpdate,
+  defaultAssetSettings,
+  type AssetSettings,
+  type AssetSettingsInput,
+} from './asset-settings.ts';
 import type {
   AddAssetResult,
   Asset,
@@ -259,12 +265,13 @@ async function promoteName(tx: AssetRepositories, name: DiscoveredName): Promise
  * (2423) and on unverified domains (2425), and switching it on is refused at the plan's
  * capacity (2424); the capacity check and the write share one transaction with the team locked.
  * Once committed, `monitoring` hears of a switch: on queues a run now, off stops the live one.
+ * The body is read (and checked, 2422) once the asset is found (2014 first).
  */
 export async function updateAssetSettings(
   store: AssetStore,
   team: Team,
   token: string,
-  body: unknown,
+  body: () => AssetSettingsInput,
   monitoring?: MonitoringSwitch,
 ): Promise<AssetSettings> {
   const target = await requireTokenTarget(store, team, token);
@@ -273,7 +280,7 @@ export async function updateAssetSettings(
     status: target.discovered.status,
     name: target.discovered.name,
   };
-  const update = parseAssetSettings(body);
+  const update = assetSettingsUpdate(body());
   // Changing a discovered name's settings makes it an asset: only a name the add path accepts
   // may become one (zone data also holds wildcard and service owners: *.dev, _sip._tcp).
   if (target.asset === undefined) assertCanBeAsset(target.discovered.name);

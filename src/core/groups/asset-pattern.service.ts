@@ -1,15 +1,25 @@
-import { appError } from '../errors/app-error.ts';
-import { isToken, newToken } from '../shared/ids.ts';
+import { appError, type AppError } from '../errors/app-error.ts';
+import { newToken } from '../shared/ids.ts';
 import type { Team } from '../teams/team.types.ts';
 import { parseAssetPattern, type ParsedPattern } from './asset-pattern.ts';
 import { requireGroup, requireGroups } from './group.service.ts';
 import type { AssetPattern, Group, GroupStore } from './group.types.ts';
 
-async function requirePattern(store: GroupStore, team: Team, group: Group, token: string): Promise<AssetPattern> {
-  if (!isToken(token))
-    throw appError(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', [
-      'assetPatternToken',
-    ]);
+/** 9011: an asset pattern token that is not a token (the path's `assetPatternToken`). */
+export function malformedPatternToken(): AppError {
+  return appError(9011, 'Asset pattern token malformed: a token is 32 lowercase hexadecimal characters', [
+    'assetPatternToken',
+  ]);
+}
+
+/** The pattern of the group: its token is read (checked, 9011) once the group is found. */
+async function requirePattern(
+  store: GroupStore,
+  team: Team,
+  group: Group,
+  patternToken: () => string,
+): Promise<AssetPattern> {
+  const token = patternToken();
   const pattern = await store.assetPatterns.findByToken(team.id, group.id, token);
   if (pattern === undefined) throw appError(9013, 'Asset pattern does not exist', ['assetPatternToken']);
   return pattern;
@@ -45,12 +55,12 @@ export async function createAssetPattern(
   });
 }
 
-/** Replaces the text of a pattern (9011, 9013, 9012). */
+/** Replaces the text of a pattern (9011, 9013, 9012); the pattern's token is read after the group's lookup. */
 export async function updateAssetPattern(
   store: GroupStore,
   team: Team,
   groupToken: string,
-  patternToken: string,
+  patternToken: () => string,
   rawPattern: unknown,
 ): Promise<AssetPattern> {
   const group = await requireGroup(store, team, groupToken);
@@ -64,12 +74,12 @@ export async function updateAssetPattern(
   });
 }
 
-/** Deletes a pattern of a group (9011, 9013). */
+/** Deletes a pattern of a group (9011, 9013); the pattern's token is read after the group's lookup. */
 export async function deleteAssetPattern(
   store: GroupStore,
   team: Team,
   groupToken: string,
-  patternToken: string,
+  patternToken: () => string,
 ): Promise<void> {
   const group = await requireGroup(store, team, groupToken);
   const current = await requirePattern(store, team, group, patternToken);

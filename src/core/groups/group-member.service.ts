@@ -1,4 +1,4 @@
-import { appError } from '../errors/app-error.ts';
+import { appError, type AppError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
 import type { Team } from '../teams/team.types.ts';
 import { requireGroup } from './group.service.ts';
@@ -45,19 +45,25 @@ export async function addGroupMember(
   });
 }
 
-/** Removes a member from a group: 9021 for a malformed token, 9023 when not a member of this group. */
+/** 9021: a group member token that is not a token (the path's `groupMemberToken`). */
+export function malformedGroupMemberToken(): AppError {
+  return appError(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', [
+    'groupMemberToken',
+  ]);
+}
+
+/**
+ * Removes a member from a group: 9021 for a malformed token (read, and checked, once the group
+ * is found), 9023 when not a member of this group.
+ */
 export async function removeGroupMember(
   store: GroupStore,
   team: Team,
   groupToken: string,
-  groupMemberToken: string,
+  groupMemberToken: () => string,
 ): Promise<void> {
   const group = await requireGroup(store, team, groupToken);
-  if (!isToken(groupMemberToken))
-    throw appError(9021, 'Group member token malformed: a token is 32 lowercase hexadecimal characters', [
-      'groupMemberToken',
-    ]);
-  const member = await store.groupMembers.findByToken(team.id, group.id, groupMemberToken);
+  const member = await store.groupMembers.findByToken(team.id, group.id, groupMemberToken());
   if (member === undefined || !(await store.groupMembers.delete(team.id, member.id))) {
     throw appError(9023, 'Group member does not exist', ['groupMemberToken']);
   }

@@ -1,13 +1,10 @@
 import { appError, type AppError } from '../errors/app-error.ts';
 import { isToken, newToken } from '../shared/ids.ts';
-import { hasNul } from '../shared/text.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { Group, GroupRepositories, GroupStore } from './group.types.ts';
 
 /** Group names and descriptions are shorter than this many characters. */
 export const groupTextLimit = 255;
-
-const groupNamePattern = /^[A-Za-z0-9_\- ]+$/;
 
 /** 9001: a group token that is not a token (the path's `groupToken`, or one of the body's `groupTokens`). */
 export function malformedGroupToken(parameter = 'groupToken'): AppError {
@@ -40,32 +37,37 @@ export async function requireGroups(store: GroupStore, team: Team, tokens: unkno
   return groups;
 }
 
-function parseName(raw: unknown): string {
+/**
+ * 9002 for a group name that fails the body schema (a string of 1 to 254 letters, digits,
+ * underscore, dash and space, not blank), naming the first rule it breaks.
+ */
+export function invalidGroupName(raw: unknown): AppError {
   const invalid = (why: string) => appError(9002, `Group name invalid: ${why}`, ['name']);
-  if (typeof raw !== 'string') throw invalid('name is required and must be a string');
-  if (raw.trim() === '') throw invalid('the name is empty');
-  if (raw.length >= groupTextLimit) throw invalid(`the name must be shorter than ${groupTextLimit} characters`);
-  if (!groupNamePattern.test(raw))
-    throw invalid('the name may contain only letters, digits, underscore, dash and space');
-  return raw;
+  if (typeof raw !== 'string') return invalid('name is required and must be a string');
+  if (raw.trim() === '') return invalid('the name is empty');
+  if (raw.length >= groupTextLimit) return invalid(`the name must be shorter than ${groupTextLimit} characters`);
+  return invalid('the name may contain only letters, digits, underscore, dash and space');
 }
 
-function parseDescription(raw: unknown): string {
-  if (raw === undefined || raw === null) return '';
+/** 9002 for a group description that fails the body schema (a string shorter than 255 characters without NUL, or null), naming the rule. */
+export function invalidGroupDescription(raw: unknown): AppError {
   if (typeof raw !== 'string')
-    throw appError(9002, 'Group description invalid: description must be a string', ['description']);
-  if (raw.length >= groupTextLimit) {
-    throw appError(
+    return appError(9002, 'Group description invalid: description must be a string', ['description']);
+  if (raw.length >= groupTextLimit)
+    return appError(
       9002,
       `Group description invalid: the description must be shorter than ${groupTextLimit} characters`,
       ['description'],
     );
-  }
-  if (hasNul(raw))
-    throw appError(9002, 'Group description invalid: the description may not hold a NUL character (U+0000)', [
-      'description',
-    ]);
-  return raw;
+  return appError(9002, 'Group description invalid: the description may not hold a NUL character (U+0000)', [
+    'description',
+  ]);
+}
+
+/** A group's fields as the body schema has checked them: null description means none (""). */
+export interface GroupInput {
+  name: string;
+  description?: string | null;
 }
 
 async function assertNameFree(repos: GroupRepositories, team: Team, name: string, exceptId?: number): Promise<void> {
@@ -80,13 +82,14 @@ export async function listGroups(store: GroupStore, team: Team): Promise<Group[]
 }
 
 /**
- * Creates a group. The name is required: non-empty, shorter than 255 characters, letters,
- * digits, underscore, dash and space only, and unique within the team ignoring case; the
- * description (optional, "" by default) is shorter than 255 characters. Each rule is 9002.
+ * Creates a group. The body's schema has checked the name (non-empty, shorter than 255
+ * characters, letters, digits, underscore, dash and space only) and the description (optional,
+ * "" by default or null, shorter than 255 characters); the name must also be unique within the
+ * team ignoring case. Each rule is 9002.
  */
-export async function createGroup(store: GroupStore, team: Team, body: Record<string, unknown>): Promise<Group> {
-  const name = parseName(body['name']);
-  const description = parseDescription(body['description']);
+export async function createGroup(store: GroupStore, team: Team, body: GroupInput): Promise<Group> {
+  const { name } = body;
+  const description = body.description ?? '';
   return store.transaction(async (tx) => {
     await tx.members.lockTeam(team.id);
     await assertNameFree(tx, team, name);
@@ -95,16 +98,17 @@ export async function createGroup(store: GroupStore, team: Team, body: Record<st
   });
 }
 
-/** Updates the name and/or description of a group (each optional, same rules as creation). */
+/** Updates the name and/or description of a group (each optional, same rules as creation); the body is read after the group's lookup. */
 export async function updateGroup(
   store: GroupStore,
   team: Team,
   token: string,
-  body: Record<string, unknown>,
+  input: () => Partial<GroupInput>,
 ): Promise<Group> {
   const group = await requireGroup(store, team, token);
-  const name = body['name'] === undefined ? group.name : parseName(body['name']);
-  const description = body['description'] === undefined ? group.description : parseDescription(body['description']);
+  const body = input();
+  const name = body.name ?? group.name;
+  const description = body.description === undefined ? group.description : (body.description ?? '');
   return store.transaction(async (tx) => {
     await tx.members.lockTeam(team.id);
     await assertNameFree(tx, team, name, group.id);

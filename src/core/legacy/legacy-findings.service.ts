@@ -177,12 +177,18 @@ export async function collectFindingUuids(
 }
 
 /**
- * One finding of a domain: 4111 for a malformed UUID, 1900 when the team has no such
- * vulnerability or it hangs on another domain.
+ * One finding of a domain: 4111 for a malformed UUID (read, and checked, once the domain is
+ * found), 1900 when the team has no such vulnerability or it hangs on another domain.
  */
-export async function getDomainFinding(deps: LegacyDeps, team: Team, token: string, uuid: string): Promise<FindingSet> {
+export async function getDomainFinding(
+  deps: LegacyDeps,
+  team: Team,
+  token: string,
+  uuidOf: () => string,
+): Promise<FindingSet> {
   const { store, ports } = deps;
   const scope = await domainScope(deps, team, token);
+  const uuid = uuidOf();
   const record = await ports.vulnerabilities.requireVulnerability(store, team, uuid);
   const asset = await store.assets.findById(team.id, record.assetId);
   const rootId = scope !== undefined && 'assetTreeOf' in scope ? scope.assetTreeOf : undefined;

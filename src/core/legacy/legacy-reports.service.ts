@@ -1,5 +1,4 @@
-import { appError } from '../errors/app-error.ts';
-import { isToken } from '../shared/ids.ts';
+import { appError, type AppError } from '../errors/app-error.ts';
 import { isLive, type Scan, type ScanProfile } from '../scans/scan.types.ts';
 import type { Team } from '../teams/team.types.ts';
 import { findingAssets, legacyListCap, type FindingSet } from './legacy-findings.service.ts';
@@ -44,32 +43,42 @@ export async function listReports(
   return { profile, scans: scans.slice(0, cap), isTruncated: scans.length > cap };
 }
 
-/** One report of a profile: 2601 when the report token is malformed, 2604 when the profile has no such (finished) report. */
+/** 2601: a report token that is not a token (the path's `reportToken`). */
+export function malformedReportToken(): AppError {
+  return appError(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']);
+}
+
+/**
+ * One report of a profile: 2604 when the profile has no such (finished) report. The report's
+ * token is read (checked, 2601) once the profile is found.
+ */
 export async function requireReport(
   { store, ports }: LegacyDeps,
   team: Team,
   profileToken: string,
-  reportToken: string,
+  reportToken: () => string,
 ): Promise<Report> {
   const profile = await ports.profiles.requireProfile(store, team, profileToken);
-  if (!isToken(reportToken))
-    throw appError(2601, 'Report token malformed: a token is 32 lowercase hexadecimal characters', ['reportToken']);
-  const scan = await store.scans.findByToken(team.id, reportToken);
+  const scan = await store.scans.findByToken(team.id, reportToken());
   if (scan === undefined || scan.profileId !== profile.id || isLive(scan.status))
     throw appError(2604, 'Report does not exist for this scan profile', ['reportToken']);
   return { profile, scan };
 }
 
-/** One finding of a report: 4111 for a malformed UUID, 1900 when the report did not see it. */
+/**
+ * One finding of a report: 4111 for a malformed UUID, 1900 when the report did not see it. The
+ * report's token and the UUID are read (checked) in turn, after the lookups before them.
+ */
 export async function getReportFinding(
   deps: LegacyDeps,
   team: Team,
   profileToken: string,
-  reportToken: string,
-  uuid: string,
+  reportToken: () => string,
+  uuidOf: () => string,
 ): Promise<Report & FindingSet> {
   const { store, ports } = deps;
   const report = await requireReport(deps, team, profileToken, reportToken);
+  const uuid = uuidOf();
   const record = await ports.vulnerabilities.requireVulnerability(store, team, uuid);
   if (!(await store.scans.hasFinding(report.scan.id, record.id)))
     throw appError(1900, `Vulnerability ${uuid} is not a finding of this report`, ['uuid']);

@@ -1,5 +1,5 @@
 import { isDomainName } from '../assets/asset-name.ts';
-import { appError } from '../errors/app-error.ts';
+import { appError, type AppError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
 import { OperatorError } from '../errors/operator-error.ts';
 import type { Team } from '../teams/team.types.ts';
@@ -47,32 +47,55 @@ export function normalizeEmail(raw: unknown): string | undefined {
   return local.length <= 64 && localPart.test(local) && isDomainName(domain) ? email : undefined;
 }
 
-function parseRole(raw: unknown, index: number): MemberRole {
-  const role = typeof raw === 'string' ? memberRoles.find((r) => r.toLowerCase() === raw.toLowerCase()) : undefined;
-  if (role === undefined) {
-    const given = raw === undefined || raw === null ? 'no role' : `role ${JSON.stringify(raw)}`;
-    throw appError(
-      8101,
-      `Role of invited member malformed: invitation ${index} has ${given}; use Admin, Editor or Viewer`,
-      ['role'],
-    );
-  }
-  return role;
+/** A role as an invitation gives it: Admin, Editor or Viewer in any case. */
+export const invitationRolePattern = `^(?:${memberRoles
+  .map((r) => [...r].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join(''))
+  .join('|')})$`;
+
+/** An invitation as the route's schema has checked it: the role valid in some case; the e-mail address anything (a malformed one is reported, not refused). */
+export interface InvitationInput {
+  email?: unknown;
+  role: string;
 }
 
-function parseInvitations(body: unknown): Array<{ raw: unknown; role: MemberRole }> {
-  const list = Array.isArray(body) ? body : body !== null && typeof body === 'object' ? [body] : undefined;
-  if (list === undefined) throw appError(1051, 'Request body malformed: expected a JSON array of {email, role}');
+function isObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The error of an invitation body that fails the route's schema: 1051 for a body that is neither
+ * an array nor an object, a list of more than 1000, or an item that is not an object (the
+ * first); else 8101 for the first invitation whose role is not Admin, Editor or Viewer (any case).
+ */
+export function invalidInvitations(body: unknown): AppError {
+  const list = Array.isArray(body) ? body : isObject(body) ? [body] : undefined;
+  if (list === undefined) return appError(1051, 'Request body malformed: expected a JSON array of {email, role}');
   if (list.length > maxInvitations)
-    throw appError(1051, `Request body malformed: at most ${maxInvitations} invitations per request`);
-  const entries = list.map((item: unknown, index) => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      throw appError(1051, `Request body malformed: invitation ${index} is not an object {email, role}`);
-    }
-    return item as Record<string, unknown>;
-  });
-  // Every role is checked before anything is made: a bad role refuses the whole request.
-  return entries.map((item, index) => ({ raw: item['email'], role: parseRole(item['role'], index) }));
+    return appError(1051, `Request body malformed: at most ${maxInvitations} invitations per request`);
+  const notObject = list.findIndex((item) => !isObject(item));
+  if (notObject !== -1)
+    return appError(1051, `Request body malformed: invitation ${notObject} is not an object {email, role}`);
+  const role = new RegExp(invitationRolePattern);
+  const index = Math.max(
+    0,
+    list.findIndex((item: Record<string, unknown>) => typeof item['role'] !== 'string' || !role.test(item['role'])),
+  );
+  const raw = (list[index] as Record<string, unknown>)['role'];
+  const given = raw === undefined || raw === null ? 'no role' : `role ${JSON.stringify(raw)}`;
+  return appError(
+    8101,
+    `Role of invited member malformed: invitation ${index} has ${given}; use Admin, Editor or Viewer`,
+    ['role'],
+  );
+}
+
+/** The invitations of a checked body (a single object is a one-item list), each role in its own case. */
+function invitationsOf(body: InvitationInput[] | InvitationInput): Array<{ raw: unknown; role: MemberRole }> {
+  const list = Array.isArray(body) ? body : [body];
+  return list.map((item) => ({
+    raw: item.email,
+    role: memberRoles.find((r) => r.toLowerCase() === item.role.toLowerCase())!,
+  }));
 }
 
 /** Why a well-formed address is not invited, if it is not; remembers it as seen in the request. */
@@ -95,8 +118,12 @@ export async function listMembers(store: MemberStore, team: Team): Promise<Membe
  * are made, as pending members, in one transaction. A role other than Admin, Editor or Viewer
  * (any case) is 8101 and makes none.
  */
-export async function inviteMembers(store: MemberStore, team: Team, body: unknown): Promise<InvitationError[]> {
-  const invitations = parseInvitations(body);
+export async function inviteMembers(
+  store: MemberStore,
+  team: Team,
+  body: InvitationInput[] | InvitationInput,
+): Promise<InvitationError[]> {
+  const invitations = invitationsOf(body);
   return store.transaction(async (tx) => {
     await tx.members.lockTeam(team.id);
     const emails = invitations.map((i) => normalizeEmail(i.raw));

@@ -64,98 +64,93 @@ export const scanProfileSettingsBodyLimit = 30 * 1024;
 /** Report lifespan when a profile says 0 (the global lifetime), in days. */
 export const globalReportLifespanDays = 365;
 
-// RFC 3986 pchar: unreserved / pct-encoded / sub-delims / ":" / "@"; a path is "/" then segments.
-const pathPattern = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+// RFC 3986 pchar: unreserved / pct-encoded / sub-delims / ":" / "@"; a path is "/" then segments, not "//".
+const pchar = String.raw`(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})`;
+/** A path of the settings: root-relative, RFC 3986 path characters only, not starting with // (2642). */
+export const settingsPathPattern = String.raw`^\/(?!\/)${pchar}*$`;
 // RFC 1035 labels (letters, digits, hyphens; no hyphen at either end), dot-separated.
-const labelPattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-// A cookie name or value: no comma, semicolon or white space (nor other control characters).
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const cookieTextPattern = /^[^\s,;\x00-\x1f\x7f]+$/;
-// RFC 9110 token for a header name; a value is visible characters and inner spaces/tabs.
-const headerNamePattern = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
-const headerValuePattern = /^[\x21-\x7e\x80-\xff](?:[\x20-\x7e\x80-\xff\t]*[\x21-\x7e\x80-\xff])?$/;
+const label = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** A subdomain part of the settings: RFC 1035 labels, dot-separated (2641; at most 253 characters). */
+export const settingsSubdomainPattern = `^${label}(?:\\.${label})*$`;
+/** A cookie name or value: no comma, semicolon or white space (nor other control characters). */
+export const cookieTextPattern = String.raw`^[^\s,;\x00-\x1f\x7f]+$`;
+/** RFC 9110 token for a header name. */
+export const settingsHeaderNamePattern = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
+/** A header value: visible characters and inner spaces/tabs. */
+export const settingsHeaderValuePattern = String.raw`^[\x21-\x7e\x80-\xff](?:[\x20-\x7e\x80-\xff\t]*[\x21-\x7e\x80-\xff])?$`;
+/** A basic_auth username: no colon, no control characters. */
+export const basicAuthUsernamePattern = String.raw`^[^:\x00-\x1f\x7f]*$`;
+/** A basic_auth password: no control characters. */
+export const basicAuthPasswordPattern = String.raw`^[^\x00-\x1f\x7f]*$`;
+/** Limits of report_lifespan_days (2671) and requests_per_second (2672); 0 is accepted beside them. */
+export const profileSettingRanges = {
+  report_lifespan_days: { min: 7, max: 10000 },
+  requests_per_second: { min: 5, max: 1000 },
+} as const;
+
+const pathRegExp = new RegExp(settingsPathPattern);
+const subdomainRegExp = new RegExp(settingsSubdomainPattern);
+const cookieTextRegExp = new RegExp(cookieTextPattern);
+const headerNameRegExp = new RegExp(settingsHeaderNamePattern);
+const headerValueRegExp = new RegExp(settingsHeaderValuePattern);
 
 function fail(code: ErrorCode, field: string, message: string): AppError {
   return appError(code, message, [field]);
 }
 
-function expectBoolean(field: string, value: unknown): boolean {
-  if (typeof value !== 'boolean') throw fail(1051, field, `${field} must be true or false`);
-  return value;
-}
-
-function expectArray(field: string, value: unknown): unknown[] {
-  if (!Array.isArray(value)) throw fail(1051, field, `${field} must be an array (an empty array removes all)`);
-  return value;
-}
-
-function parsePaths(field: string, value: unknown): string[] {
-  const out: string[] = [];
-  for (const item of expectArray(field, value)) {
-    if (typeof item !== 'string' || !pathPattern.test(item) || item.startsWith('//')) {
-      throw fail(
-        2642,
-        field,
-        `Path in settings malformed: ${field} holds ${JSON.stringify(item)}; a path is root-relative (starts with /) with RFC 3986 path characters only, no query or fragment`,
-      );
-    }
-    if (!out.includes(item)) out.push(item);
+/** The error of the first item of an array field that breaks its rule, or of a value that is no array. */
+function firstBadItem(field: string, value: unknown, itemError: (item: unknown) => AppError | undefined): AppError {
+  if (!Array.isArray(value)) return fail(1051, field, `${field} must be an array (an empty array removes all)`);
+  for (const item of value) {
+    const error = itemError(item);
+    if (error !== undefined) return error;
   }
-  return out;
+  return fail(1051, field, `${field} is malformed`);
 }
 
-function parsePorts(field: string, value: unknown): number[] {
-  const out: number[] = [];
-  for (const item of expectArray(field, value)) {
-    if (typeof item !== 'number' || !Number.isInteger(item) || item < 1 || item > 65535) {
-      throw fail(
-        2643,
-        field,
-        `Port in settings malformed: ${field} holds ${JSON.stringify(item)}; a port is an integer from 1 to 65535`,
-      );
-    }
-    if (!out.includes(item)) out.push(item);
-  }
-  return out;
+function pathError(field: string, item: unknown): AppError | undefined {
+  if (typeof item === 'string' && pathRegExp.test(item)) return undefined;
+  return fail(
+    2642,
+    field,
+    `Path in settings malformed: ${field} holds ${JSON.stringify(item)}; a path is root-relative (starts with /) with RFC 3986 path characters only, no query or fragment`,
+  );
 }
 
-function parseSubdomains(field: string, value: unknown): string[] {
-  const out: string[] = [];
-  for (const item of expectArray(field, value)) {
-    const isValid =
-      typeof item === 'string' &&
-      item.length > 0 &&
-      item.length <= 253 &&
-      item.split('.').every((label) => labelPattern.test(label));
-    if (!isValid) {
-      throw fail(
-        2641,
-        field,
-        `Subdomain name in settings malformed: ${field} holds ${JSON.stringify(item)}; give only the subdomain part (RFC 1035 labels, e.g. "admin" or "api.eu")`,
-      );
-    }
-    const lower = (item as string).toLowerCase();
-    if (!out.includes(lower)) out.push(lower);
-  }
-  return out;
+function portError(field: string, item: unknown): AppError | undefined {
+  if (typeof item === 'number' && Number.isInteger(item) && item >= 1 && item <= 65535) return undefined;
+  return fail(
+    2643,
+    field,
+    `Port in settings malformed: ${field} holds ${JSON.stringify(item)}; a port is an integer from 1 to 65535`,
+  );
 }
 
-function parseCookie(field: string, value: unknown): ProfileCookie {
+function subdomainError(field: string, item: unknown): AppError | undefined {
+  if (typeof item === 'string' && item.length <= 253 && subdomainRegExp.test(item)) return undefined;
+  return fail(
+    2641,
+    field,
+    `Subdomain name in settings malformed: ${field} holds ${JSON.stringify(item)}; give only the subdomain part (RFC 1035 labels, e.g. "admin" or "api.eu")`,
+  );
+}
+
+function cookieError(field: string, value: unknown): AppError | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw fail(1051, field, `${field} must hold cookie objects {name, value, secure, httponly}`);
+    return fail(1051, field, `${field} must hold cookie objects {name, value, secure, httponly}`);
   const c = value as Record<string, unknown>;
-  if (c['name'] === undefined || c['name'] === '') throw fail(2651, field, `Cookie name empty in ${field}`);
-  if (typeof c['name'] !== 'string' || !cookieTextPattern.test(c['name'])) {
-    throw fail(
+  if (c['name'] === undefined || c['name'] === '') return fail(2651, field, `Cookie name empty in ${field}`);
+  if (typeof c['name'] !== 'string' || !cookieTextRegExp.test(c['name'])) {
+    return fail(
       2652,
       field,
       `Cookie name malformed in ${field}: ${JSON.stringify(c['name'])} (no comma, semicolon or white space)`,
     );
   }
   if (c['value'] === undefined || c['value'] === '')
-    throw fail(2653, field, `Cookie value empty in ${field} (cookie ${c['name']})`);
-  if (typeof c['value'] !== 'string' || !cookieTextPattern.test(c['value'])) {
-    throw fail(
+    return fail(2653, field, `Cookie value empty in ${field} (cookie ${c['name']})`);
+  if (typeof c['value'] !== 'string' || !cookieTextRegExp.test(c['value'])) {
+    return fail(
       2654,
       field,
       `Cookie value malformed in ${field} (cookie ${c['name']}): no comma, semicolon or white space`,
@@ -163,114 +158,154 @@ function parseCookie(field: string, value: unknown): ProfileCookie {
   }
   for (const flag of ['secure', 'httponly'] as const) {
     if (c[flag] !== undefined && typeof c[flag] !== 'boolean')
-      throw fail(1051, field, `${field}: ${flag} of cookie ${c['name']} must be true or false`);
+      return fail(1051, field, `${field}: ${flag} of cookie ${c['name']} must be true or false`);
   }
   const unknown = Object.keys(c).filter((k) => !['name', 'value', 'secure', 'httponly'].includes(k));
-  if (unknown.length > 0) throw fail(1051, field, `${field}: a cookie has no field ${unknown.join(', ')}`);
-  return { name: c['name'], value: c['value'], secure: c['secure'] === true, httponly: c['httponly'] === true };
+  if (unknown.length > 0) return fail(1051, field, `${field}: a cookie has no field ${unknown.join(', ')}`);
+  return undefined;
 }
 
-function parseHeader(field: string, value: unknown): ProfileHeader {
+function headerError(field: string, value: unknown): AppError | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw fail(1051, field, `${field} must hold header objects {name, value}`);
+    return fail(1051, field, `${field} must hold header objects {name, value}`);
   const h = value as Record<string, unknown>;
-  if (h['name'] === undefined || h['name'] === '') throw fail(2657, field, `Header name empty in ${field}`);
-  if (typeof h['name'] !== 'string' || !headerNamePattern.test(h['name'])) {
-    throw fail(1051, field, `${field}: header name ${JSON.stringify(h['name'])} is not a valid HTTP header name`);
-  }
+  if (h['name'] === undefined || h['name'] === '') return fail(2657, field, `Header name empty in ${field}`);
+  if (typeof h['name'] !== 'string' || !headerNameRegExp.test(h['name']))
+    return fail(1051, field, `${field}: header name ${JSON.stringify(h['name'])} is not a valid HTTP header name`);
   if (h['value'] === undefined || h['value'] === '')
-    throw fail(2658, field, `Header value empty in ${field} (header ${h['name']})`);
-  if (typeof h['value'] !== 'string' || !headerValuePattern.test(h['value'])) {
-    throw fail(
+    return fail(2658, field, `Header value empty in ${field} (header ${h['name']})`);
+  if (typeof h['value'] !== 'string' || !headerValueRegExp.test(h['value'])) {
+    return fail(
       1051,
       field,
       `${field}: the value of header ${h['name']} must be a single line without leading or trailing white space`,
     );
   }
   const unknown = Object.keys(h).filter((k) => !['name', 'value'].includes(k));
-  if (unknown.length > 0) throw fail(1051, field, `${field}: a header has no field ${unknown.join(', ')}`);
-  return { name: h['name'], value: h['value'] };
+  if (unknown.length > 0) return fail(1051, field, `${field}: a header has no field ${unknown.join(', ')}`);
+  return undefined;
 }
 
-function parseBasicAuth(value: unknown): ScanProfileSettings['basic_auth'] {
-  if (value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw fail(1051, 'basic_auth', 'basic_auth must be an object {username, password} (null removes it)');
+function basicAuthError(value: unknown): AppError {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return fail(1051, 'basic_auth', 'basic_auth must be an object {username, password} (null removes it)');
   const b = value as Record<string, unknown>;
   if (typeof b['username'] !== 'string' || typeof b['password'] !== 'string')
-    throw fail(1051, 'basic_auth', 'basic_auth needs string fields username and password');
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (b['username'].includes(':') || /[\x00-\x1f\x7f]/.test(b['username'] + b['password'])) {
-    throw fail(
-      1051,
-      'basic_auth',
-      'basic_auth: the username may not hold a colon, and neither field control characters',
-    );
-  }
-  if (b['username'] === '' && b['password'] === '') return null;
-  return { username: b['username'], password: b['password'] };
+    return fail(1051, 'basic_auth', 'basic_auth needs string fields username and password');
+  return fail(
+    1051,
+    'basic_auth',
+    'basic_auth: the username may not hold a colon, and neither field control characters',
+  );
 }
 
-function parseRange(field: string, value: unknown, code: ErrorCode, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || (value !== 0 && (value < min || value > max))) {
-    throw fail(code, field, `${field} must be an integer from ${min} to ${max}, or 0; got ${JSON.stringify(value)}`);
+function rangeError(field: 'report_lifespan_days' | 'requests_per_second', value: unknown): AppError {
+  const { min, max } = profileSettingRanges[field];
+  const code = field === 'report_lifespan_days' ? 2671 : 2672;
+  return fail(code, field, `${field} must be an integer from ${min} to ${max}, or 0; got ${JSON.stringify(value)}`);
+}
+
+/** The error of one settings field that failed the schema: its first item or rule broken, with its code. */
+function settingError(field: keyof ScanProfileSettings, value: unknown): AppError {
+  switch (field) {
+    case 'basic_auth':
+      return basicAuthError(value);
+    case 'blacklisted_paths':
+    case 'whitelisted_paths':
+      return firstBadItem(field, value, (item) => pathError(field, item));
+    case 'blacklisted_ports':
+    case 'whitelisted_ports':
+      return firstBadItem(field, value, (item) => portError(field, item));
+    case 'blacklisted_subdomains':
+      return firstBadItem(field, value, (item) => subdomainError(field, item));
+    case 'custom_cookies':
+      return firstBadItem(field, value, (item) => cookieError(field, item));
+    case 'custom_headers':
+      return firstBadItem(field, value, (item) => headerError(field, item));
+    case 'session_cookie':
+      return cookieError(field, value) ?? fail(1051, field, `${field} is malformed`);
+    case 'report_lifespan_days':
+    case 'requests_per_second':
+      return rangeError(field, value);
+    case 'scan_region':
+      return fail(2673, field, `Scan region invalid: ${JSON.stringify(value)}; one of ${scanRegions.join(', ')}`);
+    default:
+      return fail(1051, field, `${field} must be true or false`);
   }
-  return value;
 }
 
 /**
- * Applies a partial update to the settings: fields absent from the body stay, an empty array
- * removes all, null removes basic_auth or session_cookie. Each violation answers its own code
- * (2641–2673, 1051 for a wrong type or an unknown field) naming the offending field.
+ * The error of a settings update that fails the route's schema (`failing`: the top-level fields
+ * its errors are about, '' for the body itself): 1051 for a body that is not an object or names
+ * fields that are not settings; else the first failing field in the settings' order, with its own
+ * code (2641–2673, 1051 for a wrong type) naming it.
  */
-export function applyScanProfileSettings(current: ScanProfileSettings, body: unknown): ScanProfileSettings {
+export function invalidProfileSettings(body: unknown, failing: ReadonlySet<string>): AppError {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw appError(1051, 'Request body malformed: the settings must be a JSON object');
+    return appError(1051, 'Request body malformed: the settings must be a JSON object');
   const input = body as Record<string, unknown>;
   const unknown = Object.keys(input).filter((k) => !(scanProfileSettingFields as string[]).includes(k));
   if (unknown.length > 0)
-    throw appError(
+    return appError(
       1051,
       `Request body malformed: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a setting' : 'are not settings'} of a scan profile`,
       unknown,
     );
+  const field = scanProfileSettingFields.find((f) => failing.has(f) && Object.hasOwn(input, f));
+  return field === undefined ? appError(1051, 'Request body malformed') : settingError(field, input[field]);
+}
+
+/** A cookie as the schema has checked it (the flags may be left out). */
+export type ProfileCookieInput = Omit<ProfileCookie, 'secure' | 'httponly'> & { secure?: boolean; httponly?: boolean };
+
+/** A settings update as the route's schema has checked it: every field optional. */
+export type ProfileSettingsInput = Partial<
+  Omit<ScanProfileSettings, 'custom_cookies' | 'session_cookie'> & {
+    custom_cookies: ProfileCookieInput[];
+    session_cookie: ProfileCookieInput | null;
+  }
+>;
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+function cookie(c: ProfileCookieInput): ProfileCookie {
+  return { name: c.name, value: c.value, secure: c.secure === true, httponly: c.httponly === true };
+}
+
+/**
+ * Applies a partial update the route's schema has checked (see invalidProfileSettings): fields
+ * absent from the body stay, an empty array removes all, null removes basic_auth or
+ * session_cookie (and so does a basic_auth with both fields empty). Lists keep each item once
+ * (subdomains lowercased).
+ */
+export function applyScanProfileSettings(
+  current: ScanProfileSettings,
+  input: ProfileSettingsInput,
+): ScanProfileSettings {
   const next: ScanProfileSettings = { ...current };
   const has = (field: keyof ScanProfileSettings) => Object.hasOwn(input, field);
-  if (has('basic_auth')) next.basic_auth = parseBasicAuth(input['basic_auth']);
-  if (has('blacklisted_paths')) next.blacklisted_paths = parsePaths('blacklisted_paths', input['blacklisted_paths']);
-  if (has('blacklisted_ports')) next.blacklisted_ports = parsePorts('blacklisted_ports', input['blacklisted_ports']);
-  if (has('blacklisted_subdomains'))
-    next.blacklisted_subdomains = parseSubdomains('blacklisted_subdomains', input['blacklisted_subdomains']);
-  if (has('crawl_subdomains')) next.crawl_subdomains = expectBoolean('crawl_subdomains', input['crawl_subdomains']);
-  if (has('custom_cookies'))
-    next.custom_cookies = expectArray('custom_cookies', input['custom_cookies']).map((c) =>
-      parseCookie('custom_cookies', c),
-    );
-  if (has('custom_headers'))
-    next.custom_headers = expectArray('custom_headers', input['custom_headers']).map((h) =>
-      parseHeader('custom_headers', h),
-    );
-  if (has('report_lifespan_days'))
-    next.report_lifespan_days = parseRange('report_lifespan_days', input['report_lifespan_days'], 2671, 7, 10000);
-  if (has('requests_per_second'))
-    next.requests_per_second = parseRange('requests_per_second', input['requests_per_second'], 2672, 5, 1000);
-  if (has('scan_common_ports')) next.scan_common_ports = expectBoolean('scan_common_ports', input['scan_common_ports']);
-  if (has('scan_region')) {
-    const region = input['scan_region'];
-    if (typeof region !== 'string' || !(scanRegions as readonly string[]).includes(region)) {
-      throw fail(
-        2673,
-        'scan_region',
-        `Scan region invalid: ${JSON.stringify(region)}; one of ${scanRegions.join(', ')}`,
-      );
-    }
-    next.scan_region = region as ScanRegion;
+  if (has('basic_auth')) {
+    const b = input.basic_auth ?? null;
+    next.basic_auth =
+      b === null || (b.username === '' && b.password === '') ? null : { username: b.username, password: b.password };
   }
-  if (has('session_cookie'))
-    next.session_cookie =
-      input['session_cookie'] === null ? null : parseCookie('session_cookie', input['session_cookie']);
-  if (has('whitelisted_paths')) next.whitelisted_paths = parsePaths('whitelisted_paths', input['whitelisted_paths']);
-  if (has('whitelisted_ports')) next.whitelisted_ports = parsePorts('whitelisted_ports', input['whitelisted_ports']);
+  if (input.blacklisted_paths !== undefined) next.blacklisted_paths = unique(input.blacklisted_paths);
+  if (input.blacklisted_ports !== undefined) next.blacklisted_ports = unique(input.blacklisted_ports);
+  if (input.blacklisted_subdomains !== undefined)
+    next.blacklisted_subdomains = unique(input.blacklisted_subdomains.map((s) => s.toLowerCase()));
+  if (input.crawl_subdomains !== undefined) next.crawl_subdomains = input.crawl_subdomains;
+  if (input.custom_cookies !== undefined) next.custom_cookies = input.custom_cookies.map(cookie);
+  if (input.custom_headers !== undefined)
+    next.custom_headers = input.custom_headers.map((h) => ({ name: h.name, value: h.value }));
+  if (input.report_lifespan_days !== undefined) next.report_lifespan_days = input.report_lifespan_days;
+  if (input.requests_per_second !== undefined) next.requests_per_second = input.requests_per_second;
+  if (input.scan_common_ports !== undefined) next.scan_common_ports = input.scan_common_ports;
+  if (input.scan_region !== undefined) next.scan_region = input.scan_region;
+  if (has('session_cookie')) next.session_cookie = input.session_cookie == null ? null : cookie(input.session_cookie);
+  if (input.whitelisted_paths !== undefined) next.whitelisted_paths = unique(input.whitelisted_paths);
+  if (input.whitelisted_ports !== undefined) next.whitelisted_ports = unique(input.whitelisted_ports);
   return next;
 }
 

@@ -14,6 +14,7 @@ import type { ScanEngine } from './scan-engine.ts';
 import {
   applyScanProfileSettings,
   defaultScanProfileSettings,
+  type ProfileSettingsInput,
   type ScanProfileSettings,
 } from './scan-profile-settings.ts';
 import type { Scan, ScanPorts, ScanProfile, ScanStore } from './scan.types.ts';
@@ -290,17 +291,18 @@ export async function getProfileSettings(store: ScanStore, team: Team, token: st
 }
 
 /**
- * Applies a partial settings update. Changing scan_region is a team permission: it needs the
- * enterprise plan (1009 otherwise); setting it to the value it has is always accepted.
+ * Applies a partial settings update, read (and checked) once the profile is found (2604 first).
+ * Changing scan_region is a team permission: it needs the enterprise plan (1009 otherwise);
+ * setting it to the value it has is always accepted.
  */
 export async function updateProfileSettings(
   store: ScanStore,
   team: Team,
   token: string,
-  body: unknown,
+  body: () => ProfileSettingsInput,
 ): Promise<ScanProfileSettings> {
   const profile = await requireProfile(store, team, token);
-  const next = applyScanProfileSettings(profile.settings, body);
+  const next = applyScanProfileSettings(profile.settings, body());
   if (next.scan_region !== profile.settings.scan_region && team.plan !== 'enterprise') {
     throw appError(1009, `Changing scan_region needs the enterprise plan; the team is on the ${team.plan} plan`, [
       'scan_region',

@@ -6,7 +6,7 @@ import {
   listAssetPatterns,
   updateAssetPattern,
 } from '../../core/groups/asset-pattern.service.ts';
-import { pathInput } from './path-params.ts';
+import { latePathInput, pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentAssetPattern } from './group.presenter.ts';
 import { AssetPattern, AssetPatternBody, AssetPatternParams, GroupTokenParam } from './group.schemas.ts';
@@ -69,18 +69,18 @@ export const assetPatternRoutes: RouteDef[] = [
     description: `Replaces the pattern text. ${assetPatternLanguage}`,
     tags: ['groups'],
     params: AssetPatternParams,
-    input: { params: pathInput('groupToken') },
+    input: { params: pathInput('groupToken'), lateParams: latePathInput('assetPatternToken') },
     body: AssetPatternBody,
     response: AssetPattern,
     successStatus: 200,
     errors: [1050, 1051, 9001, 9003, 9011, 9012, 9013],
     handler: async (ctx) => {
       const body = ctx.body as Record<string, unknown>;
-      const { groupToken, assetPatternToken } = ctx.params as { groupToken: string; assetPatternToken: string };
+      const patternToken = () => ctx.checkedParam('assetPatternToken');
       return {
         status: 200,
         body: presentAssetPattern(
-          await updateAssetPattern(ctx.deps.store, ctx.team, groupToken, assetPatternToken, body['pattern']),
+          await updateAssetPattern(ctx.deps.store, ctx.team, ctx.params['groupToken']!, patternToken, body['pattern']),
         ),
       };
     },
@@ -94,12 +94,17 @@ export const assetPatternRoutes: RouteDef[] = [
     summary: 'Delete asset pattern',
     tags: ['groups'],
     params: AssetPatternParams,
-    input: { params: pathInput('groupToken'), isUnusedBodyParsed: true },
+    input: {
+      params: pathInput('groupToken'),
+      lateParams: latePathInput('assetPatternToken'),
+      isUnusedBodyParsed: true,
+    },
     response: EmptyObject,
     successStatus: 200,
     errors: [9001, 9003, 9011, 9013],
     handler: async (ctx) => {
-      await deleteAssetPattern(ctx.deps.store, ctx.team, ctx.params['groupToken']!, ctx.params['assetPatternToken']!);
+      const patternToken = () => ctx.checkedParam('assetPatternToken');
+      await deleteAssetPattern(ctx.deps.store, ctx.team, ctx.params['groupToken']!, patternToken);
       return { status: 200, body: {} };
     },
   }),

@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { assetRequestsPerSecond, defaultAssetSettings, portScanningFields } from '../../core/assets/asset-settings.ts';
+import {
+  assetRequestsPerSecond,
+  customHeaderNamePattern,
+  customHeaderValuePattern,
+  defaultAssetSettings,
+  malformedAssetSettings,
+  portListTextPattern,
+  portScanningFields,
+  type AssetSettingsInput,
+} from '../../core/assets/asset-settings.ts';
 import {
   addAsset,
   deleteAsset,
@@ -75,17 +84,42 @@ const AssetSettings = Type.Object(assetSettingProperties, {
   description: 'Responses give all 18 fields, port lists as integer arrays.',
 });
 
-/** The update body: the 14 older fields required (custom_headers may be null), the four port-scanning fields optional. */
+/** A port list of an update: integers from 1 to 65535, or their comma-separated text. */
+const PortListUpdate = Type.Union([
+  Type.Array(Type.Integer({ minimum: 1, maximum: 65535 })),
+  Type.String({ pattern: portListTextPattern, description: 'Comma-separated ports, e.g. "8080,8443"' }),
+]);
+
+/**
+ * The update body: the 14 older fields required (custom_headers may be null), the four
+ * port-scanning fields optional, nothing else. A body that fails it is one 2422 listing every
+ * problem (malformedAssetSettings), answered after the asset's lookup (2011, 2014).
+ */
 const AssetSettingsUpdate = Type.Object(
   {
     ...assetSettingProperties,
-    custom_headers: Type.Union([assetSettingProperties.custom_headers, Type.Null()], {
-      description: 'Header names start with x- or X-; null means none',
-    }),
-    ...Object.fromEntries(portScanningFields.map((name) => [name, Type.Optional(assetSettingProperties[name])])),
+    custom_headers: Type.Union(
+      [
+        Type.Record(
+          Type.String({ pattern: customHeaderNamePattern }),
+          Type.String({ pattern: customHeaderValuePattern }),
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'Header names start with x- or X-, values are single lines without NUL; null means none' },
+    ),
+    port_scanning_avoid_list: Type.Optional(PortListUpdate),
+    port_scanning_force_list: Type.Optional(PortListUpdate),
+    ...Object.fromEntries(
+      portScanningFields
+        .filter((name) => !name.endsWith('_list'))
+        .map((name) => [name, Type.Optional(assetSettingProperties[name])]),
+    ),
   },
   {
     $id: 'AssetSettingsUpdate',
+    additionalProperties: false,
     description:
       'The 14 fields other than the port-scanning ones are required (2422 names the missing ones). enable_port_scanning, ' +
       'port_scanning_avoid_list, port_scanning_force_list and port_scanning_include_recommended_ports may be left out, each on its own: ' +
@@ -268,8 +302,14 @@ export const assetRoutes: RouteDef[] = [
     tags: ['assets'],
     params: DomainTokenParam,
     body: AssetSettingsUpdate,
-    // The settings rule answers a body of another JSON type (2422 naming the fields).
-    input: { isAnyJsonBody: true, params: pathInput('domainToken') },
+    // A body that fails the schema (another JSON type included) is one 2422 listing every
+    // problem, answered after the asset's lookup (2011, 2014).
+    input: {
+      isAnyJsonBody: true,
+      params: pathInput('domainToken'),
+      bodyError: malformedAssetSettings,
+      isBodyCheckedLate: true,
+    },
     response: AssetSettings,
     successStatus: 200,
     errors: [1050, 1051, 2011, 2014, 2422, 2423, 2424, 2425, 2426],
@@ -280,7 +320,7 @@ export const assetRoutes: RouteDef[] = [
           ctx.deps.store,
           ctx.team,
           ctx.params['domainToken']!,
-          ctx.body,
+          () => ctx.checkedBody() as AssetSettingsInput,
           ctx.deps.monitoring,
         ),
       };

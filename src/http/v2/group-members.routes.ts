@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { addGroupMember, listGroupMembers, removeGroupMember } from '../../core/groups/group-member.service.ts';
-import { pathInput } from './path-params.ts';
+import { latePathInput, pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentGroupMember } from './group.presenter.ts';
 import { GroupMember, GroupMemberParams, GroupTokenParam } from './group.schemas.ts';
@@ -63,12 +63,13 @@ export const groupMemberRoutes: RouteDef[] = [
     description: 'Removes the member from the group (not from the team).',
     tags: ['groups'],
     params: GroupMemberParams,
-    input: { params: pathInput('groupToken'), isUnusedBodyParsed: true },
+    input: { params: pathInput('groupToken'), lateParams: latePathInput('groupMemberToken'), isUnusedBodyParsed: true },
     response: EmptyObject,
     successStatus: 200,
     errors: [9001, 9003, 9021, 9023],
     handler: async (ctx) => {
-      await removeGroupMember(ctx.deps.store, ctx.team, ctx.params['groupToken']!, ctx.params['groupMemberToken']!);
+      const memberToken = () => ctx.checkedParam('groupMemberToken');
+      await removeGroupMember(ctx.deps.store, ctx.team, ctx.params['groupToken']!, memberToken);
       return { status: 200, body: {} };
     },
   }),

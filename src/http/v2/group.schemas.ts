@@ -43,10 +43,12 @@ export const AssetPatternBody = Type.Object({
 const groupName = Type.String({
   minLength: 1,
   maxLength: 254,
-  pattern: '^[A-Za-z0-9_\\- ]+$',
-  description: 'Letters, digits, underscore, dash and space; shorter than 255 characters',
+  pattern: '^[A-Za-z0-9_\\- ]*[A-Za-z0-9_\\-][A-Za-z0-9_\\- ]*$',
+  description: 'Letters, digits, underscore, dash and space, not only spaces; shorter than 255 characters',
 });
-const groupDescription = Type.String({ maxLength: 254, description: 'Shorter than 255 characters' });
+const groupDescription = Type.Union([Type.String({ maxLength: 254, pattern: '^[^\\u0000]*$' }), Type.Null()], {
+  description: 'Shorter than 255 characters, without NUL (U+0000); null means none ("")',
+});
 
 /** Body of group create. */
 export const GroupCreateBody = Type.Object({ name: groupName, description: Type.Optional(groupDescription) });

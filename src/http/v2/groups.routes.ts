@@ -2,9 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { defaultAssetPageSize, maxAssetPageSize } from '../../core/assets/asset.types.ts';
 import { assetPatternLanguage } from '../../core/groups/asset-pattern.ts';
 import { listAssetsOfGroups } from '../../core/groups/group-assets.service.ts';
-import { createGroup, deleteGroup, listGroups, updateGroup } from '../../core/groups/group.service.ts';
+import {
+  createGroup,
+  deleteGroup,
+  invalidGroupDescription,
+  invalidGroupName,
+  listGroups,
+  updateGroup,
+  type GroupInput,
+} from '../../core/groups/group.service.ts';
 import { pathInput } from './path-params.ts';
-import { defineRoute, type RouteDef } from '../route.ts';
+import { defineRoute, type RouteDef, type RouteInput } from '../route.ts';
 import { presentAssetPage } from './asset.presenter.ts';
 import { presentGroup } from './group.presenter.ts';
 import { Group, GroupCreateBody, GroupTokenParam, GroupUpdateBody } from './group.schemas.ts';
@@ -13,6 +21,12 @@ import { EmptyObject, Token, pagedList } from './schemas.ts';
 
 const nameRules =
   'Name: non-empty, shorter than 255 characters, letters, digits, underscore, dash and space, unique within the team ignoring case; description shorter than 255 characters. Each rule is 9002.';
+
+/** The fields of a group body that fail the schema: 9002 naming the field and the rule (the name's uniqueness is the core's). */
+const groupFieldInput: RouteInput = {
+  order: ['name', 'description'],
+  errors: { name: invalidGroupName, description: invalidGroupDescription },
+};
 
 /** The v2 group operations and the (experimental) assets of groups. */
 export const groupRoutes: RouteDef[] = [
@@ -78,12 +92,13 @@ export const groupRoutes: RouteDef[] = [
     description: nameRules,
     tags: ['groups'],
     body: GroupCreateBody,
+    input: groupFieldInput,
     response: Group,
     successStatus: 200,
     errors: [1050, 1051, 9002],
     handler: async (ctx) => ({
       status: 200,
-      body: presentGroup(await createGroup(ctx.deps.store, ctx.team, ctx.body as Record<string, unknown>)),
+      body: presentGroup(await createGroup(ctx.deps.store, ctx.team, ctx.body as GroupInput)),
     }),
   }),
   defineRoute({
@@ -97,7 +112,8 @@ export const groupRoutes: RouteDef[] = [
     description: `Changes the fields given (name, description); absent ones keep their value. ${nameRules}`,
     tags: ['groups'],
     params: GroupTokenParam,
-    input: { params: pathInput('groupToken') },
+    // The fields answer after the group's lookup (9003 before 9002).
+    input: { params: pathInput('groupToken'), ...groupFieldInput, isBodyCheckedLate: true },
     body: GroupUpdateBody,
     response: Group,
     successStatus: 200,
@@ -105,7 +121,12 @@ export const groupRoutes: RouteDef[] = [
     handler: async (ctx) => ({
       status: 200,
       body: presentGroup(
-        await updateGroup(ctx.deps.store, ctx.team, ctx.params['groupToken']!, ctx.body as Record<string, unknown>),
+        await updateGroup(
+          ctx.deps.store,
+          ctx.team,
+          ctx.params['groupToken']!,
+          () => ctx.checkedBody() as Partial<GroupInput>,
+        ),
       ),
     }),
   }),

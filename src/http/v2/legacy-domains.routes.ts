@@ -12,7 +12,7 @@ import {
 } from '../../core/legacy/legacy-findings.service.ts';
 import { maxVulnerabilityPageSize } from '../../core/vulnerabilities/vulnerability-list.service.ts';
 import { v2ErrorBody } from '../errors.ts';
-import { pathInput } from './path-params.ts';
+import { latePathInput, pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Asset } from './assets.routes.ts';
 import {
@@ -165,11 +165,14 @@ export const legacyDomainRoutes: RouteDef[] = [
     summary: 'One finding of a domain (deprecated)',
     description: `Details complete (never truncated). An unknown UUID, another team's, or one of another domain answers 1900 (404). ${legacyNote}`,
     params: Type.Object({ domainToken: Token, uuid: Type.String({ format: 'uuid' }) }),
-    input: { params: pathInput('domainToken') },
+    // The UUID answers after the domain's lookup.
+    input: { params: pathInput('domainToken'), lateParams: latePathInput('uuid') },
     response: OldFinding,
     errors: [1900, 2011, 2014, 4111],
     handler: async (ctx) =>
-      answerFinding(await getDomainFinding(ctx.deps, ctx.team, ctx.params['domainToken']!, ctx.params['uuid']!)),
+      answerFinding(
+        await getDomainFinding(ctx.deps, ctx.team, ctx.params['domainToken']!, () => ctx.checkedParam('uuid')),
+      ),
   }),
   defineRoute({
     ...legacy,

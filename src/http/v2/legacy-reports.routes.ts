@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { collectFindings, legacyFindingCap, legacyListCap } from '../../core/legacy/legacy-findings.service.ts';
 import { getReportFinding, latestReport, listReports } from '../../core/legacy/legacy-reports.service.ts';
-import { pathInput } from './path-params.ts';
+import { latePathInput, pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import {
   answerFinding,
@@ -123,15 +123,19 @@ export const legacyReportRoutes: RouteDef[] = [
       `Details complete. 2601 when a token is malformed, 2604 when the profile or the report (of that profile) does not exist, 4111 for a malformed UUID, ` +
       `1900 when the report did not see that vulnerability. ${legacyNote}`,
     params: Type.Object({ scanProfileToken: Token, reportToken: Token, uuid: Type.String({ format: 'uuid' }) }),
-    input: { params: pathInput('scanProfileToken') },
+    // The report's token answers after the profile's lookup, the UUID after the report's.
+    input: { params: pathInput('scanProfileToken'), lateParams: latePathInput('reportToken', 'uuid') },
     response: OldFinding,
     errors: [1900, 2601, 2604, 4111],
-    handler: async (ctx) => {
-      const { scanProfileToken, reportToken, uuid } = ctx.params as Record<
-        'scanProfileToken' | 'reportToken' | 'uuid',
-        string
-      >;
-      return answerFinding(await getReportFinding(ctx.deps, ctx.team, scanProfileToken, reportToken, uuid));
-    },
+    handler: async (ctx) =>
+      answerFinding(
+        await getReportFinding(
+          ctx.deps,
+          ctx.team,
+          ctx.params['scanProfileToken']!,
+          () => ctx.checkedParam('reportToken'),
+          () => ctx.checkedParam('uuid'),
+        ),
+      ),
   }),
 ];

@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { inviteMembers, invitationReasons, listMembers, maxInvitations } from '../../core/members/member.service.ts';
+import {
+  invalidInvitations,
+  invitationReasons,
+  invitationRolePattern,
+  inviteMembers,
+  listMembers,
+  maxInvitations,
+  type InvitationInput,
+} from '../../core/members/member.service.ts';
 import { memberAuthentications, memberRoles } from '../../core/members/member.types.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentInvitationErrors, presentMember } from './member.presenter.ts';
@@ -31,6 +39,20 @@ const Member = Type.Object(
   },
   { $id: 'Member' },
 );
+
+/** One invitation: a malformed e-mail address (or none) is reported in invitation_errors, not refused. */
+const Invitation = Type.Object({
+  email: Type.Optional(
+    Type.Unknown({
+      description: 'An e-mail address; anything else is listed in invitation_errors as malformed',
+      examples: ['jane@example.com'],
+    }),
+  ),
+  role: Type.String({ pattern: invitationRolePattern, description: 'Admin, Editor or Viewer (matched ignoring case)' }),
+});
+
+/** The invite body: up to 1000 invitations, or one as a single object. */
+const InvitationBody = Type.Union([Type.Array(Invitation, { maxItems: maxInvitations }), Invitation]);
 
 const reasons = Object.values(invitationReasons)
   .map((r) => `"${r}"`)
@@ -65,7 +87,10 @@ export const memberRoutes: RouteDef[] = [
       `\`invitation_errors\` with its reason (${reasons}) and the others are made. ` +
       'A role other than Admin, Editor or Viewer is 8101 and makes none. A single object is accepted as a one-item array.',
     tags: ['members'],
-    body: Type.Array(Type.Object({ email: Type.String({ examples: ['jane@example.com'] }), role: Role })),
+    body: InvitationBody,
+    // A body that fails the schema (another JSON type included) answers one error: 1051 for its
+    // shape, else 8101 for the first bad role (invalidInvitations).
+    input: { isAnyJsonBody: true, bodyError: invalidInvitations },
     response: Type.Object({
       invitation_errors: Type.Array(Type.Object({ email: Type.String(), reason: Type.String() }), {
         description: 'One per invitation that was not made',
@@ -74,7 +99,7 @@ export const memberRoutes: RouteDef[] = [
     successStatus: 200,
     errors: [1050, 1051, 8101],
     handler: async (ctx) => {
-      const errors = await inviteMembers(ctx.deps.store, ctx.team, ctx.body);
+      const errors = await inviteMembers(ctx.deps.store, ctx.team, ctx.body as InvitationInput[] | InvitationInput);
       return { status: 200, body: presentInvitationErrors(errors) };
     },
   }),

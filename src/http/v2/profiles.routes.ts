@@ -1,5 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { scanProfileSettingsBodyLimit } from '../../core/scans/scan-profile-settings.ts';
+import {
+  invalidProfileSettings,
+  scanProfileSettingsBodyLimit,
+  type ProfileSettingsInput,
+} from '../../core/scans/scan-profile-settings.ts';
 import {
   createScanProfile,
   deleteScanProfile,
@@ -10,7 +14,12 @@ import {
 import { pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentProfile, presentProfileSettings } from './scan.presenter.ts';
-import { ProfileTokenParam, ProfileSettingsSchema, ScanProfileSchema } from './scan.schemas.ts';
+import {
+  ProfileSettingsSchema,
+  ProfileSettingsUpdateSchema,
+  ProfileTokenParam,
+  ScanProfileSchema,
+} from './scan.schemas.ts';
 import { EmptyObject, Token } from './schemas.ts';
 
 /** The six v2 scan profile operations. */
@@ -152,9 +161,15 @@ export const profileRoutes: RouteDef[] = [
       '2672 requests per second, 2673 scan region; a wrong type or an unknown field is 1051. Body at most 30 KB (1052).',
     tags: ['scan profiles'],
     params: ProfileTokenParam,
-    body: ProfileSettingsSchema,
-    // The settings rule answers a body of another JSON type (1051 naming the settings).
-    input: { isAnyJsonBody: true, params: pathInput('scanProfileToken') },
+    body: ProfileSettingsUpdateSchema,
+    // A body that fails the schema (another JSON type included) answers the first failing
+    // field's code, after the profile's lookup (2601, 2604).
+    input: {
+      isAnyJsonBody: true,
+      params: pathInput('scanProfileToken'),
+      bodyError: invalidProfileSettings,
+      isBodyCheckedLate: true,
+    },
     response: ProfileSettingsSchema,
     successStatus: 200,
     errors: [
@@ -164,7 +179,12 @@ export const profileRoutes: RouteDef[] = [
     handler: async (ctx) => ({
       status: 200,
       body: presentProfileSettings(
-        await updateProfileSettings(ctx.deps.store, ctx.team, ctx.params['scanProfileToken']!, ctx.body),
+        await updateProfileSettings(
+          ctx.deps.store,
+          ctx.team,
+          ctx.params['scanProfileToken']!,
+          () => ctx.checkedBody() as ProfileSettingsInput,
+        ),
       ),
     }),
   }),

@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { scanRegions } from '../../core/scans/scan-profile-settings.ts';
+import {
+  basicAuthPasswordPattern,
+  basicAuthUsernamePattern,
+  cookieTextPattern,
+  profileSettingRanges,
+  scanRegions,
+  settingsHeaderNamePattern,
+  settingsHeaderValuePattern,
+  settingsPathPattern,
+  settingsSubdomainPattern,
+} from '../../core/scans/scan-profile-settings.ts';
 import { scanStatuses, scheduleFrequencies } from '../../core/scans/scan.types.ts';
 import { Timestamp, Token } from './schemas.ts';
 
@@ -95,6 +105,103 @@ export const ProfileSettingsSchema = Type.Object(
   },
   {
     $id: 'ScanProfileSettings',
+    description: 'Partial update: absent fields stay, an empty array removes all. Body at most 30 KB (1052).',
+  },
+);
+
+const cookieText = (what: string) =>
+  Type.String({ pattern: cookieTextPattern, description: `No comma, semicolon or white space (${what})` });
+const CookieUpdate = Type.Object(
+  {
+    name: cookieText('2651 empty, 2652 malformed'),
+    value: cookieText('2653 empty, 2654 malformed'),
+    secure: Type.Optional(Type.Boolean()),
+    httponly: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const HeaderUpdate = Type.Object(
+  {
+    name: Type.String({ pattern: settingsHeaderNamePattern, description: 'An HTTP header name (2657 when empty)' }),
+    value: Type.String({
+      pattern: settingsHeaderValuePattern,
+      description: 'One line, no white space at either end (2658 when empty)',
+    }),
+  },
+  { additionalProperties: false },
+);
+const PathUpdate = Type.String({ pattern: settingsPathPattern });
+const zeroOr = (field: keyof typeof profileSettingRanges, description: string) =>
+  Type.Union(
+    [
+      Type.Literal(0),
+      Type.Integer({ minimum: profileSettingRanges[field].min, maximum: profileSettingRanges[field].max }),
+    ],
+    {
+      description,
+    },
+  );
+
+/**
+ * The body of a settings update: every field optional, nothing else. A body that fails it answers
+ * the first failing field's own code (invalidProfileSettings), after the profile's lookup.
+ */
+export const ProfileSettingsUpdateSchema = Type.Object(
+  {
+    basic_auth: Type.Optional(
+      Type.Union(
+        [
+          Type.Object({
+            username: Type.String({
+              pattern: basicAuthUsernamePattern,
+              description: 'No colon, no control characters',
+            }),
+            password: Type.String({ pattern: basicAuthPasswordPattern, description: 'No control characters' }),
+          }),
+          Type.Null(),
+        ],
+        { description: 'null (or both fields empty) removes it' },
+      ),
+    ),
+    blacklisted_paths: Type.Optional(
+      Type.Array(PathUpdate, { description: 'Root-relative paths never requested (prefix match; 2642)' }),
+    ),
+    blacklisted_ports: Type.Optional(Type.Array(Port, { description: '2643 outside 1-65535' })),
+    blacklisted_subdomains: Type.Optional(
+      Type.Array(Type.String({ maxLength: 253, pattern: settingsSubdomainPattern }), {
+        description: 'Subdomain parts (RFC 1035) never crawled (2641)',
+      }),
+    ),
+    crawl_subdomains: Type.Optional(Type.Boolean()),
+    custom_cookies: Type.Optional(Type.Array(CookieUpdate)),
+    custom_headers: Type.Optional(Type.Array(HeaderUpdate)),
+    report_lifespan_days: Type.Optional(
+      zeroOr('report_lifespan_days', '7 to 10000, or 0 for the global lifetime (2671)'),
+    ),
+    requests_per_second: Type.Optional(
+      zeroOr(
+        'requests_per_second',
+        '5 to 1000, or 0 for unlimited (2672); one budget per scan, crawler and checks together',
+      ),
+    ),
+    scan_common_ports: Type.Optional(
+      Type.Boolean({ description: 'Also scan the host on 80, 443, 3000, 8000, 8080 and 8443' }),
+    ),
+    scan_region: Type.Optional(
+      Type.Union(
+        scanRegions.map((r) => Type.Literal(r)),
+        { description: 'Changing it needs the enterprise plan (1009); 2673 for another value' },
+      ),
+    ),
+    session_cookie: Type.Optional(Type.Union([CookieUpdate, Type.Null()], { description: 'null removes it' })),
+    whitelisted_paths: Type.Optional(
+      Type.Array(PathUpdate, { description: 'When non-empty, only these paths (and the start page) are crawled' }),
+    ),
+    whitelisted_ports: Type.Optional(Type.Array(Port)),
+  },
+  {
+    $id: 'ScanProfileSettingsUpdate',
+    additionalProperties: false,
     description: 'Partial update: absent fields stay, an empty array removes all. Body at most 30 KB (1052).',
   },
 );
