@@ -5,7 +5,7 @@ import {
   type RenderedVulnerability,
   type VulnerabilityRenderer,
 } from '../core/vulnerabilities/vulnerability-renderer.ts';
-import type { ScanSource } from '../core/vulnerabilities/vulnerability.types.ts';
+import type { ScanSource, VulnerabilityRecord } from '../core/vulnerabilities/vulnerability.types.ts';
 import { sql } from './kysely.ts';
 import { bumpInventoryVersion } from './repositories/inventory-version.ts';
 import { rewriteDocuments, type DocumentedTable } from './repositories/inventory-documents.ts';
@@ -87,6 +87,33 @@ export async function vulnerabilitySources(
           .limit(where.limit);
   const rows = await q.execute();
   return rows.map((r) => ({ ...r, id: Number(r.id), team_id: Number(r.team_id) }));
+}
+
+/**
+ * Records whose documents an older renderer version wrote (the store was not refreshed yet, or
+ * an older process wrote them) get them rendered from their finding here, on the fly; the
+ * stored rows are left to refreshRenderCache.
+ */
+export async function withFreshDocuments(
+  db: Kysely<Schema>,
+  renderer: VulnerabilityRenderer,
+  records: Array<VulnerabilityRecord & { renderVersion: number }>,
+): Promise<VulnerabilityRecord[]> {
+  const stale = records.filter((r) => r.renderVersion < renderer.version);
+  if (stale.length > 0) {
+    const sources = new Map((await vulnerabilitySources(db, { ids: stale.map((r) => r.id) })).map((s) => [s.id, s]));
+    for (const record of stale) {
+      const source = sources.get(record.id);
+      if (source === undefined) continue;
+      const { document, detailsFull } = renderStoredVulnerability(renderer, source);
+      record.document = document;
+      record.detailsFull = detailsFull;
+    }
+  }
+  return records.map(({ renderVersion, ...record }) => {
+    void renderVersion;
+    return record;
+  });
 }
 
 /** The version every row of a table has reached (0 when none is recorded). */
