@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import type { LookupResult } from '../dns/bulk-resolver.ts';
-import type { DnsResolver } from '../dns/resolver.ts';
 import { resolveAddresses, type AddressStreams } from './address-lookups.ts';
 import { permutationCandidates, shippedWordList, wordCandidates } from './candidate-names.ts';
 import type {
@@ -8,7 +7,6 @@ import type {
   DiscoveryDeps,
   DiscoveryLimits,
   DiscoveryPorts,
-  DiscoveryProgress,
   DiscoveryReport,
   DiscoveryRequest,
   DiscoverySource,
@@ -17,45 +15,29 @@ import type {
   TakeoverProvider,
   UnresolvedName,
 } from './discovery.types.ts';
-import { createHostScanner, isUnderRoot, normaliseHost, parentOf, recordTargets } from './discovery-names.ts';
+import { createHostScanner, isUnderRoot, normaliseHost, parentOf } from './discovery-names.ts';
+import { answeringFromRun, GuardDecisions } from './guard-cache.ts';
 import { HostScraper } from './host-scraper.ts';
+import { LiveNames } from './live-names.ts';
 import {
-  byName,
   defaultDiscoveryLimits,
   defaultMaxDepth,
   defaultPorts,
   FirstByName,
   maxWarnings,
-  NAME_BATCH,
   PendingNames,
   untilAborted,
   type Chained,
 } from './run-support.ts';
 import { NameStates, Status } from './name-states.ts';
+import { lookupRootRecords } from './root-records.ts';
+import { buildReport, emptyStats, RunProgress } from './run-report.ts';
 import { findDelegations, shippedProviders, takeoverTests, type Delegation } from './takeover-checks.ts';
 import { WebReader } from './web-sources.ts';
 import { answerOf, WildcardDetector } from './wildcard-detector.ts';
 
 export type * from './discovery.types.ts';
 export { defaultDiscoveryLimits } from './run-support.ts';
-
-/** Service records asked at the root (RFC 6763-style well-known services people publish). */
-const SRV_SERVICES = [
-  '_sip._tcp',
-  '_sip._udp',
-  '_sips._tcp',
-  '_sipfederationtls._tcp',
-  '_xmpp-client._tcp',
-  '_xmpp-server._tcp',
-  '_autodiscover._tcp',
-  '_ldap._tcp',
-  '_kerberos._tcp',
-  '_caldavs._tcp',
-  '_carddavs._tcp',
-  '_imaps._tcp',
-  '_submission._tcp',
-  '_matrix._tcp',
-];
 
 /**
  * One discovery run; discoverSurface() is its only entry point.
@@ -73,13 +55,8 @@ class DiscoveryRun {
   private readonly states = new NameStates();
   /** Names to resolve, in the order they were found (head index: no shifting). */
   private readonly pending = new PendingNames((name) => this.states.status(name) === Status.pending);
-  /** Live names for the report, when names are not streamed. */
-  private readonly live = new Map<string, DiscoveredName>();
-  private liveCount = 0;
-  private batch: DiscoveredName[] = [];
-  private flushing: Promise<void> | undefined;
-  /** The error onNames rejected with: no batch is handed over after it. */
-  private flushFailure: unknown;
+  /** Live names: kept for the report, or streamed to `onNames`. */
+  private readonly live: LiveNames;
   private readonly chained = new Map<string, Chained>();
   private readonly unresolvedFirm = new Map<string, UnresolvedName>();
   /** Permutation bases: the first live names by name, found in this run and given by the core. */
@@ -88,8 +65,8 @@ class DiscoveryRun {
   private rootNameServers: string[] = [];
   /** Addresses of the hosts being read (the guard's resolver answers from them). */
   private readonly scraper: HostScraper;
-  /** The guard's decisions by address in this run (hosts share addresses; the guard's rules do not change mid-run). */
-  private readonly allowedAddresses = new Map<string, boolean>();
+  /** The guard's decisions by address in this run. */
+  private readonly guardDecisions: GuardDecisions;
   private readonly delegationCandidates = new Set<string>();
   private readonly delegations: Delegation[] = [];
   private readonly takeovers: TakeoverObservation[] = [];
@@ -101,23 +78,8 @@ class DiscoveryRun {
   private readonly providers: readonly TakeoverProvider[];
   private readonly maxDepth: number;
   private readonly signal: AbortSignal;
-  private readonly isStreaming: boolean;
-  private phase: DiscoveryProgress['phase'] = 'seeds';
-  private lastProgressAt = 0;
-  private readonly stats: DiscoveryStats = {
-    candidates: 0,
-    queries: 0,
-    retries: 0,
-    timeouts: 0,
-    resolveMs: 0,
-    bruteForceCandidates: 0,
-    permutationCandidates: 0,
-    isPermutationCapped: false,
-    hostsScraped: 0,
-    hostsSkippedByGuard: 0,
-    httpRequests: 0,
-    durationMs: 0,
-  };
+  private readonly progress: RunProgress;
+  private readonly stats: DiscoveryStats = emptyStats();
 
   constructor(
     private readonly deps: DiscoveryDeps,
@@ -125,7 +87,12 @@ class DiscoveryRun {
     private readonly root: string,
   ) {
     this.signal = request.signal;
-    this.isStreaming = request.onNames !== undefined;
+    this.live = new LiveNames(request.onNames, this.signal);
+    this.progress = new RunProgress(request.onProgress, () => ({
+      candidates: this.stats.candidates,
+      live: this.live.count,
+      takeovers: this.takeovers.length,
+    }));
     this.limits = { ...defaultDiscoveryLimits, ...deps.limits };
     this.ports = { ...defaultPorts, ...deps.ports };
     this.providers = deps.providers ?? (request.takeoverTests ? shippedProviders() : []);
@@ -133,17 +100,12 @@ class DiscoveryRun {
     this.foundBases = new FirstByName(this.limits.permutationBases);
     this.knownBases = new FirstByName(this.limits.permutationBases);
     this.wildcards = new WildcardDetector(deps.bulk, this.signal);
+    this.guardDecisions = new GuardDecisions(deps.guard);
     // The guard resolves hosts for the web reader: answer from this run's lookups first.
-    const cached: DnsResolver = {
-      resolveTxt: (name, signal) => deps.resolver.resolveTxt(name, signal),
-      resolveAddresses: (name, signal) => {
-        const addresses =
-          this.scraper.addressesOf(name) ?? this.chained.get(name)?.addresses ?? this.live.get(name)?.addresses;
-        return addresses !== undefined && addresses.length > 0
-          ? Promise.resolve(addresses)
-          : deps.resolver.resolveAddresses(name, signal);
-      },
-    };
+    const cached = answeringFromRun(
+      deps.resolver,
+      (name) => this.scraper.addressesOf(name) ?? this.chained.get(name)?.addresses ?? this.live.get(name)?.addresses,
+    );
     this.web = new WebReader({
       guard: deps.guard,
       resolver: cached,
@@ -177,7 +139,7 @@ class DiscoveryRun {
       for (const name of request.zoneNames ?? []) this.add(name, 'zone', 0);
       await this.wildcards.probe(this.root);
       if (isScraping || request.takeoverTests) await this.scrapeRootRecords();
-      this.progress('seeds', true);
+      this.progress.report('seeds', true);
       // The seeds, and beside them the word list with what scraping finds meanwhile.
       await this.resolve({
         expected: this.pending.takeAll(),
@@ -185,7 +147,7 @@ class DiscoveryRun {
       });
       await this.drain();
       if (isBruteForcing) {
-        this.progress('permutations', true);
+        this.progress.report('permutations', true);
         await this.resolve({ guessed: this.pending.feed(this.permutationNames()) });
         await this.drain();
       }
@@ -193,10 +155,10 @@ class DiscoveryRun {
         await this.findDelegations();
         await this.drain();
       }
-      await this.flushNames();
+      await this.live.finish();
       if (request.takeoverTests) await this.takeoverTests();
       this.stats.durationMs = performance.now() - startedAt;
-      this.progress('done', true);
+      this.progress.report('done', true);
       return this.report();
     } finally {
       this.stats.httpRequests = this.web.requests;
@@ -210,19 +172,12 @@ class DiscoveryRun {
     if (name === undefined || !isUnderRoot(name, this.root)) return;
     const change = this.states.add(name, source, depth);
     if (change === 'new' || change === 'requeued') this.pending.push(name);
-    else if (change === 'grown' && !this.isStreaming) {
-      // The report lists every source and the smallest depth; a streamed name was delivered already.
-      const found = this.live.get(name);
-      if (found !== undefined) {
-        if (!found.sources.includes(source)) found.sources.push(source);
-        if (depth < found.depth) found.depth = depth;
-      }
-    }
+    else if (change === 'grown') this.live.grow(name, source, depth);
   }
 
   /** Resolves what is pending and waits for the hosts being read, until neither has work. */
   private async drain(): Promise<void> {
-    if (this.pending.hasAny || !this.scraper.isIdle) this.progress('scrape', true);
+    if (this.pending.hasAny || !this.scraper.isIdle) this.progress.report('scrape', true);
     for (;;) {
       if (this.scraper.failure !== undefined) throw this.scraper.failure;
       if (this.pending.hasAny) {
@@ -274,21 +229,18 @@ class DiscoveryRun {
     source: 'brute-force' | 'permutation',
     count: () => void,
   ): Generator<string> {
-    if (source === 'brute-force') this.progress('brute-force', true);
+    if (source === 'brute-force') this.progress.report('brute-force', true);
     for (const name of candidates) {
       count();
       const change = this.states.add(name, source, 0);
       if (change === 'new') yield name;
-      else if (change === 'grown' && !this.isStreaming) {
-        const found = this.live.get(name);
-        if (found !== undefined && !found.sources.includes(source)) found.sources.push(source);
-      }
+      else if (change === 'grown') this.live.grow(name, source, undefined);
     }
   }
 
   /** Judges one lookup: live (after the wildcard filter), gone, unresolved, or a delegation to probe. */
   private judge(result: LookupResult): void | Promise<void> {
-    this.progress(this.phase, false);
+    this.progress.report(this.progress.phase, false);
     const name = result.name;
     const packed = this.states.get(name);
     if (packed === undefined || NameStates.status(packed) !== Status.pending) return undefined;
@@ -374,7 +326,6 @@ class DiscoveryRun {
     nameServers: string[] | undefined,
   ): void | Promise<void> {
     this.states.setStatusOf(name, packed, Status.live);
-    this.liveCount += 1;
     if (name !== this.root) {
       (NameStates.isFound(packed) ? this.foundBases : this.knownBases).offer(name);
     }
@@ -387,40 +338,7 @@ class DiscoveryRun {
     };
     if (chain.length > 0) found.cnames = chain;
     if (nameServers !== undefined) found.nameServers = nameServers;
-    if (!this.isStreaming) {
-      this.live.set(name, found);
-      return undefined;
-    }
-    if (this.flushFailure !== undefined) throw this.flushFailure;
-    this.batch.push(found);
-    if (this.flushing !== undefined) return this.flushing;
-    return this.batch.length >= NAME_BATCH ? this.flush() : undefined;
-  }
-
-  /** Hands the batch to the core; the names are not kept. */
-  private flush(): Promise<void> {
-    const batch = this.batch;
-    this.batch = [];
-    const onNames = this.request.onNames as NonNullable<DiscoveryRequest['onNames']>;
-    const flushing = Promise.resolve()
-      .then(() => onNames(batch))
-      .catch((err: unknown) => {
-        this.flushFailure ??= err;
-        throw err;
-      })
-      .finally(() => {
-        if (this.flushing === flushing) this.flushing = undefined;
-      });
-    this.flushing = flushing;
-    return flushing;
-  }
-
-  /** Delivers what is left of the last batch. */
-  private async flushNames(): Promise<void> {
-    if (!this.isStreaming) return;
-    while (this.flushing !== undefined) await untilAborted(this.flushing, this.signal);
-    if (this.flushFailure !== undefined) throw this.flushFailure;
-    if (this.batch.length > 0) await untilAborted(this.flush(), this.signal);
+    return this.live.deliver(found);
   }
 
   /** Queues a live host for scraping when there is something to read (its records, its certificate and pages). */
@@ -439,18 +357,14 @@ class DiscoveryRun {
 
   /** The root's MX, NS, TXT and SOA, and well-known SRV names: their targets under the root. */
   private async scrapeRootRecords(): Promise<void> {
-    const lookups = [this.deps.bulk.lookup(this.root, ['MX', 'NS', 'TXT', 'SOA'], this.signal)];
-    if (this.request.scrape)
-      for (const service of SRV_SERVICES)
-        lookups.push(this.deps.bulk.lookup(`${service}.${this.root}`, ['SRV'], this.signal));
-    const results = await untilAborted(Promise.all(lookups), this.signal);
-    this.rootNameServers =
-      results[0]?.records
-        .filter((r) => r.type === 'NS' && r.name === this.root)
-        .map((r) => r.data.replace(/\.$/, '')) ?? [];
-    if (!this.request.scrape) return;
-    for (const result of results)
-      for (const record of result.records) for (const target of recordTargets(record)) this.add(target, 'dns', 1);
+    const { nameServers, targets } = await lookupRootRecords(
+      this.deps.bulk,
+      this.root,
+      this.request.scrape,
+      this.signal,
+    );
+    this.rootNameServers = nameServers;
+    for (const target of targets) this.add(target, 'dns', 1);
   }
 
   /** Zone cuts among the names that exist without an address or fail (see findDelegations). */
@@ -487,7 +401,7 @@ class DiscoveryRun {
 
   /** Dangling CNAMEs, provider fingerprints and broken delegations of every live name. */
   private async takeoverTests(): Promise<void> {
-    this.progress('takeover', true);
+    this.progress.report('takeover', true);
     const context = {
       bulk: this.deps.bulk,
       guard: this.deps.guard,
@@ -507,48 +421,24 @@ class DiscoveryRun {
 
   /** The egress guard's decision for an address, remembered for the run (bounded). */
   private isAllowed(address: string): boolean {
-    let isAllowed = this.allowedAddresses.get(address);
-    if (isAllowed === undefined) {
-      isAllowed = this.deps.guard.check(address).isAllowed;
-      if (this.allowedAddresses.size >= 65_536) this.allowedAddresses.clear();
-      this.allowedAddresses.set(address, isAllowed);
-    }
-    return isAllowed;
+    return this.guardDecisions.isAllowed(address);
   }
 
   private warn(message: string): void {
     if (this.warnings.length < maxWarnings) this.warnings.push(message);
   }
 
-  /** Reports progress at each phase change (`isForced`) and at most once a second otherwise. */
-  private progress(phase: DiscoveryProgress['phase'], isForced: boolean): void {
-    this.phase = phase;
-    const onProgress = this.request.onProgress;
-    if (onProgress === undefined) return;
-    const now = performance.now();
-    if (!isForced && now - this.lastProgressAt < 1000) return;
-    this.lastProgressAt = now;
-    onProgress({ phase, candidates: this.stats.candidates, live: this.liveCount, takeovers: this.takeovers.length });
-  }
-
   private report(): DiscoveryReport {
-    const gone: DiscoveryReport['gone'] = [];
-    for (const [name, outcome] of this.states.goneGiven()) if (name !== this.root) gone.push({ name, outcome });
-    const unresolved = [...this.unresolvedFirm.values()].filter(
-      (u) => this.states.status(u.name) === Status.unresolved,
-    );
-    const wildcards = this.wildcards.observations();
-    return {
+    return buildReport({
       root: this.root,
-      isWildcard: wildcards.some((w) => w.parent === this.root),
-      wildcards,
-      names: [...this.live.values()].sort(byName),
-      gone: gone.sort(byName),
-      unresolved: unresolved.sort(byName),
-      takeovers: this.takeovers.sort(byName),
+      states: this.states,
+      unresolvedFirm: this.unresolvedFirm.values(),
+      wildcards: this.wildcards.observations(),
+      names: this.live.values(),
+      takeovers: this.takeovers,
       warnings: this.warnings,
       stats: { ...this.stats, httpRequests: this.web.requests },
-    };
+    });
   }
 }
 
