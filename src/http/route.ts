@@ -111,7 +111,10 @@ export type InputContext = Pick<RouteContext, 'deps' | 'team'>;
 export interface RouteInput {
   /** The order fields are checked in (default: the schema's); a field not listed is checked after. */
   order?: string[];
-  /** Alternative names of a query parameter: alias → name in the schema. The name in the schema wins when both are sent. */
+  /**
+   * Alternative names of a query parameter or a body field: alias → name in the schema. The name
+   * in the schema wins when both are sent (a body field: unless its value is null).
+   */
   aliases?: Record<string, string>;
   /** The error answering a field that fails its schema. */
   errors?: Record<string, FieldError>;

@@ -223,18 +223,40 @@ function compileBody(schema: TSchema, input: RouteInput, isRequired: boolean): B
     }
     return body;
   };
+  const aliased = bodyAliases(input, properties);
   return (raw) => {
-    const body = parseBody(raw, isRequired);
-    if (body === undefined) return { body, checked: () => body };
+    const parsed = parseBody(raw, isRequired);
+    if (parsed === undefined) return { body: parsed, checked: () => parsed };
     if (
       jsonType === 'object' &&
       !input.isAnyJsonBody &&
-      (body === null || typeof body !== 'object' || Array.isArray(body))
+      (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     )
       throw appError(1051, 'Request body malformed: expected a JSON object');
+    const body = aliased(parsed);
     if (input.isBodyCheckedLate) return { body, checked: () => fieldErrors(body) };
     fieldErrors(body);
     return { body, checked: () => body };
+  };
+}
+
+/**
+ * The body fields sent under an older name (RouteInput.aliases naming a body field): the alias's
+ * value stands in for the field's when the field is absent or null, and the alias is dropped.
+ */
+function bodyAliases(input: RouteInput, properties: string[]): (body: unknown) => unknown {
+  const pairs = Object.entries(input.aliases ?? {}).filter(([, name]) => properties.includes(name));
+  if (pairs.length === 0) return (body) => body;
+  return (body) => {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+    const view: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+    for (const [alias, name] of pairs) {
+      if (view[name] === undefined || view[name] === null) {
+        if (view[alias] !== undefined) view[name] = view[alias];
+      }
+      delete view[alias];
+    }
+    return view;
   };
 }
 

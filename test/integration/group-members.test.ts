@@ -101,6 +101,26 @@ describe('v2 group members', () => {
     }
   });
 
+  it('reads userToken before user_token (the older name stands in only for an absent or null userToken)', async () => {
+    const malformed = v2Error(
+      9022,
+      'User token of the group member malformed: a token is 32 lowercase hexadecimal characters',
+      ['userToken'],
+    );
+    assert.deepEqual((await add({ userToken: 'nope', user_token: users['ben@acme.example'] })).json(), malformed);
+    assert.deepEqual((await add({ userToken: null, user_token: 'nope' })).json(), malformed);
+    const res = await add({ userToken: null, user_token: users['ben@acme.example'] }, otherGroup);
+    assert.equal(res.statusCode, 200);
+    assert.equal((res.json() as WireGroupMember).user_token, users['ben@acme.example']);
+    await h.send('DELETE', `/rest/v2/groups/${otherGroup}/members/${(res.json() as WireGroupMember).token}/`, { key });
+  });
+
+  it('answers the unknown group (9003) before a malformed body (9022)', async () => {
+    const res = await add({ userToken: 'nope' }, theirGroup);
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), v2Error(9003, 'Group does not exist', ['groupToken']));
+  });
+
   it("answers 9001 and 9003 for the group in every operation, another team's group included", async () => {
     const paths = (g: string) =>
       [

@@ -29,7 +29,17 @@ export const requiredConnectorOptions: Readonly<Partial<Record<ConnectorProvider
   CLOUD_A_ROLE_BASED: ['role_arn'],
 };
 
-const optionNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+/** The names of option fields: letters, digits and underscores, starting with a letter. */
+export const connectorOptionNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/** A create body as its schema admits it (team_id still to be resolved). */
+export interface ConnectorBody {
+  /** Checked by resolveConnectorTeam, after the fields (a lookup among the key's teams). */
+  team_id?: unknown;
+  name: string;
+  provider: ConnectorProvider;
+  options: Record<string, string>;
+}
 
 /** The validated input of a new connector; options still in clear (sealed before they are stored). */
 export interface ConnectorInput {
@@ -95,63 +105,73 @@ export async function resolveConnectorTeam(
   return team;
 }
 
-function parseName(raw: unknown): string {
-  if (raw === undefined || raw === null) throw invalid('body', 'name', 'is required');
-  if (typeof raw !== 'string') throw invalid('body', 'name', 'must be a string');
+/** What is wrong with a connector name, or undefined: the rule of the body schema's `connector-name` format and of its 1051. */
+export function connectorNameProblem(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null) return 'is required';
+  if (typeof raw !== 'string') return 'must be a string';
   const name = raw.trim();
-  if (name === '') throw invalid('body', 'name', 'must not be empty');
-  if ([...name].length > connectorNameLimit)
-    throw invalid('body', 'name', `must be at most ${connectorNameLimit} characters`);
-  if (hasNul(name)) throw invalid('body', 'name', 'must not contain a NUL character (U+0000)');
-  return name;
+  if (name === '') return 'must not be empty';
+  if ([...name].length > connectorNameLimit) return `must be at most ${connectorNameLimit} characters`;
+  if (hasNul(name)) return 'must not contain a NUL character (U+0000)';
+  return undefined;
 }
 
-function parseProvider(raw: unknown): ConnectorProvider {
-  if (raw === undefined || raw === null)
-    throw invalid('body', 'provider', `is required: one of ${connectorProviders.join(', ')}`);
-  if (typeof raw !== 'string' || !(connectorProviders as readonly string[]).includes(raw)) {
-    throw invalid('body', 'provider', `must be one of ${connectorProviders.join(', ')}`);
-  }
-  return raw as ConnectorProvider;
+/** What is wrong with one option value, or undefined: the rule of the body schema's `connector-option` format. */
+export function connectorOptionProblem(value: unknown): string | undefined {
+  // Values are never echoed: they are credentials.
+  if (typeof value !== 'string') return 'must be a string';
+  if (value.trim() === '') return 'must not be empty';
+  if ([...value].length > connectorOptionLimits.valueLength)
+    return `must be at most ${connectorOptionLimits.valueLength} characters`;
+  if (hasNul(value)) return 'must not contain a NUL character (U+0000)';
+  return undefined;
 }
 
-function parseOptions(raw: unknown, provider: ConnectorProvider): Record<string, string> {
+/** 1051 for a name that fails the body schema, saying what is wrong. */
+export function invalidConnectorName(raw: unknown): AppError {
+  return invalid('body', 'name', connectorNameProblem(raw) ?? 'is invalid');
+}
+
+/** 1051 for a provider that fails the body schema. */
+export function invalidConnectorProvider(raw: unknown): AppError {
+  return raw === undefined || raw === null
+    ? invalid('body', 'provider', `is required: one of ${connectorProviders.join(', ')}`)
+    : invalid('body', 'provider', `must be one of ${connectorProviders.join(', ')}`);
+}
+
+/** 1051 for options that fail the body schema, naming the first field at fault (a bad field name is not echoed). */
+export function invalidConnectorOptions(raw: unknown): AppError {
   if (raw === undefined || raw === null)
-    throw invalid('body', 'options', 'is required: a JSON object of string fields');
+    return invalid('body', 'options', 'is required: a JSON object of string fields');
   if (typeof raw !== 'object' || Array.isArray(raw))
-    throw invalid('body', 'options', 'must be a JSON object of string fields');
+    return invalid('body', 'options', 'must be a JSON object of string fields');
   const entries = Object.entries(raw as Record<string, unknown>);
   if (entries.length > connectorOptionLimits.fields)
-    throw invalid('body', 'options', `must have at most ${connectorOptionLimits.fields} fields`);
-  const options: Record<string, string> = {};
+    return invalid('body', 'options', `must have at most ${connectorOptionLimits.fields} fields`);
   for (const [name, value] of entries) {
-    // A bad field name is not echoed: it could be anything, even a pasted secret.
-    if (!optionNamePattern.test(name))
-      throw invalid(
+    // A bad field name could be anything, even a pasted secret.
+    if (!connectorOptionNamePattern.test(name))
+      return invalid(
         'body',
         'options',
         'field names must be 1 to 64 letters, digits or underscores, starting with a letter',
       );
-    const field = `options.${name}`;
-    // Values are never echoed either: they are credentials.
-    if (typeof value !== 'string') throw invalid('body', field, 'must be a string');
-    if (value.trim() === '') throw invalid('body', field, 'must not be empty');
-    if ([...value].length > connectorOptionLimits.valueLength)
-      throw invalid('body', field, `must be at most ${connectorOptionLimits.valueLength} characters`);
-    if (hasNul(value)) throw invalid('body', field, 'must not contain a NUL character (U+0000)');
-    options[name] = value;
+    const problem = connectorOptionProblem(value);
+    if (problem !== undefined) return invalid('body', `options.${name}`, problem);
   }
-  for (const name of requiredConnectorOptions[provider] ?? []) {
-    if (options[name] === undefined) throw invalid('body', `options.${name}`, `is required for provider ${provider}`);
-  }
-  return options;
+  return invalid('body', 'options', 'must be a JSON object of string fields');
 }
 
-/** Validates the fields of a create body (name, provider, options), each failure a 1051 naming the field. */
-export function parseConnectorInput(body: Record<string, unknown>): ConnectorInput {
-  const name = parseName(body['name']);
-  const provider = parseProvider(body['provider']);
-  return { name, provider, options: parseOptions(body['options'], provider) };
+/**
+ * The input of a create body the schema has checked (name, provider, options each a 1051 naming
+ * the field): the name trimmed, and the options the provider cannot work without, each a 1051.
+ */
+export function connectorInput(body: ConnectorBody): ConnectorInput {
+  for (const name of requiredConnectorOptions[body.provider] ?? []) {
+    if (body.options[name] === undefined)
+      throw invalid('body', `options.${name}`, `is required for provider ${body.provider}`);
+  }
+  return { name: body.name.trim(), provider: body.provider, options: body.options };
 }
 
 /** Creates a connector; its options are stored only sealed with the server key, as one JSON string. */
@@ -159,10 +179,10 @@ export async function createConnector(
   store: ConnectorRepositories,
   box: SecretBox,
   caller: Caller,
-  body: Record<string, unknown>,
+  body: ConnectorBody,
   now = new Date(),
 ): Promise<Connector> {
-  const input = parseConnectorInput(body);
+  const input = connectorInput(body);
   const team = await resolveConnectorTeam(store, caller, body['team_id'], 'body');
   return store.connectors.insert({
     publicId: newUuid(),

@@ -1,5 +1,5 @@
 import { appError, type AppError } from '../errors/app-error.ts';
-import { isToken, newToken } from '../shared/ids.ts';
+import { newToken } from '../shared/ids.ts';
 import type { Team } from '../teams/team.types.ts';
 import { requireGroup } from './group.service.ts';
 import type { GroupMember, GroupStore } from './group.types.ts';
@@ -10,23 +10,26 @@ export async function listGroupMembers(store: GroupStore, team: Team, groupToken
   return store.groupMembers.list(team.id, group.id);
 }
 
+/** 9022 for a group member body whose user token fails the body schema (32 lowercase hexadecimal characters). */
+export function invalidGroupMemberUser(): AppError {
+  return appError(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', [
+    'userToken',
+  ]);
+}
+
 /**
- * Adds a member of the team (pending invitations included) to a group: 9022 for a malformed
- * user token, 9024 when the user is not a member of this team. Adding a user who is in the
- * group already answers the existing group member.
+ * Adds a member of the team (pending invitations included) to a group: the body is read once
+ * the group is found (its 9022 after 9003); 9024 when the user is not a member of this team.
+ * Adding a user who is in the group already answers the existing group member.
  */
 export async function addGroupMember(
   store: GroupStore,
   team: Team,
   groupToken: string,
-  userToken: unknown,
+  body: () => { userToken: string },
 ): Promise<GroupMember> {
   const group = await requireGroup(store, team, groupToken);
-  if (typeof userToken !== 'string' || !isToken(userToken)) {
-    throw appError(9022, 'User token of the group member malformed: a token is 32 lowercase hexadecimal characters', [
-      'userToken',
-    ]);
-  }
+  const { userToken } = body();
   const member = await store.members.findByUserToken(team.id, userToken);
   if (member === undefined) throw appError(9024, 'User does not belong to the team', ['userToken']);
   return store.transaction(async (tx) => {

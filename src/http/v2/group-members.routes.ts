@@ -1,5 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { addGroupMember, listGroupMembers, removeGroupMember } from '../../core/groups/group-member.service.ts';
+import {
+  addGroupMember,
+  invalidGroupMemberUser,
+  listGroupMembers,
+  removeGroupMember,
+} from '../../core/groups/group-member.service.ts';
 import { latePathInput, pathInput } from './path-params.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { presentGroupMember } from './group.presenter.ts';
@@ -39,18 +44,24 @@ export const groupMemberRoutes: RouteDef[] = [
       'Adding a user who is in the group already answers the existing group member. `user_token` is accepted for `userToken`.',
     tags: ['groups'],
     params: GroupTokenParam,
-    input: { params: pathInput('groupToken') },
+    input: {
+      params: pathInput('groupToken'),
+      aliases: { user_token: 'userToken' },
+      errors: { userToken: invalidGroupMemberUser },
+      isBodyCheckedLate: true,
+    },
     body: Type.Object({ userToken: Token }),
     response: GroupMember,
     successStatus: 200,
     errors: [1050, 1051, 9001, 9003, 9022, 9024],
     handler: async (ctx) => {
-      const body = ctx.body as Record<string, unknown>;
-      const userToken = body['userToken'] ?? body['user_token'];
-      return {
-        status: 200,
-        body: presentGroupMember(await addGroupMember(ctx.deps.store, ctx.team, ctx.params['groupToken']!, userToken)),
-      };
+      const member = await addGroupMember(
+        ctx.deps.store,
+        ctx.team,
+        ctx.params['groupToken']!,
+        () => ctx.checkedBody() as { userToken: string },
+      );
+      return { status: 200, body: presentGroupMember(member) };
     },
   }),
   defineRoute({

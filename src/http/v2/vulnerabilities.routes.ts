@@ -1,8 +1,9 @@
-import { Type } from '@sinclair/typebox';
+import { FormatRegistry, Type } from '@sinclair/typebox';
 import {
   changeMark,
   listVulnerabilityEvents,
-  parseTagName,
+  invalidTagName,
+  isTagName,
   requireVulnerability,
   tagVulnerability,
   untagVulnerability,
@@ -22,6 +23,12 @@ import {
 } from './vulnerability.schemas.ts';
 
 const UuidParam = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
+
+FormatRegistry.Set('tag-name', isTagName);
+const TagName = Type.String({
+  format: 'tag-name',
+  description: 'Trimmed: 1 to 64 letters, digits, spaces and _ . : / -, starting with a letter or digit',
+});
 
 const markOperations: Array<{ path: string; mark: Mark; isSet: boolean; summary: string }> = [
   { path: 'setacceptedriskstatus', mark: 'accepted_risk', isSet: true, summary: 'Set accepted risk' },
@@ -198,13 +205,14 @@ export const vulnerabilityRoutes: RouteDef[] = [
     tags: ['vulnerabilities'],
     isExtension: true,
     params: UuidParam,
-    body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) }),
+    body: Type.Object({ name: TagName }),
+    input: { errors: { name: invalidTagName } },
     response: Type.Object({ name: Type.String(), uuid: Type.String({ format: 'uuid' }) }),
     successStatus: 200,
     errors: [1050, 1051, 4111, 1900],
     handler: async (ctx) => {
-      const name = parseTagName((ctx.body as Record<string, unknown>)['name']);
-      const tag = await tagVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!, name);
+      const { name } = ctx.body as { name: string };
+      const tag = await tagVulnerability(ctx.deps.store, ctx.team, ctx.params['uuid']!, name.trim());
       return { status: 200, body: { name: tag.name, uuid: tag.uuid } };
     },
   }),

@@ -1,7 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { FormatRegistry, Type } from '@sinclair/typebox';
 import {
   connectorNameLimit,
+  connectorNameProblem,
   connectorOptionLimits,
+  connectorOptionNamePattern,
+  connectorOptionProblem,
   requiredConnectorOptions,
 } from '../../core/connectors/connector.service.ts';
 import { connectorProviders } from '../../core/connectors/connector.types.ts';
@@ -15,6 +18,10 @@ const Provider = Type.Union(
 const requiredOptionsText = Object.entries(requiredConnectorOptions)
   .map(([provider, fields]) => `${provider} requires ${fields.map((f) => `\`${f}\``).join(' and ')}`)
   .join('; ');
+
+// Lengths count characters (code points) of the trimmed text, which minLength and maxLength cannot say.
+FormatRegistry.Set('connector-name', (v) => connectorNameProblem(v) === undefined);
+FormatRegistry.Set('connector-option', (v) => connectorOptionProblem(v) === undefined);
 
 /** The spec's "Connector" object; its options are never part of it. */
 export const Connector = Type.Object({
@@ -40,7 +47,10 @@ export const Connector = Type.Object({
   ),
 });
 
-/** The body of "Create connector" (documentation; the core validates and names the field at fault). */
+/**
+ * The body of "Create connector": each field that fails answers 1051 naming it (the route's
+ * declared errors); the options a provider requires and team_id are checked by the core.
+ */
 export const ConnectorCreateBody = Type.Object({
   team_id: Type.Optional(
     Type.String({
@@ -49,18 +59,22 @@ export const ConnectorCreateBody = Type.Object({
     }),
   ),
   name: Type.String({
-    minLength: 1,
-    maxLength: connectorNameLimit,
-    description: `Non-empty after trimming (it is stored trimmed), at most ${connectorNameLimit} characters.`,
+    format: 'connector-name',
+    description: `Non-empty after trimming (it is stored trimmed), at most ${connectorNameLimit} characters, no NUL.`,
   }),
   provider: Provider,
-  options: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: connectorOptionLimits.valueLength }), {
-    maxProperties: connectorOptionLimits.fields,
-    description:
-      `The provider's credentials and settings: a JSON object of at most ${connectorOptionLimits.fields} fields, each a non-empty string of at most ` +
-      `${connectorOptionLimits.valueLength} characters, names of letters, digits and underscores. ${requiredOptionsText}. ` +
-      'Stored only encrypted with the server key; never returned, listed or logged.',
-  }),
+  options: Type.Record(
+    Type.String({ pattern: connectorOptionNamePattern.source }),
+    Type.String({ format: 'connector-option' }),
+    {
+      maxProperties: connectorOptionLimits.fields,
+      additionalProperties: false,
+      description:
+        `The provider's credentials and settings: a JSON object of at most ${connectorOptionLimits.fields} fields, each a non-empty string of at most ` +
+        `${connectorOptionLimits.valueLength} characters, names of letters, digits and underscores. ${requiredOptionsText}. ` +
+        'Stored only encrypted with the server key; never returned, listed or logged.',
+    },
+  ),
 });
 
 /** The path parameter of one connector. */

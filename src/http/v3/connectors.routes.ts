@@ -4,7 +4,11 @@ import {
   createConnector,
   deleteConnector,
   findConnector,
+  invalidConnectorName,
+  invalidConnectorOptions,
+  invalidConnectorProvider,
   listConnectors,
+  type ConnectorBody,
 } from '../../core/connectors/connector.service.ts';
 import { NotFoundProblem } from '../errors.ts';
 import { defineRoute, type RouteContext, type RouteDef } from '../route.ts';
@@ -76,16 +80,15 @@ export const connectorRoutes: RouteDef[] = [
       `The options are stored only encrypted with the server key and are never returned. ${noRuns}`,
     tags: ['connectors'],
     body: ConnectorCreateBody,
+    input: {
+      order: ['name', 'provider', 'options'],
+      errors: { name: invalidConnectorName, provider: invalidConnectorProvider, options: invalidConnectorOptions },
+    },
     response: Connector,
     successStatus: 201,
     errors: [1050, 1051],
     handler: async (ctx) => {
-      const connector = await createConnector(
-        ctx.deps.store,
-        ctx.deps.box,
-        ctx.caller,
-        ctx.body as Record<string, unknown>,
-      );
+      const connector = await createConnector(ctx.deps.store, ctx.deps.box, ctx.caller, ctx.body as ConnectorBody);
       return { status: 201, body: presentConnector(connector) };
     },
   }),
