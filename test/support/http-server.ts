@@ -23,42 +23,29 @@ export interface TestHttpServer {
   stop(): Promise<void>;
 }
 
-/** A self-signed certificate for CN=localhost, made once per process with the openssl CLI. */
-let certificate: { key: string; cert: string } | undefined;
-
-/** Returns a self-signed key and certificate (PEM), generated at test time. */
-export function selfSignedCertificate(): { key: string; cert: string } {
-  if (certificate !== undefined) return certificate;
+/** A self-signed EC certificate (key and certificate in PEM) for a subject, made with the openssl CLI. */
+export function opensslCertificate(subject: string, extensions: string[] = []): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'perimeter-cert-'));
   try {
     const keyPath = join(dir, 'key.pem');
     const certPath = join(dir, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        keyPath,
-        '-out',
-        certPath,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-      ],
-      { stdio: 'ignore' },
-    );
-    certificate = { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
-    return certificate;
+    const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+    args.push('-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', subject);
+    for (const extension of extensions) args.push('-addext', extension);
+    execFileSync('openssl', args, { stdio: 'ignore' });
+    return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A self-signed certificate for CN=localhost, made once per process. */
+let certificate: { key: string; cert: string } | undefined;
+
+/** Returns a self-signed key and certificate (PEM), generated at test time. */
+export function selfSignedCertificate(): { key: string; cert: string } {
+  certificate ??= opensslCertificate('/CN=localhost');
+  return certificate;
 }
 
 /** What every test server shares: connections counted, a port on 127.0.0.1, a stop that drops open sockets. */

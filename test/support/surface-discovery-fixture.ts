@@ -1,17 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { createBulkResolver, type BulkResolver, type LookupResult } from '../../src/engine/dns/bulk-resolver.ts';
 import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
 import type { DiscoveryDeps, DiscoveryReport, DiscoveryRequest } from '../../src/engine/discovery/surface-discovery.ts';
 import { EgressGuard } from '../../src/engine/net/egress-guard.ts';
 import { startBind, type BindServer } from './bind-server.ts';
-import { listenTracked, type TrackedServer } from './http-server.ts';
+import { listenTracked, opensslCertificate, type TrackedServer } from './http-server.ts';
 
 /**
  * What the subdomain discovery and takeover test files (test/integration/surface-discovery-*.test.ts)
@@ -128,37 +124,9 @@ function page(host: string, path: string, port: number): { status: number; type:
 
 /** A certificate whose SANs name a host only the certificate knows. */
 function sanCertificate(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'perimeter-disc-cert-'));
-  try {
-    const keyPath = join(dir, 'key.pem');
-    const certPath = join(dir, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        keyPath,
-        '-out',
-        certPath,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=www.disc.test',
-        '-addext',
-        'subjectAltName=DNS:www.disc.test,DNS:cert-only.disc.test,DNS:*.wild-cert.disc.test,DNS:other.example.org',
-      ],
-      { stdio: 'ignore' },
-    );
-    return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return opensslCertificate('/CN=www.disc.test', [
+    'subjectAltName=DNS:www.disc.test,DNS:cert-only.disc.test,DNS:*.wild-cert.disc.test,DNS:other.example.org',
+  ]);
 }
 
 /** The servers of one test file; read their fields once its `before` has run. */
