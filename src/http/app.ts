@@ -281,6 +281,8 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
         bodyStream: stream ?? emptyStream(),
         request,
         reply,
+        // An operation that checks its query on use reads it here, on a cache miss.
+        checkedQuery: validator.isQueryLazy ? () => validator.query({ query, deps, team }) : queryCheckedBefore,
       });
     } catch (err) {
       // A request that fails mid-body answers 1003 if its signature is bad, whatever else failed.
@@ -312,6 +314,11 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
 
 function isReadable(value: unknown): value is Readable {
   return value instanceof Readable;
+}
+
+/** `checkedQuery` of an operation whose query was checked before its handler ran (it reads `ctx.input`). */
+function queryCheckedBefore(): never {
+  throw new Error('checkedQuery() is for operations that check their query on use; this one reads ctx.input');
 }
 
 /** True when the error only says that the client closed its connection before the answer. */

@@ -33,6 +33,8 @@ export interface RouteContext {
    * in its turn, after the lookup of the parameter before it; it throws the declared error.
    */
   checkedParam(name: string): string;
+  /** The query once it passes the route's schema, for an operation that checks it on use (RouteDef.isQueryCheckedOnUse). */
+  checkedQuery(): Record<string, unknown>;
   /** The exact body bytes (empty when none; always empty for streaming operations). */
   rawBody: Buffer;
   /**
@@ -88,6 +90,14 @@ export interface RouteDef {
   bodyLimit?: number;
   /** The body arrives as a stream (large uploads), never buffered whole. */
   isStreamingBody?: boolean;
+  /**
+   * The operation answers pages cached by the raw query string (cached-page.ts): its query is
+   * validated when the handler calls `ctx.checkedQuery()`, on a miss, so a hit parses nothing
+   * (`ctx.input` is empty). A query string that answered once is valid again (its values are
+   * checked the same way at any version; errors are never cached). Only for operations without a
+   * body or path parameters.
+   */
+  isQueryCheckedOnUse?: boolean;
   /** An extension to the original API: flagged in OpenAPI. */
   isExtension?: boolean;
   isExperimental?: boolean;

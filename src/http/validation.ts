@@ -277,6 +277,10 @@ function parseBody(raw: Buffer, isRequired: boolean): unknown {
 /** The validator of one route: body, query and path parameters, compiled from its schemas. */
 export interface RouteValidator {
   validate(ctx: Pick<RouteContext, 'query' | 'rawBody' | 'params' | 'deps' | 'team'>): ValidInput;
+  /** The query is checked on use (RouteDef.isQueryCheckedOnUse): `validate` leaves it out, `query` checks it. */
+  isQueryLazy: boolean;
+  /** Checks the query alone (an operation without a body or path parameters). */
+  query(ctx: Pick<RouteContext, 'query' | 'deps' | 'team'>): Record<string, unknown>;
 }
 
 /** Compiles the validator of a route from its schemas and declared input (see the note at the top). */
@@ -288,18 +292,31 @@ export function compileRouteValidator(def: RouteDef): RouteValidator {
   const bodySchema = input.isUnusedBodyParsed ? Type.Unknown() : def.body;
   const isRequired = !def.isBodyOptional && !input.isUnusedBodyParsed;
   const body = bodySchema === undefined || def.isStreamingBody ? undefined : compileBody(bodySchema, input, isRequired);
+  if (def.isQueryCheckedOnUse && (bodySchema !== undefined || params !== undefined))
+    throw new Error(`${def.operationId}: isQueryCheckedOnUse is for operations without a body or path parameters`);
+  // What a request allocates is kept small: list pages answered from the cache do little else.
+  const hasLateParams = Object.keys(input.lateParams ?? {}).length > 0;
+  const noLateParam = (name: string): string => lateParam({}, name);
   return {
+    isQueryLazy: def.isQueryCheckedOnUse === true,
+    query: (ctx) => (query === undefined ? {} : query(ctx.query, ctx, undefined)),
     validate(ctx) {
       // The body first, then the query, then the path: every operation read them in that order.
-      const read = body?.(ctx.rawBody) ?? { body: undefined, checked: () => undefined };
-      const valid = query?.(ctx.query, ctx, read.body) ?? {};
+      const read = body === undefined ? noBody : body(ctx.rawBody);
+      const valid = def.isQueryCheckedOnUse || query === undefined ? emptyQuery : query(ctx.query, ctx, read.body);
       params?.(ctx.params);
       return {
         query: valid,
         body: input.isUnusedBodyParsed ? undefined : read.body,
         checkedBody: read.checked,
-        checkedParam: (name) => lateParam(ctx.params, name),
+        checkedParam: hasLateParams ? (name: string) => lateParam(ctx.params, name) : noLateParam,
       };
     },
   };
 }
+
+/** The query of an operation that takes none, or checks it on use (frozen: shared by every request). */
+const emptyQuery: Record<string, unknown> = Object.freeze({});
+
+/** The read of an operation without a body. */
+const noBody = { body: undefined, checked: (): unknown => undefined };

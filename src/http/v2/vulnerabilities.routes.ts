@@ -100,6 +100,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
     tags: ['vulnerabilities'],
     query: VulnerabilityListQuery,
     input: vulnerabilityListInput,
+    isQueryCheckedOnUse: true,
     response: VulnerabilityPage,
     successStatus: 200,
     errors: [1085, 4085, 4110, 4115, 4150, 9001, 9003],
@@ -111,7 +112,7 @@ export const vulnerabilityRoutes: RouteDef[] = [
       const rawQuery = ctx.request.url.slice(ctx.request.url.indexOf('?') + 1 || ctx.request.url.length);
       const key = `${ctx.team.id}:${version}:${rawQuery}`;
       const json = await cachedPage(pageCache, key, async () =>
-        presentVulnerabilityPage(await vulnerabilities.list(ctx.team, listInputOf(ctx.input), version)),
+        presentVulnerabilityPage(await vulnerabilities.list(ctx.team, listInputOf(ctx.checkedQuery()), version)),
       );
       return { status: 200, json };
     },

@@ -26,6 +26,7 @@ export const ipRoutes: RouteDef[] = [
       `${v3ListDescription}`,
     tags: ['inventory'],
     query: V3ListQuery,
+    isQueryCheckedOnUse: true,
     input: v3ListInput('ips'),
     response: v3ListPage(IpAddress),
     successStatus: 200,
@@ -33,7 +34,7 @@ export const ipRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const version = await ipInventoryVersion(ctx.deps.store, ctx.team.id);
       return cachedV3Page(ctx, 'ips', version, async () => {
-        const request = v3ListRequest(ctx.input);
+        const request = v3ListRequest(ctx.checkedQuery());
         const page = await listIpAddresses(ctx.deps.store, ctx.team.id, request.filter, request.after, request.limit);
         return v3ListBody(ctx, 'ips', '/ips', request, page);
       });

@@ -28,6 +28,7 @@ export const portRoutes: RouteDef[] = [
       `${v3ListDescription}`,
     tags: ['inventory'],
     query: V3PortListQuery,
+    isQueryCheckedOnUse: true,
     input: v3ListInput('ports', { enums: { status: portStatuses }, ports: ['port'] }),
     response: v3ListPage(Port),
     successStatus: 200,
@@ -35,9 +36,10 @@ export const portRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const version = await portInventoryVersion(ctx.deps.store, ctx.team.id);
       return cachedV3Page(ctx, 'ports', version, async () => {
-        const request = v3ListRequest(ctx.input, ['status', 'port']);
-        const statuses = listFilterValues<PortStatus>(ctx.input, 'status');
-        const ports = listFilterValues<number>(ctx.input, 'port');
+        const input = ctx.checkedQuery();
+        const request = v3ListRequest(input, ['status', 'port']);
+        const statuses = listFilterValues<PortStatus>(input, 'status');
+        const ports = listFilterValues<number>(input, 'port');
         const page = await listPorts(
           ctx.deps.store,
           ctx.team.id,

@@ -27,6 +27,7 @@ export const technologyRoutes: RouteDef[] = [
       `${v3ListDescription}`,
     tags: ['inventory'],
     query: V3ListQuery,
+    isQueryCheckedOnUse: true,
     input: v3ListInput('technologies'),
     response: v3ListPage(Technology),
     successStatus: 200,
@@ -34,7 +35,7 @@ export const technologyRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const version = await technologyInventoryVersion(ctx.deps.store, ctx.team.id);
       return cachedV3Page(ctx, 'technologies', version, async () => {
-        const request = v3ListRequest(ctx.input);
+        const request = v3ListRequest(ctx.checkedQuery());
         const page = await listTechnologies(ctx.deps.store, ctx.team.id, request.filter, request.after, request.limit);
         return v3ListBody(ctx, 'technologies', '/technologies', request, page);
       });
