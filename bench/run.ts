@@ -13,6 +13,7 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   'vulnerabilities-sqlite': async () => (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('sqlite'),
   'vulnerabilities-postgres': async () =>
     (await import('./vulnerabilities.bench.ts')).vulnerabilityBenchmark('postgres'),
+  'console-findings': async () => (await import('./console.bench.ts')).benchmark,
   'ips-sqlite': async () => (await import('./ips.bench.ts')).ipsBenchmark('sqlite'),
   'ips-postgres': async () => (await import('./ips.bench.ts')).ipsBenchmark('postgres'),
   'zone-lookup-memory': async () => (await import('./zone-lookup-memory.bench.ts')).benchmark,

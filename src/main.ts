@@ -61,8 +61,12 @@ async function starting<T>(what: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** On the first start of an empty store: a demo team with a v2 and a v3 key, printed once. */
-async function seedDemo(runtime: Runtime): Promise<void> {
+/**
+ * On the first start of an empty store: a demo team with a v2 and a v3 key, and its first Admin
+ * (config adminEmail: admin@example.com unless PERIMETER_ADMIN_EMAIL says otherwise) with the one-time link that sets the console
+ * password, printed once.
+ */
+async function seedDemo(runtime: Runtime, consoleUrl: string): Promise<void> {
   if ((await runtime.store.teams.count()) > 0) return;
   const { createApiKey } = await import('./core/teams/api-key.service.ts');
   const team = await createTeam(runtime.store, 'demo', 'enterprise').catch(async (err: unknown) => {
@@ -83,8 +87,16 @@ async function seedDemo(runtime: Runtime): Promise<void> {
     signing: false,
     permissions: [],
   });
+  const { inviteMembers } = await import('./core/members/member.service.ts');
+  const { issueAccountLink, accountLinkPath } = await import('./core/accounts/account-link.service.ts');
+  const { accountPolicyOf } = await import('./core/accounts/account-policy.ts');
+  const email = runtime.config.adminEmail;
+  await inviteMembers(runtime.store, team, { email, role: 'Admin' });
+  const link = await issueAccountLink(runtime.store, team, email, accountPolicyOf(runtime.config));
   console.log(
-    `First start: created team "demo" (enterprise plan).\n  v2 API key: ${v2.key}\n  v3 API key: ${v3.key}\n  These keys are shown once. Verification code of the team: ${team.verificationCode}`,
+    `First start: created team "demo" (enterprise plan).\n  v2 API key: ${v2.key}\n  v3 API key: ${v3.key}\n  These keys are shown once. Verification code of the team: ${team.verificationCode}\n` +
+      `  Console: ${consoleUrl}/ — set the password of ${email} (Admin of "demo") at\n  ${consoleUrl}${accountLinkPath(link.token)}\n` +
+      `  (valid until ${link.link.expires.toISOString()}, once; \`perimeter admin member link ${email} --team demo\` makes a new one)`,
   );
 }
 
@@ -109,7 +121,7 @@ async function serve(config: Config): Promise<void> {
   let isClosing = false;
   let scheduler: { stop(): Promise<void> } | undefined;
   const startRoles = async () => {
-    await seedDemo(runtime);
+    await seedDemo(runtime, config.publicUrl ?? address);
     if (config.roles.includes('worker')) await startWorker(runtime);
     if (config.roles.includes('scheduler')) scheduler = await startSchedulerRole(runtime);
   };

@@ -103,6 +103,8 @@ const usageLines = `  perimeter admin team create NAME [--plan starter|professio
   perimeter admin asset check NAME [--team TEAM] [--json]
   perimeter admin member list --team NAME [--json]
   perimeter admin member accept EMAIL --team NAME [--first-name F] [--last-name L] [--authentication password|2fa|sso] [--json]
+  perimeter admin member invite EMAIL --team NAME [--role Admin|Editor|Viewer] [--json]
+  perimeter admin member link EMAIL --team NAME [--json]
   perimeter admin profile deactivate|activate TOKEN --team NAME [--json]
   perimeter admin monitoring list [--team NAME] [--limit N] [--json]
   perimeter admin seed --team NAME --vulnerabilities N [--json]`.split('\n');
@@ -126,6 +128,8 @@ const commands = new Set([
   'asset check',
   'member list',
   'member accept',
+  'member invite',
+  'member link',
   'profile deactivate',
   'profile activate',
   'monitoring list',
@@ -410,6 +414,10 @@ const adminCommands: Record<string, (call: AdminCall) => Promise<AdminResult>> =
   'asset check': checkAssetCommand,
   'member list': listMembersCommand,
   'member accept': acceptMemberCommand,
+  'member invite': async ({ runtime, args, name }) =>
+    (await import('./admin-member-link.command.ts')).runMemberInvite(runtime, args, name),
+  'member link': async ({ runtime, args, name }) =>
+    (await import('./admin-member-link.command.ts')).runMemberLink(runtime, args, name),
   'profile deactivate': setProfileActiveCommand,
   'profile activate': setProfileActiveCommand,
   'seed undefined': seedCommand,

@@ -23,6 +23,12 @@ export interface Config {
   egressAllow: string[];
   /** Public base URL used to build absolute links (v3 pagination). */
   publicUrl: string | undefined;
+  /** The e-mail address of the first Admin invited on the first start of an empty store. */
+  adminEmail: string;
+  /** A console session unused this long ends, in minutes. */
+  sessionIdleMinutes: number;
+  /** A console session ends this long after sign-in, in hours. */
+  sessionMaxHours: number;
   /** Roles this process runs: api, worker, scheduler. */
   roles: Array<'api' | 'worker' | 'scheduler'>;
   /** pino log level. */
@@ -167,6 +173,26 @@ const fields: Record<keyof Config, FieldSpec> = {
       return url.toString().replace(/\/$/, '');
     },
   },
+  adminEmail: {
+    env: 'PERIMETER_ADMIN_EMAIL',
+    flag: 'admin-email',
+    parse: (s) => {
+      const email = s.trim().toLowerCase();
+      if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
+        throw new Error(`must be an e-mail address, got ${JSON.stringify(s)}`);
+      return email;
+    },
+  },
+  sessionIdleMinutes: {
+    env: 'PERIMETER_SESSION_IDLE_MINUTES',
+    flag: 'session-idle-minutes',
+    parse: integer(1, 7 * 24 * 60),
+  },
+  sessionMaxHours: {
+    env: 'PERIMETER_SESSION_MAX_HOURS',
+    flag: 'session-max-hours',
+    parse: integer(1, 30 * 24),
+  },
   roles: {
     env: 'PERIMETER_ROLES',
     flag: 'roles',
@@ -260,6 +286,9 @@ export const defaultConfig: Config = {
   dnsUdpSockets: 'batch',
   egressAllow: [],
   publicUrl: undefined,
+  adminEmail: 'admin@example.com',
+  sessionIdleMinutes: 30,
+  sessionMaxHours: 12,
   roles: ['api', 'worker', 'scheduler'],
   logLevel: 'info',
   verifyTimeoutMs: 10_000,

@@ -1,3 +1,4 @@
+import type { AccountRepository } from './accounts/account.types.ts';
 import type { AssetRepository } from './assets/asset.types.ts';
 import type { ConnectorRepository } from './connectors/connector.types.ts';
 import type { AssetPatternRepository, GroupMemberRepository, GroupRepository } from './groups/group.types.ts';
@@ -47,6 +48,8 @@ export interface Repositories {
   breaches: BreachRepository;
   /** The v3 connectors and each team's external ID. */
   connectors: ConnectorRepository;
+  /** The console's credentials, sessions, one-time links and sign-in failures. */
+  accounts: AccountRepository;
 }
 
 /**

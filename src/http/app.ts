@@ -20,6 +20,7 @@ import {
   parserErrorOf,
 } from './protocol-errors.ts';
 import { registerOpsRoutes } from './ops.routes.ts';
+import { answerConsoleNotFound, registerConsole } from './console/console.plugin.ts';
 import { authenticateRequest } from './plugins/auth.ts';
 import type { Method, RouteDef } from './route.ts';
 import { allRoutes } from './routes.ts';
@@ -64,6 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(answerNoOperation);
 
   registerOpsRoutes(app, deps, metrics, routes);
+  registerConsole(app, deps);
   for (const def of routes) registerRoute(app, deps, def, caches);
   return app;
 }
@@ -192,6 +194,8 @@ function noOperationAnswer(deps: AppDeps, routes: RouteDef[], caches: RequestCac
     .map((r) => ({ pattern: pathPattern('v3', r.path), def: r }));
   return async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
+    // Outside the APIs, the console's not-found page.
+    if (!/^\/rest(\/|$)/.test(path)) return answerConsoleNotFound(deps, request, reply);
     if (/^\/rest\/v1(\/|$)/.test(path))
       return sendAppError(
         request,
@@ -277,12 +281,12 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
         body: input.body,
         checkedBody: input.checkedBody,
         checkedParam: input.checkedParam,
+        // An operation that checks its query on use reads it here, on a cache miss.
+        checkedQuery: validator.isQueryLazy ? () => validator.query({ query, deps, team }) : queryCheckedBefore,
         rawBody,
         bodyStream: stream ?? emptyStream(),
         request,
         reply,
-        // An operation that checks its query on use reads it here, on a cache miss.
-        checkedQuery: validator.isQueryLazy ? () => validator.query({ query, deps, team }) : queryCheckedBefore,
       });
     } catch (err) {
       // A request that fails mid-body answers 1003 if its signature is bad, whatever else failed.
@@ -312,13 +316,13 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
   });
 }
 
-function isReadable(value: unknown): value is Readable {
-  return value instanceof Readable;
-}
-
 /** `checkedQuery` of an operation whose query was checked before its handler ran (it reads `ctx.input`). */
 function queryCheckedBefore(): never {
   throw new Error('checkedQuery() is for operations that check their query on use; this one reads ctx.input');
+}
+
+function isReadable(value: unknown): value is Readable {
+  return value instanceof Readable;
 }
 
 /** True when the error only says that the client closed its connection before the answer. */

@@ -22,6 +22,7 @@ import * as m018 from './migrations/018-connectors.ts';
 import * as m019 from './migrations/019-vulnerability-locations.ts';
 import * as m020 from './migrations/020-vulnerability-cvss-3-0.ts';
 import * as m021 from './migrations/021-render-cache.ts';
+import * as m022 from './migrations/022-console-accounts.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -50,6 +51,7 @@ const migrations: Record<string, MigrationModule> = {
   '019-vulnerability-locations': m019,
   '020-vulnerability-cvss-3-0': m020,
   '021-render-cache': m021,
+  '022-console-accounts': m022,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

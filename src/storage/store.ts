@@ -7,6 +7,7 @@ import { isMigrated } from './migrate.ts';
 import { KyselyAssetPatternRepository } from './repositories/asset-pattern.repository.ts';
 import { KyselyAssetRepository } from './repositories/asset.repository.ts';
 import { KyselyConnectorRepository } from './repositories/connector.repository.ts';
+import { KyselyAccountRepository } from './repositories/account.repository.ts';
 import { KyselyGroupMemberRepository } from './repositories/group-member.repository.ts';
 import { KyselyGroupRepository } from './repositories/group.repository.ts';
 import { KyselyIpInventoryRepository } from './repositories/ip-inventory.repository.ts';
@@ -85,6 +86,7 @@ function repositories(
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
     breaches: new KyselyBreachRepository(db),
     connectors: new KyselyConnectorRepository(db),
+    accounts: new KyselyAccountRepository(db),
   };
 }
 

@@ -61,7 +61,15 @@ describe(`fuzzing every route (${testStore}, seed ${seed})`, () => {
         };
         const { status, headers, body } = outcome.response;
         const isHeadComplete = text.includes('\r\n\r\n') || text.includes('\n\n');
-        const problems = shapeProblems(request, status, headers['content-type'] ?? '', body, !isHeadComplete);
+        const isOutsideApi = isHeadComplete && !/^\/rest(\/|$)/.test(path.split('?')[0] ?? '');
+        const problems = shapeProblems(
+          request,
+          status,
+          headers['content-type'] ?? '',
+          body,
+          !isHeadComplete,
+          isOutsideApi,
+        );
         if (problems.length > 0)
           failures.push(
             `#${i} ${problems.join('; ')}\n  ${JSON.stringify(text.slice(0, 300))}\n  → ${status} ${body.slice(0, 200)}`,

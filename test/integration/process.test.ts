@@ -60,6 +60,15 @@ describe('perimeter serve (embedded store)', { skip: testStore === 'postgres' ? 
     const keys = /v2 API key: ([0-9a-f]{32})\n\s+v3 API key: ([0-9a-f]{32})/.exec(server.output());
     assert.ok(keys, server.output());
     v2Key = keys[1]!;
+    // The first Admin's one-time link to the console, on the address it listens on.
+    const link =
+      /set the password of admin@example\.com \(Admin of "demo"\) at\n\s+(http:\/\/127\.0\.0\.1:\d+\/account\/link\/[\w-]{43})\n/.exec(
+        server.output(),
+      );
+    assert.ok(link, server.output());
+    const linkPage = await fetch(link[1]!);
+    assert.equal(linkPage.status, 200);
+    assert.match(await linkPage.text(), /Join your team[\s\S]*admin@example\.com/);
     const added = await fetch(`${server.url}/rest/v2/assets/`, {
       method: 'POST',
       headers: { 'x-service-key': v2Key, 'content-type': 'application/json', 'x-request-id': 'proc-1' },

@@ -61,8 +61,9 @@ const isLoopback = (host: string) => /^127\.\d+\.\d+\.\d+$/.test(host) || host =
 
 /**
  * Every problem with one answer, empty when it is in the catalogue's shape: a v3 problem under
- * /rest/v3, else a v2 body. `isPathUnread`: the server may not have read the path (a request
- * cut short inside its head), so a v2 body is right for a /rest/v3 path too.
+ * /rest/v3, else a v2 body, or outside /rest (`isOutsideApi`) the console's not-found page.
+ * `isPathUnread`: the server may not have read the path (a request cut short inside its head), so
+ * a v2 body is right for a /rest/v3 path too.
  */
 export function shapeProblems(
   request: FuzzRequest,
@@ -70,12 +71,20 @@ export function shapeProblems(
   contentType: string,
   body: string,
   isPathUnread = false,
+  isOutsideApi = !/^\/rest(\/|$)/.test(request.url.split('?')[0] ?? ''),
 ): string[] {
   const problems: string[] = [];
   if (status >= 500 && !request.isFaulty) problems.push(`${status} without an injected fault`);
   if (status >= 500 && request.isFaulty && status !== 500)
     problems.push(`${status} for an injected fault (expected 500)`);
   if (status < 400 || request.method === 'HEAD') return problems;
+  // Outside /rest the console answers a path nothing serves with its not-found page (errors the
+  // server raises before routing, a malformed URL, keep the v2 body).
+  if (isOutsideApi && contentType.startsWith('text/html')) {
+    if (status !== 404) problems.push(`console page with HTTP ${status} (expected the not-found page, 404)`);
+    if (!body.includes('<h1>Not found</h1>')) problems.push('console answer is not the not-found page');
+    return problems;
+  }
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(body) as Record<string, unknown>;

@@ -52,6 +52,9 @@ export interface MemberRepository {
   listByTeam(teamId: number): Promise<Member[]>;
   findByEmails(teamId: number, emails: string[]): Promise<Member[]>;
   findByUserToken(teamId: number, userToken: string): Promise<Member | undefined>;
+  findById(teamId: number, id: number): Promise<Member | undefined>;
+  /** Sets how an active member signs in (`password` or `2fa`, from the console's account page). */
+  setAuthentication(teamId: number, id: number, authentication: MemberAuthentication): Promise<void>;
   insertMany(members: Array<Omit<Member, 'id'>>): Promise<void>;
   /** Marks a pending member active with its profile; undefined when no such member. */
   activate(teamId: number, id: number, profile: MemberProfile): Promise<Member | undefined>;

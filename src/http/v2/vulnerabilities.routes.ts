@@ -53,8 +53,8 @@ function distinct(input: RouteContext['input'], name: string, lower = false): st
   return values === undefined ? undefined : [...new Set(lower ? values.map((v) => v.toLowerCase()) : values)];
 }
 
-/** The validated list query as the service takes it. */
-function listInputOf(input: RouteContext['input']): VulnerabilityListInput {
+/** The validated list query as the service takes it (the console reads its filters through it too). */
+export function listInputOf(input: RouteContext['input']): VulnerabilityListInput {
   const filter: VulnerabilityListInput['filter'] = {};
   const fields: Array<[keyof VulnerabilityListInput['filter'], unknown]> = [
     ['severity', distinct(input, 'severity[]')],

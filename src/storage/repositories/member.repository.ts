@@ -55,6 +55,25 @@ export class KyselyMemberRepository implements MemberRepository {
     return found;
   }
 
+  async findById(teamId: number, id: number): Promise<Member | undefined> {
+    const row = await this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toMember(row);
+  }
+
+  async setAuthentication(teamId: number, id: number, authentication: MemberAuthentication): Promise<void> {
+    await this.db
+      .updateTable('members')
+      .set({ authentication })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
+  }
+
   async findByUserToken(teamId: number, userToken: string): Promise<Member | undefined> {
     const row = await this.db
       .selectFrom('members')

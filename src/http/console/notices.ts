@@ -1,0 +1,39 @@
+/**
+ * The notices a page shows after a redirect (`?notice=KEY`, with `n` for a count): only these
+ * fixed texts, so a link cannot put words of its own on a page of the console.
+ */
+const notices: Record<string, (n: number) => string> = {
+  'signed-out': () => 'You are signed out.',
+  'password-set': () => 'Your password is set. Sign in with it.',
+  'two-factor-on': () => 'Sign-in now asks for a code from your authenticator app.',
+  'two-factor-off': () => 'Sign-in no longer asks for a code.',
+  'password-changed': () => 'Your password is changed. Your other sessions were signed out.',
+  marked: (n) => `${n} ${n === 1 ? 'finding' : 'findings'} updated.`,
+  tagged: (n) => `${n} ${n === 1 ? 'finding' : 'findings'} tagged.`,
+  'asset-added': () => 'Asset added. Verify it to scan it.',
+  'asset-deleted': () => 'Asset deleted.',
+  'asset-verified': () => 'The asset is verified.',
+  'asset-not-verified': () => 'The verification record or file was not found yet. Check again once it is published.',
+  'settings-saved': () => 'Settings saved.',
+};
+
+/** The notice a query names, or undefined. */
+export function noticeOf(query: URLSearchParams): string | undefined {
+  const key = query.get('notice');
+  if (key === null) return undefined;
+  const notice = notices[key];
+  if (notice === undefined) return undefined;
+  const n = Number(query.get('n') ?? '0');
+  return notice(Number.isInteger(n) && n >= 0 && n < 1e9 ? n : 0);
+}
+
+/** A path with a notice (replacing one it carried already). */
+export function withNotice(path: string, key: string, n?: number): string {
+  const [base, search = ''] = path.split('?', 2) as [string, string?];
+  const query = new URLSearchParams(search);
+  query.delete('notice');
+  query.delete('n');
+  query.set('notice', key);
+  if (n !== undefined) query.set('n', String(n));
+  return `${base}?${query.toString()}`;
+}
