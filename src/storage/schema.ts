@@ -1,4 +1,10 @@
 import type { Generated } from 'kysely';
+import type {
+  AccountLinksTable,
+  ConsoleSessionsTable,
+  MemberCredentialsTable,
+  SignInFailuresTable,
+} from './schema-accounts.ts';
 
 /**
  * Table types of the store. Times are epoch milliseconds (bigint) on both dialects, booleans are
@@ -481,54 +487,11 @@ export interface Schema {
   sign_in_failures: SignInFailuresTable;
 }
 
-/** How a member signs in to the console (migration 022): at most one row per member. */
-export interface MemberCredentialsTable {
-  member_id: number;
-  password_hash: string;
-  totp_secret_sealed: string | null;
-  totp_confirmed_at: number | null;
-  totp_last_step: number | null;
-  updated_at: number;
-}
-
-/** One console sign-in (migration 022); the cookie's id is stored only as its SHA-256. */
-export interface ConsoleSessionsTable {
-  id: Generated<number>;
-  token_hash: string;
-  member_id: number;
-  team_id: number;
-  stage: string;
-  csrf_token: string;
-  created_at: number;
-  last_seen_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-  address: string;
-  user_agent: string;
-}
-
-/** One-time account links: invitations and password resets (migration 022). */
-export interface AccountLinksTable {
-  id: Generated<number>;
-  token_hash: string;
-  member_id: number;
-  team_id: number;
-  purpose: string;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-}
-
-/** Failed sign-ins per account or address in their current window (migration 022). */
-export interface SignInFailuresTable {
-  key: string;
-  window_start: number;
-  failures: number;
-}
-
 /** Per render cache, the render version every row of it has reached (storage/render-cache.ts; migration 021). */
 export interface RenderStateTable {
   /** The table: vulnerabilities, ip_addresses, ports or technologies. */
   resource: string;
   version: number;
 }
+
+export type { AccountLinksTable, ConsoleSessionsTable, MemberCredentialsTable, SignInFailuresTable };
