@@ -1,27 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { defaultSettingsBody } from '../support/asset-settings-bodies.ts';
 import { createHarness, v2Error, type Harness } from '../support/harness.ts';
 
-const defaults = {
-  brute_force: false,
-  custom_headers: {},
-  enable_active_tls_assessments: true,
-  enable_certificate_assessments: true,
-  enable_passive_tls_assessments: true,
-  enable_port_scanning: true,
-  enable_tls_discovery: true,
-  fingerprinting: true,
-  include_discovered_ports_in_surface_monitoring: false,
-  monitoring: false,
-  port_scanning_avoid_list: [],
-  port_scanning_force_list: [],
-  port_scanning_include_recommended_ports: true,
-  requests_per_second: 10,
-  scrape: true,
-  ssl_audit: false,
-  stateless_tests: true,
-  subdomain_takeover_tests: true,
-};
+const defaults = defaultSettingsBody;
 
 describe('v2 asset settings', () => {
   let h: Harness;

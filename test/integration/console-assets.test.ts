@@ -3,30 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { escapeHtml } from '../../src/http/console/html.ts';
 import { signedInMember, type ConsoleClient } from '../support/console-client.ts';
 import { TestDnsServer } from '../support/dns-server.ts';
+import { defaultSettingsBody } from '../support/asset-settings-bodies.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { startHttpServer, type TestHttpServer } from '../support/http-server.ts';
 
 /** The settings of a new asset, as v2 reads them. */
-const defaults = {
-  brute_force: false,
-  custom_headers: {} as Record<string, string>,
-  enable_active_tls_assessments: true,
-  enable_certificate_assessments: true,
-  enable_passive_tls_assessments: true,
-  enable_port_scanning: true,
-  enable_tls_discovery: true,
-  fingerprinting: true,
-  include_discovered_ports_in_surface_monitoring: false,
-  monitoring: false,
-  port_scanning_avoid_list: [] as number[] | string,
-  port_scanning_force_list: [] as number[] | string,
-  port_scanning_include_recommended_ports: true,
-  requests_per_second: 10 as number | string,
-  scrape: true,
-  ssl_audit: false,
-  stateless_tests: true,
-  subdomain_takeover_tests: true,
-};
+const defaults = defaultSettingsBody;
 
 type Settings = typeof defaults;
 

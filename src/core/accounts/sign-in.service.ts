@@ -111,11 +111,14 @@ export async function passSecondFactor(
   const credential = await store.accounts.findCredential(session.memberId);
   const secret = credential?.totpSecretSealed == null ? undefined : box.decrypt(credential.totpSecretSealed);
   const step = secret === undefined ? undefined : totpStep(secret, code, now);
-  const isFresh =
-    step !== undefined &&
-    (credential!.totpConfirmedAt === null
-      ? (await store.accounts.confirmTotp(session.memberId, step, now), true)
-      : await store.accounts.useTotpStep(session.memberId, step));
+  let isFresh = false;
+  if (step !== undefined && credential!.totpConfirmedAt === null) {
+    // The first code proves the enrolment.
+    await store.accounts.confirmTotp(session.memberId, step, now);
+    isFresh = true;
+  } else if (step !== undefined) {
+    isFresh = await store.accounts.useTotpStep(session.memberId, step);
+  }
   if (!isFresh) {
     await fail(store, [key], policy, now);
     return { kind: 'refused' };
