@@ -373,9 +373,10 @@ export function loadConfig(options: { env?: Source; flags?: Source; overrides?: 
   return { ...config, ...options.overrides };
 }
 
-/** PERIMETER_ variables read outside the settings: the config file's path and the test runner's own. */
+/** PERIMETER_ variables read outside the settings: the config file's path, the scans' browser (read where a scan runs), and the test runner's own. */
 const otherVariables = [
   'PERIMETER_CONFIG',
+  'PERIMETER_SCAN_BROWSER',
   'PERIMETER_TEST_STORE',
   'PERIMETER_TEST_DATABASE_URL',
   'PERIMETER_TEST_RUN',

@@ -131,8 +131,10 @@ describe('XXE, CRLF, SSRF and stored-XSS checks on the vulnerable fixture site',
       assert.ok(finding.references !== undefined && finding.references.length >= 3, `${spot.id}: references`);
     }
     const expected = new Set(spots.map((s) => `${s.checkId} ${s.location}`));
+    // Spots of other modules (a guestbook behind its button) are their own tests' to judge.
+    const elsewhere = new Set(sites.manifest.map((s) => `${s.checkId} ${s.location}`));
     assert.deepEqual(
-      summary(vulnerable.findings).filter((s) => !expected.has(s)),
+      summary(vulnerable.findings).filter((s) => !expected.has(s) && !elsewhere.has(s)),
       [],
     );
   });

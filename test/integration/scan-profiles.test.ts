@@ -161,6 +161,8 @@ describe(`v2 scan profiles (${testStore})`, () => {
       scan_region: 'inherit-from-team',
       whitelisted_paths: [],
       whitelisted_ports: [],
+      start_urls: [],
+      render_javascript: false,
     });
     const update = {
       basic_auth: { username: 'u', password: 'p' },
@@ -226,6 +228,81 @@ describe(`v2 scan profiles (${testStore})`, () => {
     assert.equal(region.statusCode, 403);
     assert.equal(region.json().code, 1009);
     assert.equal((await h.send('PUT', path, { key, body: { scan_region: 'inherit-from-team' } })).statusCode, 200);
+  });
+
+  it('reads and updates the extensions start_urls, render_javascript and login, naming the bad part', async () => {
+    const path = `/rest/v2/profiles/${tokens['profile']}/settings/`;
+    const login = {
+      url: '/login.php',
+      fields: [
+        { name: 'username', value: 'admin' },
+        { name: 'password', value: 'p a s s;word' },
+      ],
+      logged_in_text: 'Logout',
+      logged_in_selector: 'a[href$="logout.php"]',
+      logged_out_text: null,
+      logged_out_selector: null,
+    };
+    const update = {
+      start_urls: ['/app/menu?tab=1', 'https://127.0.0.1:8443/deep/page', '/app/menu?tab=1'],
+      render_javascript: true,
+      login: {
+        url: login.url,
+        fields: login.fields,
+        logged_in_text: 'Logout',
+        logged_in_selector: login.logged_in_selector,
+      },
+    };
+    const res = await h.send('PUT', path, { key, body: update });
+    assert.equal(res.statusCode, 200, res.body);
+    const answer = res.json();
+    assert.deepEqual(answer.start_urls, ['/app/menu?tab=1', 'https://127.0.0.1:8443/deep/page']);
+    assert.equal(answer.render_javascript, true);
+    // The login's values are the team's own secrets, shown as given like basic_auth's password.
+    assert.deepEqual(answer.login, login);
+    assert.deepEqual((await h.send('GET', path, { key })).json(), answer);
+    // An update without them keeps them; null removes the login; empty indicators read as null.
+    const kept = (await h.send('PATCH', path, { key, body: { crawl_subdomains: false } })).json();
+    assert.deepEqual(kept.login, login);
+    const emptyText = await h.send('PATCH', path, {
+      key,
+      body: { login: { ...login, logged_in_text: '', logged_in_selector: null } },
+    });
+    assert.equal(emptyText.json().login.logged_in_text, null);
+    const removed = (await h.send('PATCH', path, { key, body: { login: null, start_urls: [] } })).json();
+    assert.equal(removed.login, undefined);
+    assert.deepEqual(removed.start_urls, []);
+
+    const fields = login.fields;
+    const cases: Array<[unknown, string]> = [
+      [{ start_urls: ['relative/path'] }, 'start_urls'],
+      [{ start_urls: ['/a#fragment'] }, 'start_urls'],
+      [{ start_urls: ['ftp://127.0.0.1/'] }, 'start_urls'],
+      [{ start_urls: [`/${'a'.repeat(2048)}`] }, 'start_urls'],
+      [{ start_urls: Array.from({ length: 51 }, (_, i) => `/p${i}`) }, 'start_urls'],
+      [{ start_urls: '/one' }, 'start_urls'],
+      [{ render_javascript: 'yes' }, 'render_javascript'],
+      [{ login: 'admin:admin' }, 'login'],
+      [{ login: { fields } }, 'login.url'],
+      [{ login: { url: 'login.php', fields } }, 'login.url'],
+      [{ login: { url: '/login', fields: [] } }, 'login.fields'],
+      [{ login: { url: '/login', fields: Array.from({ length: 21 }, () => fields[0]) } }, 'login.fields'],
+      [{ login: { url: '/login', fields: [{ name: '', value: 'x' }] } }, 'login.fields[0].name'],
+      [{ login: { url: '/login', fields: [fields[0], { name: 'password', value: 7 }] } }, 'login.fields[1].value'],
+      [{ login: { url: '/login', fields: [{ name: 'u', value: 'x', type: 'text' }] } }, 'login.fields[0]'],
+      [{ login: { url: '/login', fields, logged_in_text: 'x'.repeat(1025) } }, 'login.logged_in_text'],
+      [{ login: { url: '/login', fields, logged_out_text: 3 } }, 'login.logged_out_text'],
+      [{ login: { url: '/login', fields, remember: true } }, 'login'],
+      // Selectors the scanner cannot match are refused (pseudo-classes, sibling combinators).
+      [{ login: { url: '/login', fields, logged_in_selector: 'a:hover' } }, 'login.logged_in_selector'],
+      [{ login: { url: '/login', fields, logged_out_selector: 'form ~ p' } }, 'login.logged_out_selector'],
+    ];
+    for (const [body, field] of cases) {
+      const bad = await h.send('PUT', path, { key, body });
+      assert.equal(bad.statusCode, 400, JSON.stringify(body));
+      assert.equal(bad.json().code, 1051, JSON.stringify(body));
+      assert.deepEqual(bad.json().parameters, [field], JSON.stringify(body));
+    }
   });
 
   it('refuses a settings body over 30 KB with 1052', async () => {

@@ -1,5 +1,5 @@
-import type { ScanLimits, ScanSink } from '../../src/core/scans/scan-engine.ts';
-import { defaultScanProfileSettings } from '../../src/core/scans/scan-profile-settings.ts';
+import type { ScanEngine, ScanLimits, ScanSink } from '../../src/core/scans/scan-engine.ts';
+import { defaultScanProfileSettings, type ScanProfileSettings } from '../../src/core/scans/scan-profile-settings.ts';
 import type { FindingInput } from '../../src/core/vulnerabilities/vulnerability.types.ts';
 import { createDnsResolver } from '../../src/engine/dns/resolver.ts';
 import { createHttpScanEngine } from '../../src/engine/http-scan/http-scan-engine.ts';
@@ -28,8 +28,21 @@ export interface FixtureScan {
   warnings: string[];
 }
 
-/** Scans a fixture site (one twin) with the default profile settings, collecting what the engine reports. */
-export async function scanFixture(server: TargetServer, limits: ScanLimits = fixtureScanLimits): Promise<FixtureScan> {
+/** How a fixture scan may differ from the default one. */
+export interface FixtureScanOptions {
+  /** Profile settings over the defaults. */
+  settings?: Partial<ScanProfileSettings>;
+  /** Another engine (its own browser path, canary). */
+  engine?: ScanEngine;
+  signal?: AbortSignal;
+}
+
+/** Scans a fixture site (one twin) with the default profile settings or the given ones, collecting what the engine reports. */
+export async function scanFixture(
+  server: Pick<TargetServer, 'port'> & { scheme?: 'http' | 'https' },
+  limits: ScanLimits = fixtureScanLimits,
+  options: FixtureScanOptions = {},
+): Promise<FixtureScan> {
   const findings: FindingInput[] = [];
   const warnings: string[] = [];
   const sink: ScanSink = {
@@ -37,12 +50,12 @@ export async function scanFixture(server: TargetServer, limits: ScanLimits = fix
     progress: () => undefined,
     warning: (w) => void warnings.push(w),
   };
-  const outcome = await engine.scan(
-    { scheme: server.scheme, host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' },
-    { ...defaultScanProfileSettings },
+  const outcome = await (options.engine ?? engine).scan(
+    { scheme: server.scheme ?? 'http', host: '127.0.0.1', port: server.port, scopeName: '127.0.0.1' },
+    { ...defaultScanProfileSettings, ...options.settings },
     limits,
     sink,
-    new AbortController().signal,
+    options.signal ?? new AbortController().signal,
   );
   return { status: outcome.status, findings, warnings };
 }

@@ -35,6 +35,37 @@ export interface ScanProfileSettings {
   session_cookie: ProfileCookie | null;
   whitelisted_paths: string[];
   whitelisted_ports: number[];
+  /** Extension: paths or URLs inside the scope where the crawl begins, besides `/`, robots.txt and sitemap.xml. */
+  start_urls: string[];
+  /** Extension: pages are rendered in headless Chromium; links and forms come from the rendered DOM. */
+  render_javascript: boolean;
+  /** Extension: how the scanner logs in to the application, or null. */
+  login: ProfileLogin | null;
+}
+
+/** A field value the scanner types into the login form. */
+export interface ProfileLoginField {
+  name: string;
+  value: string;
+}
+
+/**
+ * Extension: a form login of the application. The form's other fields (hidden inputs, the
+ * submit button) are taken from the page as served at each login.
+ */
+export interface ProfileLogin {
+  /** The login form's page: a root-relative path or an absolute URL. */
+  url: string;
+  /** Values typed into the form (user name, password). */
+  fields: ProfileLoginField[];
+  /** Text present only on a logged-in page. */
+  logged_in_text: string | null;
+  /** A CSS selector matching only on a logged-in page. */
+  logged_in_selector: string | null;
+  /** Text present only on a logged-out page. */
+  logged_out_text: string | null;
+  /** A CSS selector matching only on a logged-out page. */
+  logged_out_selector: string | null;
 }
 
 /** Settings of a new profile. */
@@ -53,6 +84,9 @@ export const defaultScanProfileSettings: Readonly<ScanProfileSettings> = Object.
   session_cookie: null,
   whitelisted_paths: [],
   whitelisted_ports: [],
+  start_urls: [],
+  render_javascript: false,
+  login: null,
 });
 
 /** Field names of the settings, in the spec's order. */
@@ -88,7 +122,34 @@ export const profileSettingRanges = {
   requests_per_second: { min: 5, max: 1000 },
 } as const;
 
+/** A start URL or login URL is at most this long. */
+export const settingsUrlMaxLength = 2048;
+/**
+ * A start URL or login URL of the settings: a root-relative path with an optional query
+ * (RFC 3986 characters, no fragment), or an absolute http(s) URL without a fragment.
+ */
+export const settingsUrlPattern = String.raw`^(?:\/(?!\/)${pchar}*(?:\?(?:${pchar}|\?)*)?|[Hh][Tt][Tt][Pp][Ss]?:\/\/[^\s/?#]+(?:[/?][^\s#]*)?)$`;
+/** Limits of the extensions start_urls and login. */
+export const profileExtensionLimits = {
+  startUrls: 50,
+  loginFields: 20,
+  loginText: 1024,
+} as const;
+
 const pathRegExp = new RegExp(settingsPathPattern);
+const urlRegExp = new RegExp(settingsUrlPattern);
+
+/** True for a start URL or login URL the settings accept (settingsUrlPattern, and an absolute one parses). */
+export function isSettingsUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > settingsUrlMaxLength || !urlRegExp.test(value)) return false;
+  if (value.startsWith('/')) return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 const subdomainRegExp = new RegExp(settingsSubdomainPattern);
 const cookieTextRegExp = new RegExp(cookieTextPattern);
 const headerNameRegExp = new RegExp(settingsHeaderNamePattern);
@@ -205,6 +266,68 @@ function rangeError(field: 'report_lifespan_days' | 'requests_per_second', value
   return fail(code, field, `${field} must be an integer from ${min} to ${max}, or 0; got ${JSON.stringify(value)}`);
 }
 
+function startUrlError(item: unknown): AppError | undefined {
+  if (isSettingsUrl(item)) return undefined;
+  return fail(
+    1051,
+    'start_urls',
+    `start_urls holds ${JSON.stringify(item)}; a start URL is a root-relative path (an optional query, no fragment) or an absolute http(s) URL, at most ${settingsUrlMaxLength} characters`,
+  );
+}
+
+function startUrlsError(value: unknown): AppError {
+  if (Array.isArray(value) && value.length > profileExtensionLimits.startUrls)
+    return fail(1051, 'start_urls', `start_urls holds at most ${profileExtensionLimits.startUrls} URLs`);
+  return firstBadItem('start_urls', value, startUrlError);
+}
+
+const loginKeys = ['url', 'fields', 'logged_in_text', 'logged_in_selector', 'logged_out_text', 'logged_out_selector'];
+const loginIndicators = ['logged_in_text', 'logged_in_selector', 'logged_out_text', 'logged_out_selector'] as const;
+
+function loginFieldError(index: number, item: unknown): AppError | undefined {
+  const field = `login.fields[${index}]`;
+  if (item === null || typeof item !== 'object' || Array.isArray(item))
+    return fail(1051, field, `${field} must be an object {name, value}`);
+  const f = item as Record<string, unknown>;
+  const { loginText } = profileExtensionLimits;
+  if (typeof f['name'] !== 'string' || f['name'] === '' || f['name'].length > loginText)
+    return fail(1051, `${field}.name`, `${field}.name must be a non-empty string of at most ${loginText} characters`);
+  if (typeof f['value'] !== 'string' || f['value'].length > loginText)
+    return fail(1051, `${field}.value`, `${field}.value must be a string of at most ${loginText} characters`);
+  const unknown = Object.keys(f).filter((k) => k !== 'name' && k !== 'value');
+  if (unknown.length > 0) return fail(1051, field, `${field}: a login field has no field ${unknown.join(', ')}`);
+  return undefined;
+}
+
+/** The error of a login that failed the schema, naming the first bad part (`login.fields[0].name`). */
+function loginError(value: unknown): AppError {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return fail(1051, 'login', 'login must be an object {url, fields, logged_in_text, …} (null removes it)');
+  const l = value as Record<string, unknown>;
+  const unknown = Object.keys(l).filter((k) => !loginKeys.includes(k));
+  if (unknown.length > 0) return fail(1051, 'login', `login has no field ${unknown.join(', ')}`);
+  if (!isSettingsUrl(l['url']))
+    return fail(
+      1051,
+      'login.url',
+      'login.url must be the login page: a root-relative path (an optional query) or an absolute http(s) URL',
+    );
+  const fields = l['fields'];
+  const { loginFields, loginText } = profileExtensionLimits;
+  if (!Array.isArray(fields) || fields.length < 1 || fields.length > loginFields)
+    return fail(1051, 'login.fields', `login.fields must hold 1 to ${loginFields} field values {name, value}`);
+  for (const [index, item] of fields.entries()) {
+    const error = loginFieldError(index, item);
+    if (error !== undefined) return error;
+  }
+  for (const key of loginIndicators) {
+    const text = l[key];
+    if (text !== undefined && text !== null && (typeof text !== 'string' || text.length > loginText))
+      return fail(1051, `login.${key}`, `login.${key} must be a string of at most ${loginText} characters, or null`);
+  }
+  return fail(1051, 'login', 'login is malformed');
+}
+
 /** The error of one settings field that failed the schema: its first item or rule broken, with its code. */
 function settingError(field: keyof ScanProfileSettings, value: unknown): AppError {
   switch (field) {
@@ -229,6 +352,10 @@ function settingError(field: keyof ScanProfileSettings, value: unknown): AppErro
       return rangeError(field, value);
     case 'scan_region':
       return fail(2673, field, `Scan region invalid: ${JSON.stringify(value)}; one of ${scanRegions.join(', ')}`);
+    case 'start_urls':
+      return startUrlsError(value);
+    case 'login':
+      return loginError(value);
     default:
       return fail(1051, field, `${field} must be true or false`);
   }
@@ -260,11 +387,59 @@ export type ProfileCookieInput = Omit<ProfileCookie, 'secure' | 'httponly'> & { 
 
 /** A settings update as the route's schema has checked it: every field optional. */
 export type ProfileSettingsInput = Partial<
-  Omit<ScanProfileSettings, 'custom_cookies' | 'session_cookie'> & {
+  Omit<ScanProfileSettings, 'custom_cookies' | 'session_cookie' | 'login'> & {
     custom_cookies: ProfileCookieInput[];
     session_cookie: ProfileCookieInput | null;
+    login: ProfileLoginInput | null;
   }
 >;
+
+/** A login as the schema has checked it (the indicators may be left out; an empty one means none). */
+export type ProfileLoginInput = Pick<ProfileLogin, 'url' | 'fields'> &
+  Partial<Pick<ProfileLogin, 'logged_in_text' | 'logged_in_selector' | 'logged_out_text' | 'logged_out_selector'>>;
+
+/** A login of an update as stored: absent or empty indicators are null. */
+function loginOf(l: ProfileLoginInput): ProfileLogin {
+  const indicator = (text: string | null | undefined) =>
+    text === undefined || text === null || text === '' ? null : text;
+  return {
+    url: l.url,
+    fields: l.fields.map((f) => ({ name: f.name, value: f.value })),
+    logged_in_text: indicator(l.logged_in_text),
+    logged_in_selector: indicator(l.logged_in_selector),
+    logged_out_text: indicator(l.logged_out_text),
+    logged_out_selector: indicator(l.logged_out_selector),
+  };
+}
+
+/** The CSS selectors of a login update, by the field that holds them (`login.logged_in_selector`). */
+export function loginSelectors(input: ProfileSettingsInput): Array<{ field: string; selector: string }> {
+  const login = input.login;
+  if (login === undefined || login === null) return [];
+  const out: Array<{ field: string; selector: string }> = [];
+  for (const key of ['logged_in_selector', 'logged_out_selector'] as const) {
+    const selector = login[key];
+    if (typeof selector === 'string' && selector !== '') out.push({ field: `login.${key}`, selector });
+  }
+  return out;
+}
+
+/**
+ * 1051 naming the first login selector that `compiles` refuses (the subset of CSS the scanner
+ * matches), or undefined. The core knows no selector syntax: the face passes the engine's check in.
+ */
+export function invalidLoginSelector(
+  input: ProfileSettingsInput,
+  compiles: (selector: string) => boolean,
+): AppError | undefined {
+  const bad = loginSelectors(input).find((s) => !compiles(s.selector));
+  if (bad === undefined) return undefined;
+  return fail(
+    1051,
+    bad.field,
+    `${bad.field} ${JSON.stringify(bad.selector)} is not a selector the scanner matches: type, #id, .class, attribute tests, comma lists, descendant and child combinators`,
+  );
+}
 
 function unique<T>(items: T[]): T[] {
   return [...new Set(items)];
@@ -277,8 +452,8 @@ function cookie(c: ProfileCookieInput): ProfileCookie {
 /**
  * Applies a partial update the route's schema has checked (see invalidProfileSettings): fields
  * absent from the body stay, an empty array removes all, null removes basic_auth or
- * session_cookie (and so does a basic_auth with both fields empty). Lists keep each item once
- * (subdomains lowercased).
+ * session_cookie or login (and so does a basic_auth with both fields empty). Lists keep each item
+ * once (subdomains lowercased).
  */
 export function applyScanProfileSettings(
   current: ScanProfileSettings,
@@ -306,6 +481,9 @@ export function applyScanProfileSettings(
   if (has('session_cookie')) next.session_cookie = input.session_cookie == null ? null : cookie(input.session_cookie);
   if (input.whitelisted_paths !== undefined) next.whitelisted_paths = unique(input.whitelisted_paths);
   if (input.whitelisted_ports !== undefined) next.whitelisted_ports = unique(input.whitelisted_ports);
+  if (input.start_urls !== undefined) next.start_urls = unique(input.start_urls);
+  if (input.render_javascript !== undefined) next.render_javascript = input.render_javascript;
+  if (has('login')) next.login = input.login == null ? null : loginOf(input.login);
   return next;
 }
 

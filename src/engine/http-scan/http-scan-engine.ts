@@ -16,6 +16,8 @@ import { createSourceMapCheck } from './checks/source-map.check.ts';
 import { createStackTraceCheck } from './checks/stack-trace.check.ts';
 import type { PageCheck } from './check-kit/page-check.ts';
 import { createCommandInjectionCheck } from './checks/command-injection.check.ts';
+import { createCodeEvaluationCheck } from './checks/code-evaluation.check.ts';
+import { createInsecureDeserializationCheck } from './checks/insecure-deserialization.check.ts';
 import { createOpenRedirectCheck } from './checks/open-redirect.check.ts';
 import { createPathTraversalCheck } from './checks/path-traversal.check.ts';
 import { createReflectedXssCheck } from './checks/reflected-xss.check.ts';
@@ -25,6 +27,10 @@ import { createSecurityHeadersCheck } from './checks/security-headers.check.ts';
 import { createClickjackingCheck } from './checks/clickjacking.check.ts';
 import { createCorsCheck } from './checks/cors.check.ts';
 import { createDefaultCredentialsCheck } from './checks/default-credentials.check.ts';
+import { createCsrfCheck } from './checks/csrf.check.ts';
+import { createFileUploadCheck } from './checks/file-upload.check.ts';
+import { createSensitiveDataCheck } from './checks/sensitive-data.check.ts';
+import { createSessionIdCheck } from './checks/session-id.check.ts';
 import { createHttpMethodsCheck } from './checks/http-methods.check.ts';
 import { createLoginOverHttpCheck } from './checks/login-over-http.check.ts';
 import { createMixedContentCheck } from './checks/mixed-content.check.ts';
@@ -42,6 +48,9 @@ import { RequestBudget } from './check-kit/request-budget.ts';
 import { ScanScope, originText } from './check-kit/scan-scope.ts';
 import { ProgressReporter, ScanSession } from './check-kit/scan-session.ts';
 import { crawlConcurrency, crawlSite } from './site-crawler.ts';
+import { logInWhenAsked } from './scan-login.ts';
+import { createPageRenderer, type PageRenderer } from './browser/page-renderer.ts';
+import { createDomXssCheck } from './checks/dom-xss.check.ts';
 import { runStatelessTests } from './stateless-tests.ts';
 
 /**
@@ -49,7 +58,9 @@ import { runStatelessTests } from './stateless-tests.ts';
  * scan's canary the SSRF check does nothing and XXE is tested in band only; the list is the
  * same either way.
  */
-export function createDefaultChecks(options: { canary?: ScanCanary } = {}): PageCheck[] {
+export function createDefaultChecks(
+  options: { canary?: ScanCanary | undefined; renderer?: PageRenderer | undefined } = {},
+): PageCheck[] {
   return [
     createSecurityHeadersCheck(),
     createCookieFlagsCheck(),
@@ -62,10 +73,14 @@ export function createDefaultChecks(options: { canary?: ScanCanary } = {}): Page
     createOpenRedirectCheck(),
     createTemplateInjectionCheck(),
     createCommandInjectionCheck(),
+    createCodeEvaluationCheck(),
+    createInsecureDeserializationCheck(),
     createXxeCheck(options.canary),
     createCrlfInjectionCheck(),
     createSsrfCheck(options.canary),
     createStoredXssCheck(),
+    // DOM-based XSS needs the browser: only with render_javascript.
+    ...(options.renderer === undefined ? [] : [createDomXssCheck(options.renderer)]),
     // Exposure checks (probes of fixed paths and backup names, passive recognisers).
     createExposedSvnCheck(),
     createExposedEnvFileCheck(),
@@ -86,6 +101,11 @@ export function createDefaultChecks(options: { canary?: ScanCanary } = {}): Page
     createLoginOverHttpCheck(),
     createPasswordAutocompleteCheck(),
     createDefaultCredentialsCheck(),
+    // Application checks (issue 37): uploads, CSRF, session identifiers, data in API answers.
+    createFileUploadCheck(),
+    createCsrfCheck(),
+    createSessionIdCheck(),
+    createSensitiveDataCheck(),
   ];
 }
 
@@ -122,9 +142,21 @@ async function openCanary(
   }
 }
 
+/** The page renderer of a scan with render_javascript (its browser starts at the first HTML page), else undefined. */
+function rendererOf(
+  settings: ScanProfileSettings,
+  session: ScanSession,
+  signal: AbortSignal,
+  sink: ScanSink,
+  browserPath: string | undefined,
+): PageRenderer | undefined {
+  if (settings.render_javascript !== true) return undefined;
+  return createPageRenderer({ session, signal, warn: (message) => sink.warning(message), browserPath });
+}
+
 /** Runs one scan: resolves through the guard, crawls with the checks, and maps the ending to an outcome. */
 async function runScan(
-  deps: { guard: EgressGuard; resolver: DnsResolver; canary: CanaryListener },
+  deps: { guard: EgressGuard; resolver: DnsResolver; canary: CanaryListener; browserPath: string | undefined },
   target: ScanTarget,
   settings: ScanProfileSettings,
   limits: ScanLimits,
@@ -147,6 +179,7 @@ async function runScan(
     signal: scanSignal,
   });
   let canary: ScanCanary | undefined;
+  let renderer: PageRenderer | undefined;
   try {
     const scope = new ScanScope(target, settings);
     const start = new URL(`${originText({ scheme: target.scheme, host: target.host, port: target.port })}/`);
@@ -166,12 +199,24 @@ async function runScan(
     }
     const budget = new RequestBudget(settings.requests_per_second, crawlConcurrency);
     const session = new ScanSession(target, settings, scope, client, budget, progress);
+    await logInWhenAsked(session, start, sink, scanSignal);
     const extraSeeds = scope
       .extraPorts()
       .map((port) => new URL(`${originText({ scheme: schemeOfPort(port, target), host: target.host, port })}/`));
     canary = await openCanary(deps.canary, addresses, sink);
-    const checks = createDefaultChecks(canary === undefined ? {} : { canary });
-    const result = await crawlSite({ session, checks, limits, sink, signal: scanSignal, start, extraSeeds });
+    renderer = rendererOf(settings, session, scanSignal, sink, deps.browserPath);
+    const checks = createDefaultChecks({ canary, renderer });
+    const result = await crawlSite({
+      session,
+      checks,
+      limits,
+      sink,
+      signal: scanSignal,
+      start,
+      extraSeeds,
+      startUrls: settings.start_urls,
+      renderer,
+    });
     if (signal.aborted) return { status: 'aborted' };
     if (isDurationHit)
       sink.warning(
@@ -188,7 +233,7 @@ async function runScan(
     clearTimeout(timer);
     progress.flush();
     // Closed on every ending, abort included: the canary stops listening with the last scan using it.
-    await Promise.all([canary?.close(), client.close()]);
+    await Promise.all([canary?.close(), renderer?.close(), client.close()]);
   }
 }
 
@@ -204,12 +249,21 @@ export function createHttpScanEngine(deps: {
   guard: EgressGuard;
   resolver: DnsResolver;
   canary?: CanaryConfig;
+  /** The browser of render_javascript (else PERIMETER_SCAN_BROWSER, /usr/bin/chromium, or PATH). */
+  browserPath?: string;
 }): ScanEngine {
   const canary = new CanaryListener(deps.canary ?? defaultCanaryConfig);
   return {
     probe: (endpoint, scopeName, signal, timeoutMs) => probeEndpoint(deps, endpoint, scopeName, signal, timeoutMs),
     scan: (target, settings, limits, sink, signal) =>
-      runScan({ guard: deps.guard, resolver: deps.resolver, canary }, target, settings, limits, sink, signal),
+      runScan(
+        { guard: deps.guard, resolver: deps.resolver, canary, browserPath: deps.browserPath },
+        target,
+        settings,
+        limits,
+        sink,
+        signal,
+      ),
     statelessTests: (origins, options, sink, signal) => runStatelessTests(deps, origins, options, sink, signal),
   };
 }

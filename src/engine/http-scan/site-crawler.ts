@@ -12,10 +12,13 @@ import {
   parseRobots,
   parseSitemap,
 } from './check-kit/discovery.ts';
-import { extractPageLinks, formSubmission } from './check-kit/html-links.ts';
+import { extractPageLinks, formSubmissions } from './check-kit/html-links.ts';
+import { parseMultipart } from './check-kit/multipart.ts';
 import { jsonLeaves } from './check-kit/injection.ts';
 import { dedupKey, normaliseUrl, originOf, originText, type Origin } from './check-kit/scan-scope.ts';
 import type { ScanSession } from './check-kit/scan-session.ts';
+import { requestFieldNames } from './check-kit/session-ending.ts';
+import type { PageRenderer } from './browser/page-renderer.ts';
 
 /** Requests in flight at once (crawler and checks together share the budget's bound). */
 export const crawlConcurrency = 8;
@@ -36,16 +39,19 @@ interface QueueItem {
 /** How the crawler sends a form body. */
 const formContentType = 'application/x-www-form-urlencoded';
 
-/** Paths a crawler must not follow: they end the session it crawls with. */
-const SESSION_ENDING = /\/(?:log-?out|log-?off|sign-?out|sign-?off)\b/i;
-/** Forms the crawler does not submit: they delete or unsubscribe something. */
-const DESTRUCTIVE_FORM = /\b(?:delete|remove|destroy|drop|unsubscribe|deactivate)\b/i;
+/** Forms the crawler does not submit: they delete, reset or unsubscribe something. */
+const DESTRUCTIVE_FORM = /\b(?:delete|remove|destroy|drop|reset|unsubscribe|deactivate)\b/i;
+/** Submit buttons (name, value or formaction) the crawler does not click: besides DESTRUCTIVE_FORM's words, those that clear or purge data. */
+const DESTRUCTIVE_BUTTON = /\b(?:delete|remove|destroy|drop|reset|unsubscribe|deactivate|clear|purge|wipe|erase)\b/i;
 
 /** How the crawler sends the body of a JSON API call found in a script. */
 const jsonContentType = 'application/json';
 
-/** Names of the fields of a body (urlencoded fields, or JSON leaves by key path), sorted and distinct: a form's or call's identity. */
+/** Names of the fields of a body (urlencoded or multipart fields, or JSON leaves by key path), sorted and distinct: a form's or call's identity. */
 function fieldNames(body: string, contentType: string | undefined): string {
+  const multipart = contentType === undefined ? undefined : parseMultipart(body, contentType);
+  if (multipart !== undefined)
+    return `multipart:${[...new Set([...multipart.fields.map(([name]) => name), ...multipart.files.map((f) => f.field)])].sort().join('&')}`;
   if (contentType === jsonContentType) {
     try {
       return `json:${[...new Set(jsonLeaves(JSON.parse(body)).map((leaf) => leaf.name))].sort().join('&')}`;
@@ -72,6 +78,13 @@ export interface CrawlOptions {
   signal: AbortSignal;
   start: URL;
   extraSeeds: URL[];
+  /**
+   * The profile's start_urls: root-relative paths (resolved against `start`) or absolute URLs,
+   * queued beside the start URL; one outside the scope is skipped with a warning.
+   */
+  startUrls?: readonly string[];
+  /** Renders HTML pages in a browser: the links and forms of the rendered DOM are followed too (render_javascript). */
+  renderer?: PageRenderer | undefined;
 }
 
 /** How a request is queued: a GET unless said otherwise, an extra origin's start URL or not. */
@@ -80,6 +93,8 @@ interface EnqueueOptions {
   method?: 'GET' | 'POST';
   body?: string;
   contentType?: string;
+  /** The clicked submit button of a form's variant (`name=value`): variants of one form are told apart by it. */
+  variant?: string;
 }
 
 /** The state of one crawl, shared by its steps. */
@@ -183,11 +198,29 @@ function seedQueue(crawl: Crawl): void {
   const { start, extraSeeds } = crawl.options;
   enqueue(crawl, start, 0);
   for (const seed of extraSeeds) enqueue(crawl, seed, 0, { isExtraSeed: true });
+  for (const text of crawl.options.startUrls ?? []) enqueueStartUrl(crawl, text);
   // Every origin's robots.txt and sitemap.xml: maps of the site the links may not reveal.
   for (const origin of [start, ...extraSeeds]) {
     enqueue(crawl, new URL('/robots.txt', origin), 0);
     enqueue(crawl, new URL('/sitemap.xml', origin), 0);
   }
+}
+
+/** Queues a start URL of the profile at depth 0, or warns once why it was skipped (outside the scope, unusable). */
+function enqueueStartUrl(crawl: Crawl, text: string): void {
+  const { start, session } = crawl.options;
+  let url: URL;
+  try {
+    url = new URL(text, start);
+  } catch {
+    warnOnce(crawl, `start ${text}`, `start URL ${text} skipped: not a URL`);
+    return;
+  }
+  if (!session.scope.isUrlAllowed(url)) {
+    warnOnce(crawl, `start ${url.href}`, `start URL ${url.href} skipped: outside the scan's scope`);
+    return;
+  }
+  enqueue(crawl, url, 0);
 }
 
 /** Queues a request unless its key was seen or it is out of scope or past a limit; true when its key is (now) seen. */
@@ -196,11 +229,18 @@ function enqueue(crawl: Crawl, raw: URL, depth: number, options: EnqueueOptions 
   const url = normaliseUrl(raw);
   const method = options.method ?? 'GET';
   const key =
-    method === 'GET'
+    (method === 'GET'
       ? dedupKey(url)
-      : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`;
+      : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`) +
+    (options.variant === undefined || options.variant === '' ? '' : ` button:${options.variant}`);
   if (crawl.seen.has(key)) return true;
-  if (!session.scope.isUrlAllowed(url) || SESSION_ENDING.test(url.pathname)) return false;
+  if (!session.scope.isUrlAllowed(url)) return false;
+  // Requests that end the session (logout, password changes, security switches; check-kit/session-ending.ts).
+  const body =
+    options.body === undefined
+      ? undefined
+      : { contentType: options.contentType ?? formContentType, text: options.body };
+  if (session.endings.ends(method, url, requestFieldNames(url, body))) return false;
   if (depth > limits.maxDepth) {
     warnOnce(crawl, 'depth', `maxDepth limit reached: links deeper than ${limits.maxDepth} were not followed`);
     return false;
@@ -266,7 +306,11 @@ function followLinks(crawl: Crawl, item: QueueItem, exchange: HttpExchange, page
   else if (exchange.status === 200) followDocumentLinks(crawl, item, exchange);
 }
 
-/** Follows the links, inline scripts and forms of an HTML page (POST forms that delete something are not submitted). */
+/**
+ * Follows the links, inline scripts and forms of an HTML page: every variant of a form (one per
+ * submit button, formSubmissions), but none whose button or action says delete, remove, reset
+ * or drop (nor a POST form whose field names say so).
+ */
 function followHtmlLinks(crawl: Crawl, item: QueueItem, links: NonNullable<CrawledPage['links']>): void {
   const next = item.depth + 1;
   enqueueAll(crawl, links.links, item.url, next);
@@ -275,19 +319,28 @@ function followHtmlLinks(crawl: Crawl, item: QueueItem, links: NonNullable<Crawl
     enqueueJsonCalls(crawl, script, item.url, next);
   }
   for (const form of links.forms) {
-    const submission = formSubmission(form, item.url);
-    if (submission === undefined) continue;
-    if (
-      submission.method === 'POST' &&
-      DESTRUCTIVE_FORM.test(`${form.action} ${form.fields.map(([name]) => name).join(' ')}`)
-    )
-      continue;
-    enqueue(
-      crawl,
-      submission.url,
-      next,
-      submission.body === undefined ? {} : { method: 'POST', body: submission.body },
-    );
+    for (const submission of formSubmissions(form, item.url)) {
+      const variant = new URLSearchParams(submission.buttonFields).toString();
+      // The button's names, values and label, camelCase and snake_case words apart (`btnClear` says clear).
+      const button = [...submission.buttonFields.flat(), submission.buttonLabel]
+        .join(' ')
+        .replace(/([a-z])([A-Z])/g, '$1 $2')
+        .replace(/_/g, ' ');
+      if (DESTRUCTIVE_BUTTON.test(`${submission.url.pathname} ${button}`)) continue;
+      if (
+        submission.method === 'POST' &&
+        DESTRUCTIVE_FORM.test(`${form.action} ${form.fields.map(([name]) => name).join(' ')}`)
+      )
+        continue;
+      enqueue(
+        crawl,
+        submission.url,
+        next,
+        submission.body === undefined
+          ? { variant }
+          : { method: 'POST', body: submission.body, contentType: submission.contentType, variant },
+      );
+    }
   }
 }
 
@@ -374,7 +427,18 @@ async function visit(crawl: Crawl, item: QueueItem): Promise<void> {
     links: isHtml ? extractPageLinks(exchange.body) : undefined,
   };
   followLinks(crawl, item, exchange, page);
-  await inspectPage(crawl, page);
+  // The browser renders the page while the checks inspect the answer.
+  await Promise.all([followRenderedLinks(crawl, item, exchange), inspectPage(crawl, page)]);
+}
+
+/** With a renderer, follows the links and forms of a GET-fetched HTML page's rendered DOM (its scripts run). */
+async function followRenderedLinks(crawl: Crawl, item: QueueItem, exchange: HttpExchange): Promise<void> {
+  const { renderer, signal } = crawl.options;
+  if (renderer === undefined || item.method !== 'GET' || exchange.status !== 200 || !isHtmlResponse(exchange)) return;
+  if (!renderer.shouldRender(exchange)) return;
+  const rendered = await renderer.render(item.url, { document: exchange });
+  if (signal.aborted) throw new Error('aborted');
+  if (rendered !== undefined) followHtmlLinks(crawl, item, rendered.links);
 }
 
 /**

@@ -67,12 +67,13 @@ export function presentSchedule(profile: ScanProfile) {
   };
 }
 
-/** Settings as read back: basic_auth and session_cookie only when set. */
+/** Settings as read back: basic_auth, session_cookie and login only when set (shown as given). */
 export function presentProfileSettings(settings: ScanProfile['settings']) {
-  const { basic_auth, session_cookie, ...rest } = settings;
+  const { basic_auth, session_cookie, login, ...rest } = settings;
   return {
     ...(basic_auth === null ? {} : { basic_auth }),
     ...rest,
     ...(session_cookie === null ? {} : { session_cookie }),
+    ...(login === null ? {} : { login }),
   };
 }

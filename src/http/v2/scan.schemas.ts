@@ -3,12 +3,15 @@ import {
   basicAuthPasswordPattern,
   basicAuthUsernamePattern,
   cookieTextPattern,
+  profileExtensionLimits,
   profileSettingRanges,
   scanRegions,
   settingsHeaderNamePattern,
   settingsHeaderValuePattern,
   settingsPathPattern,
   settingsSubdomainPattern,
+  settingsUrlMaxLength,
+  settingsUrlPattern,
 } from '../../core/scans/scan-profile-settings.ts';
 import { scanStatuses, scheduleFrequencies } from '../../core/scans/scan.types.ts';
 import { Timestamp, Token } from './schemas.ts';
@@ -58,6 +61,68 @@ const Header = Type.Object({
 });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 
+const SettingsUrl = (description: string) =>
+  Type.String({ maxLength: settingsUrlMaxLength, pattern: settingsUrlPattern, description });
+const loginText = (description: string) =>
+  Type.Optional(
+    Type.Union([Type.String({ maxLength: profileExtensionLimits.loginText }), Type.Null()], {
+      description: `${description} (at most ${profileExtensionLimits.loginText} characters; null or empty: none)`,
+    }),
+  );
+const loginSelector = (description: string) =>
+  loginText(
+    `${description}; the subset of CSS the scanner matches: type, #id, .class, attribute tests, comma lists, descendant and child combinators`,
+  );
+
+/** The start URLs extension (settings and updates alike). */
+const StartUrls = Type.Array(SettingsUrl('A root-relative path (an optional query) or an absolute http(s) URL'), {
+  maxItems: profileExtensionLimits.startUrls,
+  description:
+    "Extension: where the crawl begins besides /, robots.txt and sitemap.xml (at most 50). A URL outside the scan's scope is skipped with a warning.",
+});
+
+/** The render_javascript extension. */
+const RenderJavascript = Type.Boolean({
+  description:
+    'Extension: pages are rendered in headless Chromium, links and forms come from the rendered DOM, and DOM-based XSS is tested (falls back with a warning where no browser is installed)',
+});
+
+/** The login extension (settings and updates alike); the values are shown as given, like basic_auth. */
+const Login = Type.Union(
+  [
+    Type.Object(
+      {
+        url: SettingsUrl("The login form's page: a root-relative path (an optional query) or an absolute http(s) URL"),
+        fields: Type.Array(
+          Type.Object(
+            {
+              name: Type.String({ minLength: 1, maxLength: profileExtensionLimits.loginText }),
+              value: Type.String({ maxLength: profileExtensionLimits.loginText }),
+            },
+            { additionalProperties: false },
+          ),
+          {
+            minItems: 1,
+            maxItems: profileExtensionLimits.loginFields,
+            description:
+              "Values typed into the login form (user name, password); the form's other fields (hidden inputs, the submit button) are taken from the page at each login",
+          },
+        ),
+        logged_in_text: loginText('Text present only on a logged-in page'),
+        logged_in_selector: loginSelector('A CSS selector matching only on a logged-in page'),
+        logged_out_text: loginText('Text present only on a logged-out page'),
+        logged_out_selector: loginSelector('A CSS selector matching only on a logged-out page'),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Extension: a form login. The scanner logs in at the start of each scan, recognises a logout (a redirect to the login page, the login form where a page was expected, a 401, the logged-out indicator), logs in again and retries; it never requests what ends the session (logout, password changes, security-level switches). null removes it.',
+  },
+);
+
 /** The settings of a profile; on update every field is optional. */
 export const ProfileSettingsSchema = Type.Object(
   {
@@ -102,6 +167,9 @@ export const ProfileSettingsSchema = Type.Object(
       }),
     ),
     whitelisted_ports: Type.Optional(Type.Array(Port)),
+    start_urls: Type.Optional(StartUrls),
+    render_javascript: Type.Optional(RenderJavascript),
+    login: Type.Optional(Login),
   },
   {
     $id: 'ScanProfileSettings',
@@ -198,6 +266,9 @@ export const ProfileSettingsUpdateSchema = Type.Object(
       Type.Array(PathUpdate, { description: 'When non-empty, only these paths (and the start page) are crawled' }),
     ),
     whitelisted_ports: Type.Optional(Type.Array(Port)),
+    start_urls: Type.Optional(StartUrls),
+    render_javascript: Type.Optional(RenderJavascript),
+    login: Type.Optional(Login),
   },
   {
     $id: 'ScanProfileSettingsUpdate',

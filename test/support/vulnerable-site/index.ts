@@ -1,7 +1,12 @@
 import { serve, type TargetServer } from '../target-site.ts';
+import { applicationModule } from './application.ts';
 import { authenticationModule } from './authentication.ts';
+import { domModule } from './dom.ts';
+import { evaluationModule } from './evaluation.ts';
+import { deserializationModule } from './deserialization.ts';
 import { configurationModule, fixtureSecurityHeaders } from './configuration.ts';
 import { exposureModule } from './exposure.ts';
+import { formsModule } from './forms.ts';
 import { injectionModule } from './injection.ts';
 import { injectionContextsModule } from './injection-contexts.ts';
 import { injectionAdvancedModule } from './injection-advanced.ts';
@@ -20,11 +25,19 @@ export const siteModules: SiteModule[] = [
   exposureModule,
   configurationModule,
   authenticationModule,
+  domModule,
+  applicationModule,
+  formsModule,
+  evaluationModule,
+  deserializationModule,
 ];
 
-/** Every spot of every module: what is where. */
-export function manifest(): Spot[] {
-  return siteModules.flatMap((m) => m.spots);
+/**
+ * Every spot of every module: what is where. Spots that need a browser (`needs: 'javascript'`)
+ * only with `javascript: true`: a scan without render_javascript cannot find them.
+ */
+export function manifest(options: { javascript?: boolean } = {}): Spot[] {
+  return siteModules.flatMap((m) => m.spots).filter((s) => s.needs === undefined || options.javascript === true);
 }
 
 /** A running pair: the vulnerable site and its safe twin, with the same paths. */

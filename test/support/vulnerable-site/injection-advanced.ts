@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { SiteModule, SiteRequest, SiteResponse, Spot } from './types.ts';
+import { spotsOf, type SiteModule, type SiteRequest, type SiteResponse, type Spot } from './types.ts';
 
 /**
  * The XXE, CRLF, SSRF and stored-XSS spots of the fixture site. Nothing here parses XML with a
@@ -222,13 +222,7 @@ const routes: Record<string, (request: SiteRequest) => SiteResponse> = {
   },
 };
 
-const spot = (id: string, checkId: string, location: string, description: string): Spot => ({
-  id,
-  class: 'injection',
-  checkId,
-  location,
-  description,
-});
+const spot = spotsOf('injection');
 
 const spots: Spot[] = [
   spot(

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 
 /** The class of a vulnerable spot, as the benchmark tables group them. */
-export type SpotClass = 'injection' | 'exposure' | 'configuration' | 'authentication';
+export type SpotClass = 'injection' | 'exposure' | 'configuration' | 'authentication' | 'application';
 
 /**
  * One deliberately vulnerable spot of the fixture site, and what a scanner must report for it:
@@ -20,6 +20,8 @@ export interface Spot {
   description: string;
   /** Only on a site served with this scheme (HSTS and mixed content need HTTPS, a login over HTTP needs HTTP); absent: both. */
   scheme?: 'http' | 'https';
+  /** Only a scan that runs the pages' scripts (render_javascript) finds it; manifest() leaves it out unless asked. */
+  needs?: 'javascript';
 }
 
 /** A spot maker for one class, so that a module's manifest reads one line per spot. */

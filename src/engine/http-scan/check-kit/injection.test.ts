@@ -13,6 +13,7 @@ import {
   routePattern,
   type InjectionPoint,
 } from './injection.ts';
+import { harmlessFile, multipartBody, parseMultipart } from './multipart.ts';
 
 const origin = 'http://127.0.0.1:8080';
 
@@ -133,6 +134,57 @@ describe('injectionPoints: JSON bodies', () => {
       contentType: 'application/xml',
       text: '<doc a="1&b=2"/>',
     });
+  });
+});
+
+describe('injectionPoints: multipart bodies', () => {
+  const sent = multipartBody(
+    [
+      ['caption', 'holiday'],
+      ['upload', 'Upload'],
+    ],
+    [harmlessFile('picture')],
+    'B0und',
+  );
+  const page = crawled('/upload', {
+    method: 'POST',
+    body: sent.text,
+    requestHeaders: [{ name: 'content-type', value: sent.contentType }],
+  });
+
+  it('makes each text field a form field point, never the file part', () => {
+    const points = byLocation(injectionPoints(page), 'body');
+    assert.deepEqual(
+      points.map((p) => `${p.name}=${p.value} ${p.bodyType}`),
+      ['caption=holiday multipart', 'upload=Upload multipart'],
+    );
+    assert.equal(injectionLocation(origin, points[0]!), `${origin}/upload?body=caption`);
+    assert.equal(describePoint(points[0]!), 'form field caption');
+  });
+
+  it('rebuilds the multipart body with the payload, the same boundary and the file part kept', () => {
+    const caption = byLocation(injectionPoints(page), 'body')[0]!;
+    const request = injectPayload(caption, '"><svg>\r\n', 'append');
+    assert.equal(request.body?.contentType, sent.contentType);
+    assert.deepEqual(parseMultipart(request.body!.text, request.body!.contentType), {
+      fields: [
+        ['caption', 'holiday"><svg>\r\n'],
+        ['upload', 'Upload'],
+      ],
+      files: [harmlessFile('picture')],
+    });
+  });
+
+  it("keys a form field by its body's field names too: the variants of a form are tested each, values never count", () => {
+    const caption = byLocation(injectionPoints(page), 'body')[0]!;
+    assert.equal(injectionPointKey(caption), `POST ${origin}/upload body:caption [caption&upload]`);
+    const preview = crawled('/report', { method: 'POST', body: 'title=a&preview=1' });
+    const publish = crawled('/report', { method: 'POST', body: 'title=b&publish=1' });
+    const again = crawled('/report', { method: 'POST', body: 'title=c&preview=2' });
+    const keyOf = (p: ReturnType<typeof crawled>): string =>
+      injectionPointKey(byLocation(injectionPoints(p), 'body')[0]!);
+    assert.notEqual(keyOf(preview), keyOf(publish));
+    assert.equal(keyOf(preview), keyOf(again));
   });
 });
 

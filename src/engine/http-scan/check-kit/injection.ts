@@ -2,6 +2,7 @@ import type { HttpHeader } from '../../../core/vulnerabilities/vulnerability.typ
 import type { CrawledPage } from './page-check.ts';
 import { isJsonType } from './discovery.ts';
 import { scannerUserAgent } from './scan-session.ts';
+import { multipartBody, multipartBoundary, parseMultipart } from './multipart.ts';
 
 /** Where a parameter travels in a request. */
 export type ParameterLocation = 'query' | 'body' | 'json' | 'path' | 'header' | 'cookie';
@@ -11,8 +12,8 @@ export const parameterLocations: readonly ParameterLocation[] = ['query', 'body'
 /** Every location, request headers and cookies included: for checks where those make sense. */
 export const allLocations: readonly ParameterLocation[] = [...parameterLocations, 'header', 'cookie'];
 
-/** How a POST body is encoded. */
-export type BodyType = 'form' | 'json';
+/** How a POST body is encoded: urlencoded, JSON, or multipart/form-data (a form with file inputs). */
+export type BodyType = 'form' | 'json' | 'multipart';
 
 /**
  * One parameter of a crawled request that an active check may put a payload into: a query
@@ -23,7 +24,7 @@ export type BodyType = 'form' | 'json';
 export interface InjectionPoint {
   method: string;
   url: URL;
-  /** The body of a POST as sent (urlencoded or JSON text), undefined for a GET. */
+  /** The body of a POST as sent (urlencoded, JSON or multipart text), undefined for a GET. */
   body: string | undefined;
   /** How `body` is encoded; absent means urlencoded (the crawler's forms). */
   bodyType?: BodyType;
@@ -189,7 +190,11 @@ export function injectionPoints(
   const { url } = page;
   const body = method === 'POST' ? (page.exchange.request.body ?? '') : undefined;
   const contentType = sentHeader(page, 'content-type');
-  const bodyType: BodyType = isJsonType(contentType) ? 'json' : 'form';
+  const bodyType: BodyType = isJsonType(contentType)
+    ? 'json'
+    : multipartBoundary(contentType) !== undefined
+      ? 'multipart'
+      : 'form';
   const points: InjectionPoint[] = [];
   const request: PointRequest = { method, url, body, bodyType, contentType };
   if (url.search !== '') {
@@ -208,6 +213,15 @@ export function injectionPoints(
   ) {
     const seen = new Set<string>();
     for (const [name, value] of new URLSearchParams(body)) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      points.push(pointOf(request, 'body', name, value));
+    }
+  }
+  // The text fields of a multipart body (its file parts are kept as sent, never points).
+  if (body !== undefined && bodyType === 'multipart') {
+    const seen = new Set<string>();
+    for (const [name, value] of parseMultipart(body, contentType ?? '')?.fields ?? []) {
       if (seen.has(name)) continue;
       seen.add(name);
       points.push(pointOf(request, 'body', name, value));
@@ -260,7 +274,10 @@ export function isMetadataPoint(point: InjectionPoint): boolean {
  * The identity of an injection point for "test once": method, origin, path (with the tested
  * path segment generalised) and the parameter; values do not count. A header or cookie is
  * tested once per route: whatever the query says, and with id-like segments generalised
- * (`/product/1` and `/product/2` are one route).
+ * (`/product/1` and `/product/2` are one route). A form field (urlencoded or multipart) also
+ * counts the names of its body's fields: the variants of a form, one per submit button
+ * (`Save` and `Preview` buttons posting to one action), reach different handlers and are
+ * tested each.
  */
 export function injectionPointKey(point: InjectionPoint): string {
   let path = isMetadataPoint(point) ? routePattern(point.url.pathname) : point.url.pathname;
@@ -269,7 +286,17 @@ export function injectionPointKey(point: InjectionPoint): string {
     segments[Number(point.name) + 1] = '{}';
     path = segments.join('/');
   }
-  return `${point.method} ${point.url.origin}${path} ${point.location}:${point.location === 'path' ? '' : point.name}`;
+  const key = `${point.method} ${point.url.origin}${path} ${point.location}:${point.location === 'path' ? '' : point.name}`;
+  return point.location === 'body' ? `${key} [${bodyFieldNames(point).join('&')}]` : key;
+}
+
+/** The distinct names of the fields of a point's form body (urlencoded or multipart), sorted. */
+function bodyFieldNames(point: InjectionPoint): string[] {
+  const fields =
+    point.bodyType === 'multipart'
+      ? (parseMultipart(point.body ?? '', point.contentType ?? '')?.fields ?? [])
+      : [...new URLSearchParams(point.body ?? '')];
+  return [...new Set(fields.map(([name]) => name))].sort();
 }
 
 /** How a payload replaces the value: instead of it, or after it. */
@@ -298,6 +325,18 @@ function withLeaf(document: unknown, path: Array<string | number>, value: string
   return { ...object, [key]: withLeaf(object[key], rest, value) };
 }
 
+/**
+ * A multipart body with the first field named `name` set to `value`, the other fields and the
+ * file parts as they were, the same boundary (so the sent Content-Type still fits).
+ */
+function withMultipartField(body: string, contentType: string, name: string, value: string): string {
+  const parsed = parseMultipart(body, contentType);
+  if (parsed === undefined) return body;
+  const index = parsed.fields.findIndex(([field]) => field === name);
+  if (index >= 0) parsed.fields[index] = [name, value];
+  return multipartBody(parsed.fields, parsed.files, multipartBoundary(contentType)).text;
+}
+
 /** The body of a point as the session sends it, with the content type of its encoding. */
 function bodyOf(point: InjectionPoint, text: string | undefined): InjectedRequest['body'] {
   if (text === undefined) return undefined;
@@ -316,6 +355,8 @@ export function injectPayload(point: InjectionPoint, payload: string, mode: Payl
   let headers: HttpHeader[] | undefined;
   if (point.location === 'query') {
     url.searchParams.set(point.name, value);
+  } else if (point.location === 'body' && point.bodyType === 'multipart') {
+    body = withMultipartField(body ?? '', point.contentType ?? '', point.name, value);
   } else if (point.location === 'body') {
     const fields = new URLSearchParams(body ?? '');
     fields.set(point.name, value);
@@ -361,7 +402,7 @@ export function injectionLocation(originText: string, point: InjectionPoint): st
   return `${originText}${path}?${point.location}=${name}`;
 }
 
-/** A human name of the point: `query parameter q`, `form field user`, `JSON field user.name`, `path segment 2`, `request header User-Agent`, `cookie lang`. */
+/** A human name of the point: `query parameter q`, `form field user` (urlencoded or multipart), `JSON field user.name`, `path segment 2`, `request header User-Agent`, `cookie lang`. */
 export function describePoint(point: InjectionPoint): string {
   switch (point.location) {
     case 'query':

@@ -5,6 +5,8 @@ import type { HttpHeader } from '../../../core/vulnerabilities/vulnerability.typ
 import type { GuardedHttpClient, HttpExchange } from './guarded-http-client.ts';
 import type { RequestBudget } from './request-budget.ts';
 import { originOf, originText, type ScanScope } from './scan-scope.ts';
+import { HttpRequestError } from './guarded-http-client.ts';
+import { requestFieldNames, SessionEndings } from './session-ending.ts';
 
 /** The User-Agent of scan requests unless the profile's custom_headers set one. */
 export const scannerUserAgent = 'perimeter-scanner/0.1 (+application scan)';
@@ -19,6 +21,48 @@ export interface SessionRequestOptions {
    * must not leave the rest of the scan crawling as the account it logged into.
    */
   storeCookies?: boolean;
+  /**
+   * False: the request carries no cookie of the scan's jar or the profile (a fresh visitor); a
+   * `cookie` header in extraHeaders is still sent. For checks that need fresh sessions.
+   */
+  sendCookies?: boolean;
+  /**
+   * True for the requests that keep a login alive (the login itself, a check that the session
+   * still lives): the SessionKeeper does not watch them, and they are never refused as
+   * session-ending.
+   */
+  isSessionUpkeep?: boolean;
+}
+
+/** A request as the SessionKeeper sees it. */
+export interface KeptRequest {
+  method: string;
+  url: URL;
+  body?: { contentType: string; text: string };
+}
+
+/**
+ * Keeps the scan logged in (login-session.ts): every watched request waits while a login runs
+ * (a login waits for the requests in flight), and each answer is shown to it; `retry` means the
+ * session had been lost and is renewed: the keeper sends the request once more, and that answer
+ * is the request's.
+ */
+export interface SessionKeeper {
+  /** Resolves once no login is running; the request then counts as in flight until leave(). */
+  ready(): Promise<void>;
+  /** The request that ready() let through has its answer (or none). */
+  leave(): void;
+  /** Counts the logins so far: a request remembers the one it was sent in. */
+  readonly generation: number;
+  /** Judges an answer: `retry` when the session was lost (and is now renewed), else `keep`. */
+  afterAnswer(
+    request: KeptRequest,
+    exchange: HttpExchange,
+    generation: number,
+    signal: AbortSignal,
+  ): Promise<'keep' | 'retry'>;
+  /** Sends a request again (`send`) once the session is renewed, alone, and judges the answer, which is returned. */
+  retry(request: KeptRequest, signal: AbortSignal, send: () => Promise<HttpExchange>): Promise<HttpExchange>;
 }
 
 /** Reports counters to the sink at most every `intervalMs`, and always on flush. */
@@ -101,6 +145,15 @@ export class ScanSession {
   }
 
   private hasSiteCookies = false;
+  private keeper: SessionKeeper | undefined;
+
+  /** What ends this scan's session (session-ending.ts): the crawler never queues it, send() never sends it. */
+  readonly endings = new SessionEndings();
+
+  /** Installs the keeper of a logged-in session: from now on it sees every answer but its own requests'. */
+  keepSession(keeper: SessionKeeper): void {
+    this.keeper = keeper;
+  }
 
   /**
    * `origin/path` of every request that got an answer the checks could read (below 500, not
@@ -120,7 +173,10 @@ export class ScanSession {
   /**
    * Sends one request through the budget (no redirect following), with an optional body and
    * optional extra headers (an Origin, a marker; each replaces a same-named session header);
-   * throws HttpRequestError.
+   * throws HttpRequestError (also for a request that ends the session: session-ending.ts). With
+   * a keeper, the request waits while a login runs, and a request whose answer shows the
+   * session lost is sent again once the keeper logged in anew: the answer is the retry's. The
+   * cookies an answer to a forged Cookie header sets are not kept.
    */
   async send(
     method: string,
@@ -128,12 +184,43 @@ export class ScanSession {
     signal: AbortSignal,
     options: SessionRequestOptions = {},
   ): Promise<HttpExchange> {
+    if (options.isSessionUpkeep === true) return this.sendOnce(method, url, signal, options);
+    const request: KeptRequest = options.body === undefined ? { method, url } : { method, url, body: options.body };
+    const fieldNames = requestFieldNames(url, options.body);
+    const ending = this.endings.reason(method, url, fieldNames);
+    // Not `denied` (the crawler reads that as a host the guard refused): no answer, quietly.
+    if (ending !== undefined)
+      throw new HttpRequestError('other', `${method} ${url.pathname} not sent: it ends the session (${ending})`);
+    const keeper = this.keeper;
+    // A request without the session's cookies (a fresh visitor, or cookies a check forged) says nothing of the session.
+    if (keeper === undefined || options.sendCookies === false || forgesCookies(options))
+      return this.sendOnce(method, url, signal, options);
+    await keeper.ready();
+    const generation = keeper.generation;
+    let exchange: HttpExchange;
+    try {
+      exchange = await this.sendOnce(method, url, signal, options);
+    } finally {
+      keeper.leave();
+    }
+    const verdict = await keeper.afterAnswer(request, exchange, generation, signal);
+    if (verdict === 'keep' || this.endings.ends(method, url, fieldNames)) return exchange;
+    return keeper.retry(request, signal, () => this.sendOnce(method, url, signal, options));
+  }
+
+  /** Sends one request through the budget, unwatched. */
+  private async sendOnce(
+    method: string,
+    url: URL,
+    signal: AbortSignal,
+    options: SessionRequestOptions,
+  ): Promise<HttpExchange> {
     const { body, extraHeaders } = options;
     if (!this.scope.isUrlAllowed(url)) throw new Error(`refusing to request ${url.href}: outside the scan's scope`);
     const release = await this.budget.acquire(signal);
     try {
       let headers = [...this.fixedHeaders];
-      const cookie = this.cookieHeader(url);
+      const cookie = options.sendCookies === false ? '' : this.cookieHeader(url);
       if (cookie !== '') headers.push({ name: 'cookie', value: cookie });
       if (body !== undefined) headers.push({ name: 'content-type', value: body.contentType });
       if (extraHeaders !== undefined && extraHeaders.length > 0) {
@@ -154,7 +241,9 @@ export class ScanSession {
       }
       this.cover(url, exchange.status);
       for (const header of exchange.headers) {
+        // The answer to forged cookies (a payload in the session cookie) sets a session the scan does not own.
         if (header.name !== 'set-cookie' || options.storeCookies === false || !this.keepsSiteCookies) continue;
+        if (forgesCookies(options)) continue;
         this.jar.setCookieSync(header.value, url.href, { ignoreError: true });
         this.hasSiteCookies = true;
       }
@@ -174,6 +263,11 @@ export class ScanSession {
     for (const [name, value] of this.profileCookies) pairs.set(name, value);
     return [...pairs].map(([name, value]) => `${name}=${value}`).join('; ');
   }
+}
+
+/** True when a request sends its own Cookie header (extraHeaders) instead of the session's. */
+function forgesCookies(options: SessionRequestOptions): boolean {
+  return options.extraHeaders?.some((h) => h.name.toLowerCase() === 'cookie') === true;
 }
 
 /** Splits `a=1; b=2` into pairs. */

@@ -83,12 +83,12 @@ describe('login outcome', () => {
       assert.equal(isPanelPath(path), false, path);
   });
 
-  it('fills a login form: the user name before the password, hidden values kept, ticked boxes only', () => {
+  it('fills a login form: the user name before the password, hidden values kept, ticked boxes only, the first submit button clicked', () => {
     const [form] = parsePageMarkup(
       '<form method="post"><input type="hidden" name="csrf" value="t0k"><input type="search" name="q"><input name="login"><input type="password" name="pw"><input type="checkbox" name="remember" value="1"><input type="checkbox" name="terms" checked><input type="submit" name="go" value="Go"></form>',
     ).forms;
     assert.equal(userNameInput(form!)?.name, 'login');
-    assert.equal(loginFormBody(form!, 'admin', 'a&b'), 'csrf=t0k&q=&login=admin&pw=a%26b&terms=on');
+    assert.equal(loginFormBody(form!, 'admin', 'a&b'), 'csrf=t0k&q=&login=admin&pw=a%26b&terms=on&go=Go');
     const [after] = parsePageMarkup(
       '<form><input type="password" name="pw"><input type="email" name="mail"></form>',
     ).forms;
