@@ -23,6 +23,7 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   discovery: async () => (await import('./discovery.bench.ts')).benchmark,
   scans: async () => (await import('./scans.bench.ts')).benchmark,
   'app-scanner': async () => (await import('./app-scanner.bench.ts')).benchmark,
+  'app-scanner-realistic': async () => (await import('./app-scanner-realistic.bench.ts')).benchmark,
   ports: async () => (await import('./ports.bench.ts')).benchmark,
   tls: async () => (await import('./tls.bench.ts')).benchmark,
   fingerprint: async () => (await import('./fingerprint.bench.ts')).benchmark,

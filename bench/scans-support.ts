@@ -86,18 +86,20 @@ export async function seed(ctx: BenchContext, dataDir: string): Promise<string> 
   return v2Key;
 }
 
-/** A profile on a site, at unlimited rate. */
+/** A profile on a site, at unlimited rate, with more settings if given (a login, start URLs). */
 export async function createProfile(
   api: Api,
   assetToken: string,
   site: { port: number },
   name: string,
+  extraSettings: Record<string, unknown> = {},
 ): Promise<string> {
   const profile = (
     await call(api, 'POST', '/rest/v2/profiles/', { asset_token: assetToken, endpoint: `127.0.0.1:${site.port}`, name })
   ).json as { token: string };
-  const settings = (await call(api, 'PUT', `/rest/v2/profiles/${profile.token}/settings/`, { requests_per_second: 0 }))
-    .json as { requests_per_second: number };
+  const settings = (
+    await call(api, 'PUT', `/rest/v2/profiles/${profile.token}/settings/`, { ...extraSettings, requests_per_second: 0 })
+  ).json as { requests_per_second: number };
   if (settings.requests_per_second !== 0)
     throw new Error(`profile ${name}: requests_per_second is ${settings.requests_per_second}, expected 0`);
   return profile.token;
@@ -112,13 +114,14 @@ export async function startScan(api: Api, profile: string): Promise<void> {
 /** Local performance.now() of a request the site process logged on the shared wall clock. */
 const localTime = (request: SiteRequest): number => request.at - performance.timeOrigin;
 
-/** Starts a scan of the profile and polls its status every `pollMs` until it ends; it must complete. */
+/** Starts a scan of the profile and polls its status every `pollMs` until it ends; it must complete within `timeoutMs`. */
 export async function timedScan(
   api: Api,
   profile: string,
   site: SiteProcess,
   logFrom: number,
   pollMs: number,
+  timeoutMs = 300_000,
 ): Promise<{ run: ScanRun; requests: SiteRequest[] }> {
   const startedAt = performance.now();
   await startScan(api, profile);
@@ -126,7 +129,8 @@ export async function timedScan(
   for (;;) {
     status = await scanStatus(api, profile);
     if (!isLive(status.status)) break;
-    if (performance.now() - startedAt > 300_000) throw new Error('the scan did not end within 5 minutes');
+    if (performance.now() - startedAt > timeoutMs)
+      throw new Error(`the scan did not end within ${(timeoutMs / 60_000).toFixed(0)} minutes`);
     await sleep(pollMs);
   }
   const endedAt = performance.now();

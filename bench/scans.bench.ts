@@ -1,13 +1,12 @@
 import { join } from 'node:path';
-import { extractPageLinks } from '../src/engine/http-scan/check-kit/html-links.ts';
 import { crawlConcurrency } from '../src/engine/http-scan/site-crawler.ts';
+import { realisticAccounts, realisticManifest } from '../test/support/realistic-app/manifest.ts';
 import { startGeneratedSite, type TargetServer } from '../test/support/target-site.ts';
 import {
-  printOverhead,
+  printRealisticScans,
   printStatusLatency,
-  summariseOverhead,
-  type OverheadRuns,
-  type PairCpu,
+  summariseRealisticScans,
+  type RealisticScan,
   type ScanTraffic,
 } from './scans-report.ts';
 import {
@@ -20,33 +19,29 @@ import {
   timedScan,
   waitForStatus,
   type Api,
-  type ScanRun,
 } from './scans-support.ts';
 import type { Benchmark, BenchContext } from './support/benchmark.ts';
-import { plainLoop, type LoopRun } from './support/plain-loop.ts';
 import { processCpuMs } from './support/process-cpu.ts';
 import { writeResult } from './support/report.ts';
-import { startSiteProcess, type SiteProcess } from './support/site-process.ts';
+import { startRealisticAppProcess } from './support/site-process.ts';
 import { startPerimeter, type ServerProcess } from './support/server.ts';
 import { runWrk, urlCycleScript, type WrkOptions, type WrkResult } from './support/wrk.ts';
 
-/** (a) the site one scan crawls, end to end, three times against the plain loop. */
-const smallSitePages = 200;
-const rounds = countFromEnv('BENCH_SCAN_ROUNDS', 7, 1);
 /**
- * Unmeasured pairs first (unless BENCH_WARMUP=0): the server's scan code and the loop are cold
- * for their first runs. Both keep getting faster for about twenty pairs (JIT tiers), so a steady
- * state needs `BENCH_SCAN_WARMUP_PAIRS=20`; the default keeps `npm run bench` short.
+ * (a) scans of the realistic application's vulnerable twin (test/support/realistic-app: a
+ * login, 10–50 ms answers), each of a fresh twin, timed start request → completed.
  */
-const warmupPairs = countFromEnv('BENCH_SCAN_WARMUP_PAIRS', 3, 0);
+const rounds = countFromEnv('BENCH_SCAN_ROUNDS', 3, 1);
+/** A scan of the realistic application may take minutes; beyond this it is a failure. */
+const realisticScanTimeoutMs = 15 * 60_000;
 /** The server's scan threads when set (0: scans on its event loop, as before scan threads); else the server's default. */
 const scanThreads =
   process.env['BENCH_SCAN_THREADS'] === undefined ? undefined : countFromEnv('BENCH_SCAN_THREADS', 1, 0);
 /** (b) four larger sites, big enough that unlimited scans are still crawling when wrk ends. */
 const bigSitePages = 20_000;
 const concurrentScans = 4;
-/** Status poll of (a): the resolution of "completed seen"; each poll costs the server about 0.2 ms. */
-const pollIntervalMs = 10;
+/** Status poll of (a): the resolution of "completed seen". */
+const pollIntervalMs = 100;
 /** Status poll of (b)'s waits. */
 const waitPollMs = 50;
 const load = { connections: 10, threads: 2 } as const;
@@ -61,18 +56,35 @@ function countFromEnv(name: string, fallback: number, min: number): number {
   return value;
 }
 
-/** What the scanner sends besides host and connection (scan-session.ts), so both sides send alike. */
-const scanHeaders = {
-  'user-agent': 'perimeter-scanner/0.1 (+application scan)',
-  accept: 'text/html,application/xhtml+xml,*/*;q=0.8',
+/**
+ * The profile settings of (a): the scanner's account logs in, no browser (the scripted menu's
+ * pages are given as start URLs instead), unlimited rate: the crawler's fixed concurrency
+ * (`crawlConcurrency` requests in flight) is the only bound, so the wall time is comparable
+ * from run to run.
+ */
+const realisticSettings = {
+  requests_per_second: 0,
+  render_javascript: false,
+  start_urls: [...new Set(realisticManifest.filter((s) => s.needsJs).map((s) => s.path))],
+  login: {
+    url: '/login',
+    fields: [
+      { name: 'username', value: realisticAccounts.user.username },
+      { name: 'password', value: realisticAccounts.user.password },
+    ],
+    logged_in_text: 'Logout',
+    logged_in_selector: null,
+    logged_out_text: null,
+    logged_out_selector: 'input[name="Login"]',
+  },
 };
 
-/** Scan overhead against a plain undici loop, and scan-status latency while four scans run. */
+/** The scan's wall time on the realistic application, and scan-status latency while four scans run. */
 export const benchmark: Benchmark = {
   name: 'scans',
   description:
-    `(a) one scan of a ${smallSitePages}-page local site through the API, start to completed, against a plain undici loop over the same URLs (${crawlConcurrency} in flight), ` +
-    `${rounds} rounds interleaved; (b) GET /rest/v2/scans/{t}/ latency while ${concurrentScans} unlimited scans run, and with none`,
+    `(a) one scan of the realistic application (logged in, 10–50 ms answers) through the API, start to completed, ${crawlConcurrency} requests in flight, ` +
+    `${rounds} rounds, a fresh application each; (b) GET /rest/v2/scans/{t}/ latency while ${concurrentScans} unlimited scans run, and with none`,
   run,
 };
 
@@ -85,14 +97,13 @@ async function measureWrk(ctx: BenchContext, label: string, options: Omit<WrkOpt
   return runWrk(ctx.scope, { ...options, duration: ctx.duration });
 }
 
-/** The server and what it scans: the small site of (a), the big sites of (b), a profile on each. */
+/** The server and what it scans: the big sites of (b) with a profile on each; (a) makes its own. */
 interface Setup {
   api: Api;
   server: ServerProcess;
   serverEnv: Record<string, string>;
   cpuProfileDir: string | undefined;
-  small: SiteProcess;
-  smallProfile: string;
+  assetToken: string;
   bigSites: TargetServer[];
   bigProfiles: string[];
 }
@@ -102,7 +113,6 @@ async function setUp(ctx: BenchContext): Promise<Setup> {
   const dataDir = ctx.scope.tempDir('perimeter-bench-scans-');
   const key = await seed(ctx, dataDir);
 
-  const small = await startSiteProcess(ctx.scope, smallSitePages);
   const bigSites: TargetServer[] = [];
   for (let i = 0; i < concurrentScans; i++) {
     const site = await startGeneratedSite(bigSitePages);
@@ -114,7 +124,7 @@ async function setUp(ctx: BenchContext): Promise<Setup> {
   // Every role, the embedded store. Egress is opened to the loopback only (the targets) and DNS
   // points at a dead loopback port: nothing can leave the machine. Four scans at once need the
   // process and team limits raised from 2; the page and depth limits let the big sites keep
-  // the scans busy (neither limit is reached by the 200-page site).
+  // the scans busy (neither limit is reached by the realistic application).
   const serverEnv = {
     PERIMETER_EGRESS_ALLOW: '127.0.0.0/8',
     PERIMETER_DNS_RESOLVERS: '127.0.0.1:1',
@@ -137,73 +147,39 @@ async function setUp(ctx: BenchContext): Promise<Setup> {
   };
   const asset = assets.assets.find((a) => a.name === '127.0.0.1');
   if (asset === undefined) throw new Error('the asset 127.0.0.1 is not listed');
-  const smallProfile = await createProfile(api, asset.token, small, `small-${smallSitePages}`);
   const bigProfiles: string[] = [];
   for (const [i, site] of bigSites.entries()) bigProfiles.push(await createProfile(api, asset.token, site, `big-${i}`));
-  return { api, server, serverEnv, cpuProfileDir, small, smallProfile, bigSites, bigProfiles };
+  return { api, server, serverEnv, cpuProfileDir, assetToken: asset.token, bigSites, bigProfiles };
 }
 
-/** (a) scan vs plain loop, interleaved; unmeasured pairs first unless BENCH_WARMUP=0. */
-async function measureOverhead(
+/** (a) each round: a fresh vulnerable twin of the realistic application, a profile on it, one scan timed to `completed`. */
+async function measureRealisticScans(
   ctx: BenchContext,
   api: Api,
   serverPid: number,
-  small: SiteProcess,
-  smallProfile: string,
-): Promise<OverheadRuns> {
-  const scans: ScanRun[] = [];
-  const loops: LoopRun[] = [];
-  /** The crawl floor: the plain loop that also parses each HTML page with the scan's link extractor. */
-  const parseLoops: LoopRun[] = [];
-  const cpu: PairCpu[] = [];
-  let nonGet = 0;
-  let urlCount = 0;
-  // Endpoint validation at profile creation reached the site too: the scans' requests come after.
-  let logged = (await small.requestsFrom(0)).length;
-  const pairs = (ctx.warmup === undefined ? 0 : warmupPairs) + rounds;
-  for (let round = 0; round < pairs; round++) {
-    const isWarmup = round < pairs - rounds;
-    const serverBefore = processCpuMs(serverPid);
-    const siteBefore = processCpuMs(small.pid);
-    const { run: scan, requests } = await timedScan(api, smallProfile, small, logged, pollIntervalMs);
-    const serverDuringScanMs = processCpuMs(serverPid) - serverBefore;
-    const siteAfterScan = processCpuMs(small.pid);
-    logged += requests.length;
-    nonGet = requests.filter((r) => r.method !== 'GET').length;
-    const urls = requests.filter((r) => r.method === 'GET').map((r) => `${small.origin}${r.path}`);
-    urlCount = urls.length;
-    const benchBefore = process.cpuUsage();
-    const loop = await plainLoop(urls, crawlConcurrency, scanHeaders);
-    const benchUsed = process.cpuUsage(benchBefore);
-    const pairCpu: PairCpu = {
-      serverDuringScanMs,
-      siteDuringScanMs: siteAfterScan - siteBefore,
-      benchDuringLoopMs: (benchUsed.user + benchUsed.system) / 1000,
-      siteDuringLoopMs: processCpuMs(small.pid) - siteAfterScan,
-    };
-    const received = (await small.requestsFrom(logged)).length;
-    logged += received;
-    if (received !== urls.length)
-      throw new Error(`the plain loop sent ${urls.length} requests but the target received ${received}`);
-    const parseLoop = await plainLoop(urls, crawlConcurrency, scanHeaders, (html) => void extractPageLinks(html));
-    const parsedReceived = (await small.requestsFrom(logged)).length;
-    logged += parsedReceived;
-    if (parsedReceived !== urls.length)
-      throw new Error(`the parsing loop sent ${urls.length} requests but the target received ${parsedReceived}`);
-    const tag = isWarmup ? 'warm-up' : `round ${round - (pairs - rounds) + 1}/${rounds}`;
-    ctx.log(
-      `${tag}: scan ${scan.durationMs.toFixed(0)} ms, ${scan.requestsReceived} requests received (${scan.requestsSent} sent per progress), ${scan.requestsPerSecond.toFixed(0)} req/s ` +
-        `[start→first ${scan.startToFirstRequestMs.toFixed(0)} ms, crawl ${scan.crawlMs.toFixed(0)} ms, last→completed ${scan.lastRequestToCompletedMs.toFixed(0)} ms]; ` +
-        `plain loop ${loop.durationMs.toFixed(0)} ms, ${loop.requestsPerSecond.toFixed(0)} req/s; loop + link parse ${parseLoop.durationMs.toFixed(0)} ms; ` +
-        `CPU: server ${pairCpu.serverDuringScanMs.toFixed(0)} ms during the scan, bench ${pairCpu.benchDuringLoopMs.toFixed(0)} ms during the loop`,
-    );
-    if (isWarmup) continue;
-    scans.push(scan);
-    loops.push(loop);
-    parseLoops.push(parseLoop);
-    cpu.push(pairCpu);
+  assetToken: string,
+): Promise<RealisticScan[]> {
+  const scans: RealisticScan[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const site = await startRealisticAppProcess(ctx.scope, 'vulnerable');
+    try {
+      const profile = await createProfile(api, assetToken, site, `realistic-${round}`, realisticSettings);
+      // Endpoint validation at profile creation reached the site too: the scan's requests come after.
+      const logged = (await site.requestsFrom(0)).length;
+      const serverBefore = processCpuMs(serverPid);
+      const { run: scan } = await timedScan(api, profile, site, logged, pollIntervalMs, realisticScanTimeoutMs);
+      const serverCpuMs = processCpuMs(serverPid) - serverBefore;
+      const counters = await site.counters();
+      scans.push({ ...scan, serverCpuMs, counters });
+      ctx.log(
+        `round ${round}/${rounds}: ${(scan.durationMs / 1000).toFixed(1)} s, ${scan.requestsReceived} requests received, ${scan.requestsPerSecond.toFixed(0)} req/s, ` +
+          `${scan.findings} findings, ${counters['logins'] ?? 0} logins, ${counters['expired'] ?? 0} sessions expired, server CPU ${serverCpuMs.toFixed(0)} ms`,
+      );
+    } finally {
+      await site.stop();
+    }
   }
-  return { scans, loops, parseLoops, cpu, nonGet, urlCount };
+  return scans;
 }
 
 /** (b) status latency while four scans run, then with none (the scans stopped in between). */
@@ -258,24 +234,22 @@ async function measureStatusLatency(
 }
 
 async function run(ctx: BenchContext): Promise<void> {
-  const { api, server, serverEnv, cpuProfileDir, small, smallProfile, bigSites, bigProfiles } = await setUp(ctx);
-  const runs = await measureOverhead(ctx, api, server.pid, small, smallProfile);
-  const { scans, loops, parseLoops, cpu, nonGet, urlCount } = runs;
+  const { api, server, serverEnv, cpuProfileDir, assetToken, bigSites, bigProfiles } = await setUp(ctx);
+  const scans = await measureRealisticScans(ctx, api, server.pid, assetToken);
   const mismatched = scans.filter((s) => s.requestsSent !== s.requestsReceived);
   if (mismatched.length > 0)
     ctx.log(
       `note: progress.requests_sent differs from what the target received in ${mismatched.length} run(s); the target's count is used`,
     );
-  const summary = summariseOverhead(runs);
-  const { scanRate, loopRate, ratio, pairRatios, parseLoopRate, parseRatio, parsePairRatios, crawlRate } = summary;
+  const summary = summariseRealisticScans(scans);
 
   const { busy, idle, scanTraffic } = await measureStatusLatency(ctx, api, bigProfiles, bigSites);
   await server.stop();
   if (cpuProfileDir !== undefined) ctx.log(`CPU profile of the server written under ${cpuProfileDir}`);
 
-  printOverhead(
-    `scans (a): one scan of a ${smallSitePages}-page site, start request → completed (poll ${pollIntervalMs} ms), vs a plain undici loop over the same ${urlCount} GETs, ${crawlConcurrency} in flight`,
-    runs,
+  printRealisticScans(
+    `scans (a): one scan of the realistic application (logged in, no browser, its scripted pages as start URLs), start request → completed (poll ${pollIntervalMs} ms), ${crawlConcurrency} requests in flight`,
+    scans,
     summary,
   );
   printStatusLatency(
@@ -286,11 +260,10 @@ async function run(ctx: BenchContext): Promise<void> {
 
   const path = writeResult(ctx.outDir, 'scans', {
     parameters: {
-      smallSitePages,
       rounds,
-      warmupPairs: ctx.warmup === undefined ? 0 : warmupPairs,
       pollIntervalMs,
       crawlConcurrency,
+      realisticSettings,
       bigSitePages,
       concurrentScans,
       ...load,
@@ -298,23 +271,7 @@ async function run(ctx: BenchContext): Promise<void> {
       warmup: ctx.warmup ?? null,
       serverEnv,
     },
-    overhead: {
-      urls: urlCount,
-      nonGetRequests: nonGet,
-      scans,
-      loops,
-      parseLoops,
-      parseLoopRequestsPerSecond: parseLoopRate,
-      parseLoopRatio: parseRatio,
-      parseLoopPairRatios: parsePairRatios,
-      scanRequestsPerSecond: scanRate,
-      loopRequestsPerSecond: loopRate,
-      crawlOnlyRequestsPerSecond: crawlRate,
-      ratio,
-      pairRatios,
-      cpu,
-      cpuPerRequestUs: summary.cpuPerRequest,
-    },
+    realisticScan: { scans, ...summary },
     statusLatency: { busy, idle, scanTraffic },
   });
   ctx.log(`results written to ${path}`);

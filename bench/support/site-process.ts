@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startGeneratedSite, type TargetServer } from '../../test/support/target-site.ts';
+import { startRealisticApp } from '../../test/support/realistic-app/index.ts';
+import type { TargetServer } from '../../test/support/target-site.ts';
 import { startVulnerableSites } from '../../test/support/vulnerable-site/index.ts';
 import type { Scope } from './scope.ts';
 
@@ -13,9 +14,9 @@ export interface SiteRequest {
 }
 
 /**
- * A generated site (`startGeneratedSite`) served by a child process of its own, so that a scan
- * in the server process and a plain loop in the bench process both reach it across a process
- * boundary, as a crawler reaches a real site: neither shares an event loop with the target.
+ * A fixture site served by a child process of its own, so that a scanner (the server process,
+ * the bench process, wapiti) reaches it across a process boundary, as a crawler reaches a real
+ * site: no scanner shares an event loop with the target, and the child counts what it receives.
  */
 export interface SiteProcess {
   /** The child's process id (its CPU time is read from /proc). */
@@ -26,19 +27,26 @@ export interface SiteProcess {
   requestsFrom(from: number): Promise<SiteRequest[]>;
   /** TCP connections accepted so far. */
   connections(): Promise<number>;
+  /** The realistic application's counters (logins, password changes, …); empty for the other sites. */
+  counters(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
 type ParentMessage = { kind: 'log'; id: number; from: number } | { kind: 'stop' };
 type ChildMessage =
-  { kind: 'ready'; port: number } | { kind: 'log'; id: number; requests: SiteRequest[]; connections: number };
+  | { kind: 'ready'; port: number }
+  | { kind: 'log'; id: number; requests: SiteRequest[]; connections: number; counters: Record<string, number> };
 
-/** Which site the child serves: a generated site of N pages, or one twin of the vulnerable fixture site (test/support/vulnerable-site). */
-export type SiteKind = { pages: number } | { fixture: 'vulnerable' | 'safe' };
+/**
+ * Which site the child serves: one twin of the vulnerable fixture site
+ * (test/support/vulnerable-site), or one twin of the realistic application
+ * (test/support/realistic-app: login, expiring sessions, 10–50 ms answers, MariaDB).
+ */
+export type SiteKind = { fixture: 'vulnerable' | 'safe' } | { realistic: 'vulnerable' | 'safe' };
 
-/** Starts a `pages`-page generated site in a child process; the scope kills it on close. */
-export function startSiteProcess(scope: Scope, pages: number): Promise<SiteProcess> {
-  return startChild(scope, { pages });
+/** Starts one twin of the realistic application, fresh (accounts as shipped, nothing stored), in a child process. */
+export function startRealisticAppProcess(scope: Scope, twin: 'vulnerable' | 'safe'): Promise<SiteProcess> {
+  return startChild(scope, { realistic: twin });
 }
 
 /** Starts one twin of the vulnerable fixture site, fresh (nothing stored yet), in a child process. */
@@ -54,7 +62,8 @@ async function startChild(scope: Scope, kind: SiteKind): Promise<SiteProcess> {
   scope.defer(`stop site process (pid ${child.pid})`, () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  const pending = new Map<number, (reply: { requests: SiteRequest[]; connections: number }) => void>();
+  type Reply = { requests: SiteRequest[]; connections: number; counters: Record<string, number> };
+  const pending = new Map<number, (reply: Reply) => void>();
   let nextId = 0;
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
@@ -64,7 +73,7 @@ async function startChild(scope: Scope, kind: SiteKind): Promise<SiteProcess> {
       else pending.get(message.id)?.(message);
     });
   });
-  const ask = (from: number): Promise<{ requests: SiteRequest[]; connections: number }> =>
+  const ask = (from: number): Promise<Reply> =>
     new Promise((resolve) => {
       const id = nextId++;
       pending.set(id, (reply) => {
@@ -79,6 +88,7 @@ async function startChild(scope: Scope, kind: SiteKind): Promise<SiteProcess> {
     origin: `http://127.0.0.1:${port}`,
     requestsFrom: async (from) => (await ask(from)).requests,
     connections: async () => (await ask(Number.MAX_SAFE_INTEGER)).connections,
+    counters: async () => (await ask(Number.MAX_SAFE_INTEGER)).counters,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -88,8 +98,8 @@ async function startChild(scope: Scope, kind: SiteKind): Promise<SiteProcess> {
   };
 }
 
-async function serveKind(kind: SiteKind): Promise<TargetServer> {
-  if ('pages' in kind) return startGeneratedSite(kind.pages);
+async function serveKind(kind: SiteKind): Promise<TargetServer & { state?: { counters: object } }> {
+  if ('realistic' in kind) return startRealisticApp(kind.realistic);
   const sites = await startVulnerableSites();
   const [kept, other] = kind.fixture === 'vulnerable' ? [sites.vulnerable, sites.safe] : [sites.safe, sites.vulnerable];
   await other.stop();
@@ -97,7 +107,7 @@ async function serveKind(kind: SiteKind): Promise<TargetServer> {
 }
 
 async function childMain(kind: SiteKind): Promise<void> {
-  const site: TargetServer = await serveKind(kind);
+  const site = await serveKind(kind);
   const clock = (at: number): number => performance.timeOrigin + at;
   process.on('message', (message: ParentMessage) => {
     if (message.kind === 'stop') {
@@ -107,7 +117,14 @@ async function childMain(kind: SiteKind): Promise<void> {
     const requests = site.requests
       .slice(message.from)
       .map((r) => ({ method: r.method, path: r.path, at: clock(r.at) }));
-    process.send?.({ kind: 'log', id: message.id, requests, connections: site.connections } satisfies ChildMessage);
+    const counters = { ...(site.state?.counters ?? {}) } as Record<string, number>;
+    process.send?.({
+      kind: 'log',
+      id: message.id,
+      requests,
+      connections: site.connections,
+      counters,
+    } satisfies ChildMessage);
   });
   process.send?.({ kind: 'ready', port: site.port } satisfies ChildMessage);
 }
