@@ -62,6 +62,14 @@ describe('logged-in scans (the login extension)', () => {
     assert.ok(!result.warnings.some((w) => w.startsWith('login failed')), result.warnings.join('\n'));
   });
 
+  it("lets the checks read the login's own answers: the session cookie, set only there, is judged", () => {
+    const flags = result.findings.filter((f) => f.checkId === 'cookie-flags').map((f) => pathOf(f.location));
+    assert.ok(
+      flags.some((path) => /cookie=sid&flag=samesite/.test(path)),
+      `cookie-flags findings: ${flags.join(', ')}`,
+    );
+  });
+
   it('survives the session expiring: it logs in again and retries', () => {
     assert.ok(site.expiries >= 1, `the session never expired (${site.counts.size} paths)`);
     assert.ok(site.logins >= 2, `logins: ${site.logins}`);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ScanEngine, ScanLimits, ScanOutcome, ScanSink, ScanTarget } from '../../core/scans/scan-engine.ts';
 import type { ScanProfileSettings } from '../../core/scans/scan-profile-settings.ts';
 import type { DnsResolver } from '../dns/resolver.ts';
@@ -42,7 +43,7 @@ import { createStoredXssCheck } from './checks/stored-xss.check.ts';
 import { createXxeCheck } from './checks/xxe.check.ts';
 import { defaultCanaryConfig, type CanaryConfig } from '../../config/canary.ts';
 import { CanaryListener, type ScanCanary } from './check-kit/canary-listener.ts';
-import { createGuardedHttpClient, HttpRequestError } from './check-kit/guarded-http-client.ts';
+import { createGuardedHttpClient, HttpRequestError, type GuardedHttpClient } from './check-kit/guarded-http-client.ts';
 import { probeEndpoint } from './http-probe.ts';
 import { RequestBudget } from './check-kit/request-budget.ts';
 import { ScanScope, originText } from './check-kit/scan-scope.ts';
@@ -154,6 +155,22 @@ function rendererOf(
   return createPageRenderer({ session, signal, warn: (message) => sink.warning(message), browserPath });
 }
 
+/** The target's addresses through the guard, or the outcome that ends the scan (aborted, denied, unresolved). */
+async function addressesOfTarget(
+  client: GuardedHttpClient,
+  target: ScanTarget,
+  signal: AbortSignal,
+): Promise<string[] | ScanOutcome> {
+  try {
+    return await client.addressesOf(target.host);
+  } catch (err) {
+    if (signal.aborted) return { status: 'aborted' };
+    const failure = err instanceof HttpRequestError ? err : new HttpRequestError('other', String(err));
+    if (failure.kind === 'denied') return { status: 'unable_to_complete', error: `${target.host}: ${failure.message}` };
+    return { status: 'unable_to_resolve', error: failure.message };
+  }
+}
+
 /** Runs one scan: resolves through the guard, crawls with the checks, and maps the ending to an outcome. */
 async function runScan(
   deps: { guard: EgressGuard; resolver: DnsResolver; canary: CanaryListener; browserPath: string | undefined },
@@ -171,6 +188,9 @@ async function runScan(
     duration.abort(new Error('maxDurationMs reached'));
   }, limits.maxDurationMs);
   const scanSignal = AbortSignal.any([signal, duration.signal]);
+  // Every waiting request (the budget's queue, the crawl's workers, the browser, a check's pause)
+  // listens to the scan's signal for a moment: more than Node's default of 10 is the normal case.
+  setMaxListeners(256, scanSignal);
   const progress = new ProgressReporter(sink, { pagesCrawled: 0, requestsSent: 0, checksDone: 0 });
   const client = createGuardedHttpClient({
     guard: deps.guard,
@@ -187,19 +207,11 @@ async function runScan(
       sink.warning(`the target port ${target.port} is in blacklisted_ports: nothing was requested`);
       return { status: 'completed', coverage: { answered: [], unanswered: 0 } };
     }
-    let addresses: string[];
-    try {
-      addresses = await client.addressesOf(target.host);
-    } catch (err) {
-      if (signal.aborted) return { status: 'aborted' };
-      const failure = err instanceof HttpRequestError ? err : new HttpRequestError('other', String(err));
-      if (failure.kind === 'denied')
-        return { status: 'unable_to_complete', error: `${target.host}: ${failure.message}` };
-      return { status: 'unable_to_resolve', error: failure.message };
-    }
+    const addresses = await addressesOfTarget(client, target, signal);
+    if (!Array.isArray(addresses)) return addresses;
     const budget = new RequestBudget(settings.requests_per_second, crawlConcurrency);
     const session = new ScanSession(target, settings, scope, client, budget, progress);
-    await logInWhenAsked(session, start, sink, scanSignal);
+    const loginPages = await logInWhenAsked(session, start, sink, scanSignal);
     const extraSeeds = scope
       .extraPorts()
       .map((port) => new URL(`${originText({ scheme: schemeOfPort(port, target), host: target.host, port })}/`));
@@ -215,6 +227,7 @@ async function runScan(
       start,
       extraSeeds,
       startUrls: settings.start_urls,
+      loginPages,
       renderer,
     });
     if (signal.aborted) return { status: 'aborted' };

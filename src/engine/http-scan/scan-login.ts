@@ -3,6 +3,7 @@ import { compileSelector, selectElements } from '../fingerprint/css-selector.ts'
 import { readPageSignals } from '../fingerprint/page-signals.ts';
 import { startLoginSession, type SelectorCompiler } from './check-kit/login-session.ts';
 import type { ScanSession } from './check-kit/scan-session.ts';
+import type { HttpExchange } from './check-kit/guarded-http-client.ts';
 
 const htmlType = [{ name: 'content-type', value: 'text/html' }];
 
@@ -23,15 +24,17 @@ export const compilePageSelector: SelectorCompiler = (selector) => {
 /**
  * With the profile's `login` extension, logs the scan in before the crawl and keeps it logged
  * in (check-kit/login-session.ts); a failed login is a warning and the scan goes on without.
+ * Answers the login's exchanges (the crawl's passive checks read them: the session cookie is set there).
  */
 export async function logInWhenAsked(
   session: ScanSession,
   start: URL,
   sink: ScanSink,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<Array<{ url: URL; exchange: HttpExchange }>> {
   const login = session.settings.login;
   // Settings stored before the extension have no login at all.
-  if (login === null || login === undefined) return;
-  await startLoginSession({ session, login, start, sink, selectors: compilePageSelector }, signal);
+  if (login === null || login === undefined) return [];
+  const keeper = await startLoginSession({ session, login, start, sink, selectors: compilePageSelector }, signal);
+  return keeper?.exchanges ?? [];
 }

@@ -13,8 +13,7 @@ import {
   parseSitemap,
 } from './check-kit/discovery.ts';
 import { extractPageLinks, formSubmissions } from './check-kit/html-links.ts';
-import { parseMultipart } from './check-kit/multipart.ts';
-import { jsonLeaves } from './check-kit/injection.ts';
+import { bodyFieldNames, isDestructivePath, isDestructiveSubmission } from './crawl-forms.ts';
 import { dedupKey, normaliseUrl, originOf, originText, type Origin } from './check-kit/scan-scope.ts';
 import type { ScanSession } from './check-kit/scan-session.ts';
 import { requestFieldNames } from './check-kit/session-ending.ts';
@@ -39,28 +38,8 @@ interface QueueItem {
 /** How the crawler sends a form body. */
 const formContentType = 'application/x-www-form-urlencoded';
 
-/** Forms the crawler does not submit: they delete, reset or unsubscribe something. */
-const DESTRUCTIVE_FORM = /\b(?:delete|remove|destroy|drop|reset|unsubscribe|deactivate)\b/i;
-/** Submit buttons (name, value or formaction) the crawler does not click: besides DESTRUCTIVE_FORM's words, those that clear or purge data. */
-const DESTRUCTIVE_BUTTON = /\b(?:delete|remove|destroy|drop|reset|unsubscribe|deactivate|clear|purge|wipe|erase)\b/i;
-
 /** How the crawler sends the body of a JSON API call found in a script. */
 const jsonContentType = 'application/json';
-
-/** Names of the fields of a body (urlencoded or multipart fields, or JSON leaves by key path), sorted and distinct: a form's or call's identity. */
-function fieldNames(body: string, contentType: string | undefined): string {
-  const multipart = contentType === undefined ? undefined : parseMultipart(body, contentType);
-  if (multipart !== undefined)
-    return `multipart:${[...new Set([...multipart.fields.map(([name]) => name), ...multipart.files.map((f) => f.field)])].sort().join('&')}`;
-  if (contentType === jsonContentType) {
-    try {
-      return `json:${[...new Set(jsonLeaves(JSON.parse(body)).map((leaf) => leaf.name))].sort().join('&')}`;
-    } catch {
-      return 'json:';
-    }
-  }
-  return [...new Set(new URLSearchParams(body).keys())].sort().join('&');
-}
 
 /** What the crawl learnt about the start page of the target. */
 export interface CrawlResult {
@@ -83,6 +62,8 @@ export interface CrawlOptions {
    * queued beside the start URL; one outside the scope is skipped with a warning.
    */
   startUrls?: readonly string[];
+  /** The answers of the scan's login: every check but the active ones reads them (the session cookie is set there). */
+  loginPages?: ReadonlyArray<{ url: URL; exchange: HttpExchange }>;
   /** Renders HTML pages in a browser: the links and forms of the rendered DOM are followed too (render_javascript). */
   renderer?: PageRenderer | undefined;
 }
@@ -138,7 +119,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const onAbort = (): void => wakeWorkers(crawl);
   options.signal.addEventListener('abort', onAbort, { once: true });
   seedQueue(crawl);
-  await Promise.all(Array.from({ length: crawlConcurrency }, () => crawlWorker(crawl)));
+  await Promise.all([inspectLoginPages(crawl), ...Array.from({ length: crawlConcurrency }, () => crawlWorker(crawl))]);
   options.signal.removeEventListener('abort', onAbort);
   if (!options.signal.aborted) await finishChecks(crawl);
   return crawl.result;
@@ -231,7 +212,7 @@ function enqueue(crawl: Crawl, raw: URL, depth: number, options: EnqueueOptions 
   const key =
     (method === 'GET'
       ? dedupKey(url)
-      : `${method} ${dedupKey(url)} ${fieldNames(options.body ?? '', options.contentType)}`) +
+      : `${method} ${dedupKey(url)} ${bodyFieldNames(options.body ?? '', options.contentType)}`) +
     (options.variant === undefined || options.variant === '' ? '' : ` button:${options.variant}`);
   if (crawl.seen.has(key)) return true;
   if (!session.scope.isUrlAllowed(url)) return false;
@@ -287,7 +268,7 @@ function enqueueJsonCalls(crawl: Crawl, code: string, base: URL, depth: number):
     } catch {
       continue;
     }
-    if (DESTRUCTIVE_FORM.test(url.pathname)) continue;
+    if (isDestructivePath(url.pathname)) continue;
     url.hash = '';
     enqueue(crawl, url, depth, { method: call.method, body: call.body, contentType: jsonContentType });
   }
@@ -320,18 +301,8 @@ function followHtmlLinks(crawl: Crawl, item: QueueItem, links: NonNullable<Crawl
   }
   for (const form of links.forms) {
     for (const submission of formSubmissions(form, item.url)) {
+      if (isDestructiveSubmission(form, submission)) continue;
       const variant = new URLSearchParams(submission.buttonFields).toString();
-      // The button's names, values and label, camelCase and snake_case words apart (`btnClear` says clear).
-      const button = [...submission.buttonFields.flat(), submission.buttonLabel]
-        .join(' ')
-        .replace(/([a-z])([A-Z])/g, '$1 $2')
-        .replace(/_/g, ' ');
-      if (DESTRUCTIVE_BUTTON.test(`${submission.url.pathname} ${button}`)) continue;
-      if (
-        submission.method === 'POST' &&
-        DESTRUCTIVE_FORM.test(`${form.action} ${form.fields.map(([name]) => name).join(' ')}`)
-      )
-        continue;
       enqueue(
         crawl,
         submission.url,
@@ -417,15 +388,7 @@ async function visit(crawl: Crawl, item: QueueItem): Promise<void> {
   if (exchange === undefined) return;
   session.progress.counters.pagesCrawled += 1;
   session.progress.touch();
-  const isHtml = isHtmlResponse(exchange);
-  const page: CrawledPage = {
-    url: item.url,
-    origin,
-    originText: originText(origin),
-    exchange,
-    isHtml,
-    links: isHtml ? extractPageLinks(exchange.body) : undefined,
-  };
+  const page = crawledPage(item.url, origin, exchange);
   followLinks(crawl, item, exchange, page);
   // The browser renders the page while the checks inspect the answer.
   await Promise.all([followRenderedLinks(crawl, item, exchange), inspectPage(crawl, page)]);
@@ -463,6 +426,34 @@ async function fetchItem(crawl: Crawl, item: QueueItem, origin: Origin): Promise
     else if (failure.kind === 'denied')
       warnOnce(crawl, `denied ${origin.host}`, `${origin.host} skipped: ${failure.message}`);
     return undefined;
+  }
+}
+
+/** A fetched answer as the checks see it: HTML pages with their links and forms read. */
+function crawledPage(url: URL, origin: Origin, exchange: HttpExchange): CrawledPage {
+  const isHtml = isHtmlResponse(exchange);
+  return {
+    url,
+    origin,
+    originText: originText(origin),
+    exchange,
+    isHtml,
+    links: isHtml ? extractPageLinks(exchange.body) : undefined,
+  };
+}
+
+/** Runs the checks on the login's answers (CrawlOptions.loginPages); an abort ends it quietly (the workers see it). */
+async function inspectLoginPages(crawl: Crawl): Promise<void> {
+  for (const { url, exchange } of crawl.options.loginPages ?? []) {
+    const origin = originOf(url);
+    if (origin === undefined || crawl.options.signal.aborted) continue;
+    const page = crawledPage(url, origin, exchange);
+    page.isSessionUpkeep = true;
+    try {
+      await inspectPage(crawl, page);
+    } catch {
+      return; // an abort
+    }
   }
 }
 

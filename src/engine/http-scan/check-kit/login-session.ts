@@ -74,6 +74,9 @@ function redirectOf(exchange: HttpExchange, url: URL): URL | undefined {
  * it is remembered in the session's endings (never sent again) with one warning. Past
  * maxRelogins the scan warns and goes on as it is.
  */
+/** Exchanges of logins kept for the checks (a login is 2 to 7 requests; later logins repeat the first). */
+const maxKeptExchanges = 8;
+
 export class LoginSession implements SessionKeeper {
   /** Successful logins so far (SessionKeeper). */
   generation = 0;
@@ -102,6 +105,11 @@ export class LoginSession implements SessionKeeper {
   /** Requests (method, origin + path) whose logged-out look proved wrong: not judged again. */
   private readonly ignored = new Set<string>();
   private readonly warned = new Set<string>();
+  /**
+   * The exchanges of logins (the login page, the form's submission, the redirects), up to
+   * maxKeptExchanges: the crawl never sees them otherwise, and the session cookie is set there.
+   */
+  readonly exchanges: Array<{ url: URL; exchange: HttpExchange }> = [];
 
   constructor(private readonly options: LoginSessionOptions) {
     const { login, start, selectors } = options;
@@ -250,6 +258,7 @@ export class LoginSession implements SessionKeeper {
       isSessionUpkeep: true,
       ...(body === undefined ? {} : { body }),
     });
+    this.keep(url, exchange);
     let at = url;
     for (let hop = 0; hop < maxRedirects; hop += 1) {
       const next = redirectOf(exchange, at);
@@ -257,8 +266,14 @@ export class LoginSession implements SessionKeeper {
       next.hash = '';
       at = next;
       exchange = await session.send('GET', at, signal, { isSessionUpkeep: true });
+      this.keep(at, exchange);
     }
     return { exchange, url: at };
+  }
+
+  /** Keeps an exchange of a login for the checks (the first logins' only). */
+  private keep(url: URL, exchange: HttpExchange): void {
+    if (this.exchanges.length < maxKeptExchanges) this.exchanges.push({ url, exchange });
   }
 
   /** What an answer says of the session: a logout signal, or undefined. */

@@ -14,6 +14,8 @@ export interface CrawledPage {
   isHtml: boolean;
   /** Links of an HTML page (undefined for other content). */
   links: PageLinks | undefined;
+  /** An answer of the scan's login (the login page, its submission, the redirects): read by the checks, never injected into. */
+  isSessionUpkeep?: boolean;
 }
 
 /** What a check may use: the scan's session (requests count in the budget) and the sink. */

@@ -58,6 +58,8 @@ export function createActiveCheck(spec: ActiveCheckSpec): PageCheck {
   return {
     id: spec.id,
     async inspect(page: CrawledPage, context: CheckContext): Promise<void> {
+      // The login's own requests are not tampered with: a payload there would log the scan out.
+      if (page.isSessionUpkeep === true) return;
       let send: InjectedSender | undefined;
       for (const { point, key, isMetadata } of keyedPointsOf(page, context.session)) {
         if (!locations.has(point.location)) continue;
