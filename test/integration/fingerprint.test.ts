@@ -224,9 +224,12 @@ describe('fingerprinting: requests', () => {
       );
       assert.equal(report.requests, 5);
       arrivals.sort((a, b) => a - b);
-      // 5 requests at 4 per second span at least 1 s (4 intervals of 250 ms); a little timer slack allowed.
-      assert.ok(arrivals[4]! - arrivals[0]! >= 950, `span ${arrivals[4]! - arrivals[0]!} ms`);
-      for (let i = 1; i < arrivals.length; i += 1)
+      // 5 requests at 4 per second are sent over 1 s (4 intervals of 250 ms). They are timed here
+      // on arrival, and the first one alone waits for its connection (tens of ms on a loaded machine,
+      // 68 ms in one CI run): unlimited, the five would arrive within a few ms of each other.
+      assert.ok(arrivals[4]! - arrivals[0]! >= 850, `span ${arrivals[4]! - arrivals[0]!} ms`);
+      // The gaps after the first, whose start the connection set-up moves.
+      for (let i = 2; i < arrivals.length; i += 1)
         assert.ok(arrivals[i]! - arrivals[i - 1]! >= 200, `gap ${arrivals[i]! - arrivals[i - 1]!} ms`);
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
