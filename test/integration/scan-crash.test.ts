@@ -144,7 +144,10 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     await killHard(first);
     const requestsAtKill = site.requests.length;
     // Dead, not ended: the row says running, the job still holds the dead worker's lease.
-    assert.equal((await status()).status, 'running');
+    const atKill = await status();
+    assert.equal(atKill.status, 'running');
+    const percentAtKill: number = atKill.progress.percentage;
+    assert.ok(percentAtKill > 0 && percentAtKill < 100, `a percentage was saved before the kill: ${percentAtKill}`);
     assert.equal((await jobStateOf(h.runtime.database, before.jobId!))?.state, 'active');
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(site.requests.length, requestsAtKill, 'nothing crawls once the worker is dead');
@@ -157,7 +160,22 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     // reads the profile's settings when it starts, so the change applies to the resumed run.
     await setRate(0);
     const second = await startWorker(h, workers);
-    const done = await finished(30_000);
+    // The resumed run crawls again from the start, yet the percentage never drops below the saved one.
+    const resumedRead = await waitUntil(
+      'the scan to be resumed or to end',
+      async () => {
+        const s = await status();
+        return (await latestScan()).runs > 1 || !liveStatuses.includes(s.status) ? s : undefined;
+      },
+      60_000,
+    );
+    assert.ok(
+      resumedRead.progress.percentage >= percentAtKill,
+      `${resumedRead.progress.percentage} < ${percentAtKill}`,
+    );
+    const done = await finished(60_000);
+    assert.ok(done.progress.percentage >= percentAtKill, `${done.progress.percentage} < ${percentAtKill}`);
+    if (done.status === 'completed') assert.equal(done.progress.percentage, 100);
     const after = await latestScan();
     assert.equal(after.id, before.id, 'the same scan, not a new one');
     if (done.status === 'completed') {
@@ -201,7 +219,7 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     // The profile is free again: a new scan starts (202) and completes on the live worker.
     const uuidsBefore = (await vulnerabilities()).map((v) => v.uuid).sort();
     await start();
-    const next = await finished(20_000);
+    const next = await finished(60_000);
     assert.equal(next.status, 'completed', JSON.stringify(next));
     const rescan = await latestScan();
     assert.notEqual(rescan.id, before.id);
@@ -259,7 +277,7 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
     const fresh = await latestScan();
     assert.notEqual(fresh.id, killed.id);
     const worker2 = await startWorker(h, workers);
-    const done = await finished(20_000);
+    const done = await finished(60_000);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const completed = await latestScan();
     assert.equal(completed.id, fresh.id);
@@ -276,7 +294,7 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
         const state = await jobStateOf(h.runtime.database, killed.jobId!);
         return state?.state === 'completed' || state?.state === 'failed' ? state : undefined;
       },
-      20_000,
+      60_000,
     );
     const old = (await h.runtime.store.scans.findById(killed.id))!;
     assert.equal(old.status, 'unable_to_complete');

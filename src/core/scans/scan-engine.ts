@@ -27,6 +27,11 @@ export interface ScanCounters {
   pagesCrawled: number;
   requestsSent: number;
   checksDone: number;
+  /**
+   * Share of the work known so far that is done, 0 to 1, when the engine can tell: it may fall
+   * when the crawl finds more pages (the runner keeps the highest value a scan reached).
+   */
+  fraction?: number;
 }
 
 /**

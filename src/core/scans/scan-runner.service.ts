@@ -11,6 +11,7 @@ import type {
   ScanEnd,
   ScanProfile,
   ScanProgress,
+  ScanRunPace,
   ScanStatus,
   ScanStore,
 } from './scan.types.ts';
@@ -31,6 +32,9 @@ export interface ScanRunnerDeps {
 
 /** How a run ended for the job: done, or to run again later (the team is at its limit). */
 export type RunOutcome = { kind: 'done' } | { kind: 'deferred'; retryAt: Date };
+
+/** How far back the pace of a run is measured for the estimate of the time left (the work speeds up and slows down). */
+const paceWindowMs = 5_000;
 
 /** Thrown when the worker itself stops mid-scan: the job goes back to the queue and the scan resumes. */
 export class ScanInterruptedError extends Error {
@@ -68,7 +72,7 @@ export async function runScan(
     deps.log.info({ scan: scan.token }, 'scan ended: its profile was deleted while it ran');
     return { kind: 'done' };
   }
-  run.progress.findings = run.ingestion.count;
+  run.countFindings();
   if (ctx.signal.aborted && !run.isStopRequested)
     throw new ScanInterruptedError('The worker stopped during the scan; it resumes on the next run');
   await recordEnd(deps, run, outcome, lastStatus);
@@ -135,8 +139,20 @@ async function endUnscannable(store: ScanStore, scan: Scan, isProfileDeleted: bo
  */
 class ScanRun {
   readonly scan: Scan;
-  /** A resumed scan crawls again from the start: pages and checks count this run, requests add to earlier runs'. */
+  /**
+   * A resumed scan crawls again from the start, yet its progress never goes down: pages, checks
+   * and findings keep the highest count of any run, requests add to earlier runs', and the
+   * fraction moves up only once this run's own fraction passes the saved one.
+   */
   readonly progress: ScanProgress;
+  /** The progress saved by earlier runs (all zero on a first run). */
+  private readonly before: ScanProgress;
+  /** This run's pace (the same object as progress.run). */
+  private readonly run: ScanRunPace;
+  /** This run's fraction at each save of the last paceWindowMs (and the one before): where its pace is measured from. */
+  private paces: Array<{ at: Date; fraction: number }>;
+  /** The engine sent its first request (the pace is measured from then). */
+  private isSending = false;
   readonly ingestion: FindingRecording;
   readonly sink: ScanSink;
   readonly stop = new AbortController();
@@ -154,9 +170,12 @@ class ScanRun {
   constructor(deps: ScanRunnerDeps, scan: Scan, profile: ScanProfile, asset: Asset) {
     this.store = deps.store;
     this.scan = scan;
-    this.progress = { ...scan.progress };
-    // Every request earlier runs sent reached the target, so requests_sent adds to what they sent.
-    const requestsBefore = scan.runs > 1 ? scan.progress.requestsSent : 0;
+    this.before = { ...scan.progress };
+    const started = new Date();
+    const deadline = new Date(started.getTime() + deps.limits.maxDurationMs);
+    this.run = { started, fraction: 0, since: { at: started, fraction: 0 }, deadline };
+    this.progress = { ...scan.progress, run: this.run };
+    this.paces = [{ at: started, fraction: 0 }];
     this.ingestion = deps.findings.begin(
       deps.store,
       {
@@ -172,14 +191,53 @@ class ScanRun {
     const warned = new Set(scan.warnings);
     this.sink = {
       finding: (finding: FindingInput) => this.enqueue(() => this.ingestion.add(finding)),
-      progress: (counters: ScanCounters) =>
-        Object.assign(this.progress, counters, { requestsSent: requestsBefore + counters.requestsSent }),
+      progress: (counters: ScanCounters) => this.count(counters),
       warning: (message: string) => {
         if (warned.has(message)) return;
         warned.add(message);
         void this.enqueue(() => this.store.scans.addWarning(scan.id, message));
       },
     };
+  }
+
+  /** Takes the engine's counters of this run into the scan's progress, which never goes down. */
+  count(counters: ScanCounters): void {
+    const { before, progress, run } = this;
+    progress.pagesCrawled = Math.max(before.pagesCrawled, counters.pagesCrawled);
+    progress.checksDone = Math.max(before.checksDone, counters.checksDone);
+    // Every request earlier runs sent reached the target, so requests_sent adds to what they sent.
+    progress.requestsSent = before.requestsSent + counters.requestsSent;
+    if (!this.isSending && counters.requestsSent > 0) {
+      // The run's clock starts at the engine's first request: its setup before that (a scan
+      // thread starting, the target's name resolved) says nothing of the pace of the work.
+      this.isSending = true;
+      const at = new Date();
+      Object.assign(run, { started: at, since: { at, fraction: 0 } });
+      this.paces = [{ at, fraction: 0 }];
+    }
+    if (counters.fraction !== undefined && Number.isFinite(counters.fraction)) {
+      run.fraction = Math.min(1, Math.max(0, counters.fraction));
+      progress.fraction = Math.max(progress.fraction, run.fraction);
+    }
+  }
+
+  /** Marks the run complete: all its work done, whatever the engine's last judgement of its share said. */
+  complete(): void {
+    this.progress.fraction = 1;
+    this.run.fraction = 1;
+  }
+
+  /** Notes this run's fraction at a save: the pace is measured from the oldest point of the last paceWindowMs. */
+  private notePace(at: Date): void {
+    const { run } = this;
+    this.paces.push({ at, fraction: run.fraction });
+    while (this.paces.length > 2 && at.getTime() - this.paces[1]!.at.getTime() >= paceWindowMs) this.paces.shift();
+    run.since = this.paces[0]!;
+  }
+
+  /** Counts the findings recorded, at least as many as earlier runs recorded (a resumed run reports them again). */
+  countFindings(): void {
+    this.progress.findings = Math.max(this.before.findings, this.ingestion.count);
   }
 
   /** Whether the scan's row is gone; the first time it is seen gone, the engine is stopped. */
@@ -212,8 +270,10 @@ class ScanRun {
   /** Writes findings and progress; answers the scan's status, undefined once it is no longer live. */
   async tick(): Promise<ScanStatus | undefined> {
     await this.ingestion.flush();
-    this.progress.findings = this.ingestion.count;
-    const status = await this.store.scans.saveProgress(this.scan.id, this.progress, new Date());
+    this.countFindings();
+    const at = new Date();
+    this.notePace(at);
+    const status = await this.store.scans.saveProgress(this.scan.id, this.progress, at);
     if (status === undefined) await this.isDeleted();
     if (status === undefined || status === 'stopping' || status === 'stopped') {
       this.isStopRequested = true;
@@ -284,6 +344,7 @@ async function recordEnd(
   if (current === undefined) return;
   const status =
     run.isStopRequested || current.status === 'stopping' || outcome.status === 'aborted' ? 'stopped' : outcome.status;
+  if (status === 'completed') run.complete();
   const end: ScanEnd = {
     status,
     error: status === 'stopped' || status === 'completed' ? null : (outcome.error ?? null),

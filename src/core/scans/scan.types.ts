@@ -55,12 +55,32 @@ export function isLive(status: ScanStatus): boolean {
   return liveScanStatuses.includes(status);
 }
 
-/** What moved so far, for a user watching a scan. */
+/**
+ * What moved so far, for a user watching a scan. None of it goes down when a scan is resumed on
+ * another worker (that run crawls again from the start): pages, checks and findings keep the
+ * highest count any run reached, requests add up over the runs, and `fraction` never decreases.
+ */
 export interface ScanProgress {
   pagesCrawled: number;
   requestsSent: number;
   checksDone: number;
   findings: number;
+  /** Share of the scan's work done, 0 to 1, as the engine judges it; never lower than a value saved before. */
+  fraction: number;
+  /** The current run, whose pace the estimate of the time left measures (null before any run). */
+  run: ScanRunPace | null;
+}
+
+/** How fast the current run of a scan moves: its start, its own share of the work done, and a recent point of it. */
+export interface ScanRunPace {
+  /** When the run's engine sent its first request (until then, when the run claimed the scan). */
+  started: Date;
+  /** The run's own share of the work done (below the scan's fraction for a while after a resume, and it may fall). */
+  fraction: number;
+  /** The run's share some seconds before the last save: the pace is measured since then (the work speeds up and slows down). */
+  since: { at: Date; fraction: number };
+  /** When the scan's duration limit (maxDurationMs) ends the run, whatever is left: the time left never goes past it. */
+  deadline: Date | null;
 }
 
 /** Findings of a scan per severity. */

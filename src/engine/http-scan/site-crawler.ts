@@ -18,6 +18,7 @@ import { dedupKey, normaliseUrl, originOf, originText, type Origin } from './che
 import type { ScanSession } from './check-kit/scan-session.ts';
 import { requestFieldNames } from './check-kit/session-ending.ts';
 import type { PageRenderer } from './browser/page-renderer.ts';
+import { CrawlShare } from './crawl-share.ts';
 
 /** Requests in flight at once (crawler and checks together share the budget's bound). */
 export const crawlConcurrency = 8;
@@ -98,6 +99,8 @@ interface Crawl {
   /** Keys of the warnings already given (each is given once). */
   readonly warned: Set<string>;
   pagesStarted: number;
+  /** The share of the known work done, reported with the scan's progress. */
+  readonly share: CrawlShare;
   /** Requests being visited now. */
   active: number;
   /** Idle workers wait on one promise; it is resolved (and replaced) only when someone waits. */
@@ -119,6 +122,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const onAbort = (): void => wakeWorkers(crawl);
   options.signal.addEventListener('abort', onAbort, { once: true });
   seedQueue(crawl);
+  options.session.progress.measureWith(() => crawl.share.of(crawl));
   await Promise.all([inspectLoginPages(crawl), ...Array.from({ length: crawlConcurrency }, () => crawlWorker(crawl))]);
   options.signal.removeEventListener('abort', onAbort);
   if (!options.signal.aborted) await finishChecks(crawl);
@@ -144,6 +148,7 @@ function createCrawl(options: CrawlOptions): Crawl {
     knownLinks: new Set<string>(),
     warned: new Set<string>(),
     pagesStarted: 0,
+    share: new CrawlShare(options.checks.length, options.limits.maxPages, session.progress.counters),
     active: 0,
     waiters: 0,
     wake: undefined,
@@ -385,7 +390,7 @@ async function visit(crawl: Crawl, item: QueueItem): Promise<void> {
   const origin = originOf(item.url);
   if (origin === undefined) return;
   const exchange = await fetchItem(crawl, item, origin);
-  if (exchange === undefined) return;
+  if (exchange === undefined) return crawl.share.visitFailed();
   session.progress.counters.pagesCrawled += 1;
   session.progress.touch();
   const page = crawledPage(item.url, origin, exchange);
@@ -468,6 +473,7 @@ async function inspectPage(crawl: Crawl, page: CrawledPage): Promise<void> {
       sink.warning(`check ${check.id} failed on ${page.url.href}: ${err instanceof Error ? err.message : String(err)}`);
     }
     session.progress.counters.checksDone += 1;
+    if (page.isSessionUpkeep !== true) crawl.share.pageChecked();
     session.progress.touch();
   }
 }

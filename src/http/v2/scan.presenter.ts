@@ -1,6 +1,7 @@
 import type { ProfileView } from '../../core/scans/scan-profile.service.ts';
 import type { Scan, ScanProfile } from '../../core/scans/scan.types.ts';
 import { isLive } from '../../core/scans/scan.types.ts';
+import { scanEstimateOf } from '../../core/scans/scan-estimate.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 
 function times(scan: Scan): Record<string, string> {
@@ -27,8 +28,9 @@ export function presentProfile(view: ProfileView) {
   };
 }
 
-/** The v2 scan status, with the fields older clients read and the progress counters. */
-export function presentScanStatus(profile: Pick<ScanProfile, 'token'>, scan: Scan) {
+/** The v2 scan status, with the fields older clients read, the progress counters and the estimate at `now`. */
+export function presentScanStatus(profile: Pick<ScanProfile, 'token'>, scan: Scan, now = new Date()) {
+  const estimate = scanEstimateOf(scan, now);
   const state = isLive(scan.status) ? scan.status : 'stopped';
   const phase =
     scan.status === 'starting'
@@ -52,6 +54,8 @@ export function presentScanStatus(profile: Pick<ScanProfile, 'token'>, scan: Sca
       requests_sent: scan.progress.requestsSent,
       checks_done: scan.progress.checksDone,
       findings: scan.progress.findings,
+      percentage: estimate.percentage,
+      seconds_left: estimate.secondsLeft,
     },
   };
 }

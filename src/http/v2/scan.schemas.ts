@@ -301,8 +301,21 @@ export const ScanStatusSchema = Type.Object(
         requests_sent: Type.Integer(),
         checks_done: Type.Integer(),
         findings: Type.Integer({ description: 'Distinct findings recorded so far' }),
+        percentage: Type.Integer({
+          minimum: 0,
+          maximum: 100,
+          description:
+            'Extension: share of the work done, as the crawl knows it so far; never goes down, a resumed scan included, and 100 only once the scan completed',
+        }),
+        seconds_left: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+          description:
+            'Extension: estimated seconds until a running scan ends, at the rate of its current run; null while there is too little to judge and when the scan is not running (0 once completed)',
+        }),
       },
-      { description: 'Extension: counters of the scan, saved every second while it runs' },
+      {
+        description:
+          'Extension: counters of the scan, saved every second while it runs; none goes down when a scan is resumed on another worker (pages, checks and findings keep the highest count, requests add up)',
+      },
     ),
   },
   { $id: 'ScanStatus' },

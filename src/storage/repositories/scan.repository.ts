@@ -15,7 +15,41 @@ import type { Dialect } from '../database.ts';
 import type { Schema, ScansTable } from '../schema.ts';
 
 const live = ['starting', 'running', 'stopping'];
-const emptyProgress: ScanProgress = { pagesCrawled: 0, requestsSent: 0, checksDone: 0, findings: 0 };
+const emptyProgress: ScanProgress = {
+  pagesCrawled: 0,
+  requestsSent: 0,
+  checksDone: 0,
+  findings: 0,
+  fraction: 0,
+  run: null,
+};
+
+/** The saved JSON of a run's pace: its times as ISO text. */
+interface SavedRunPace {
+  started: string;
+  fraction: number;
+  since: { at: string; fraction: number };
+  deadline?: string | null;
+}
+
+/** The progress JSON of a row, whether saved before the fraction existed or after. */
+function toProgress(text: string): ScanProgress {
+  const saved = JSON.parse(text) as Partial<Omit<ScanProgress, 'run'>> & { run?: SavedRunPace | null };
+  const run = saved.run ?? null;
+  return {
+    ...emptyProgress,
+    ...saved,
+    run:
+      run === null
+        ? null
+        : {
+            started: new Date(run.started),
+            fraction: run.fraction,
+            since: { at: new Date(run.since.at), fraction: run.since.fraction },
+            deadline: typeof run.deadline === 'string' ? new Date(run.deadline) : null,
+          },
+  };
+}
 const emptyCounts = (): SeverityCounts => ({ information: 0, low: 0, medium: 0, high: 0, critical: 0 });
 
 function toScan(row: Selectable<ScansTable>): Scan {
@@ -30,7 +64,7 @@ function toScan(row: Selectable<ScansTable>): Scan {
     profileName: row.profile_name,
     error: row.error,
     warnings: JSON.parse(row.warnings) as string[],
-    progress: { ...emptyProgress, ...(JSON.parse(row.progress) as Partial<ScanProgress>) },
+    progress: toProgress(row.progress),
     counts: { ...emptyCounts(), ...(JSON.parse(row.counts) as Partial<SeverityCounts>) },
     highestCvss: Number(row.highest_cvss),
     jobId: row.job_id,

@@ -69,6 +69,7 @@ export interface SessionKeeper {
 export class ProgressReporter {
   private lastAt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private fractionOf: (() => number) | undefined;
 
   constructor(
     private readonly sink: ScanSink,
@@ -89,6 +90,11 @@ export class ProgressReporter {
     }
   }
 
+  /** Makes every report carry the share of the work done, as `fractionOf` judges it then (ScanCounters.fraction). */
+  measureWith(fractionOf: () => number): void {
+    this.fractionOf = fractionOf;
+  }
+
   /** Reports the final totals and stops the pending timer. */
   flush(): void {
     this.report();
@@ -98,7 +104,9 @@ export class ProgressReporter {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.lastAt = Date.now();
-    this.sink.progress({ ...this.counters });
+    this.sink.progress(
+      this.fractionOf === undefined ? { ...this.counters } : { ...this.counters, fraction: this.fractionOf() },
+    );
   }
 }
 
