@@ -318,6 +318,14 @@ describe('v3 GET /breaches', () => {
         ['cleartext-file-transfer-exposed'],
       ],
       ['status_updated as Unix time', `&status_updated_after=${t(11) / 1000}`, ['database-exposed', 'ssh-exposed']],
+      // `status` is an extension of perimeter; `next` carries it (two a page).
+      ['status NEW (open)', '&status=NEW', ['database-exposed', 'cleartext-file-transfer-exposed']],
+      ['status RESOLVED', '&status=RESOLVED', ['ssh-exposed']],
+      [
+        'status both, repeated',
+        '&status=RESOLVED&status=NEW',
+        ['database-exposed', 'ssh-exposed', 'cleartext-file-transfer-exposed'],
+      ],
     ];
     for (const [name, query, expected] of cases) {
       it(`filters: ${name}`, async () => {
@@ -329,6 +337,12 @@ describe('v3 GET /breaches', () => {
   describe('validation', () => {
     const bad: V3BadQuery[] = [
       ['limit 0', '?limit=0', 4150, 'limit must be an integer from 1 to 1000'],
+      [
+        'status not a breach status',
+        '?status=NEW,open',
+        4150,
+        'status must be one or more of NEW, RESOLVED (comma-separated or repeated), got "open"',
+      ],
       [
         'status_updated_after malformed',
         '?status_updated_after=yesterday',

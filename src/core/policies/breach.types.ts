@@ -44,6 +44,8 @@ export type NewBreach = Pick<
 export interface BreachListFilter extends InventoryTimeFilter {
   statusUpdatedBefore?: Date;
   statusUpdatedAfter?: Date;
+  /** Only breaches with one of these statuses (an extension of perimeter: `status`). */
+  statuses?: BreachStatus[] | undefined;
 }
 
 /** One page of the list: the breaches and, when more follow, the position of the last one. */

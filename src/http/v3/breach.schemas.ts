@@ -51,4 +51,10 @@ export const V3BreachListQuery = Type.Object({
   ...V3ListQuery.properties,
   status_updated_before: updatedFilterDoc('before this time'),
   status_updated_after: updatedFilterDoc('after this time'),
+  status: Type.Optional(
+    Type.Array(Type.Union(breachStatuses.map((s) => Type.Literal(s))), {
+      description:
+        'An extension of perimeter: only breaches with one of these statuses (`NEW` open, `RESOLVED` no longer found): comma-separated (`NEW,RESOLVED`), repeated, or both. Any other value answers 400 naming `status`.',
+    }),
+  ),
 });

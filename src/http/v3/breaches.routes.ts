@@ -1,9 +1,16 @@
 import { listBreaches } from '../../core/policies/breach.service.ts';
-import type { BreachPage } from '../../core/policies/breach.types.ts';
+import { breachStatuses, type BreachPage, type BreachStatus } from '../../core/policies/breach.types.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Breach, V3BreachListQuery } from './breach.schemas.ts';
-import { v3ListBody, v3ListDescription, v3ListInput, v3ListPage, v3ListRequest } from './list-query.ts';
+import {
+  listFilterValues,
+  v3ListBody,
+  v3ListDescription,
+  v3ListInput,
+  v3ListPage,
+  v3ListRequest,
+} from './list-query.ts';
 
 /** The wire JSON of a page's breaches, comma-joined (the list envelope splices it). */
 function presentBreaches(page: BreachPage): string {
@@ -40,22 +47,28 @@ export const breachRoutes: RouteDef[] = [
       "Every breach of the policies (docs/policies.md) by the inventory of the team's monitored assets, one item per (root asset, policy, host name): " +
       "the policies are evaluated after every completed surface-monitoring run over the asset's open ports and active technologies. " +
       'A breach is `NEW` (active) from the run that first finds it, `RESOLVED` with `disappeared_at` once a run no longer does, and `NEW` again ' +
-      '(same `first_seen_at`, a new `status_updated_at`) when it returns. `status_updated_before` and `status_updated_after` bound `status_updated_at`. ' +
+      '(same `first_seen_at`, a new `status_updated_at`) when it returns. `status_updated_before` and `status_updated_after` bound `status_updated_at`; ' +
+      '`status` (an extension of perimeter) keeps the breaches of the given statuses, comma-separated or repeated: `status=NEW` lists the open ones. ' +
       `${v3ListDescription}`,
     tags: ['inventory'],
     query: V3BreachListQuery,
-    input: v3ListInput('breaches', { times: ['status_updated_before', 'status_updated_after'] }),
+    input: v3ListInput('breaches', {
+      enums: { status: breachStatuses },
+      times: ['status_updated_before', 'status_updated_after'],
+    }),
     response: v3ListPage(Breach),
     successStatus: 200,
     errors: [1085, 4150],
     handler: async (ctx) => {
-      const request = v3ListRequest(ctx.input, ['status_updated_before', 'status_updated_after']);
+      const request = v3ListRequest(ctx.input, ['status_updated_before', 'status_updated_after', 'status']);
+      const statuses = listFilterValues<BreachStatus>(ctx.input, 'status');
       const statusUpdatedBefore = ctx.input['status_updated_before'] as Date | undefined;
       const statusUpdatedAfter = ctx.input['status_updated_after'] as Date | undefined;
       const filter = {
         ...request.filter,
         ...(statusUpdatedBefore === undefined ? {} : { statusUpdatedBefore }),
         ...(statusUpdatedAfter === undefined ? {} : { statusUpdatedAfter }),
+        ...(statuses === undefined ? {} : { statuses }),
       };
       const page = await listBreaches(ctx.deps.store, ctx.team.id, filter, request.after, request.limit);
       return {

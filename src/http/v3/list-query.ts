@@ -209,7 +209,12 @@ function formatFilterTime(value: Date): string {
   return value.getTime() % 1000 === 0 ? toWireTime(value) : value.toISOString();
 }
 
-function encodeCursor(ctx: Pick<RouteContext, 'deps' | 'team'>, scope: string, position: InventoryPosition): string {
+/** The cursor of a position in a v3 list (the console's pages link with the API's own cursors). */
+export function encodeCursor(
+  ctx: Pick<RouteContext, 'deps' | 'team'>,
+  scope: string,
+  position: InventoryPosition,
+): string {
   return ctx.deps.markers.encode(ctx.team.id, `v3:${scope}`, [position.firstSeenAt, position.id]);
 }
 

@@ -11,7 +11,8 @@ import { storeBounds, storeRange, type InventoryPosition } from '../../core/shar
 import { sql } from '../kysely.ts';
 import type { BreachesTable, Schema } from '../schema.ts';
 
-function toBreach(row: Selectable<BreachesTable>): Breach {
+/** A breach row as the core reads it. */
+export function toBreach(row: Selectable<BreachesTable>): Breach {
   return {
     id: Number(row.id),
     teamId: Number(row.team_id),
@@ -142,6 +143,7 @@ export class KyselyBreachRepository implements BreachRepository {
     if (bounds.disappeared.high !== undefined) q = q.where('b.disappeared_at', '<', bounds.disappeared.high);
     if (updated.low !== undefined) q = q.where('b.status_updated_at', '>=', updated.low);
     if (updated.high !== undefined) q = q.where('b.status_updated_at', '<', updated.high);
+    if (filter.statuses !== undefined && filter.statuses.length > 0) q = q.where('b.status', 'in', filter.statuses);
     const rows = await q
       .orderBy('b.first_seen_at')
       .orderBy('b.id')
