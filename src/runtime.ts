@@ -27,6 +27,8 @@ import type { VulnerabilityLister } from './core/vulnerabilities/vulnerability-l
 import { requireVulnerability } from './core/vulnerabilities/vulnerability-status.service.ts';
 import { createDnsResolver, type DnsResolver } from './engine/dns/resolver.ts';
 import { EgressGuard } from './engine/net/egress-guard.ts';
+import { lazyOidcClient } from './engine/sso/lazy-oidc-client.ts';
+import type { OidcClient } from './core/accounts/sso.types.ts';
 import { createOwnershipChecker } from './engine/verify/ownership-checker.ts';
 import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
@@ -71,6 +73,8 @@ export interface CoreRuntime {
   guard: EgressGuard;
   /** …and resolves names with this resolver. */
   resolver: DnsResolver;
+  /** The OpenID client of console single sign-on (through the guard; loaded on first use). */
+  oidc: OidcClient;
   close(): Promise<void>;
 }
 
@@ -175,6 +179,7 @@ export async function openCoreRuntime(config: Config, options: CoreRuntimeOption
     verification,
     guard,
     resolver,
+    oidc: lazyOidcClient({ guard, resolver }),
     close: async () => {
       await keyUsage.flush();
       await verification.close();

@@ -105,6 +105,7 @@ const usageLines = `  perimeter admin team create NAME [--plan starter|professio
   perimeter admin member accept EMAIL --team NAME [--first-name F] [--last-name L] [--authentication password|2fa|sso] [--json]
   perimeter admin member invite EMAIL --team NAME [--role Admin|Editor|Viewer] [--json]
   perimeter admin member link EMAIL --team NAME [--json]
+  perimeter admin sso show|set|remove --team NAME [--issuer URL] [--client-id ID] [--client-secret-file PATH] [--json]
   perimeter admin profile deactivate|activate TOKEN --team NAME [--json]
   perimeter admin monitoring list [--team NAME] [--limit N] [--json]
   perimeter admin seed --team NAME --vulnerabilities N [--json]`.split('\n');
@@ -130,6 +131,9 @@ const commands = new Set([
   'member accept',
   'member invite',
   'member link',
+  'sso show',
+  'sso set',
+  'sso remove',
   'profile deactivate',
   'profile activate',
   'monitoring list',
@@ -418,6 +422,9 @@ const adminCommands: Record<string, (call: AdminCall) => Promise<AdminResult>> =
     (await import('./admin-member-link.command.ts')).runMemberInvite(runtime, args, name),
   'member link': async ({ runtime, args, name }) =>
     (await import('./admin-member-link.command.ts')).runMemberLink(runtime, args, name),
+  'sso show': async ({ runtime, args }) => (await import('./admin-sso.command.ts')).runSso(runtime, args, 'show'),
+  'sso set': async ({ runtime, args }) => (await import('./admin-sso.command.ts')).runSso(runtime, args, 'set'),
+  'sso remove': async ({ runtime, args }) => (await import('./admin-sso.command.ts')).runSso(runtime, args, 'remove'),
   'profile deactivate': setProfileActiveCommand,
   'profile activate': setProfileActiveCommand,
   'seed undefined': seedCommand,

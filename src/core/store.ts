@@ -1,4 +1,5 @@
 import type { AccountRepository } from './accounts/account.types.ts';
+import type { TeamSsoRepository } from './accounts/sso.types.ts';
 import type { AssetRepository } from './assets/asset.types.ts';
 import type { ConnectorRepository } from './connectors/connector.types.ts';
 import type { AssetPatternRepository, GroupMemberRepository, GroupRepository } from './groups/group.types.ts';
@@ -12,6 +13,8 @@ import type { PortInventoryRepository } from './surface/port-inventory.types.ts'
 import type { TechnologyInventoryRepository } from './surface/technology-inventory.types.ts';
 import type { SurfaceRunRepository } from './surface/surface-run.types.ts';
 import type { BreachRepository } from './policies/breach.types.ts';
+import type { OverviewRepository } from './overview/overview.types.ts';
+import type { SurfaceRecordRepository } from './surface/surface-record.types.ts';
 import type { Transactional } from './shared/transactional.ts';
 import type { ApiKeyRepository, TeamRepository } from './teams/team.types.ts';
 
@@ -46,10 +49,16 @@ export interface Repositories {
   surfaceRuns: SurfaceRunRepository;
   /** Policy breaches (one per root asset, policy and host). */
   breaches: BreachRepository;
+  /** The team overview's totals (findings per status, severity and day; monitored assets; open breaches). */
+  overview: OverviewRepository;
+  /** Single surface records with what links to them (the console's detail pages). */
+  surfaceRecords: SurfaceRecordRepository;
   /** The v3 connectors and each team's external ID. */
   connectors: ConnectorRepository;
   /** The console's credentials, sessions, one-time links and sign-in failures. */
   accounts: AccountRepository;
+  /** Each team's OpenID Connect provider for console single sign-on. */
+  teamSso: TeamSsoRepository;
 }
 
 /**

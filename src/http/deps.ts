@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.ts';
+import type { OidcClient } from '../core/accounts/sso.types.ts';
 import type { VerificationService } from '../core/assets/verification.service.ts';
 import type { MarkerCodec } from '../core/shared/marker.ts';
 import type { SecretBox } from '../core/shared/secret-box.ts';
@@ -33,6 +34,8 @@ export interface AppDeps {
   scanQueue: ScanQueue;
   /** Told when an asset's monitoring is switched on or off (absent: nothing runs). */
   monitoring?: MonitoringControl;
+  /** The OpenID client of console single sign-on (engine/sso). */
+  oidc: OidcClient;
   /** Logger given to Fastify; defaults to a pino logger at config.logLevel. */
   logger?: FastifyBaseLogger;
 }

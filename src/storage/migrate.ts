@@ -23,6 +23,7 @@ import * as m019 from './migrations/019-vulnerability-locations.ts';
 import * as m020 from './migrations/020-vulnerability-cvss-3-0.ts';
 import * as m021 from './migrations/021-render-cache.ts';
 import * as m022 from './migrations/022-console-accounts.ts';
+import * as m023 from './migrations/023-team-sso.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: Record<string, MigrationModule> = {
   '020-vulnerability-cvss-3-0': m020,
   '021-render-cache': m021,
   '022-console-accounts': m022,
+  '023-team-sso': m023,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

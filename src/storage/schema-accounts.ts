@@ -46,3 +46,12 @@ export interface SignInFailuresTable {
   window_start: number;
   failures: number;
 }
+
+/** A team's OpenID Connect provider for console single sign-on (migration 023); the secret sealed. */
+export interface TeamSsoTable {
+  team_id: number;
+  issuer: string;
+  client_id: string;
+  client_secret_sealed: string;
+  updated_at: number;
+}

@@ -4,6 +4,7 @@ import type {
   ConsoleSessionsTable,
   MemberCredentialsTable,
   SignInFailuresTable,
+  TeamSsoTable,
 } from './schema-accounts.ts';
 
 /**
@@ -485,6 +486,7 @@ export interface Schema {
   console_sessions: ConsoleSessionsTable;
   account_links: AccountLinksTable;
   sign_in_failures: SignInFailuresTable;
+  team_sso: TeamSsoTable;
 }
 
 /** Per render cache, the render version every row of it has reached (storage/render-cache.ts; migration 021). */
@@ -494,4 +496,4 @@ export interface RenderStateTable {
   version: number;
 }
 
-export type { AccountLinksTable, ConsoleSessionsTable, MemberCredentialsTable, SignInFailuresTable };
+export type { AccountLinksTable, ConsoleSessionsTable, MemberCredentialsTable, SignInFailuresTable, TeamSsoTable };

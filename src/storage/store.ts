@@ -22,6 +22,9 @@ import { KyselyZoneRepository } from './repositories/zone.repository.ts';
 import { KyselyScanProfileRepository } from './repositories/scan-profile.repository.ts';
 import { KyselyScanRepository } from './repositories/scan.repository.ts';
 import { KyselyBreachRepository } from './repositories/breach.repository.ts';
+import { KyselyOverviewRepository } from './repositories/overview.repository.ts';
+import { KyselyTeamSsoRepository } from './repositories/team-sso.repository.ts';
+import { KyselySurfaceRecordRepository } from './repositories/surface-record.repository.ts';
 import type { Renderers } from './render-cache.ts';
 import type { Schema } from './schema.ts';
 
@@ -85,8 +88,11 @@ function repositories(
     ),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
     breaches: new KyselyBreachRepository(db),
+    overview: new KyselyOverviewRepository(db),
+    surfaceRecords: new KyselySurfaceRecordRepository(db),
     connectors: new KyselyConnectorRepository(db),
     accounts: new KyselyAccountRepository(db),
+    teamSso: new KyselyTeamSsoRepository(db),
   };
 }
 

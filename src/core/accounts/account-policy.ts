@@ -43,8 +43,9 @@ export function accountPolicyOf(limits: { sessionIdleMinutes: number; sessionMax
 
 /**
  * What a console action needs: `read` (every role), `triage` (marks and tags), `scan` (add an
- * asset, check its verification, start and stop scans), `administer` (delete an asset, its
- * settings, members, keys). Viewers read; Editors triage and scan; Admins do everything.
+ * asset, check its verification, create scan profiles, start and stop scans, set schedules),
+ * `administer` (delete an asset or a scan profile, their settings, members, keys). Viewers read;
+ * Editors triage and scan; Admins do everything.
  */
 export type ConsoleAction = 'read' | 'triage' | 'scan' | 'administer';
 

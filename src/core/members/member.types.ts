@@ -56,6 +56,10 @@ export interface MemberRepository {
   /** Sets how an active member signs in (`password` or `2fa`, from the console's account page). */
   setAuthentication(teamId: number, id: number, authentication: MemberAuthentication): Promise<void>;
   insertMany(members: Array<Omit<Member, 'id'>>): Promise<void>;
+  /** Sets a member's role (the console's team page). */
+  setRole(teamId: number, id: number, role: MemberRole): Promise<void>;
+  /** Removes a member; its sessions, links and group memberships go with it (foreign keys cascade). */
+  remove(teamId: number, id: number): Promise<void>;
   /** Marks a pending member active with its profile; undefined when no such member. */
   activate(teamId: number, id: number, profile: MemberProfile): Promise<Member | undefined>;
   /** Serialises writes of the members and groups of one team (a row lock on PostgreSQL; SQLite has one writer). */

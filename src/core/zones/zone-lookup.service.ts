@@ -107,6 +107,16 @@ export async function getLookupJob(store: ZoneStore, team: Team, uuid: string, n
   return job;
 }
 
+/** The team's lookup jobs still readable (uploaded in the last 10 days), newest first: the console lists them. */
+export async function listRecentLookupJobs(
+  store: ZoneStore,
+  team: Team,
+  limit: number,
+  now = Date.now(),
+): Promise<LookupJob[]> {
+  return store.zoneLookups.recentByTeam(team.id, new Date(now - lookupRetentionMs), limit);
+}
+
 /** What one chunk's names are: to resolve, or failed at once (invalid, IP, outside the team's assets, duplicate). */
 function classify(text: string, roots: RootMatcher): { candidates: string[]; failed: number } {
   const candidates: string[] = [];

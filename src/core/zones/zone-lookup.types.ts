@@ -49,6 +49,8 @@ export interface LookupJobRepository {
   dropWorkData(jobId: number): Promise<void>;
   /** Deletes jobs uploaded before the cutoff. */
   purgeBefore(cutoff: Date): Promise<number>;
+  /** A team's jobs uploaded at or after `since`, newest first, at most `limit`. */
+  recentByTeam(teamId: number, since: Date, limit: number): Promise<LookupJob[]>;
   /** Jobs not finished (for re-enqueueing after a crash between upload and enqueue). */
   unfinished(): Promise<LookupJob[]>;
 }

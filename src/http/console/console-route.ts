@@ -29,18 +29,34 @@ export interface ConsoleContext {
   signedIn: SessionContext;
   params: Record<string, string>;
   query: URLSearchParams;
-  /** The form fields of a POST (application/x-www-form-urlencoded); empty for a GET. */
+  /** The form fields of a POST (urlencoded, or the text fields of multipart/form-data); empty for a GET. */
   form: URLSearchParams;
+  /** The files of a multipart/form-data POST, by field name (only on routes with a bodyLimit). */
+  files: Map<string, UploadedFile>;
 }
 
-/** What a page handler answers: a page (status 200 unless said) or a redirect (303 after a POST). */
-export type ConsoleAnswer = { page: Html; status?: number } | { redirect: string };
+/** A file a form sent (multipart/form-data). */
+export interface UploadedFile {
+  name: string;
+  data: Buffer;
+}
+
+/**
+ * What a page handler answers: a page (status 200 unless said), a redirect (303 after a POST), or
+ * a small JSON document a console script polls (same origin, the session's team, no-store).
+ */
+export type ConsoleAnswer = { page: Html; status?: number } | { redirect: string } | { json: unknown; status?: number };
 
 /** One console route. */
 export interface ConsoleRoute {
   method: 'GET' | 'POST';
   path: string;
   access: 'public' | ConsoleAction;
+  /**
+   * Largest body in bytes (default: the app's 1 MB). A route that sets one also reads
+   * multipart/form-data (file inputs); its page checks each file against the API's own limit.
+   */
+  bodyLimit?: number;
   handler(ctx: ConsoleContext): Promise<ConsoleAnswer>;
 }
 
@@ -92,6 +108,31 @@ function formOf(request: FastifyRequest): URLSearchParams {
   return new URLSearchParams(request.body.toString('utf8'));
 }
 
+/**
+ * The fields and files of a multipart/form-data POST, parsed by the platform's own parser (the
+ * Fetch API's FormData, from undici). A malformed body reads as an empty form, which then fails
+ * the CSRF check like any form without its token.
+ */
+async function multipartOf(
+  request: FastifyRequest,
+): Promise<{ form: URLSearchParams; files: Map<string, UploadedFile> }> {
+  const form = new URLSearchParams();
+  const files = new Map<string, UploadedFile>();
+  const type = String(request.headers['content-type'] ?? '');
+  if (request.method !== 'POST' || !Buffer.isBuffer(request.body) || !type.startsWith('multipart/form-data'))
+    return { form: formOf(request), files };
+  try {
+    const data = await new Response(new Uint8Array(request.body), { headers: { 'content-type': type } }).formData();
+    for (const [name, value] of data.entries()) {
+      if (typeof value === 'string') form.append(name, value);
+      else files.set(name, { name: value.name, data: Buffer.from(await value.arrayBuffer()) });
+    }
+  } catch {
+    return { form: new URLSearchParams(), files: new Map() };
+  }
+  return { form, files };
+}
+
 async function send(ctx: Pick<ConsoleContext, 'reply' | 'request'>, answer: ConsoleAnswer): Promise<FastifyReply> {
   setSecurityHeaders(ctx.reply);
   if ('redirect' in answer)
@@ -99,6 +140,11 @@ async function send(ctx: Pick<ConsoleContext, 'reply' | 'request'>, answer: Cons
       .code(ctx.request.method === 'POST' ? 303 : 302)
       .header('location', answer.redirect)
       .send();
+  if ('json' in answer)
+    return ctx.reply
+      .code(answer.status ?? 200)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(answer.json));
   return ctx.reply
     .code(answer.status ?? 200)
     .type('text/html; charset=utf-8')
@@ -136,11 +182,20 @@ export function registerConsoleRoutes(
     app.route({
       method: route.method,
       url: route.path,
+      ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
+      // A body past the limit is refused before any handler: answered as a page, not the API's JSON.
+      errorHandler: async (err: { code?: string; statusCode?: number }, request, reply) => {
+        if (err.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw err;
+        const limit = route.bodyLimit ?? app.initialConfig.bodyLimit ?? 0;
+        const message = `Request body too large for this operation (at most ${limit} bytes). Go back and choose a smaller file.`;
+        return send({ request, reply }, { status: 413, page: errorPage({ title: 'Too large' }, message) });
+      },
       handler: async (request, reply) => {
         const secure = isSecure(request, deps.config.publicUrl);
         const query = new URLSearchParams(request.url.split('?')[1] ?? '');
-        const form = formOf(request);
-        const base = { request, reply, deps, policy, secure, query, form };
+        const { form, files } =
+          route.bodyLimit === undefined ? { form: formOf(request), files: new Map() } : await multipartOf(request);
+        const base = { request, reply, deps, policy, secure, query, form, files };
         const params = request.params as Record<string, string>;
         let signedIn: SessionContext | undefined;
         if (route.access !== 'public') {

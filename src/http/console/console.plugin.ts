@@ -9,7 +9,14 @@ import { accountRoutes } from './pages/account.page.ts';
 import { assetRoutes } from './pages/assets.page.ts';
 import { notFoundPage } from './pages/error.page.ts';
 import { findingRoutes } from './pages/findings.page.ts';
+import { scanRoutes } from './pages/scans.page.ts';
+import { overviewRoutes } from './pages/overview.page.ts';
 import { signInRoutes } from './pages/sign-in.page.ts';
+import { ssoRoutes } from './pages/sso.page.ts';
+import { teamSsoRoutes } from './pages/team-sso.page.ts';
+import { surfaceRoutes } from './pages/surface.page.ts';
+import { teamRoutes } from './pages/team.page.ts';
+import { zoneRoutes } from './pages/zones.page.ts';
 import { sendStatic } from './static-files.ts';
 
 /**
@@ -23,7 +30,7 @@ const rootRoute: ConsoleRoute = {
   method: 'GET',
   path: '/',
   access: 'read',
-  handler: async () => ({ redirect: '/vulnerabilities' }),
+  handler: async () => ({ redirect: '/overview' }),
 };
 
 /** Registers every console page and its static files. */
@@ -37,10 +44,17 @@ export function registerConsole(app: FastifyInstance, deps: AppDeps): void {
   registerConsoleRoutes(app, deps, policy, [
     rootRoute,
     ...signInRoutes,
+    ...ssoRoutes,
+    ...teamSsoRoutes,
     ...accountLinkRoutes,
     ...accountRoutes,
+    ...overviewRoutes,
     ...findingRoutes,
     ...assetRoutes,
+    ...scanRoutes,
+    ...surfaceRoutes,
+    ...zoneRoutes,
+    ...teamRoutes,
   ]);
 }
 

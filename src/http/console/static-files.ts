@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -20,17 +21,36 @@ interface StaticFile {
 const sources = {
   'console.css': 'text/css; charset=utf-8',
   'console.js': 'text/javascript; charset=utf-8',
+  'overview.js': 'text/javascript; charset=utf-8',
+  'uplot.iife.js': 'text/javascript; charset=utf-8',
+  'uplot.css': 'text/css; charset=utf-8',
+  'zones.js': 'text/javascript; charset=utf-8',
+  'scans.js': 'text/javascript; charset=utf-8',
 } as const;
 
 /** A file name of src/http/console/static that pages link to. */
 export type StaticName = keyof typeof sources;
 
+/**
+ * Files served from an installed package instead of src/http/console/static: third-party code
+ * the console ships as published (docs/console.md names each and its licence).
+ */
+const packaged: Partial<Record<StaticName, string>> = {
+  'uplot.iife.js': 'uplot/dist/uPlot.iife.min.js',
+  'uplot.css': 'uplot/dist/uPlot.min.css',
+};
+const resolvePackaged = createRequire(import.meta.url).resolve;
+
 function load(): Map<StaticName, StaticFile> {
   const files = new Map<StaticName, StaticFile>();
   for (const [name, type] of Object.entries(sources) as Array<[StaticName, string]>) {
-    const body = readFileSync(new URL(`./static/${name}`, import.meta.url));
+    const from = packaged[name];
+    const body = readFileSync(
+      from === undefined ? new URL(`./static/${name}`, import.meta.url) : resolvePackaged(from),
+    );
     const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-    const [base, ext] = name.split('.') as [string, string];
+    const dot = name.lastIndexOf('.');
+    const [base, ext] = [name.slice(0, dot), name.slice(dot + 1)];
     files.set(name, {
       type,
       body,

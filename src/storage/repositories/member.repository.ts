@@ -74,6 +74,14 @@ export class KyselyMemberRepository implements MemberRepository {
       .execute();
   }
 
+  async setRole(teamId: number, id: number, role: MemberRole): Promise<void> {
+    await this.db.updateTable('members').set({ role }).where('team_id', '=', teamId).where('id', '=', id).execute();
+  }
+
+  async remove(teamId: number, id: number): Promise<void> {
+    await this.db.deleteFrom('members').where('team_id', '=', teamId).where('id', '=', id).execute();
+  }
+
   async findByUserToken(teamId: number, userToken: string): Promise<Member | undefined> {
     const row = await this.db
       .selectFrom('members')

@@ -30,7 +30,8 @@ export const queuedProgress: SurfaceRunProgress = {
   technologies: 0,
 };
 
-function toRun(row: Selectable<SurfaceRunsTable>): SurfaceRun {
+/** A run row as the core reads it (counters and summary fields a row lacks read as 0 / null). */
+export function toRun(row: Selectable<SurfaceRunsTable>): SurfaceRun {
   const time = (ms: number | null) => (ms === null ? null : new Date(Number(ms)));
   return {
     id: Number(row.id),

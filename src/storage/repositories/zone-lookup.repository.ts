@@ -134,6 +134,18 @@ export class KyselyLookupJobRepository implements LookupJobRepository {
     return Number(result.numDeletedRows);
   }
 
+  async recentByTeam(teamId: number, since: Date, limit: number): Promise<LookupJob[]> {
+    const rows = await this.db
+      .selectFrom('zone_lookup_jobs')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('created', '>=', since.getTime())
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toJob);
+  }
+
   async unfinished(): Promise<LookupJob[]> {
     const rows = await this.db
       .selectFrom('zone_lookup_jobs')

@@ -7,6 +7,7 @@ import { safeNext, type ConsoleContext, type ConsoleRoute } from '../console-rou
 import { html, trusted, type Html } from '../html.ts';
 import { page } from '../layout.ts';
 import { noticeOf } from '../notices.ts';
+import { ssoAnswerForEmail } from './sso.page.ts';
 
 /** The form token of a visitor without a session: the one its cookie holds, else a new one set now. */
 export function visitorFormToken(ctx: Pick<ConsoleContext, 'request' | 'reply' | 'secure'>): string {
@@ -31,9 +32,11 @@ function signInForm(ctx: ConsoleContext, problem?: string, email = ''): Html {
     <label for="email">E-mail address</label>
     <input id="email" name="email" type="email" autocomplete="username" required value="${email}"${email === '' ? html` autofocus` : ''}>
     <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="current-password" required${email === '' ? '' : html` autofocus`}>
+    <input id="password" name="password" type="password" autocomplete="current-password" aria-describedby="password-hint"${email === '' ? '' : html` autofocus`}>
+    <p class="hint" id="password-hint">Your team signs in through single sign-on? Leave the password empty.</p>
     <button type="submit" class="primary">Sign in</button>
   </form>
+  <p><a href="/signin/sso${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}">Sign in with single sign-on</a></p>
   <p class="hint">New member? Open the invitation link an Admin of your team sent you.</p>
 </section>`,
   );
@@ -91,6 +94,9 @@ export const signInRoutes: ConsoleRoute[] = [
     access: 'public',
     handler: async (ctx) => {
       const email = ctx.form.get('email') ?? '';
+      // A member who signs in through the team's identity provider is sent there.
+      const sso = await ssoAnswerForEmail(ctx, email);
+      if (sso !== undefined) return sso;
       const result = await signIn(
         ctx.deps.store,
         { email, password: ctx.form.get('password') ?? '' },

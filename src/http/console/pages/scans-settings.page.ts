@@ -1,0 +1,313 @@
+import { roleAllows } from '../../../core/accounts/account-policy.ts';
+import { isAppError } from '../../../core/errors/app-error.ts';
+import {
+  invalidLoginSelector,
+  profileSettingRanges,
+  scanRegions,
+  type ProfileSettingsInput,
+} from '../../../core/scans/scan-profile-settings.ts';
+import { updateProfileSettings } from '../../../core/scans/scan-profile.service.ts';
+import type { ScanProfile } from '../../../core/scans/scan.types.ts';
+// The face checks login selectors with the engine's compiler, as the v2 settings route does.
+import { compileSelector } from '../../../engine/fingerprint/css-selector.ts';
+import { httpStatusOf } from '../../error-status.ts';
+import type { RouteDef } from '../../route.ts';
+import { profileRoutes as v2ProfileRoutes } from '../../v2/profiles.routes.ts';
+import { compileRouteValidator, type RouteValidator } from '../../validation.ts';
+import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
+import { html, type Html } from '../html.ts';
+import { csrfField, page } from '../layout.ts';
+import { noticeOf, withNotice } from '../notices.ts';
+import { problemOf } from './assets-shared.page.ts';
+import {
+  bodyOfForm,
+  formOfPost,
+  formOfSettings,
+  isFieldNamed,
+  type SettingsForm,
+  type TextField,
+} from './scans-settings-form.ts';
+import { profileOf, profilePath } from './scans-shared.page.ts';
+
+/**
+ * The settings form of a scan profile: every field of the settings, read by every role, saved
+ * by an Admin. The form becomes the JSON body of v2's PUT /profiles/<token>/settings/, checked
+ * by that route's own validator (the first failing field's code and message: 2641 to 2673,
+ * 1051) and saved by the same core service with the same login selector check, so every rule
+ * answers with the API's message.
+ */
+
+interface Problem {
+  code: number;
+  message: string;
+  parameters: string[];
+}
+
+/** One input of the form: its label, its hint, and whether it takes several lines. */
+interface TextInput {
+  field: TextField;
+  label: string;
+  hint: string;
+  kind?: 'lines' | 'password' | 'region';
+}
+
+const { requests_per_second: rps, report_lifespan_days: lifespan } = profileSettingRanges;
+
+const groups: Array<{
+  legend: string;
+  switches: Array<{ field: keyof SettingsForm; label: string }>;
+  inputs: TextInput[];
+}> = [
+  {
+    legend: 'Scope',
+    switches: [
+      { field: 'crawl_subdomains', label: 'Crawl subdomains of the endpoint' },
+      { field: 'scan_common_ports', label: 'Scan the common web ports too' },
+    ],
+    inputs: [
+      {
+        field: 'start_urls',
+        label: 'Start URLs',
+        hint: 'One a line: paths (/shop?page=1) or URLs inside the scope where the crawl begins, besides /, robots.txt and sitemap.xml.',
+        kind: 'lines',
+      },
+      {
+        field: 'whitelisted_paths',
+        label: 'Paths to scan only',
+        hint: 'One a line, each starting with /. Empty: every path.',
+        kind: 'lines',
+      },
+      {
+        field: 'blacklisted_paths',
+        label: 'Paths never scanned',
+        hint: 'One a line, each starting with /.',
+        kind: 'lines',
+      },
+      {
+        field: 'blacklisted_subdomains',
+        label: 'Subdomains never scanned',
+        hint: 'One a line, the subdomain part only (admin, api.eu).',
+        kind: 'lines',
+      },
+      { field: 'whitelisted_ports', label: 'Ports to scan only', hint: 'Comma-separated, 1 to 65535.' },
+      { field: 'blacklisted_ports', label: 'Ports never scanned', hint: 'Comma-separated, 1 to 65535.' },
+    ],
+  },
+  {
+    legend: 'Requests',
+    switches: [{ field: 'render_javascript', label: 'Render pages in a browser (JavaScript applications)' }],
+    inputs: [
+      {
+        field: 'requests_per_second',
+        label: 'Requests per second',
+        hint: `${rps.min} to ${rps.max}, or 0 for no limit.`,
+      },
+      {
+        field: 'custom_headers',
+        label: 'Custom headers',
+        hint: 'Sent with every request: one a line, as Name: value.',
+        kind: 'lines',
+      },
+      {
+        field: 'custom_cookies',
+        label: 'Custom cookies',
+        hint: 'One a line, as name=value, optionally followed by ; Secure and ; HttpOnly.',
+        kind: 'lines',
+      },
+    ],
+  },
+  {
+    legend: 'Authentication',
+    switches: [],
+    inputs: [
+      {
+        field: 'basic_auth_username',
+        label: 'Basic authentication: user name',
+        hint: 'No colon. Empty with an empty password: no basic authentication.',
+      },
+      {
+        field: 'basic_auth_password',
+        label: 'Basic authentication: password',
+        hint: 'Shown to members who read the settings, as the API shows it.',
+        kind: 'password',
+      },
+      {
+        field: 'session_cookie',
+        label: 'Session cookie',
+        hint: 'name=value (; Secure; HttpOnly): the cookie of a logged-in session. Empty: none.',
+      },
+    ],
+  },
+  {
+    legend: 'Login form (the scanner logs in before it crawls)',
+    switches: [],
+    inputs: [
+      {
+        field: 'login_url',
+        label: 'Login form page',
+        hint: 'A path (/login) or a URL of the application. Empty, with the other login fields: no login.',
+      },
+      {
+        field: 'login_fields',
+        label: 'Login form values',
+        hint: 'One a line, as field=value: the user name and the password the scanner types.',
+        kind: 'lines',
+      },
+      {
+        field: 'login_logged_in_text',
+        label: 'Text only on a logged-in page',
+        hint: 'Tells the scanner it is logged in (optional).',
+      },
+      {
+        field: 'login_logged_in_selector',
+        label: 'CSS selector only on a logged-in page',
+        hint: 'For example a#logout (optional).',
+      },
+      {
+        field: 'login_logged_out_text',
+        label: 'Text only on a logged-out page',
+        hint: 'Tells the scanner it was logged out (optional).',
+      },
+      {
+        field: 'login_logged_out_selector',
+        label: 'CSS selector only on a logged-out page',
+        hint: 'For example form#login (optional).',
+      },
+    ],
+  },
+  {
+    legend: 'Reports and region',
+    switches: [],
+    inputs: [
+      {
+        field: 'report_lifespan_days',
+        label: 'Keep reports (days)',
+        hint: `${lifespan.min} to ${lifespan.max}, or 0 for the service's lifetime. The latest report always stays.`,
+      },
+      {
+        field: 'scan_region',
+        label: 'Scan region',
+        hint: 'Changing it needs the enterprise plan. Scans run from this service’s own workers.',
+        kind: 'region',
+      },
+    ],
+  },
+];
+
+function textInput(input: TextInput, form: SettingsForm, bad: readonly string[]): Html {
+  const { field } = input;
+  const hintId = `${field}-hint`;
+  const attrs = html` aria-describedby="${hintId}"${isFieldNamed(field, bad) ? html` aria-invalid="true"` : ''}`;
+  const value = form[field];
+  let control: Html;
+  if (input.kind === 'lines')
+    control = html`<textarea id="${field}" name="${field}" rows="3" spellcheck="false"${attrs}>${value}</textarea>`;
+  else if (input.kind === 'region') {
+    const regions: string[] = [...scanRegions];
+    if (!regions.includes(value)) regions.push(value);
+    control = html`<select id="${field}" name="${field}"${attrs}>${regions.map(
+      (r) => html`<option value="${r}"${r === value ? html` selected` : ''}>${r}</option>`,
+    )}</select>`;
+  } else
+    control = html`<input id="${field}" name="${field}" type="${input.kind === 'password' ? 'password' : 'text'}" value="${value}" autocomplete="off" spellcheck="false"${attrs}>`;
+  return html`<label for="${field}">${input.label}</label>
+${control}
+<p class="hint" id="${hintId}">${input.hint}</p>`;
+}
+
+function fieldsets(form: SettingsForm, bad: readonly string[]): Html {
+  return html`${groups.map(
+    (g) => html`<fieldset class="stack">
+<legend>${g.legend}</legend>
+${g.switches.map(
+  (s) =>
+    html`<label class="check" for="${s.field}"><input type="checkbox" id="${s.field}" name="${s.field}" value="true"${form[s.field] ? html` checked` : ''}> <span>${s.label}</span></label>`,
+)}
+${g.inputs.map((i) => textInput(i, form, bad))}
+</fieldset>`,
+  )}`;
+}
+
+async function settingsPage(
+  ctx: ConsoleContext,
+  profile: ScanProfile,
+  form?: SettingsForm,
+  problem?: Problem,
+  status = 200,
+): Promise<ConsoleAnswer> {
+  const shown = form ?? formOfSettings(profile.settings);
+  const { role } = ctx.signedIn.member;
+  const canSave = roleAllows(role, 'administer');
+  const notice = noticeOf(ctx.query);
+  const title = `Settings of ${profile.name}`;
+  const body = html`<p class="hint"><a href="/scans">Scans</a> / <a href="${profilePath(profile.token)}">${profile.name}</a></p>
+<h1>${title}</h1>
+<section class="panel">
+  ${problemOf(problem, 'settings-problem')}
+  ${canSave ? '' : html`<p class="hint">Your role (${role}) reads these settings; an Admin changes them.</p>`}
+  <form method="post" action="${profilePath(profile.token, '/settings')}" class="stack settings scan-settings"${problem === undefined ? '' : html` aria-describedby="settings-problem"`}>
+    ${csrfField(ctx.signedIn)}
+    <fieldset class="plain"${canSave ? '' : html` disabled`}>
+      <legend class="visually-hidden">Settings</legend>
+      ${fieldsets(shown, problem?.parameters ?? [])}
+      <button type="submit" class="primary">Save the settings</button>
+    </fieldset>
+  </form>
+</section>`;
+  return {
+    status,
+    page: page({ title, signedIn: ctx.signedIn, section: 'scans', ...(notice === undefined ? {} : { notice }) }, body),
+  };
+}
+
+let validator: RouteValidator | undefined;
+
+/** The validator of v2's update-settings route, compiled once. */
+function settingsValidator(): RouteValidator {
+  if (validator === undefined) {
+    const route = v2ProfileRoutes.find((r: RouteDef) => r.operationId === 'updateScanProfileSettings');
+    if (route === undefined) throw new Error('the v2 update-settings route is missing');
+    validator = compileRouteValidator(route);
+  }
+  return validator;
+}
+
+/**
+ * Saves the form as v2's update does: the profile first (the not-found page for another team's,
+ * an unknown or a malformed token), then the body checked by the route's validator and the login
+ * selectors by the scanner's compiler, then the core's rules (1009 for the region). A refusal
+ * shows the form again with the API's message and the values as typed.
+ */
+async function saveHandler(ctx: ConsoleContext): Promise<ConsoleAnswer> {
+  const profile = await profileOf(ctx);
+  const form = formOfPost(ctx.form);
+  try {
+    const valid = settingsValidator().validate({
+      query: {},
+      params: { scanProfileToken: profile.token },
+      rawBody: Buffer.from(JSON.stringify(bodyOfForm(form))),
+    } as never);
+    await updateProfileSettings(ctx.deps.store, ctx.signedIn.team, profile.token, () => {
+      const body = valid.checkedBody() as ProfileSettingsInput;
+      const error = invalidLoginSelector(body, (selector) => compileSelector(selector) !== undefined);
+      if (error !== undefined) throw error;
+      return body;
+    });
+  } catch (err) {
+    if (!isAppError(err) || httpStatusOf[err.code] === 404) throw err;
+    const problem = { code: err.code, message: err.message, parameters: err.parameters ?? [] };
+    return settingsPage(ctx, profile, form, problem, httpStatusOf[err.code] ?? 400);
+  }
+  return { redirect: withNotice(profilePath(profile.token, '/settings'), 'settings-saved') };
+}
+
+/** The settings form of a scan profile: read by every role, saved by Admins. */
+export const scanSettingsRoutes: ConsoleRoute[] = [
+  {
+    method: 'GET',
+    path: '/scans/:token/settings',
+    access: 'read',
+    handler: async (ctx) => settingsPage(ctx, await profileOf(ctx)),
+  },
+  { method: 'POST', path: '/scans/:token/settings', access: 'administer', handler: saveHandler },
+];

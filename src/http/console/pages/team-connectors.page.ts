@@ -1,0 +1,139 @@
+import { roleAllows } from '../../../core/accounts/account-policy.ts';
+import {
+  createConnector,
+  deleteConnector,
+  listConnectors,
+  requiredConnectorOptions,
+  type ConnectorBody,
+} from '../../../core/connectors/connector.service.ts';
+import { connectorProviders, type Connector } from '../../../core/connectors/connector.types.ts';
+import { connectorRoutes } from '../../v3/connectors.routes.ts';
+import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
+import { html, type Html } from '../html.ts';
+import { csrfField } from '../layout.ts';
+import { withNotice } from '../notices.ts';
+import { consoleCaller } from './console-caller.ts';
+import { notFoundPage } from './error.page.ts';
+import {
+  checkedBody,
+  invalidFor,
+  notInPlan,
+  planHas,
+  problemFor,
+  problemFrom,
+  teamPage,
+  valueFor,
+  whenOf,
+  type FormProblem,
+} from './team-shared.ts';
+
+/**
+ * The team's connectors: each one's name, provider, creation and last run, a create form for
+ * Admins (checked by the v3 create route's validator and createConnector: the API's 1051 naming
+ * the field) and deletion. The options are credentials: written once, stored sealed, never shown
+ * again, not even in a refused form. Connectors are in the enterprise plan, as in the API.
+ */
+
+/** Most connectors the page lists (the API pages them; a team has a handful). */
+const pageLimit = 500;
+
+/** The options typed as `NAME=value` lines; a line without `=` is refused before the API's rules. */
+function optionsOf(text: string): Record<string, string> | string {
+  const options: Record<string, string> = {};
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '') continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) return `Options line ${index + 1} is not NAME=value.`;
+    options[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
+  }
+  return options;
+}
+
+function connectorRows(ctx: ConsoleContext, connectors: Connector[], isAdmin: boolean): Html {
+  return html`${connectors.map(
+    (c) => html`<tr data-connector="${c.publicId}">
+  <td class="wrap">${c.name}</td>
+  <td>${c.provider}</td>
+  <td class="nowrap">${whenOf(c.created)}</td>
+  <td class="nowrap">${c.lastRun === null ? html`<span class="muted">never run</span>` : html`${c.lastRun.status} ${whenOf(c.lastRun.completedAt)}`}</td>
+  ${isAdmin ? html`<td><form method="post" action="${`/team/connectors/${c.publicId}/delete`}" class="inline" data-confirm="${`Delete the connector ${c.name}?`}">${csrfField(ctx.signedIn)}<button type="submit" class="danger">Delete<span class="visually-hidden"> ${c.name}</span></button></form></td>` : ''}
+</tr>`,
+  )}`;
+}
+
+function createForm(ctx: ConsoleContext, problem: FormProblem | undefined): Html {
+  const provider = valueFor(problem, 'connector', 'provider');
+  const options = connectorProviders.map(
+    (p) => html`<option value="${p}"${p === provider ? html` selected` : ''}>${p}</option>`,
+  );
+  const required = Object.entries(requiredConnectorOptions)
+    .map(([p, names]) => `${p}: ${(names ?? []).join(', ')}`)
+    .join('; ');
+  return html`<section class="panel" aria-labelledby="create-connector">
+  <h2 id="create-connector">Create a connector</h2>
+  ${problemFor(problem, 'connector')}
+  <form method="post" action="/team/connectors" class="stack">
+    ${csrfField(ctx.signedIn)}
+    <label for="connector-name">Name</label>
+    <input id="connector-name" name="name" required autocomplete="off" value="${valueFor(problem, 'connector', 'name')}"${invalidFor(problem, 'connector')}>
+    <label for="connector-provider">Provider</label>
+    <select id="connector-provider" name="provider">${options}</select>
+    <label for="connector-options">Options</label>
+    <textarea id="connector-options" name="options" autocomplete="off" spellcheck="false" aria-describedby="options-hint"></textarea>
+    <p class="hint" id="options-hint">One NAME=value per line: the account's credentials and settings (${required ? `required: ${required}` : 'as the provider needs'}). Stored encrypted and never shown again${problem?.form === 'connector' ? ': enter them again' : ''}.</p>
+    <button type="submit" class="primary">Create</button>
+  </form>
+</section>`;
+}
+
+async function connectorsPage(ctx: ConsoleContext, problem?: FormProblem, status = 200): Promise<ConsoleAnswer> {
+  const { team, member } = ctx.signedIn;
+  if (!planHas(team, 'connectors'))
+    return teamPage(ctx, 'connectors', 'Connectors', notInPlan(team, 'connectors'), status);
+  const listed = await listConnectors(ctx.deps.store, consoleCaller(ctx.signedIn, 'v3'), undefined, pageLimit);
+  const isAdmin = roleAllows(member.role, 'administer');
+  const table =
+    listed.items.length === 0
+      ? html`<p>The team has no connectors.</p>`
+      : html`<div class="table-wrap" role="region" tabindex="0" aria-label="Connectors of the team"><table>
+<thead><tr><th scope="col">Name</th><th scope="col">Provider</th><th scope="col">Created</th><th scope="col">Last run</th>${isAdmin ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+<tbody>${connectorRows(ctx, listed.items, isAdmin)}</tbody></table></div>`;
+  const body = html`${isAdmin ? createForm(ctx, problem) : html`<p class="hint">Your role (${member.role}) reads the connectors; an Admin creates and deletes them.</p>`}
+<section aria-labelledby="connectors"><h2 id="connectors">Connectors</h2>
+<p class="hint">A run imports assets from the provider's account; this server reaches no provider, so no connector has run.</p>
+${table}</section>`;
+  return teamPage(ctx, 'connectors', 'Connectors', body, status);
+}
+
+async function createHandler(ctx: ConsoleContext): Promise<ConsoleAnswer> {
+  if (!planHas(ctx.signedIn.team, 'connectors')) return connectorsPage(ctx, undefined, 403);
+  // The options are never put back in the form: they are credentials.
+  const values = { name: ctx.form.get('name') ?? '', provider: ctx.form.get('provider') ?? '' };
+  const options = optionsOf(ctx.form.get('options') ?? '');
+  if (typeof options === 'string')
+    return connectorsPage(ctx, { form: 'connector', code: 0, message: options, values }, 400);
+  try {
+    const body = checkedBody(connectorRoutes, 'createConnector', { ...values, options }) as ConnectorBody;
+    await createConnector(ctx.deps.store, ctx.deps.box, consoleCaller(ctx.signedIn, 'v3'), body);
+  } catch (err) {
+    const { problem, status } = problemFrom(err, 'connector', values);
+    return connectorsPage(ctx, problem, status);
+  }
+  return { redirect: withNotice('/team/connectors', 'connector-created') };
+}
+
+async function deleteHandler(ctx: ConsoleContext): Promise<ConsoleAnswer> {
+  const caller = consoleCaller(ctx.signedIn, 'v3');
+  const isDeleted =
+    planHas(ctx.signedIn.team, 'connectors') && (await deleteConnector(ctx.deps.store, caller, ctx.params['id'] ?? ''));
+  if (!isDeleted) return { status: 404, page: notFoundPage({ signedIn: ctx.signedIn }) };
+  return { redirect: withNotice('/team/connectors', 'connector-deleted') };
+}
+
+/** The connector pages: read by every role, changed by Admins. */
+export const teamConnectorRoutes: ConsoleRoute[] = [
+  { method: 'GET', path: '/team/connectors', access: 'read', handler: (ctx) => connectorsPage(ctx) },
+  { method: 'POST', path: '/team/connectors', access: 'administer', handler: createHandler },
+  { method: 'POST', path: '/team/connectors/:id/delete', access: 'administer', handler: deleteHandler },
+];
