@@ -193,18 +193,19 @@ export function registerConsoleRoutes(
       handler: async (request, reply) => {
         const secure = isSecure(request, deps.config.publicUrl);
         const query = new URLSearchParams(request.url.split('?')[1] ?? '');
-        const { form, files } =
-          route.bodyLimit === undefined ? { form: formOf(request), files: new Map() } : await multipartOf(request);
-        const base = { request, reply, deps, policy, secure, query, form, files };
         const params = request.params as Record<string, string>;
         let signedIn: SessionContext | undefined;
         if (route.access !== 'public') {
           signedIn = await readSession(deps.store, sessionToken(request, secure), policy, new Date());
           if (signedIn === undefined || signedIn.session.stage !== 'signed_in') {
             const next = request.method === 'GET' ? request.url : '/';
-            return send(base, { redirect: `/signin?next=${encodeURIComponent(next)}` });
+            return send({ request, reply }, { redirect: `/signin?next=${encodeURIComponent(next)}` });
           }
         }
+        // An upload is parsed only for a live session (or a public form): nobody else spends its CPU.
+        const { form, files } =
+          route.bodyLimit === undefined ? { form: formOf(request), files: new Map() } : await multipartOf(request);
+        const base = { request, reply, deps, policy, secure, query, form, files };
         if (request.method === 'POST') {
           const expected = signedIn?.session.csrfToken ?? formToken(request, secure);
           if (!isSameOrigin(request) || !sameToken(form.get('_csrf') ?? '', expected))
