@@ -7,7 +7,7 @@ import { TestOidcProvider } from '../support/oidc-provider.ts';
 /**
  * Single sign-on in Chromium against a real OpenID provider on 127.0.0.1: an Admin sets up the
  * team's provider on /team/sso (a bad issuer refused with its message), a Viewer reads it without
- * a form, an sso member signs in from the e-mail alone (through the provider and back to the page
+ * a form, an Admin invites through single sign-on and switches a member's sign-in on /team, an sso member signs in from the e-mail alone (through the provider and back to the page
  * asked), and a member the team does not know is refused with the page that says so.
  */
 describe(`console single sign-on in Chromium (${testStore})`, () => {
@@ -58,6 +58,41 @@ describe(`console single sign-on in Chromium (${testStore})`, () => {
     await admin.check('team-sso-set');
   });
 
+  it('lets an Admin invite through single sign-on and switch a member to a password', async () => {
+    const p = admin.page;
+    const linkPath = await suite.invite('acme', 'lin@acme.test', 'Viewer');
+    await admin.goto('/team');
+    await p.locator('#invite-email').fill('new@acme.test');
+    await p.locator('#invite-authentication').selectOption('sso');
+    await admin.submit(p.locator('form[action="/team/members"] button[type="submit"]'));
+    assert.match(await p.locator('p.notice').innerText(), /signs in through single sign-on \(no link to send\)/);
+    const row = p.locator('tr', { hasText: 'new@acme.test' });
+    assert.match(await row.innerText(), /single sign-on \(active at the first sign-in\)/);
+    assert.equal(await p.locator('[data-secret="link"]').count(), 0);
+    await admin.check('team-members-sso');
+    // Back to a password: the page says a reset link from the operator is needed.
+    p.once('dialog', (dialog) => void dialog.accept());
+    await admin.submit(p.locator('tr', { hasText: 'ann@acme.test' }).getByRole('button', { name: 'Use a password' }));
+    assert.match(await p.locator('p.notice').innerText(), /They need a reset link from your operator first/);
+    assert.match(await p.locator('tr', { hasText: 'ann@acme.test' }).innerText(), /Use single sign-on/);
+    await admin.check('team-members-sign-in-changed');
+    p.once('dialog', (dialog) => void dialog.accept());
+    await admin.submit(
+      p.locator('tr', { hasText: 'ann@acme.test' }).getByRole('button', { name: 'Use single sign-on' }),
+    );
+    assert.match(await p.locator('p.notice').innerText(), /now signs in through single sign-on/);
+    // A pending member switched to single sign-on: the invitation link says to use it instead.
+    p.once('dialog', (dialog) => void dialog.accept());
+    await admin.submit(
+      p.locator('tr', { hasText: 'lin@acme.test' }).getByRole('button', { name: 'Use single sign-on' }),
+    );
+    const visitor = await suite.newPage();
+    await visitor.goto(linkPath);
+    assert.equal(await visitor.page.locator('h1').innerText(), 'Sign in with single sign-on');
+    assert.equal(await visitor.page.locator('#password').count(), 0);
+    await visitor.check('account-link-sso');
+  });
+
   it('shows a Viewer the provider without a form or a button', async () => {
     const viewer = await suite.member('acme', 'viewer@acme.test', 'Viewer', '/team/sso');
     assert.equal(await viewer.page.locator('form[action="/team/sso"]').count(), 0);
@@ -80,6 +115,9 @@ describe(`console single sign-on in Chromium (${testStore})`, () => {
     const elsewhere = cp.takeLog().filter((line) => !line.startsWith(`request to another origin: ${provider.issuer}/`));
     assert.deepEqual(elsewhere, []);
     await cp.check('signed-in-through-sso');
+    await cp.goto('/account');
+    assert.match(await cp.page.locator('main').innerText(), /You sign in through your team.s single sign-on/);
+    await cp.check('account-sso');
   });
 
   it('refuses a member of another team with a page that says so, and no session', async () => {

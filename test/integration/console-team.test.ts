@@ -123,7 +123,7 @@ describe('console: team', () => {
     shows(res, 'Role malformed: expected one of Admin, Editor, Viewer');
     res = await admin.post(`/team/members/${adminToken}/role`, { role: 'Editor' });
     assert.equal(res.statusCode, 400);
-    shows(res, 'The team needs at least one active Admin: make another member Admin first.');
+    shows(res, 'The team needs at least one active Admin who can sign in: make another member Admin first.');
     await rival.get('/team');
     for (const token of [editorToken, 'not-a-token']) {
       res = await rival.post(`/team/members/${token}/role`, { role: 'Admin' });

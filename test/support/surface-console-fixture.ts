@@ -2,6 +2,7 @@ import { evaluateBreaches } from '../../src/core/policies/breach.service.ts';
 import type { ServiceGuess } from '../../src/core/surface/exposure-engines.ts';
 import type { SurfaceRunSummary } from '../../src/core/surface/surface-run.types.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { runSummary } from './overview-fixture.ts';
 
 /**
  * A team whose surface inventory the console's Surface pages read, recorded as the surface runner
@@ -36,18 +37,11 @@ export interface SurfaceFixture {
   rival: { ip: number; breach: number; run: number };
 }
 
+/** A completed run's summary: the overview's with this fixture's counts (three names, two addresses, three ports). */
 const summary = (over: Partial<SurfaceRunSummary> = {}): SurfaceRunSummary => ({
-  names: 3,
-  newNames: 3,
-  goneNames: 0,
+  ...runSummary(3, 2),
   addresses: 2,
-  isWildcard: false,
-  takeovers: 0,
   ports: { open: 3, opened: 3, reopened: 0, closed: 0 },
-  tlsEndpoints: 1,
-  technologies: { seen: 1, added: 1, returned: 0, disappeared: 0 },
-  findings: { created: 2, updated: 0, regressions: 0, patched: 0 },
-  breaches: { breached: 2, opened: 2, reopened: 0, resolved: 0 },
   ...over,
 });
 

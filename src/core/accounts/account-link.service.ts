@@ -93,6 +93,8 @@ export async function useAccountLink(
   const opened = await openAccountLink(store, token, now);
   if (opened === undefined) return { kind: 'gone' };
   const { link, member } = opened;
+  // A member switched to single sign-on since the link was made has no password to set.
+  if (member.authentication === 'sso') return { kind: 'gone' };
   const problem = passwordProblem(input.password, member.email);
   if (problem !== undefined) return { kind: 'invalid', problem };
   const firstName = (input.firstName ?? '').trim();

@@ -15,6 +15,9 @@ import { totpStep } from './totp.ts';
 /** The outcome of an account change: done (with a new session when the password changed) or the problem to show. */
 export type AccountChange = { kind: 'done'; opened?: OpenedSession } | { kind: 'invalid'; problem: string };
 
+const ssoOnly =
+  'You sign in through single sign-on: your password and second factor are those of your identity provider.';
+
 /** Changes a member's password: every session of the member ends; a new one opens for this browser. */
 export async function changePassword(
   store: AccountStore,
@@ -24,6 +27,7 @@ export async function changePassword(
   policy: AccountPolicy,
   now = new Date(),
 ): Promise<AccountChange> {
+  if (member.authentication === 'sso') return { kind: 'invalid', problem: ssoOnly };
   const credential = await store.accounts.findCredential(member.id);
   if (credential === undefined || !(await verifyPassword(input.current, credential.passwordHash)))
     return { kind: 'invalid', problem: 'The current password is wrong.' };
@@ -49,6 +53,8 @@ export async function enableTwoFactor(
   code: string,
   now = new Date(),
 ): Promise<AccountChange> {
+  // A single sign-on member's sign-in is the Admin's choice (Team page), not a second factor's.
+  if (member.authentication === 'sso') return { kind: 'invalid', problem: ssoOnly };
   const credential = await store.accounts.findCredential(member.id);
   if (credential?.totpSecretSealed == null) return { kind: 'invalid', problem: 'Start the set-up again.' };
   const step = totpStep(box.decrypt(credential.totpSecretSealed), code, now);

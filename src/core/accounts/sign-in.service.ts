@@ -39,6 +39,29 @@ async function fail(store: AccountStore, keys: string[], policy: AccountPolicy, 
   for (const key of keys) await store.accounts.addFailure(key, now, windowStart);
 }
 
+/**
+ * The seconds until a client address may try to sign in again (0 when it may now): single sign-on
+ * shares the per-address failure count of the password form.
+ */
+export async function addressThrottledFor(
+  store: AccountStore,
+  address: string,
+  policy: AccountPolicy,
+  now: Date,
+): Promise<number> {
+  return throttledFor(store, [[addressKey(address), policy.addressFailures]], policy, now);
+}
+
+/** Counts one failed sign-in of a client address (a refused single sign-on callback). */
+export async function addAddressFailure(
+  store: AccountStore,
+  address: string,
+  policy: AccountPolicy,
+  now: Date,
+): Promise<void> {
+  await fail(store, [addressKey(address)], policy, now);
+}
+
 /** The active member of that e-mail whose console password this is (the first, by invitation order). */
 async function memberWithPassword(store: AccountStore, email: string, password: string): Promise<Member | undefined> {
   let checked = false;

@@ -4,6 +4,7 @@ import type { SecretBox } from '../shared/secret-box.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { AccountPolicy } from './account-policy.ts';
 import { newSecretToken, openSession, type ClientInfo, type OpenedSession } from './session.service.ts';
+import { addAddressFailure, addressThrottledFor } from './sign-in.service.ts';
 import { OidcError, type OidcChecks, type OidcClient, type SsoStore } from './sso.types.ts';
 
 /**
@@ -11,7 +12,10 @@ import { OidcError, type OidcChecks, type OidcClient, type SsoStore } from './ss
  * single-use state, nonce and PKCE verifier and seals them (with the team and the page to return
  * to) for the browser to keep in a cookie; the callback opens them, has the OpenID client check
  * the provider's answer, then maps the ID token's verified e-mail to an active `sso` member of
- * THAT team and opens a session exactly as a password sign-in does.
+ * THAT team and opens a session exactly as a password sign-in does. A pending member invited to
+ * sign in through single sign-on becomes active at its first sign-in. Attempts share the password
+ * form's per-address failure count: a refused callback is a failure, and past the limit neither
+ * the start nor the callback goes on until the window ends.
  */
 
 /** How long a started sign-in may take at the provider. */
@@ -51,14 +55,17 @@ export function openPending(box: SecretBox, sealed: string, now: Date): SsoPendi
   }
 }
 
-/** The teams an e-mail address signs in to with single sign-on: an active `sso` member, and a provider set up. */
+/**
+ * The teams an e-mail address signs in to with single sign-on: an `sso` member (active, or invited
+ * to sign in so), and a provider set up.
+ */
 export async function ssoTeamsOf(store: SsoStore, rawEmail: string): Promise<Team[]> {
   const email = normalizeEmail(rawEmail);
   if (email === undefined) return [];
   const teams: Team[] = [];
   for (const { memberId, teamId } of await store.accounts.findMembersByEmail(email)) {
     const member = await store.members.findById(teamId, memberId);
-    if (member === undefined || member.state !== 'active' || member.authentication !== 'sso') continue;
+    if (member === undefined || member.authentication !== 'sso') continue;
     if ((await store.teamSso.find(teamId)) === undefined) continue;
     const team = await store.teams.findById(teamId);
     if (team !== undefined) teams.push(team);
@@ -69,17 +76,24 @@ export async function ssoTeamsOf(store: SsoStore, rawEmail: string): Promise<Tea
 /** The outcome of a start. */
 export type SsoStartResult =
   | { kind: 'redirect'; url: string; sealed: string }
+  | { kind: 'throttled'; retryAfterSeconds: number }
   | { kind: 'not_configured' }
   | { kind: 'unreachable'; message: string };
 
-/** Starts a sign-in at the team's provider: the URL to send the browser to, and the sealed pending sign-in. */
+/**
+ * Starts a sign-in at the team's provider: the URL to send the browser to, and the sealed pending
+ * sign-in; `throttled` when the client address has failed too often.
+ */
 export async function startSsoSignIn(
   deps: SsoSignInDeps,
   team: Pick<Team, 'id'>,
   redirectUri: string,
   next: string,
+  limits: { client: ClientInfo; policy: AccountPolicy },
   now = new Date(),
 ): Promise<SsoStartResult> {
+  const wait = await addressThrottledFor(deps.store, limits.client.address, limits.policy, now);
+  if (wait > 0) return { kind: 'throttled', retryAfterSeconds: wait };
   const sso = await deps.store.teamSso.find(team.id);
   if (sso === undefined) return { kind: 'not_configured' };
   const pending: SsoPending = {
@@ -107,7 +121,8 @@ export async function startSsoSignIn(
 /** The outcome of a callback: a session, or a refusal with the sentence to show. */
 export type SsoFinishResult =
   | ({ kind: 'signed_in'; member: Member; team: Team; next: string } & OpenedSession)
-  | { kind: 'refused'; message: string };
+  | { kind: 'refused'; message: string }
+  | { kind: 'throttled'; retryAfterSeconds: number };
 
 const refused = (message: string): SsoFinishResult => ({ kind: 'refused', message });
 
@@ -116,7 +131,7 @@ const refused = (message: string): SsoFinishResult => ({ kind: 'refused', messag
  * its pending sign-in (expired, another browser), a provider answer that fails a check (state,
  * issuer, audience, expiry, nonce, PKCE), an e-mail the provider does not vouch for
  * (`email_verified` not true), an address that is no active member of the team, and a member who
- * signs in with a password.
+ * signs in with a password. Each refusal counts as a failed sign-in of the client address.
  */
 export async function finishSsoSignIn(
   deps: SsoSignInDeps,
@@ -126,6 +141,22 @@ export async function finishSsoSignIn(
   client: ClientInfo,
   policy: AccountPolicy,
   now = new Date(),
+): Promise<SsoFinishResult> {
+  const wait = await addressThrottledFor(deps.store, client.address, policy, now);
+  if (wait > 0) return { kind: 'throttled', retryAfterSeconds: wait };
+  const result = await checkCallback(deps, sealed, callbackUrl, redirectUri, client, policy, now);
+  if (result.kind === 'refused') await addAddressFailure(deps.store, client.address, policy, now);
+  return result;
+}
+
+async function checkCallback(
+  deps: SsoSignInDeps,
+  sealed: string,
+  callbackUrl: URL,
+  redirectUri: string,
+  client: ClientInfo,
+  policy: AccountPolicy,
+  now: Date,
 ): Promise<SsoFinishResult> {
   const pending = openPending(deps.box, sealed, now);
   if (pending === undefined)
@@ -150,11 +181,20 @@ export async function finishSsoSignIn(
   if (email === undefined) return refused('The identity provider did not give an e-mail address for your account.');
   if (!identity.isEmailVerified)
     return refused(`The identity provider does not confirm that ${email} is verified, so it cannot sign you in.`);
-  const [member] = await deps.store.members.findByEmails(team.id, [email]);
-  if (member === undefined || member.state !== 'active')
+  let [member] = await deps.store.members.findByEmails(team.id, [email]);
+  if (member === undefined || (member.state !== 'active' && member.authentication !== 'sso'))
     return refused(`${email} is not a member of team ${team.name}. Ask an Admin of the team to invite you.`);
   if (member.authentication !== 'sso')
     return refused(`${email} signs in to team ${team.name} with a password, not single sign-on. Use the sign-in form.`);
+  if (member.state === 'pending') {
+    // The invitation is accepted by this first sign-in: the provider vouched for the address.
+    const { teamId, id } = member;
+    member = await deps.store.transaction((tx) =>
+      tx.members.activate(teamId, id, { firstName: '', lastName: '', authentication: 'sso' }),
+    );
+    if (member === undefined)
+      return refused(`${email} is not a member of team ${team.name}. Ask an Admin of the team to invite you.`);
+  }
   const opened = await openSession(deps.store, member, 'signed_in', client, policy, now);
   await deps.store.accounts.recordLogin(member.id, now);
   return { kind: 'signed_in', member, team, next: pending.next, ...opened };

@@ -55,6 +55,8 @@ function fakeStore(members: Member[], sso?: TeamSso) {
         return { id: sessions.length, ...s };
       },
       recordLogin: async () => undefined,
+      failures: async () => 0,
+      addFailure: async () => undefined,
     },
   };
   return { store: store as unknown as SsoStore, sessions, saved: () => saved };

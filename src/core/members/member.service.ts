@@ -100,12 +100,14 @@ export async function listMembers(store: MemberStore, team: Team): Promise<Membe
  * Invites members by e-mail. Each invitation that cannot be made (malformed e-mail, already a
  * member, already invited, duplicated in the request) is returned with its reason and the others
  * are made, as pending members, in one transaction. A role other than Admin, Editor or Viewer
- * (any case) is 8101 and makes none.
+ * (any case) is 8101 and makes none. The console invites with `sso` a member who will sign in
+ * through the team's single sign-on (no password link; active at the first sign-in).
  */
 export async function inviteMembers(
   store: MemberStore,
   team: Team,
   body: InvitationInput[] | InvitationInput,
+  authentication: 'none' | 'sso' = 'none',
 ): Promise<InvitationError[]> {
   const invitations = invitationsOf(body);
   return store.transaction(async (tx) => {
@@ -135,7 +137,7 @@ export async function inviteMembers(
         lastName: '',
         role,
         state: 'pending',
-        authentication: 'none',
+        authentication,
         created,
         lastLogin: null,
       });

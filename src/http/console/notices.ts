@@ -21,6 +21,15 @@ const notices: Record<string, (n: number) => string> = {
   'member-invited': () => 'Invitation made.',
   'member-role-changed': () => 'Role changed.',
   'member-removed': () => 'Member removed. Their sessions have ended.',
+  'member-invited-sso': () =>
+    'Invitation made. The member signs in through single sign-on (no link to send): their first sign-in accepts it.',
+  'member-sign-in-sso': () =>
+    'The member now signs in through single sign-on. Their sessions have ended and their password no longer works.',
+  'member-sign-in-password': () =>
+    'The member now signs in with a password. They need a reset link from your operator first (perimeter admin member link); the console does not issue it.',
+  'member-sign-in-sso-pending': () =>
+    'The member now joins through single sign-on: their invitation link no longer works, and their first sign-in accepts the invitation.',
+  'member-sign-in-invitation': () => 'The member now joins with a password: send them a new invitation link.',
   'group-created': () => 'Group created.',
   'group-deleted': () => 'Group deleted.',
   'group-member-added': () => 'Member added to the group.',

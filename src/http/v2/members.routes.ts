@@ -30,7 +30,10 @@ const Member = Type.Object(
     }),
     authentication: Type.Union(
       memberAuthentications.map((a) => Type.Literal(a)),
-      { description: '`none` while pending, then password, 2fa or sso' },
+      {
+        description:
+          '`none` while a password invitation is pending; `sso` for a member who signs in (or, pending, will sign in) through single sign-on; else password or 2fa',
+      },
     ),
     created: Timestamp,
     last_login: Type.Optional(

@@ -11,7 +11,7 @@ import {
   type TechnologyRecord,
 } from '../../core/surface/surface-record.types.ts';
 import { sql } from '../kysely.ts';
-import type { PortsTable, Schema, TechnologiesTable } from '../schema.ts';
+import type { PortsTable, Schema, SurfaceRunsTable, TechnologiesTable } from '../schema.ts';
 import { toBreach } from './breach.repository.ts';
 import { toRun } from './surface-run.repository.ts';
 
@@ -52,6 +52,12 @@ function toTechnology(row: Selectable<TechnologiesTable>): TechnologyRecord {
   };
 }
 
+function toRunRecord(
+  row: Selectable<SurfaceRunsTable> & { team_name: string; asset_name: string; asset_token: string },
+): RunRecord {
+  return { ...toRun(row), teamName: row.team_name, assetName: row.asset_name, assetToken: row.asset_token };
+}
+
 /** Single surface records on Kysely (see core/surface/surface-record.types.ts). */
 export class KyselySurfaceRecordRepository implements SurfaceRecordRepository {
   constructor(private readonly db: Kysely<Schema>) {}
@@ -86,12 +92,13 @@ export class KyselySurfaceRecordRepository implements SurfaceRecordRepository {
     };
   }
 
+  /** The port rows of one root asset of the team; each read below narrows and orders them. */
+  private portsOf(teamId: number, assetId: number) {
+    return this.db.selectFrom('ports').selectAll().where('team_id', '=', teamId).where('asset_id', '=', assetId);
+  }
+
   async portsOfAddress(teamId: number, assetId: number, ipAddress: string): Promise<PortRecord[]> {
-    const rows = await this.db
-      .selectFrom('ports')
-      .selectAll()
-      .where('team_id', '=', teamId)
-      .where('asset_id', '=', assetId)
+    const rows = await this.portsOf(teamId, assetId)
       .where('ip_address', '=', ipAddress)
       .orderBy('port')
       .orderBy('id')
@@ -100,11 +107,7 @@ export class KyselySurfaceRecordRepository implements SurfaceRecordRepository {
   }
 
   async portsOfHost(teamId: number, assetId: number, domainName: string): Promise<PortRecord[]> {
-    const rows = await this.db
-      .selectFrom('ports')
-      .selectAll()
-      .where('team_id', '=', teamId)
-      .where('asset_id', '=', assetId)
+    const rows = await this.portsOf(teamId, assetId)
       .where('domain_name', '=', domainName)
       .orderBy('port')
       .orderBy('ip_address')
@@ -165,37 +168,28 @@ export class KyselySurfaceRecordRepository implements SurfaceRecordRepository {
     return { ...toBreach(row), assetToken: row.root_token, assetName: row.asset_name, rootName: row.root_name };
   }
 
-  async runsPage(teamId: number, query: { assetId?: number; beforeId?: number; limit: number }): Promise<RunRecord[]> {
-    let q = this.db
+  /** The team's runs joined with the team and root asset names a run record carries. */
+  private runsOf(teamId: number) {
+    return this.db
       .selectFrom('surface_runs as r')
       .innerJoin('teams as t', 't.id', 'r.team_id')
       .innerJoin('assets as a', 'a.id', 'r.asset_id')
       .selectAll('r')
       .select(['t.name as team_name', 'a.name as asset_name', 'a.token as asset_token'])
       .where('r.team_id', '=', teamId);
+  }
+
+  async runsPage(teamId: number, query: { assetId?: number; beforeId?: number; limit: number }): Promise<RunRecord[]> {
+    let q = this.runsOf(teamId);
     if (query.assetId !== undefined) q = q.where('r.asset_id', '=', query.assetId);
     if (query.beforeId !== undefined) q = q.where('r.id', '<', query.beforeId);
     const rows = await q.orderBy('r.id', 'desc').limit(query.limit).execute();
-    return rows.map((row) => ({
-      ...toRun(row),
-      teamName: row.team_name,
-      assetName: row.asset_name,
-      assetToken: row.asset_token,
-    }));
+    return rows.map(toRunRecord);
   }
 
   async findRun(teamId: number, id: number): Promise<RunRecord | undefined> {
-    const row = await this.db
-      .selectFrom('surface_runs as r')
-      .innerJoin('teams as t', 't.id', 'r.team_id')
-      .innerJoin('assets as a', 'a.id', 'r.asset_id')
-      .selectAll('r')
-      .select(['t.name as team_name', 'a.name as asset_name', 'a.token as asset_token'])
-      .where('r.team_id', '=', teamId)
-      .where('r.id', '=', id)
-      .executeTakeFirst();
-    if (row === undefined) return undefined;
-    return { ...toRun(row), teamName: row.team_name, assetName: row.asset_name, assetToken: row.asset_token };
+    const row = await this.runsOf(teamId).where('r.id', '=', id).executeTakeFirst();
+    return row && toRunRecord(row);
   }
 
   /** Each count reads at most surfaceCountCap + 1 rows of the team's index range. */

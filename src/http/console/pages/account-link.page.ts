@@ -12,12 +12,26 @@ const gone = () =>
     'This link was used already, has expired or is wrong. Ask an Admin of your team for a new one.',
   );
 
+/** A member who signs in through single sign-on sets no password: the way in instead. */
+function ssoInstead(email: string): Html {
+  return page(
+    { title: 'Sign in with single sign-on' },
+    html`<section class="panel narrow">
+  <h1>Sign in with single sign-on</h1>
+  <p><strong>${email}</strong> signs in to the team through single sign-on: no password is needed, and this link sets none.</p>
+  <p>Sign in with your organisation's account; your first sign-in accepts the invitation.</p>
+  <p><a class="button primary" href="/signin/sso">Sign in with single sign-on</a></p>
+</section>`,
+  );
+}
+
 async function linkForm(ctx: ConsoleContext, problem?: string): Promise<{ page: Html; status?: number }> {
   // The token is in the path: no page of this flow tells another site where it came from.
   ctx.reply.header('referrer-policy', 'no-referrer');
   const opened = await openAccountLink(ctx.deps.store, ctx.params['token'] ?? '');
   if (opened === undefined) return { status: 404, page: gone() };
   const { link, member } = opened;
+  if (member.authentication === 'sso') return { page: ssoInstead(member.email) };
   const isInvitation = link.purpose === 'invitation';
   const names = isInvitation
     ? html`<label for="first_name">First name <span class="optional">(optional)</span></label>
@@ -70,7 +84,11 @@ export const accountLinkRoutes: ConsoleRoute[] = [
         isTwoFactor: ctx.form.get('two_factor') === '1',
       });
       ctx.reply.header('referrer-policy', 'no-referrer');
-      if (result.kind === 'gone') return { status: 404, page: gone() };
+      if (result.kind === 'gone') {
+        const opened = await openAccountLink(ctx.deps.store, ctx.params['token'] ?? '');
+        if (opened?.member.authentication === 'sso') return { page: ssoInstead(opened.member.email) };
+        return { status: 404, page: gone() };
+      }
       if (result.kind === 'invalid') return linkForm(ctx, result.problem);
       return { redirect: '/signin?notice=password-set' };
     },

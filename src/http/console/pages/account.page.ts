@@ -70,20 +70,7 @@ async function accountPage(
     <dt>Last sign-in</dt><dd>${when(member.lastLogin)}</dd>
   </dl>
 </section>
-${await twoFactorSection(ctx, problems.twoFactor)}
-<section class="panel" aria-labelledby="pw">
-  <h2 id="pw">Change the password</h2>
-  ${problems.password === undefined ? '' : html`<p class="problem" role="alert">${problems.password}</p>`}
-  <form method="post" action="/account/password" class="stack">
-    ${csrfField(ctx.signedIn)}
-    <input type="hidden" name="username" value="${member.email}" autocomplete="username">
-    <label for="current">Current password</label>
-    <input id="current" name="current" type="password" autocomplete="current-password" required>
-    <label for="next">New password</label>
-    <input id="next" name="next" type="password" autocomplete="new-password" minlength="${passwordLimits.min}" required>
-    <button type="submit">Change the password</button>
-  </form>
-</section>`;
+${member.authentication === 'sso' ? ssoSection(problems.password ?? problems.twoFactor) : await passwordSections(ctx, problems)}`;
   const status = problems.password !== undefined || problems.twoFactor !== undefined ? 400 : 200;
   return {
     status,
@@ -97,6 +84,37 @@ ${await twoFactorSection(ctx, problems.twoFactor)}
       body,
     ),
   };
+}
+
+/** A single sign-on member has no password here: the identity provider keeps it. */
+function ssoSection(problem: string | undefined): Html {
+  return html`<section class="panel" aria-labelledby="sign-in">
+  <h2 id="sign-in">Sign-in</h2>
+  ${problem === undefined ? '' : html`<p class="problem" role="alert">${problem}</p>`}
+  <p>You sign in through your team's single sign-on: your password and second factor are those of your identity provider. An Admin of your team chooses how members sign in.</p>
+</section>`;
+}
+
+/** The second factor and the password change of a member who signs in with a password. */
+async function passwordSections(
+  ctx: ConsoleContext,
+  problems: { password?: string; twoFactor?: string },
+): Promise<Html> {
+  const { member } = ctx.signedIn;
+  return html`${await twoFactorSection(ctx, problems.twoFactor)}
+<section class="panel" aria-labelledby="pw">
+  <h2 id="pw">Change the password</h2>
+  ${problems.password === undefined ? '' : html`<p class="problem" role="alert">${problems.password}</p>`}
+  <form method="post" action="/account/password" class="stack">
+    ${csrfField(ctx.signedIn)}
+    <input type="hidden" name="username" value="${member.email}" autocomplete="username">
+    <label for="current">Current password</label>
+    <input id="current" name="current" type="password" autocomplete="current-password" required>
+    <label for="next">New password</label>
+    <input id="next" name="next" type="password" autocomplete="new-password" minlength="${passwordLimits.min}" required>
+    <button type="submit">Change the password</button>
+  </form>
+</section>`;
 }
 
 /** The signed-in member's own account: password and second factor. */

@@ -5,16 +5,13 @@ import {
   type AssetSettingsInput,
 } from '../../../core/assets/asset-settings.ts';
 import { getAssetSettings, updateAssetSettings } from '../../../core/assets/asset.service.ts';
-import { isAppError } from '../../../core/errors/app-error.ts';
-import { httpStatusOf } from '../../error-status.ts';
-import type { RouteDef } from '../../route.ts';
 import { assetRoutes as v2AssetRoutes } from '../../v2/assets.routes.ts';
-import { compileRouteValidator, type RouteValidator } from '../../validation.ts';
 import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { noticeOf, withNotice } from '../notices.ts';
 import { assetPath, problemOf, targetOf, tokenOf } from './assets-shared.page.ts';
+import { invalidMark, refusalOf, routeBodyCheck, type FormRefusal } from './form-refusal.ts';
 
 /**
  * The settings form of an asset. Nothing is checked here: the form's fields become the JSON body
@@ -130,21 +127,9 @@ function bodyOf(values: FormValues): Record<string, unknown> {
   return Object.fromEntries(assetSettingFields.map((f) => [f, body[f]]));
 }
 
-let validator: RouteValidator | undefined;
-
-/** The validator of v2's update-settings route, compiled once. */
-function settingsValidator(): RouteValidator {
-  if (validator === undefined) {
-    const route = v2AssetRoutes.find((r: RouteDef) => r.operationId === 'updateAssetSettings');
-    if (route === undefined) throw new Error('the v2 update-settings route is missing');
-    validator = compileRouteValidator(route);
-  }
-  return validator;
-}
-
-function switchInput(s: Switch, values: FormValues, bad: Set<string>): Html {
+function switchInput(s: Switch, values: FormValues, refusal: FormRefusal | undefined): Html {
   const hint = s.hint === undefined ? '' : html` <span class="hint" id="${`${s.field}-hint`}">${s.hint}</span>`;
-  return html`<label class="check" for="${s.field}"><input type="checkbox" id="${s.field}" name="${s.field}" value="true"${values.switches[s.field] ? html` checked` : ''}${s.hint === undefined ? '' : html` aria-describedby="${`${s.field}-hint`}"`}${bad.has(s.field) ? html` aria-invalid="true"` : ''}> <span>${s.label}</span></label>${hint}`;
+  return html`<label class="check" for="${s.field}"><input type="checkbox" id="${s.field}" name="${s.field}" value="true"${values.switches[s.field] ? html` checked` : ''}${s.hint === undefined ? '' : html` aria-describedby="${`${s.field}-hint`}"`}${invalidMark(refusal, s.field)}> <span>${s.label}</span></label>${hint}`;
 }
 
 function textField(
@@ -152,46 +137,35 @@ function textField(
   label: string,
   hint: string,
   values: FormValues,
-  bad: Set<string>,
+  refusal: FormRefusal | undefined,
 ): Html {
   return html`<label for="${field}">${label}</label>
-<input id="${field}" name="${field}" value="${values[field]}" autocomplete="off" spellcheck="false"${field === 'requests_per_second' ? html` inputmode="numeric"` : ''} aria-describedby="${`${field}-hint`}"${bad.has(field) ? html` aria-invalid="true"` : ''}>
+<input id="${field}" name="${field}" value="${values[field]}" autocomplete="off" spellcheck="false"${field === 'requests_per_second' ? html` inputmode="numeric"` : ''} aria-describedby="${`${field}-hint`}"${invalidMark(refusal, field)}>
 <p class="hint" id="${`${field}-hint`}">${hint}</p>`;
 }
 
-function fieldsets(values: FormValues, bad: Set<string>): Html {
+function fieldsets(values: FormValues, refusal: FormRefusal | undefined): Html {
   const sets = groups.map((g) => {
     const extra =
       g.legend === 'Scanning'
-        ? html`${textField('requests_per_second', 'Requests per second', '1 to 1000, or 0 for no limit.', values, bad)}
+        ? html`${textField('requests_per_second', 'Requests per second', '1 to 1000, or 0 for no limit.', values, refusal)}
 <label for="custom_headers">Custom headers</label>
-<textarea id="custom_headers" name="custom_headers" rows="3" spellcheck="false" aria-describedby="custom_headers-hint"${bad.has('custom_headers') ? html` aria-invalid="true"` : ''}>${values.custom_headers}</textarea>
+<textarea id="custom_headers" name="custom_headers" rows="3" spellcheck="false" aria-describedby="custom_headers-hint"${invalidMark(refusal, 'custom_headers')}>${values.custom_headers}</textarea>
 <p class="hint" id="custom_headers-hint">Sent with every request of a scan: one a line, as <code>X-Name: value</code>; names start with x- or X-.</p>`
         : g.legend === 'Port scanning'
-          ? html`${textField('port_scanning_avoid_list', 'Ports never scanned', 'Comma-separated, for example 22, 3389.', values, bad)}
-${textField('port_scanning_force_list', 'Ports always scanned', 'Comma-separated, for example 8080, 8443.', values, bad)}`
+          ? html`${textField('port_scanning_avoid_list', 'Ports never scanned', 'Comma-separated, for example 22, 3389.', values, refusal)}
+${textField('port_scanning_force_list', 'Ports always scanned', 'Comma-separated, for example 8080, 8443.', values, refusal)}`
           : '';
     return html`<fieldset class="stack">
 <legend>${g.legend}</legend>
-${g.switches.map((s) => switchInput(s, values, bad))}
+${g.switches.map((s) => switchInput(s, values, refusal))}
 ${extra}
 </fieldset>`;
   });
   return html`${sets}`;
 }
 
-interface Problem {
-  code: number;
-  message: string;
-  parameters: string[];
-}
-
-async function settingsPage(
-  ctx: ConsoleContext,
-  values?: FormValues,
-  problem?: Problem,
-  status = 200,
-): Promise<ConsoleAnswer> {
+async function settingsPage(ctx: ConsoleContext, values?: FormValues, problem?: FormRefusal): Promise<ConsoleAnswer> {
   const target = await targetOf(ctx);
   const token = tokenOf(ctx);
   const name = target.asset?.name ?? target.discovered!.name;
@@ -207,13 +181,13 @@ async function settingsPage(
   <form method="post" action="${assetPath(token, '/settings')}" class="stack settings"${problem === undefined ? '' : html` aria-describedby="settings-problem"`}>
     ${csrfField(ctx.signedIn)}
     <fieldset class="plain"${canSave ? '' : html` disabled`}>
-      ${fieldsets(shown, new Set(problem?.parameters ?? []))}
+      ${fieldsets(shown, problem)}
       <button type="submit" class="primary">Save the settings</button>
     </fieldset>
   </form>
 </section>`;
   return {
-    status,
+    status: problem?.status ?? 200,
     page: page(
       {
         title: `Settings of ${name}`,
@@ -237,22 +211,16 @@ async function saveHandler(ctx: ConsoleContext): Promise<ConsoleAnswer> {
   const token = tokenOf(ctx);
   const values = formValuesOf(ctx.form);
   try {
-    const valid = settingsValidator().validate({
-      query: {},
-      params: { domainToken: token },
-      rawBody: Buffer.from(JSON.stringify(bodyOf(values))),
-    } as never);
+    const checked = routeBodyCheck(v2AssetRoutes, 'updateAssetSettings', bodyOf(values), { domainToken: token });
     await updateAssetSettings(
       ctx.deps.store,
       ctx.signedIn.team,
       token,
-      () => valid.checkedBody() as AssetSettingsInput,
+      () => checked() as AssetSettingsInput,
       ctx.deps.monitoring,
     );
   } catch (err) {
-    if (!isAppError(err) || httpStatusOf[err.code] === 404) throw err;
-    const problem = { code: err.code, message: err.message, parameters: err.parameters ?? [] };
-    return settingsPage(ctx, values, problem, httpStatusOf[err.code] ?? 400);
+    return settingsPage(ctx, values, refusalOf(err));
   }
   return { redirect: withNotice(assetPath(token, '/settings'), 'settings-saved') };
 }

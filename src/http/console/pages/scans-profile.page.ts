@@ -1,16 +1,14 @@
 import { roleAllows } from '../../../core/accounts/account-policy.ts';
-import { isAppError } from '../../../core/errors/app-error.ts';
 import { listReports } from '../../../core/legacy/legacy-reports.service.ts';
-import { scanEstimateOf } from '../../../core/scans/scan-estimate.ts';
 import { startScan, stopScan } from '../../../core/scans/scan.service.ts';
 import { isLive, type Scan, type ScanProfile } from '../../../core/scans/scan.types.ts';
 import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
-import { httpStatusOf } from '../../error-status.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { noticeOf, withNotice } from '../notices.ts';
 import { staticUrl } from '../static-files.ts';
 import { assetPath, problemOf, timeOf } from './assets-shared.page.ts';
+import { isNotNotFound, refusalOf, type FormRefusal } from './form-refusal.ts';
 import {
   applySchedule,
   dropSchedule,
@@ -20,11 +18,11 @@ import {
 } from './scans-schedule.page.ts';
 import {
   countsText,
-  etaText,
   profileOf,
   profilePath,
   reportPath,
   scanDuration,
+  scanProgressOf,
   scanStatusBadge,
 } from './scans-shared.page.ts';
 
@@ -40,7 +38,7 @@ import {
 const historyLimit = 50;
 
 /** A refusal shown on the page: where (the scan's controls or the schedule form) and the API's words. */
-export type PageProblem = { where: 'scan'; code: number; message: string } | ({ where: 'schedule' } & ScheduleProblem);
+export type PageProblem = ({ where: 'scan' } & FormRefusal) | ({ where: 'schedule' } & ScheduleProblem);
 
 function counters(scan: Scan): Html {
   const items: Array<[string, string, number]> = [
@@ -83,11 +81,9 @@ function scanSection(ctx: ConsoleContext, profile: ScanProfile, scan: Scan | und
   <p>This profile was never scanned.</p>
   ${controls(ctx, profile, undefined)}
 </section>`;
-  const live = isLive(scan.status);
-  const { percentage, secondsLeft } = scanEstimateOf(scan, new Date());
-  const report = live
-    ? ''
-    : html`<p data-scan-report><a href="${reportPath(profile.token, scan.token)}">What this scan found</a></p>`;
+  const { live, percentage, eta, reportUrl } = scanProgressOf(profile.token, scan, new Date());
+  const report =
+    reportUrl === null ? '' : html`<p data-scan-report><a href="${reportUrl}">What this scan found</a></p>`;
   return html`<section class="panel" aria-labelledby="latest" id="scan-live" data-status-url="${statusUrl}" data-live="${live ? 'true' : 'false'}">
   <h2 id="latest" data-scan-heading>${live ? 'Running scan' : 'Latest scan'}</h2>
   ${problem}
@@ -102,7 +98,7 @@ function scanSection(ctx: ConsoleContext, profile: ScanProfile, scan: Scan | und
   <div class="scan-progress">
     <label for="scan-progress">Progress</label>
     <progress id="scan-progress" max="100" value="${percentage}" aria-describedby="scan-progress-text">${percentage}%</progress>
-    <p id="scan-progress-text"><strong data-scan-percentage>${percentage}%</strong> <span data-scan-eta>${etaText(scan, secondsLeft)}</span></p>
+    <p id="scan-progress-text"><strong data-scan-percentage>${percentage}%</strong> <span data-scan-eta>${eta}</span></p>
   </div>
   ${counters(scan)}
   ${warningList(scan)}
@@ -149,7 +145,7 @@ function toolbar(ctx: ConsoleContext, profile: ScanProfile): Html {
 }
 
 /** The profile's page, with a refusal of one of its forms when there is one (and its status). */
-export async function profilePage(ctx: ConsoleContext, problem?: PageProblem, status = 200): Promise<ConsoleAnswer> {
+export async function profilePage(ctx: ConsoleContext, problem?: PageProblem): Promise<ConsoleAnswer> {
   const profile = await profileOf(ctx);
   const team = ctx.signedIn.team;
   const [latest, history, asset] = await Promise.all([
@@ -176,7 +172,7 @@ ${scheduleSection(ctx, profile, problem?.where === 'schedule' ? problem : undefi
 ${historySection(profile, history.scans, history.isTruncated)}
 <script type="module" src="${staticUrl('scans.js')}"></script>`;
   return {
-    status,
+    status: problem?.status ?? 200,
     page: page(
       { title: profile.name, signedIn: ctx.signedIn, section: 'scans', ...(notice === undefined ? {} : { notice }) },
       body,
@@ -190,8 +186,9 @@ async function scanAction(ctx: ConsoleContext, act: (profile: ScanProfile) => Pr
   try {
     return { redirect: withNotice(profilePath(profile.token), await act(profile)) };
   } catch (err) {
-    if (!isAppError(err) || (httpStatusOf[err.code] === 404 && err.code !== 5004)) throw err;
-    return profilePage(ctx, { where: 'scan', code: err.code, message: err.message }, httpStatusOf[err.code] ?? 400);
+    // 5004 (no live scan to stop) is a 404 the page shows beside its controls.
+    const refusal = refusalOf(err, (code) => code === 5004 || isNotNotFound(code));
+    return profilePage(ctx, { where: 'scan', ...refusal });
   }
 }
 
@@ -218,15 +215,7 @@ async function scheduleHandler(ctx: ConsoleContext): Promise<ConsoleAnswer> {
   try {
     await applySchedule(ctx, profile, values);
   } catch (err) {
-    if (!isAppError(err) || httpStatusOf[err.code] === 404) throw err;
-    const problem = {
-      where: 'schedule' as const,
-      code: err.code,
-      message: err.message,
-      parameters: err.parameters ?? [],
-      values,
-    };
-    return profilePage(ctx, problem, httpStatusOf[err.code] ?? 400);
+    return profilePage(ctx, { where: 'schedule', ...refusalOf(err), values });
   }
   return { redirect: withNotice(profilePath(profile.token), 'schedule-saved') };
 }

@@ -1,8 +1,7 @@
 import { appError } from '../../../core/errors/app-error.ts';
 import { collectFindings } from '../../../core/legacy/legacy-findings.service.ts';
 import { requireReport } from '../../../core/legacy/legacy-reports.service.ts';
-import { scanEstimateOf } from '../../../core/scans/scan-estimate.ts';
-import { isLive, type Scan } from '../../../core/scans/scan.types.ts';
+import type { Scan } from '../../../core/scans/scan.types.ts';
 import { isToken } from '../../../core/shared/ids.ts';
 import { presentVulnerability } from '../../v2/vulnerability.presenter.ts';
 import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
@@ -12,11 +11,10 @@ import { timeOf } from './assets-shared.page.ts';
 import { severityBadge, statusBadge, type WireFinding } from './findings-view.ts';
 import {
   countsText,
-  etaText,
   profileOf,
   profilePath,
-  reportPath,
   scanDuration,
+  scanProgressOf,
   scanStatusBadge,
   scanStatusLabel,
 } from './scans-shared.page.ts';
@@ -94,16 +92,15 @@ ${scan.warnings.length === 0 ? '' : html`<h3>Warnings</h3><ul class="warnings">$
 }
 
 /**
- * The latest scan of the profile as the page's script reads it: status, the estimate of
- * scanEstimateOf (a percentage that never goes down, the seconds left), the counters and the
- * warnings; `status: "none"` for a profile never scanned.
+ * The latest scan of the profile as the page's script reads it: status, where it stands
+ * (scanProgressOf: a percentage that never goes down, the seconds left, the report once it
+ * ended), the counters and the warnings; `status: "none"` for a profile never scanned.
  */
 async function statusDocument(ctx: ConsoleContext): Promise<ConsoleAnswer> {
   const profile = await profileOf(ctx);
   const scan = (await ctx.deps.store.scans.latestOf(ctx.signedIn.team.id, [profile.id])).get(profile.id);
   if (scan === undefined) return { json: { status: 'none', live: false } };
-  const { percentage, secondsLeft } = scanEstimateOf(scan, new Date());
-  const live = isLive(scan.status);
+  const { live, percentage, secondsLeft, eta, reportUrl } = scanProgressOf(profile.token, scan, new Date());
   return {
     json: {
       status: scan.status,
@@ -111,7 +108,7 @@ async function statusDocument(ctx: ConsoleContext): Promise<ConsoleAnswer> {
       live,
       percentage,
       seconds_left: secondsLeft,
-      eta: etaText(scan, secondsLeft),
+      eta,
       progress: {
         pages_crawled: scan.progress.pagesCrawled,
         requests_sent: scan.progress.requestsSent,
@@ -121,7 +118,7 @@ async function statusDocument(ctx: ConsoleContext): Promise<ConsoleAnswer> {
       warnings: scan.warnings,
       started: scan.started?.toISOString() ?? null,
       ended: scan.ended?.toISOString() ?? null,
-      report_url: live ? null : reportPath(profile.token, scan.token),
+      report_url: reportUrl,
     },
   };
 }

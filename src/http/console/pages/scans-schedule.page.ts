@@ -1,13 +1,12 @@
 import { roleAllows } from '../../../core/accounts/account-policy.ts';
 import { removeSchedule, setSchedule, type ScheduleInput } from '../../../core/scans/schedule.service.ts';
 import { scheduleFrequencies, type ScanProfile } from '../../../core/scans/scan.types.ts';
-import type { RouteDef } from '../../route.ts';
 import { scanRoutes as v2ScanRoutes } from '../../v2/scans.routes.ts';
-import { compileRouteValidator, type RouteValidator } from '../../validation.ts';
 import type { ConsoleContext } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { problemOf, timeOf } from './assets-shared.page.ts';
+import { invalidMark, routeBodyCheck, type FormRefusal } from './form-refusal.ts';
 import { profilePath } from './scans-shared.page.ts';
 
 /**
@@ -24,10 +23,7 @@ export interface ScheduleValues {
 }
 
 /** A refusal of the schedule form: the API's message and what was typed. */
-export interface ScheduleProblem {
-  code: number;
-  message: string;
-  parameters: string[];
+export interface ScheduleProblem extends FormRefusal {
   values: ScheduleValues;
 }
 
@@ -40,18 +36,6 @@ const frequencyLabels: Record<(typeof scheduleFrequencies)[number], string> = {
   biweekly: 'Every two weeks',
   monthly: 'Monthly',
 };
-
-let validator: RouteValidator | undefined;
-
-/** The validator of v2's set-schedule route, compiled once. */
-function scheduleValidator(): RouteValidator {
-  if (validator === undefined) {
-    const route = v2ScanRoutes.find((r: RouteDef) => r.operationId === 'setScanSchedule');
-    if (route === undefined) throw new Error('the v2 set-schedule route is missing');
-    validator = compileRouteValidator(route);
-  }
-  return validator;
-}
 
 /** The form's values. */
 export function scheduleValuesOf(form: URLSearchParams): ScheduleValues {
@@ -72,12 +56,8 @@ function startOf(text: string): string {
 export async function applySchedule(ctx: ConsoleContext, profile: ScanProfile, values: ScheduleValues): Promise<void> {
   const start = startOf(values.start);
   const body = start === '' ? { frequency: values.frequency } : { frequency: values.frequency, start };
-  const valid = scheduleValidator().validate({
-    query: {},
-    params: { scanProfileToken: profile.token },
-    rawBody: Buffer.from(JSON.stringify(body)),
-  } as never);
-  await setSchedule(ctx.deps, ctx.signedIn.team, profile.token, () => valid.checkedBody() as ScheduleInput);
+  const checked = routeBodyCheck(v2ScanRoutes, 'setScanSchedule', body, { scanProfileToken: profile.token });
+  await setSchedule(ctx.deps, ctx.signedIn.team, profile.token, () => checked() as ScheduleInput);
 }
 
 /** Removes the schedule as v2's DELETE /scanschedules/<token>/ does. */
@@ -101,8 +81,6 @@ export function scheduleSection(ctx: ConsoleContext, profile: ScanProfile, probl
   const canSet = roleAllows(member.role, 'scan');
   const current = profile.schedule.frequency;
   const values = problem?.values ?? { frequency: current === 'never' ? 'weekly' : current, start: '' };
-  const bad = new Set(problem?.parameters ?? []);
-  const invalid = (field: string) => (bad.has(field) ? html` aria-invalid="true"` : '');
   const options = scheduleFrequencies.map(
     (f) => html`<option value="${f}"${f === values.frequency ? html` selected` : ''}>${frequencyLabels[f]}</option>`,
   );
@@ -110,9 +88,9 @@ export function scheduleSection(ctx: ConsoleContext, profile: ScanProfile, probl
     ? html`<form method="post" action="${profilePath(profile.token, '/schedule')}" class="stack">
     ${csrfField(ctx.signedIn)}
     <label for="frequency">Frequency</label>
-    <select id="frequency" name="frequency"${invalid('frequency')}>${options}</select>
+    <select id="frequency" name="frequency"${invalidMark(problem, 'frequency')}>${options}</select>
     <label for="start">First scan <span class="optional">(UTC; empty: now)</span></label>
-    <input id="start" name="start" autocomplete="off" spellcheck="false" value="${values.start}" placeholder="2026-12-01 08:00" aria-describedby="start-hint"${invalid('start')}>
+    <input id="start" name="start" autocomplete="off" spellcheck="false" value="${values.start}" placeholder="2026-12-01 08:00" aria-describedby="start-hint"${invalidMark(problem, 'start')}>
     <p class="hint" id="start-hint">As <code>2026-12-01 08:00</code> (UTC), <code>2026-12-01T08:00:00Z</code>, with an offset (<code>+0100</code>) or in Unix seconds. A time past runs at its next occurrence.</p>
     <button type="submit" class="primary">Save the schedule</button>
   </form>

@@ -1,4 +1,5 @@
 import type { ProfileCookie, ScanProfileSettings } from '../../../core/scans/scan-profile-settings.ts';
+import { namesField } from './form-refusal.ts';
 
 /**
  * The scan profile settings form as text, and back: every field of the settings
@@ -68,8 +69,7 @@ export const apiFieldOf: Record<SwitchField | TextField, string> = {
 
 /** True when an error's parameter names the input's field (or a part of it: `login.fields[0].name`). */
 export function isFieldNamed(input: SwitchField | TextField, parameters: readonly string[]): boolean {
-  const field = apiFieldOf[input];
-  return parameters.some((p) => p === field || p.startsWith(`${field}.`) || p.startsWith(`${field}[`));
+  return namesField({ parameters }, apiFieldOf[input]);
 }
 
 /** A cookie as one line: `name=value; Secure; HttpOnly`. */

@@ -1,5 +1,4 @@
 import { roleAllows } from '../../../core/accounts/account-policy.ts';
-import { isAppError } from '../../../core/errors/app-error.ts';
 import {
   invalidLoginSelector,
   profileSettingRanges,
@@ -10,23 +9,21 @@ import { updateProfileSettings } from '../../../core/scans/scan-profile.service.
 import type { ScanProfile } from '../../../core/scans/scan.types.ts';
 // The face checks login selectors with the engine's compiler, as the v2 settings route does.
 import { compileSelector } from '../../../engine/fingerprint/css-selector.ts';
-import { httpStatusOf } from '../../error-status.ts';
-import type { RouteDef } from '../../route.ts';
 import { profileRoutes as v2ProfileRoutes } from '../../v2/profiles.routes.ts';
-import { compileRouteValidator, type RouteValidator } from '../../validation.ts';
 import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { noticeOf, withNotice } from '../notices.ts';
 import { problemOf } from './assets-shared.page.ts';
+import { refusalOf, routeBodyCheck, type FormRefusal } from './form-refusal.ts';
+import { formOfPost, isFieldNamed, type SettingsForm, type TextField } from './scans-settings-form.ts';
 import {
-  bodyOfForm,
-  formOfPost,
-  formOfSettings,
-  isFieldNamed,
-  type SettingsForm,
-  type TextField,
-} from './scans-settings-form.ts';
+  bodyWithSecrets,
+  formWithoutSecrets,
+  hasPassword,
+  keptValueMarker,
+  type SecretsView,
+} from './scans-settings-secrets.ts';
 import { profileOf, profilePath } from './scans-shared.page.ts';
 
 /**
@@ -34,20 +31,17 @@ import { profileOf, profilePath } from './scans-shared.page.ts';
  * by an Admin. The form becomes the JSON body of v2's PUT /profiles/<token>/settings/, checked
  * by that route's own validator (the first failing field's code and message: 2641 to 2673,
  * 1051) and saved by the same core service with the same login selector check, so every rule
- * answers with the API's message.
+ * answers with the API's message. Stored secrets never show (scans-settings-secrets.ts): the
+ * body checked is the form merged with them.
  */
-
-interface Problem {
-  code: number;
-  message: string;
-  parameters: string[];
-}
 
 /** One input of the form: its label, its hint, and whether it takes several lines. */
 interface TextInput {
   field: TextField;
   label: string;
   hint: string;
+  /** The hint for members who only read the settings, where it differs. */
+  readHint?: string;
   kind?: 'lines' | 'password' | 'region';
 }
 
@@ -123,12 +117,12 @@ const groups: Array<{
       {
         field: 'basic_auth_username',
         label: 'Basic authentication: user name',
-        hint: 'No colon. Empty with an empty password: no basic authentication.',
+        hint: 'No colon. Empty, with no password: no basic authentication.',
       },
       {
         field: 'basic_auth_password',
         label: 'Basic authentication: password',
-        hint: 'Shown to members who read the settings, as the API shows it.',
+        hint: 'Never shown again once saved.',
         kind: 'password',
       },
       {
@@ -150,7 +144,9 @@ const groups: Array<{
       {
         field: 'login_fields',
         label: 'Login form values',
-        hint: 'One a line, as field=value: the user name and the password the scanner types.',
+        hint: `One a line, as field=value: the user name and the password the scanner types. A value whose field name looks like a secret (password, token, key, PIN, OTP) shows as ${keptValueMarker}: left so, the stored value stays.`,
+        readHint:
+          'One a line, as field=value: the user name and the password the scanner types. A value whose field name looks like a secret (password, token, key, PIN, OTP) shows as (set) or (not set) only.',
         kind: 'lines',
       },
       {
@@ -194,10 +190,40 @@ const groups: Array<{
   },
 ];
 
-function textInput(input: TextInput, form: SettingsForm, bad: readonly string[]): Html {
+/** What the form knows of the stored password: who reads it, whether one is set, and whether one was just typed. */
+interface PasswordState {
+  view: SecretsView;
+  isSet: boolean;
+  wasTyped: boolean;
+}
+
+/**
+ * The password never shows: an Admin gets an empty password input (empty keeps the stored one)
+ * and a switch that removes it; another role reads "set" or "not set".
+ */
+function passwordInput(input: TextInput, state: PasswordState, attrs: Html): Html {
+  const { field } = input;
+  const now = state.isSet ? 'A password is set' : 'No password is set';
+  if (state.view === 'read')
+    return html`<label for="${field}">${input.label}</label>
+<input id="${field}" value="${state.isSet ? 'set' : 'not set'}" readonly${attrs}>
+<p class="hint" id="${`${field}-hint`}">Shown as set or not set only; an Admin changes it.</p>`;
+  const retype = state.wasTyped ? 'The password typed was not saved: type it again. ' : '';
+  const keep = state.isSet ? '; leave empty to keep it.' : '; empty: none.';
+  const remove = state.isSet
+    ? html`<label class="check" for="basic_auth_password_remove"><input type="checkbox" id="basic_auth_password_remove" name="basic_auth_password_remove" value="true"> <span>Remove the password</span></label>`
+    : '';
+  return html`<label for="${field}">${input.label}</label>
+<input id="${field}" name="${field}" type="password" value="" autocomplete="new-password" spellcheck="false"${attrs}>
+${remove}
+<p class="hint" id="${`${field}-hint`}">${retype}${now}${keep}</p>`;
+}
+
+function textInput(input: TextInput, form: SettingsForm, bad: readonly string[], password: PasswordState): Html {
   const { field } = input;
   const hintId = `${field}-hint`;
   const attrs = html` aria-describedby="${hintId}"${isFieldNamed(field, bad) ? html` aria-invalid="true"` : ''}`;
+  if (input.kind === 'password') return passwordInput(input, password, attrs);
   const value = form[field];
   let control: Html;
   if (input.kind === 'lines')
@@ -209,13 +235,13 @@ function textInput(input: TextInput, form: SettingsForm, bad: readonly string[])
       (r) => html`<option value="${r}"${r === value ? html` selected` : ''}>${r}</option>`,
     )}</select>`;
   } else
-    control = html`<input id="${field}" name="${field}" type="${input.kind === 'password' ? 'password' : 'text'}" value="${value}" autocomplete="off" spellcheck="false"${attrs}>`;
+    control = html`<input id="${field}" name="${field}" value="${value}" autocomplete="off" spellcheck="false"${attrs}>`;
   return html`<label for="${field}">${input.label}</label>
 ${control}
-<p class="hint" id="${hintId}">${input.hint}</p>`;
+<p class="hint" id="${hintId}">${password.view === 'read' ? (input.readHint ?? input.hint) : input.hint}</p>`;
 }
 
-function fieldsets(form: SettingsForm, bad: readonly string[]): Html {
+function fieldsets(form: SettingsForm, bad: readonly string[], password: PasswordState): Html {
   return html`${groups.map(
     (g) => html`<fieldset class="stack">
 <legend>${g.legend}</legend>
@@ -223,7 +249,7 @@ ${g.switches.map(
   (s) =>
     html`<label class="check" for="${s.field}"><input type="checkbox" id="${s.field}" name="${s.field}" value="true"${form[s.field] ? html` checked` : ''}> <span>${s.label}</span></label>`,
 )}
-${g.inputs.map((i) => textInput(i, form, bad))}
+${g.inputs.map((i) => textInput(i, form, bad, password))}
 </fieldset>`,
   )}`;
 }
@@ -232,12 +258,14 @@ async function settingsPage(
   ctx: ConsoleContext,
   profile: ScanProfile,
   form?: SettingsForm,
-  problem?: Problem,
-  status = 200,
+  problem?: FormRefusal,
 ): Promise<ConsoleAnswer> {
-  const shown = form ?? formOfSettings(profile.settings);
   const { role } = ctx.signedIn.member;
   const canSave = roleAllows(role, 'administer');
+  const view: SecretsView = canSave ? 'edit' : 'read';
+  // A form shown again after a refusal keeps what was typed, but never the password.
+  const shown = form === undefined ? formWithoutSecrets(profile.settings, view) : { ...form, basic_auth_password: '' };
+  const password = { view, isSet: hasPassword(profile.settings), wasTyped: (form?.basic_auth_password ?? '') !== '' };
   const notice = noticeOf(ctx.query);
   const title = `Settings of ${profile.name}`;
   const body = html`<p class="hint"><a href="/scans">Scans</a> / <a href="${profilePath(profile.token)}">${profile.name}</a></p>
@@ -249,27 +277,15 @@ async function settingsPage(
     ${csrfField(ctx.signedIn)}
     <fieldset class="plain"${canSave ? '' : html` disabled`}>
       <legend class="visually-hidden">Settings</legend>
-      ${fieldsets(shown, problem?.parameters ?? [])}
+      ${fieldsets(shown, problem?.parameters ?? [], password)}
       <button type="submit" class="primary">Save the settings</button>
     </fieldset>
   </form>
 </section>`;
   return {
-    status,
+    status: problem?.status ?? 200,
     page: page({ title, signedIn: ctx.signedIn, section: 'scans', ...(notice === undefined ? {} : { notice }) }, body),
   };
-}
-
-let validator: RouteValidator | undefined;
-
-/** The validator of v2's update-settings route, compiled once. */
-function settingsValidator(): RouteValidator {
-  if (validator === undefined) {
-    const route = v2ProfileRoutes.find((r: RouteDef) => r.operationId === 'updateScanProfileSettings');
-    if (route === undefined) throw new Error('the v2 update-settings route is missing');
-    validator = compileRouteValidator(route);
-  }
-  return validator;
 }
 
 /**
@@ -281,22 +297,20 @@ function settingsValidator(): RouteValidator {
 async function saveHandler(ctx: ConsoleContext): Promise<ConsoleAnswer> {
   const profile = await profileOf(ctx);
   const form = formOfPost(ctx.form);
+  const removePassword = ctx.form.get('basic_auth_password_remove') !== null;
   try {
-    const valid = settingsValidator().validate({
-      query: {},
-      params: { scanProfileToken: profile.token },
-      rawBody: Buffer.from(JSON.stringify(bodyOfForm(form))),
-    } as never);
+    const body = bodyWithSecrets(form, profile.settings, removePassword);
+    const checked = routeBodyCheck(v2ProfileRoutes, 'updateScanProfileSettings', body, {
+      scanProfileToken: profile.token,
+    });
     await updateProfileSettings(ctx.deps.store, ctx.signedIn.team, profile.token, () => {
-      const body = valid.checkedBody() as ProfileSettingsInput;
-      const error = invalidLoginSelector(body, (selector) => compileSelector(selector) !== undefined);
+      const input = checked() as ProfileSettingsInput;
+      const error = invalidLoginSelector(input, (selector) => compileSelector(selector) !== undefined);
       if (error !== undefined) throw error;
-      return body;
+      return input;
     });
   } catch (err) {
-    if (!isAppError(err) || httpStatusOf[err.code] === 404) throw err;
-    const problem = { code: err.code, message: err.message, parameters: err.parameters ?? [] };
-    return settingsPage(ctx, profile, form, problem, httpStatusOf[err.code] ?? 400);
+    return settingsPage(ctx, profile, form, refusalOf(err));
   }
   return { redirect: withNotice(profilePath(profile.token, '/settings'), 'settings-saved') };
 }

@@ -1,6 +1,7 @@
 import { appError } from '../../../core/errors/app-error.ts';
+import { scanEstimateOf } from '../../../core/scans/scan-estimate.ts';
 import { requireProfile } from '../../../core/scans/scan-profile.service.ts';
-import type { Scan, ScanProfile } from '../../../core/scans/scan.types.ts';
+import { isLive, type Scan, type ScanProfile } from '../../../core/scans/scan.types.ts';
 import { isToken } from '../../../core/shared/ids.ts';
 import type { ConsoleContext } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
@@ -76,9 +77,36 @@ export function countsText(scan: Scan): string {
 }
 
 /** The time-left text of a scan: what the page shows and the script writes alike. */
-export function etaText(scan: Scan, secondsLeft: number | null): string {
+function etaText(scan: Scan, secondsLeft: number | null): string {
   if (scan.status === 'starting') return 'Waiting for a worker.';
   if (scan.status === 'stopping') return 'Stopping.';
   if (scan.status !== 'running') return '';
   return secondsLeft === null ? 'Estimating the time left.' : `About ${durationText(secondsLeft)} left.`;
+}
+
+/** Where a scan stands: whether it is live, its estimate, the time-left text, its report once it ended. */
+export interface ScanProgress {
+  live: boolean;
+  /** scanEstimateOf's percentage, which never goes down. */
+  percentage: number;
+  secondsLeft: number | null;
+  eta: string;
+  /** The report's console path, null while the scan is live. */
+  reportUrl: string | null;
+}
+
+/**
+ * Where a scan of the profile stands now: the profile page renders it first and status.json
+ * answers it to the page's script after, so both read the same values.
+ */
+export function scanProgressOf(profileToken: string, scan: Scan, now: Date): ScanProgress {
+  const live = isLive(scan.status);
+  const { percentage, secondsLeft } = scanEstimateOf(scan, now);
+  return {
+    live,
+    percentage,
+    secondsLeft,
+    eta: etaText(scan, secondsLeft),
+    reportUrl: live ? null : reportPath(profileToken, scan.token),
+  };
 }

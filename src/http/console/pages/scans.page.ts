@@ -1,20 +1,17 @@
 import { roleAllows } from '../../../core/accounts/account-policy.ts';
-import { isAppError } from '../../../core/errors/app-error.ts';
 import {
   createScanProfile,
   deleteScanProfile,
   listScanProfiles,
   type ProfileView,
 } from '../../../core/scans/scan-profile.service.ts';
-import { httpStatusOf } from '../../error-status.ts';
-import type { RouteDef } from '../../route.ts';
 import { profileRoutes as v2ProfileRoutes } from '../../v2/profiles.routes.ts';
-import { compileRouteValidator, type RouteValidator } from '../../validation.ts';
 import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
 import { noticeOf, withNotice } from '../notices.ts';
 import { assetPath, problemOf, timeOf } from './assets-shared.page.ts';
+import { invalidMark, namesField, refusalOf, routeBodyCheck, type FormRefusal } from './form-refusal.ts';
 import { scanProfileRoutes } from './scans-profile.page.ts';
 import { scanReportRoutes } from './scans-reports.page.ts';
 import { scanSettingsRoutes } from './scans-settings.page.ts';
@@ -36,27 +33,12 @@ interface AssetChoice {
 }
 
 /** What the create form shows again after a refusal: the API's message and the values as typed. */
-interface CreateOutcome {
-  code: number;
-  message: string;
-  parameters: string[];
+interface CreateOutcome extends FormRefusal {
   values: { asset_token: string; endpoint: string; name: string };
 }
 
 /** Most assets the create form lists (the team's first ones, roots and subdomains). */
 const assetChoiceLimit = 500;
-
-let createValidator: RouteValidator | undefined;
-
-/** The validator of v2's create-profile route, compiled once. */
-function profileCreateValidator(): RouteValidator {
-  if (createValidator === undefined) {
-    const route = v2ProfileRoutes.find((r: RouteDef) => r.operationId === 'createScanProfile');
-    if (route === undefined) throw new Error('the v2 create-profile route is missing');
-    createValidator = compileRouteValidator(route);
-  }
-  return createValidator;
-}
 
 /**
  * The team's assets (roots and subdomain assets; not the names DNS found under them, which are
@@ -116,11 +98,11 @@ function createSection(ctx: ConsoleContext, choices: AssetChoice[], outcome: Cre
     return html`<section class="panel" aria-labelledby="create"><h2 id="create">New scan profile</h2>
   <p>Only a verified asset can be scanned. <a href="/assets">Add and verify an asset</a> first.</p></section>`;
   const values = outcome?.values ?? { asset_token: '', endpoint: '', name: '' };
-  const bad = new Set(outcome?.parameters ?? []);
   // A field the refusal names is marked, and described by the problem beside its hint.
   const invalid = (field: string, hint?: string) => {
-    const ids = [hint, bad.has(field) ? 'create-problem' : undefined].filter((id) => id !== undefined).join(' ');
-    return html`${ids === '' ? '' : html` aria-describedby="${ids}"`}${bad.has(field) ? html` aria-invalid="true"` : ''}`;
+    const named = namesField(outcome, field) ? 'create-problem' : undefined;
+    const ids = [hint, named].filter((id) => id !== undefined).join(' ');
+    return html`${ids === '' ? '' : html` aria-describedby="${ids}"`}${invalidMark(outcome, field)}`;
   };
   const options = verified.map(
     (a) => html`<option value="${a.token}"${a.token === values.asset_token ? html` selected` : ''}>${a.name}</option>`,
@@ -143,7 +125,7 @@ function createSection(ctx: ConsoleContext, choices: AssetChoice[], outcome: Cre
 </section>`;
 }
 
-async function listPage(ctx: ConsoleContext, outcome?: CreateOutcome, status = 200): Promise<ConsoleAnswer> {
+async function listPage(ctx: ConsoleContext, outcome?: CreateOutcome): Promise<ConsoleAnswer> {
   const { store, ports } = ctx.deps;
   const team = ctx.signedIn.team;
   const [views, choices] = await Promise.all([listScanProfiles({ store, ports }, team), assetChoices(ctx)]);
@@ -164,7 +146,7 @@ ${createSection(ctx, choices, outcome)}
   ${listing}
 </section>`;
   return {
-    status,
+    status: outcome?.status ?? 200,
     page: page(
       { title: 'Scans', signedIn: ctx.signedIn, section: 'scans', ...(notice === undefined ? {} : { notice }) },
       body,
@@ -185,11 +167,7 @@ async function createHandler(ctx: ConsoleContext): Promise<ConsoleAnswer> {
   const body: Record<string, string> = { asset_token: values.asset_token, endpoint: values.endpoint };
   if (values.name !== '') body['name'] = values.name;
   try {
-    const valid = profileCreateValidator().validate({
-      query: {},
-      params: {},
-      rawBody: Buffer.from(JSON.stringify(body)),
-    } as never);
+    const checked = routeBodyCheck(v2ProfileRoutes, 'createScanProfile', body);
     const profile = await createScanProfile(
       {
         store: ctx.deps.store,
@@ -198,13 +176,12 @@ async function createHandler(ctx: ConsoleContext): Promise<ConsoleAnswer> {
         validationTimeoutMs: ctx.deps.config.endpointValidationTimeoutMs,
       },
       ctx.signedIn.team,
-      valid.checkedBody() as Record<string, unknown>,
+      checked() as Record<string, unknown>,
     );
     return { redirect: withNotice(profilePath(profile.token), 'profile-created') };
   } catch (err) {
-    if (!isAppError(err)) throw err;
-    const outcome = { code: err.code, message: err.message, parameters: err.parameters ?? [], values };
-    return listPage(ctx, outcome, httpStatusOf[err.code] ?? 400);
+    // Every rule's refusal shows on the form, an unknown asset (2014) too.
+    return listPage(ctx, { ...refusalOf(err, () => true), values });
   }
 }
 

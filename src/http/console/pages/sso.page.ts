@@ -121,6 +121,14 @@ function handOverPage(url: string): Html {
 </html>`;
 }
 
+/** Where a request comes from, as a session records it and the failure counts key it. */
+function clientOf(ctx: ConsoleContext): { address: string; userAgent: string } {
+  return { address: ctx.request.ip, userAgent: String(ctx.request.headers['user-agent'] ?? '') };
+}
+
+/** The password form's words for a throttled client (sign-in.page.ts). */
+const tooMany = (seconds: number) => `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minutes.`;
+
 /** Starts a sign-in at a team's provider: the hand-over page with the pending sign-in in its cookie. */
 async function handOver(ctx: ConsoleContext, team: Team, next: string): Promise<ConsoleAnswer> {
   const started = await startSsoSignIn(
@@ -128,7 +136,12 @@ async function handOver(ctx: ConsoleContext, team: Team, next: string): Promise<
     team,
     ssoRedirectUri(ctx),
     next,
+    { client: clientOf(ctx), policy: ctx.policy },
   );
+  if (started.kind === 'throttled') {
+    ctx.reply.header('retry-after', String(started.retryAfterSeconds));
+    return ssoForm(ctx, { problem: tooMany(started.retryAfterSeconds), team: team.name, status: 429 });
+  }
   if (started.kind === 'not_configured') return ssoForm(ctx, { problem: notSetUp, team: team.name, status: 400 });
   if (started.kind === 'unreachable') {
     ctx.request.log.warn({ team: team.id, reason: started.message }, 'sso: provider unreachable');
@@ -157,9 +170,9 @@ export async function ssoAnswerForEmail(ctx: ConsoleContext, email: string): Pro
   return handOver(ctx, teams[0]!, next);
 }
 
-function refusedPage(message: string): ConsoleAnswer {
+function refusedPage(message: string, status = 401): ConsoleAnswer {
   return {
-    status: 401,
+    status,
     page: page(
       { title: 'Single sign-on refused' },
       html`<section class="panel narrow">
@@ -208,9 +221,13 @@ export const ssoRoutes: ConsoleRoute[] = [
         sealed,
         callbackUrl,
         redirectUri,
-        { address: ctx.request.ip, userAgent: String(ctx.request.headers['user-agent'] ?? '') },
+        clientOf(ctx),
         ctx.policy,
       );
+      if (result.kind === 'throttled') {
+        ctx.reply.header('retry-after', String(result.retryAfterSeconds));
+        return refusedPage(tooMany(result.retryAfterSeconds), 429);
+      }
       if (result.kind === 'refused') {
         ctx.request.log.info({ reason: result.message }, 'sso: sign-in refused');
         return refusedPage(result.message);

@@ -5,13 +5,14 @@ import { listPorts } from '../../../core/surface/port-inventory.service.ts';
 import type { PortStatus } from '../../../core/surface/port-inventory.types.ts';
 import { addressIds } from '../../../core/surface/surface-record.service.ts';
 import { listTechnologies } from '../../../core/surface/technology-inventory.service.ts';
+import type { InventoryPage, InventoryPosition } from '../../../core/shared/inventory-list.ts';
 import { toWireTime } from '../../../core/shared/time.ts';
 import { breachRoutes } from '../../v3/breaches.routes.ts';
 import { ipRoutes } from '../../v3/ips.routes.ts';
 import { listFilterValues } from '../../v3/list-query.ts';
 import { portRoutes } from '../../v3/ports.routes.ts';
 import { technologyRoutes } from '../../v3/technologies.routes.ts';
-import type { ConsoleContext, ConsoleRoute } from '../console-route.ts';
+import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
 import { parseDocuments } from './findings.page.ts';
 import {
@@ -28,6 +29,7 @@ import {
   timeFields,
   v3ListView,
   v3QueryOf,
+  type V3ListView,
   when,
 } from './surface-view.ts';
 
@@ -89,32 +91,56 @@ function count(n: number, one: string, many: string, more: boolean): string {
   return `${n} ${n === 1 ? one : many} on this page${more ? '; more follow' : ''}.`;
 }
 
-async function ipList(ctx: ConsoleContext) {
+/** One inventory list: its frame and filters, and how it reads and renders one page of rows. */
+interface InventoryList {
+  /** The list's path under /surface, its table's id and its cursors' scope. */
+  name: 'ips' | 'ports' | 'technologies' | 'breaches';
+  title: string;
+  intro: string;
+  fields: Html;
+  /** How the count names one row and several. */
+  noun: [one: string, many: string];
+  columns: string[];
+  empty: string;
+  /** One page through the v3 route's validator and the core list service, rendered as rows. */
+  read: () => Promise<{ rows: Html[]; next: InventoryPosition | undefined }>;
+}
+
+/** The four lists alike: the filters, then a page's count, its table and the pager. */
+function inventoryList(ctx: ConsoleContext, list: InventoryList): Promise<ConsoleAnswer> {
+  const path = `/surface/${list.name}`;
   return listPage(
     ctx,
-    {
-      title: 'IP addresses',
-      intro: 'Every address the monitored names resolve to, in the order first seen.',
-      filters: filterBox('/surface/ips', ctx.query, timeFields(ctx.query)),
-    },
+    { title: list.title, intro: list.intro, filters: filterBox(path, ctx.query, list.fields) },
     async () => {
-      const request = ipView.request(ipView.validate(ctx, v3QueryOf(ctx.query)));
-      const page = await listIpAddresses(
-        ctx.deps.store,
-        ctx.signedIn.team.id,
-        request.filter,
-        request.after,
-        request.limit,
-      );
-      const ips = parseDocuments<WireIp>(page.items);
-      const next = page.next === undefined ? undefined : nextCursor(ctx, 'ips', page.next);
-      return html`<p class="count" role="status">${count(ips.length, 'address', 'addresses', next !== undefined)}</p>
-${table(
-  'ips',
-  'IP addresses',
-  ['Address', 'Name', 'State', 'Network', 'Country', 'First seen', 'Disappeared'],
-  ips.map(
-    (ip) => html`<tr>
+      const { rows, next: position } = await list.read();
+      const next = position === undefined ? undefined : nextCursor(ctx, list.name, position);
+      return html`<p class="count" role="status">${count(rows.length, ...list.noun, next !== undefined)}</p>
+${table(list.name, list.title, list.columns, rows, list.empty)}
+${pager(path, ctx.query, next)}`;
+    },
+  );
+}
+
+/** A page of a list with the time filters alone (IPs, technologies), read as its v3 route reads it. */
+function timeFilteredPage(ctx: ConsoleContext, view: V3ListView, list: typeof listIpAddresses): Promise<InventoryPage> {
+  const request = view.request(view.validate(ctx, v3QueryOf(ctx.query)));
+  return list(ctx.deps.store, ctx.signedIn.team.id, request.filter, request.after, request.limit);
+}
+
+function ipList(ctx: ConsoleContext) {
+  return inventoryList(ctx, {
+    name: 'ips',
+    title: 'IP addresses',
+    intro: 'Every address the monitored names resolve to, in the order first seen.',
+    fields: timeFields(ctx.query),
+    noun: ['address', 'addresses'],
+    columns: ['Address', 'Name', 'State', 'Network', 'Country', 'First seen', 'Disappeared'],
+    empty: 'No address matches these filters.',
+    read: async () => {
+      const page = await timeFilteredPage(ctx, ipView, listIpAddresses);
+      const rows = parseDocuments<WireIp>(page.items).map(
+        (ip) => html`<tr>
 <td><a href="/surface/ips/${ip.id}" class="mono">${ip.ip_address}</a></td>
 <td>${ip.domain_name}</td>
 <td>${liveBadge(ip.active)}</td>
@@ -123,15 +149,13 @@ ${table(
 <td class="nowrap">${when(ip.first_seen_at)}</td>
 <td class="nowrap">${when(ip.disappeared_at)}</td>
 </tr>`,
-  ),
-  'No address matches these filters.',
-)}
-${pager('/surface/ips', ctx.query, next)}`;
+      );
+      return { rows, next: page.next };
     },
-  );
+  });
 }
 
-async function portList(ctx: ConsoleContext) {
+function portList(ctx: ConsoleContext) {
   const fields = html`<fieldset class="field plain"><legend>Status</legend>${checkboxes(
     'status',
     [
@@ -142,14 +166,15 @@ async function portList(ctx: ConsoleContext) {
   )}</fieldset>
 <div class="field"><label for="f-port">Port numbers</label><input id="f-port" name="port" value="${ctx.query.getAll('port').join(',')}" placeholder="22,443" inputmode="numeric"></div>
 ${timeFields(ctx.query, 'First open')}`;
-  return listPage(
-    ctx,
-    {
-      title: 'Ports',
-      intro: 'Every port monitoring found open on an address, in the order first found open.',
-      filters: filterBox('/surface/ports', ctx.query, fields),
-    },
-    async () => {
+  return inventoryList(ctx, {
+    name: 'ports',
+    title: 'Ports',
+    intro: 'Every port monitoring found open on an address, in the order first found open.',
+    fields,
+    noun: ['port', 'ports'],
+    columns: ['Port', 'Address', 'Name', 'Status', 'First open', 'Closed'],
+    empty: 'No port matches these filters.',
+    read: async () => {
       const input = portView.validate(ctx, v3QueryOf(ctx.query));
       const request = portView.request(input);
       const page = await listPorts(
@@ -169,14 +194,8 @@ ${timeFields(ctx.query, 'First open')}`;
         ctx.signedIn.team.id,
         ports.map((p) => p.ip_address),
       );
-      const next = page.next === undefined ? undefined : nextCursor(ctx, 'ports', page.next);
-      return html`<p class="count" role="status">${count(ports.length, 'port', 'ports', next !== undefined)}</p>
-${table(
-  'ports',
-  'Ports',
-  ['Port', 'Address', 'Name', 'Status', 'First open', 'Closed'],
-  ports.map(
-    (p) => html`<tr id="port-${p.id}">
+      const rows = ports.map(
+        (p) => html`<tr id="port-${p.id}">
 <td><a href="/surface/ports?port=${p.port}">${p.port}</a></td>
 <td class="mono">${ipLink(ipIds.get(`${p.asset_id} ${p.ip_address}`), p.ip_address)}</td>
 <td>${p.domain_name}</td>
@@ -184,44 +203,27 @@ ${table(
 <td class="nowrap">${when(p.first_seen_at)}</td>
 <td class="nowrap">${when(p.disappeared_at)}</td>
 </tr>`,
-  ),
-  'No port matches these filters.',
-)}
-${pager('/surface/ports', ctx.query, next)}`;
+      );
+      return { rows, next: page.next };
     },
-  );
+  });
 }
 
-async function technologyList(ctx: ConsoleContext) {
-  return listPage(
-    ctx,
-    {
-      title: 'Technologies',
-      intro: 'Every technology fingerprinting found on the hosts of monitored assets, in the order first seen.',
-      filters: filterBox('/surface/technologies', ctx.query, timeFields(ctx.query)),
+function technologyList(ctx: ConsoleContext) {
+  return inventoryList(ctx, {
+    name: 'technologies',
+    title: 'Technologies',
+    intro: 'Every technology fingerprinting found on the hosts of monitored assets, in the order first seen.',
+    fields: timeFields(ctx.query),
+    noun: ['technology', 'technologies'],
+    columns: ['Technology', 'Version', 'Categories', 'Host', 'Port', 'State', 'First seen', 'Disappeared'],
+    empty: 'No technology matches these filters.',
+    read: async () => {
+      const page = await timeFilteredPage(ctx, technologyView, listTechnologies);
+      const rows = parseDocuments<WireTechnology>(page.items).map((t) => technologyRow(t));
+      return { rows, next: page.next };
     },
-    async () => {
-      const request = technologyView.request(technologyView.validate(ctx, v3QueryOf(ctx.query)));
-      const page = await listTechnologies(
-        ctx.deps.store,
-        ctx.signedIn.team.id,
-        request.filter,
-        request.after,
-        request.limit,
-      );
-      const items = parseDocuments<WireTechnology>(page.items);
-      const next = page.next === undefined ? undefined : nextCursor(ctx, 'technologies', page.next);
-      return html`<p class="count" role="status">${count(items.length, 'technology', 'technologies', next !== undefined)}</p>
-${table(
-  'technologies',
-  'Technologies',
-  ['Technology', 'Version', 'Categories', 'Host', 'Port', 'State', 'First seen', 'Disappeared'],
-  items.map((t) => technologyRow(t)),
-  'No technology matches these filters.',
-)}
-${pager('/surface/technologies', ctx.query, next)}`;
-    },
-  );
+  });
 }
 
 /**
@@ -272,7 +274,7 @@ function breachStatusValue(name: string, value: string): string {
   return word === 'open' ? 'NEW' : word === 'resolved' ? 'RESOLVED' : value;
 }
 
-async function breachList(ctx: ConsoleContext) {
+function breachList(ctx: ConsoleContext) {
   const chosen = ctx.query.getAll('status').map((s) => breachStatusValue('status', s));
   const fields = html`<fieldset class="field plain"><legend>Status</legend>${checkboxes(
     'status',
@@ -285,14 +287,15 @@ async function breachList(ctx: ConsoleContext) {
 ${timeFields(ctx.query)}
 ${dateField('status_updated_after', 'Status changed after', ctx.query)}
 ${dateField('status_updated_before', 'Status changed before', ctx.query)}`;
-  return listPage(
-    ctx,
-    {
-      title: 'Policy breaches',
-      intro: 'Each host whose ports or technologies break a policy, in the order first found.',
-      filters: filterBox('/surface/breaches', ctx.query, fields),
-    },
-    async () => {
+  return inventoryList(ctx, {
+    name: 'breaches',
+    title: 'Policy breaches',
+    intro: 'Each host whose ports or technologies break a policy, in the order first found.',
+    fields,
+    noun: ['breach', 'breaches'],
+    columns: ['Severity', 'Policy', 'Host', 'Status', 'First seen', 'Status changed', 'Resolved'],
+    empty: 'No breach matches these filters.',
+    read: async () => {
       const input = breachView.validate(ctx, v3QueryOf(ctx.query, breachStatusValue));
       const request = breachView.request(input);
       const statusUpdatedBefore = input['status_updated_before'] as Date | undefined;
@@ -309,14 +312,8 @@ ${dateField('status_updated_before', 'Status changed before', ctx.query)}`;
         request.after,
         request.limit,
       );
-      const next = page.next === undefined ? undefined : nextCursor(ctx, 'breaches', page.next);
-      return html`<p class="count" role="status">${count(page.items.length, 'breach', 'breaches', next !== undefined)}</p>
-${table(
-  'breaches',
-  'Policy breaches',
-  ['Severity', 'Policy', 'Host', 'Status', 'First seen', 'Status changed', 'Resolved'],
-  page.items.map(
-    (b) => html`<tr>
+      const rows = page.items.map(
+        (b) => html`<tr>
 <td>${policySeverityBadge(b.severity)}</td>
 <td><a href="/surface/breaches/${b.id}">${b.policyName}</a></td>
 <td>${b.assetName}</td>
@@ -325,12 +322,10 @@ ${table(
 <td class="nowrap">${when(b.statusUpdatedAt)}</td>
 <td class="nowrap">${when(b.disappearedAt)}</td>
 </tr>`,
-  ),
-  'No breach matches these filters.',
-)}
-${pager('/surface/breaches', ctx.query, next)}`;
+      );
+      return { rows, next: page.next };
     },
-  );
+  });
 }
 
 /** The four inventory lists. */

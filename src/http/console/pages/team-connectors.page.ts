@@ -16,10 +16,9 @@ import { consoleCaller } from './console-caller.ts';
 import { notFoundPage } from './error.page.ts';
 import {
   checkedBody,
-  invalidFor,
+  createPanel,
   notInPlan,
   planHas,
-  problemFor,
   problemFrom,
   teamPage,
   valueFor,
@@ -70,21 +69,16 @@ function createForm(ctx: ConsoleContext, problem: FormProblem | undefined): Html
   const required = Object.entries(requiredConnectorOptions)
     .map(([p, names]) => `${p}: ${(names ?? []).join(', ')}`)
     .join('; ');
-  return html`<section class="panel" aria-labelledby="create-connector">
-  <h2 id="create-connector">Create a connector</h2>
-  ${problemFor(problem, 'connector')}
-  <form method="post" action="/team/connectors" class="stack">
-    ${csrfField(ctx.signedIn)}
-    <label for="connector-name">Name</label>
-    <input id="connector-name" name="name" required autocomplete="off" value="${valueFor(problem, 'connector', 'name')}"${invalidFor(problem, 'connector')}>
-    <label for="connector-provider">Provider</label>
+  return createPanel(ctx, problem, {
+    name: 'connector',
+    title: 'Create a connector',
+    action: '/team/connectors',
+    fields: html`<label for="connector-provider">Provider</label>
     <select id="connector-provider" name="provider">${options}</select>
     <label for="connector-options">Options</label>
     <textarea id="connector-options" name="options" autocomplete="off" spellcheck="false" aria-describedby="options-hint"></textarea>
-    <p class="hint" id="options-hint">One NAME=value per line: the account's credentials and settings (${required ? `required: ${required}` : 'as the provider needs'}). Stored encrypted and never shown again${problem?.form === 'connector' ? ': enter them again' : ''}.</p>
-    <button type="submit" class="primary">Create</button>
-  </form>
-</section>`;
+    <p class="hint" id="options-hint">One NAME=value per line: the account's credentials and settings (${required ? `required: ${required}` : 'as the provider needs'}). Stored encrypted and never shown again${problem?.form === 'connector' ? ': enter them again' : ''}.</p>`,
+  });
 }
 
 async function connectorsPage(ctx: ConsoleContext, problem?: FormProblem, status = 200): Promise<ConsoleAnswer> {

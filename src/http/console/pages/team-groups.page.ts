@@ -26,6 +26,7 @@ import { withNotice } from '../notices.ts';
 import { notFoundPage } from './error.page.ts';
 import {
   checkedBody,
+  createPanel,
   invalidFor,
   notInPlan,
   planHas,
@@ -64,19 +65,14 @@ async function groupOf(ctx: ConsoleContext): Promise<Group | undefined> {
 }
 
 function createForm(ctx: ConsoleContext, problem: FormProblem | undefined): Html {
-  return html`<section class="panel" aria-labelledby="create-group">
-  <h2 id="create-group">Create a group</h2>
-  ${problemFor(problem, 'group')}
-  <form method="post" action="/team/groups" class="stack">
-    ${csrfField(ctx.signedIn)}
-    <label for="group-name">Name</label>
-    <input id="group-name" name="name" required autocomplete="off" value="${valueFor(problem, 'group', 'name')}"${invalidFor(problem, 'group')}>
-    <label for="group-description">Description <span class="optional">(optional)</span></label>
+  return createPanel(ctx, problem, {
+    name: 'group',
+    title: 'Create a group',
+    action: '/team/groups',
+    fields: html`<label for="group-description">Description <span class="optional">(optional)</span></label>
     <input id="group-description" name="description" autocomplete="off" value="${valueFor(problem, 'group', 'description')}">
-    <p class="hint">Letters, digits, underscore, dash and space, shorter than 255 characters; unique in the team.</p>
-    <button type="submit" class="primary">Create</button>
-  </form>
-</section>`;
+    <p class="hint">Letters, digits, underscore, dash and space, shorter than 255 characters; unique in the team.</p>`,
+  });
 }
 
 async function groupsPage(ctx: ConsoleContext, problem?: FormProblem, status = 200): Promise<ConsoleAnswer> {

@@ -3,11 +3,11 @@ import { plans, type EndpointGroup } from '../../../core/teams/plans.ts';
 import type { Team } from '../../../core/teams/team.types.ts';
 import { httpStatusOf } from '../../error-status.ts';
 import type { RouteDef } from '../../route.ts';
-import { compileRouteValidator, type RouteValidator } from '../../validation.ts';
 import type { ConsoleAnswer, ConsoleContext } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
-import { page } from '../layout.ts';
+import { csrfField, page } from '../layout.ts';
 import { noticeOf } from '../notices.ts';
+import { routeBodyCheck } from './form-refusal.ts';
 
 /**
  * What the Team pages share: their tabs (members, groups, API keys, connectors), the frame of a
@@ -52,6 +52,29 @@ export function invalidFor(problem: FormProblem | undefined, form: string): Html
   return problem?.form === form ? html` aria-invalid="true" aria-describedby="${`${form}-problem`}"` : html``;
 }
 
+/**
+ * An Admin's create form in its panel (groups, connectors): the heading, the problem the form
+ * caused, the record's required name (ids `create-<form>` and `<form>-name`), then its other
+ * fields and the Create button.
+ */
+export function createPanel(
+  ctx: ConsoleContext,
+  problem: FormProblem | undefined,
+  form: { name: string; title: string; action: string; fields: Html },
+): Html {
+  return html`<section class="panel" aria-labelledby="${`create-${form.name}`}">
+  <h2 id="${`create-${form.name}`}">${form.title}</h2>
+  ${problemFor(problem, form.name)}
+  <form method="post" action="${form.action}" class="stack">
+    ${csrfField(ctx.signedIn)}
+    <label for="${`${form.name}-name`}">Name</label>
+    <input id="${`${form.name}-name`}" name="name" required autocomplete="off" value="${valueFor(problem, form.name, 'name')}"${invalidFor(problem, form.name)}>
+    ${form.fields}
+    <button type="submit" class="primary">Create</button>
+  </form>
+</section>`;
+}
+
 type Tab = 'members' | 'groups' | 'keys' | 'connectors' | 'sso';
 
 const tabs: Array<{ id: Tab; href: string; label: string }> = [
@@ -87,8 +110,6 @@ export function notInPlan(team: Team, what: string): Html {
   return html`<p class="hint">The team's plan (${team.plan}) does not include ${what}. Ask your operator: the plan is set with <code>perimeter admin team create --plan</code>.</p>`;
 }
 
-const validators = new Map<string, RouteValidator>();
-
 /**
  * Checks a body as the API route of that operation does (its compiled validator): the route's
  * code and message for a bad value. Answers the body as the route's handler would read it.
@@ -99,15 +120,7 @@ export function checkedBody(
   body: unknown,
   params: Record<string, string> = {},
 ): unknown {
-  let validator = validators.get(operationId);
-  if (validator === undefined) {
-    const route = routes.find((r) => r.operationId === operationId);
-    if (route === undefined) throw new Error(`no route ${operationId}`);
-    validator = compileRouteValidator(route);
-    validators.set(operationId, validator);
-  }
-  const valid = validator.validate({ query: {}, params, rawBody: Buffer.from(JSON.stringify(body)) } as never);
-  return valid.checkedBody();
+  return routeBodyCheck(routes, operationId, body, params)();
 }
 
 /** A time for a table cell: ISO 8601 UTC to the minute, or a dash. */

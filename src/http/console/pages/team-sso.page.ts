@@ -1,7 +1,7 @@
 import { roleAllows } from '../../../core/accounts/account-policy.ts';
+import { turnOffSso } from '../../../core/accounts/sso-members.service.ts';
 import {
   readSsoSettings,
-  removeSsoSettings,
   saveSsoSettings,
   type SsoSettingsField,
 } from '../../../core/accounts/sso-settings.service.ts';
@@ -59,7 +59,12 @@ function settingsForm(
 </section>`;
 }
 
-async function ssoPage(ctx: ConsoleContext, problem?: SsoProblem, status = 200): Promise<ConsoleAnswer> {
+async function ssoPage(
+  ctx: ConsoleContext,
+  problem?: SsoProblem,
+  status = 200,
+  offProblem?: string,
+): Promise<ConsoleAnswer> {
   const settings = await readSsoSettings(ctx.deps.store, ctx.signedIn.team);
   const isAdmin = roleAllows(ctx.signedIn.member.role, 'administer');
   const state =
@@ -78,7 +83,8 @@ ${
     ? ''
     : html`<section class="panel" aria-labelledby="sso-off">
   <h2 id="sso-off">Turn off</h2>
-  <p>Members whose authentication is sso cannot sign in until single sign-on is set up again.</p>
+  ${offProblem === undefined ? '' : html`<p class="problem" role="alert">${offProblem}</p>`}
+  <p>Members whose authentication is sso cannot sign in until single sign-on is set up again. The team keeps an Admin who signs in with a password.</p>
   <form method="post" action="/team/sso/delete" class="inline" data-confirm="Turn off single sign-on for the team?">${csrfField(ctx.signedIn)}<button type="submit" class="danger">Turn off single sign-on</button></form>
 </section>`
 }`;
@@ -125,7 +131,8 @@ export const teamSsoRoutes: ConsoleRoute[] = [
     path: '/team/sso/delete',
     access: 'administer',
     handler: async (ctx) => {
-      await removeSsoSettings(ctx.deps.store, ctx.signedIn.team);
+      const off = await turnOffSso(ctx.deps.store, ctx.signedIn.team);
+      if (off.kind === 'invalid') return ssoPage(ctx, undefined, 400, off.problem);
       return { redirect: withNotice('/team/sso', 'sso-removed') };
     },
   },

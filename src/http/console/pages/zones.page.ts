@@ -68,55 +68,78 @@ function names(problem: ZoneProblem | undefined, field: string): Html {
   return problem?.parameters.includes(field) === true ? html` aria-invalid="true"` : html``;
 }
 
-function fileForm(ctx: ConsoleContext, problem: ZoneProblem | undefined): Html {
-  const shown = problem?.form === 'file' ? problem : undefined;
-  return html`<section class="panel" aria-labelledby="zone-file">
-  <h2 id="zone-file">Upload a zone file</h2>
-  <p class="hint">An RFC 1035 master file of at most 5 MB. Names under the team's root domain assets become subdomains; a zone the team does not have yet is added as a root asset.</p>
-  ${problemOf(shown, 'file-problem')}
-  <form method="post" action="/zones/file" enctype="multipart/form-data" class="stack">
+/** What sets one of the three forms apart; `zoneForm` gives them the same frame. */
+interface ZoneFormSpec {
+  /** Also names the heading (`zone-<form>`) and the problem (`<form>-problem`). */
+  form: ZoneForm;
+  title: string;
+  hint: string;
+  action: string;
+  /** A form with a file field posts multipart/form-data. */
+  hasFile: boolean;
+  fields: Html;
+  submit: string;
+}
+
+/** A form in its panel: heading, hint, the problem it caused (if any), its fields and its button. */
+function zoneForm(ctx: ConsoleContext, problem: ZoneProblem | undefined, spec: ZoneFormSpec): Html {
+  const shown = problem?.form === spec.form ? problem : undefined;
+  return html`<section class="panel" aria-labelledby="${`zone-${spec.form}`}">
+  <h2 id="${`zone-${spec.form}`}">${spec.title}</h2>
+  <p class="hint">${spec.hint}</p>
+  ${problemOf(shown, `${spec.form}-problem`)}
+  <form method="post" action="${spec.action}"${spec.hasFile ? html` enctype="multipart/form-data"` : ''} class="stack">
     ${csrfField(ctx.signedIn)}
-    <label for="zone-file-input">Zone file</label>
+    ${spec.fields}
+    <button type="submit" class="primary">${spec.submit}</button>
+  </form>
+</section>`;
+}
+
+function fileForm(ctx: ConsoleContext, problem: ZoneProblem | undefined): Html {
+  return zoneForm(ctx, problem, {
+    form: 'file',
+    title: 'Upload a zone file',
+    hint: "An RFC 1035 master file of at most 5 MB. Names under the team's root domain assets become subdomains; a zone the team does not have yet is added as a root asset.",
+    action: '/zones/file',
+    hasFile: true,
+    fields: html`<label for="zone-file-input">Zone file</label>
     <input type="file" id="zone-file-input" name="file" required${invalid(problem, 'file', 'file-problem')}>
     <label for="origin">Origin <span class="optional">(optional)</span></label>
     <input id="origin" name="origin" autocomplete="off" spellcheck="false" value="${fieldOf(problem, 'file', 'origin')}" aria-describedby="origin-hint">
-    <p class="hint" id="origin-hint">The zone's apex, for example example.com. Without it, the zone the file names (its first $ORIGIN or SOA owner) is used.</p>
-    <button type="submit" class="primary">Upload and index</button>
-  </form>
-</section>`;
+    <p class="hint" id="origin-hint">The zone's apex, for example example.com. Without it, the zone the file names (its first $ORIGIN or SOA owner) is used.</p>`,
+    submit: 'Upload and index',
+  });
 }
 
 function transferForm(ctx: ConsoleContext, problem: ZoneProblem | undefined): Html {
   const shown = problem?.form === 'transfer' ? problem : undefined;
-  return html`<section class="panel" aria-labelledby="zone-transfer">
-  <h2 id="zone-transfer">Transfer a zone</h2>
-  <p class="hint">Asks the name server for the whole zone (AXFR over TCP) and indexes it like a zone file.</p>
-  ${problemOf(shown, 'transfer-problem')}
-  <form method="post" action="/zones/transfer" class="stack">
-    ${csrfField(ctx.signedIn)}
-    <label for="nameServer">Name server</label>
+  return zoneForm(ctx, problem, {
+    form: 'transfer',
+    title: 'Transfer a zone',
+    hint: 'Asks the name server for the whole zone (AXFR over TCP) and indexes it like a zone file.',
+    action: '/zones/transfer',
+    hasFile: false,
+    fields: html`<label for="nameServer">Name server</label>
     <input id="nameServer" name="nameServer" required autocomplete="off" spellcheck="false" value="${fieldOf(problem, 'transfer', 'nameServer')}" aria-describedby="nameServer-hint"${names(shown, 'nameServer')}>
     <p class="hint" id="nameServer-hint">A host name or IP address, with an optional :port; for example ns1.example.com or 192.0.2.53:5353.</p>
     <label for="zone">Zone</label>
-    <input id="zone" name="zone" required autocomplete="off" spellcheck="false" value="${fieldOf(problem, 'transfer', 'zone')}" placeholder="example.com"${names(shown, 'zone')}>
-    <button type="submit" class="primary">Transfer and index</button>
-  </form>
-</section>`;
+    <input id="zone" name="zone" required autocomplete="off" spellcheck="false" value="${fieldOf(problem, 'transfer', 'zone')}" placeholder="example.com"${names(shown, 'zone')}>`,
+    submit: 'Transfer and index',
+  });
 }
 
 function lookupForm(ctx: ConsoleContext, problem: ZoneProblem | undefined): Html {
-  const shown = problem?.form === 'lookup' ? problem : undefined;
-  return html`<section class="panel" aria-labelledby="zone-lookup">
-  <h2 id="zone-lookup">Look up names</h2>
-  <p class="hint">A text file of at most 50 MB, one domain name per line. Each name under the team's root domain assets is resolved in the background; the next page shows the progress.</p>
-  ${problemOf(shown, 'lookup-problem')}
-  <form method="post" action="/zones/lookups" enctype="multipart/form-data" class="stack">
-    ${csrfField(ctx.signedIn)}
-    <label for="lookup-file">Names, one per line</label>
-    <input type="file" id="lookup-file" name="file" required${invalid(problem, 'lookup', 'lookup-problem')}>
-    <button type="submit" class="primary">Upload and look up</button>
-  </form>
-</section>`;
+  return zoneForm(ctx, problem, {
+    form: 'lookup',
+    title: 'Look up names',
+    hint: "A text file of at most 50 MB, one domain name per line. Each name under the team's root domain assets is resolved in the background; the next page shows the progress.",
+    action: '/zones/lookups',
+    hasFile: true,
+    fields: html`<label for="lookup-file">Names, one per line</label>
+    <input type="file" id="lookup-file" name="file" required${invalid(problem, 'lookup', 'lookup-problem')}>`,
+    submit: 'Upload and look up',
+  });
 }
 
 /** How many of the team's recent lookups the page lists. */
