@@ -4,6 +4,8 @@ import { inviteMembers } from '../core/members/member.service.ts';
 import { memberRoles, type MemberRole } from '../core/members/member.types.ts';
 import { requireTeam } from '../core/teams/team.service.ts';
 import { accountPolicyOf } from '../core/accounts/account-policy.ts';
+import { restorePasswordSignIn } from '../core/accounts/sso-members.service.ts';
+import { normalizeEmail } from '../core/members/member-email.ts';
 import type { CoreRuntime } from '../runtime.ts';
 import type { ParsedArgs } from './args.ts';
 
@@ -19,6 +21,8 @@ export interface LinkOutput {
   purpose: 'invitation' | 'reset';
   url: string;
   expires: string;
+  /** `member link --password` only: whether the member was switched from single sign-on. */
+  switched_from_sso?: boolean;
 }
 
 function describe(out: LinkOutput): string {
@@ -43,12 +47,31 @@ async function link(
   return { value, human: describe(value) };
 }
 
-/** `member link EMAIL --team NAME`: a one-time console link (invitation while pending, password reset once active). */
+/**
+ * `member link EMAIL --team NAME [--password]`: a one-time console link (invitation while pending,
+ * password reset once active). An sso member is refused unless `--password` asks to switch it to
+ * password sign-in first (sso-members.service.ts: the console's rules, and its sessions end): the
+ * way back in when the team's provider is broken and its Admins all sign in through it.
+ */
 export async function runMemberLink(runtime: CoreRuntime, args: ParsedArgs, email: string | undefined) {
   const teamName = args.flags['team'];
   if (email === undefined || teamName === undefined)
     throw new OperatorError('member link needs the EMAIL and --team NAME');
-  return link(runtime, teamName, email);
+  const team = await requireTeam(runtime.store, teamName);
+  if (!args.switches.has('password')) {
+    const [member] = await runtime.store.members.findByEmails(team.id, [normalizeEmail(email) ?? email]);
+    if (member?.authentication === 'sso')
+      throw new OperatorError(
+        `${member.email} signs in through single sign-on: no password link is needed. To switch them to a password (their sessions end), add --password.`,
+      );
+    return link(runtime, teamName, email);
+  }
+  const { member, wasSso } = await restorePasswordSignIn(runtime.store, team, email);
+  const issued = await link(runtime, teamName, member.email);
+  const value = { ...issued.value, switched_from_sso: wasSso };
+  if (!wasSso) return { value, human: issued.human };
+  const switched = `${member.email} no longer signs in through single sign-on: their sessions and earlier links ended.`;
+  return { value, human: `${switched}\n${issued.human}` };
 }
 
 /** `member invite EMAIL --team NAME [--role R]`: invites a member (as the API does) and prints the invitation link. */

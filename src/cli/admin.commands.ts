@@ -104,7 +104,7 @@ const usageLines = `  perimeter admin team create NAME [--plan starter|professio
   perimeter admin member list --team NAME [--json]
   perimeter admin member accept EMAIL --team NAME [--first-name F] [--last-name L] [--authentication password|2fa|sso] [--json]
   perimeter admin member invite EMAIL --team NAME [--role Admin|Editor|Viewer] [--json]
-  perimeter admin member link EMAIL --team NAME [--json]
+  perimeter admin member link EMAIL --team NAME [--password] [--json]
   perimeter admin sso show|set|remove --team NAME [--issuer URL] [--client-id ID] [--client-secret-file PATH] [--json]
   perimeter admin profile deactivate|activate TOKEN --team NAME [--json]
   perimeter admin monitoring list [--team NAME] [--limit N] [--json]
@@ -139,7 +139,7 @@ const commands = new Set([
   'monitoring list',
   'seed',
 ]);
-const argOptions = { switches: ['json', 'v3', 'signing'], repeatable: ['permission'] };
+const argOptions = { switches: ['json', 'v3', 'signing', 'password'], repeatable: ['permission'] };
 
 /**
  * Checks a command line before anything is opened: the usage when it asks for help, a

@@ -9,8 +9,10 @@ import { TestOidcProvider } from '../support/oidc-provider.ts';
 // Admin invites with a sign-in (password or sso), switches a member between a password and single
 // sign-on (sessions end, the password stops working, the way back needs the operator's reset
 // link), the team keeps an Admin who can sign in, a pending sso member becomes active at the first
-// sign-in, an invitation link tells an sso member to use single sign-on, and single sign-on
-// attempts share the password form's per-address failure count.
+// sign-in, an invitation link tells an sso member to use single sign-on, the switch back ends
+// older links, the operator's `member link --password` brings an sso Admin back to a password
+// when the provider is broken, and single sign-on attempts share the password form's
+// per-address failure count.
 describe(`console single sign-on members (${testStore})`, () => {
   let h: Harness;
   let key: string;
@@ -169,6 +171,9 @@ describe(`console single sign-on members (${testStore})`, () => {
     const back = await admin.post(`/team/members/${token}/sign-in`, { authentication: 'password' });
     assert.equal(back.headers.location, '/team?notice=member-sign-in-invitation');
     assert.equal((await wireMember('link@acme.example'))!['authentication'], 'none');
+    const old = await visitor.get(new URL(url).pathname);
+    assert.equal(old.statusCode, 404, 'the switch back ended the old invitation link');
+    assert.match(old.body, /This link was used already, has expired or is wrong/);
     const renewed = await admin.post(`/team/members/${token}/link`);
     assert.match(renewed.body, /data-secret="link">http:\/\/[^<]+\/account\/link\//);
   });
@@ -224,6 +229,55 @@ describe(`console single sign-on members (${testStore})`, () => {
     assert.equal(off.statusCode, 400);
     assert.match(off.body, /Every active Admin of the team signs in through single sign-on/);
     assert.ok(await h.runtime.store.teamSso.find(1));
+  });
+
+  it("lets the operator switch an sso Admin back to a password when the team's provider is broken", async () => {
+    // The only Admin signs in through single sign-on (the test before); the provider is gone.
+    await assert.rejects(
+      h.admin('member', 'link', 'root@acme.example', '--team', 'acme'),
+      /signs in through single sign-on: no password link is needed. To switch them to a password \(their sessions end\), add --password/,
+    );
+    const text = await h.admin('member', 'link', 'Root@acme.example', '--team', 'acme', '--password');
+    assert.match(
+      text,
+      /^root@acme\.example no longer signs in through single sign-on: their sessions and earlier links ended\./,
+    );
+    assert.equal((await admin.get('/team')).statusCode, 302, "the Admin's single sign-on session ended");
+    assert.equal((await wireMember('root@acme.example'))!['authentication'], 'password');
+    const url = /\nhttp:\/\/\S+\/account\/link\/\S+$/.exec(text)![0].trim();
+    const visitor = new ConsoleClient(h);
+    await visitor.get(new URL(url).pathname);
+    const set = await visitor.post(new URL(url).pathname, { password: testPassword, confirm: testPassword });
+    assert.equal(set.statusCode, 303);
+    admin = new ConsoleClient(h);
+    await admin.get('/signin');
+    const signedIn = await admin.post('/signin', { email: 'root@acme.example', password: testPassword, next: '/' });
+    assert.equal(signedIn.statusCode, 303, 'the new password signs in');
+    // Again: the member has a password now, so it only gets a new reset link.
+    const again = JSON.parse(
+      await h.admin('member', 'link', 'root@acme.example', '--team', 'acme', '--password', '--json'),
+    ) as { purpose: string; switched_from_sso: boolean };
+    assert.deepEqual([again.purpose, again.switched_from_sso], ['reset', false]);
+    // A pending sso member gets a password invitation; links made before the switch are dead.
+    await h.admin('member', 'invite', 'late@acme.example', '--team', 'acme');
+    const before = JSON.parse(await h.admin('member', 'link', 'late@acme.example', '--team', 'acme', '--json')) as {
+      url: string;
+    };
+    const page = await admin.get('/team');
+    const toSso = await admin.post(`/team/members/${userOf(page.body, 'late@acme.example')}/sign-in`, {
+      authentication: 'sso',
+    });
+    assert.equal(toSso.headers.location, '/team?notice=member-sign-in-sso-pending');
+    const invited = JSON.parse(
+      await h.admin('member', 'link', 'late@acme.example', '--team', 'acme', '--password', '--json'),
+    ) as { purpose: string; switched_from_sso: boolean; url: string };
+    assert.deepEqual([invited.purpose, invited.switched_from_sso], ['invitation', true]);
+    assert.equal((await visitor.get(new URL(before.url).pathname)).statusCode, 404, 'the earlier link is dead');
+    assert.equal((await visitor.get(new URL(invited.url).pathname)).statusCode, 200, 'the new one works');
+    await assert.rejects(
+      h.admin('member', 'link', 'nobody@acme.example', '--team', 'acme', '--password'),
+      /nobody@acme\.example is not a member of team "acme"/,
+    );
   });
 
   it('counts refused callbacks per client address and answers 429 past the limit', async () => {

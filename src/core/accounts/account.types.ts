@@ -77,6 +77,8 @@ export interface AccountRepository {
   findLink(tokenHash: string): Promise<AccountLink | undefined>;
   /** Marks a link used; false when it was used already (two tabs, a replay). */
   useLink(id: number, at: Date): Promise<boolean>;
+  /** Ends every unused link of a member (marked used at `at`); the number ended. */
+  endMemberLinks(memberId: number, at: Date): Promise<number>;
 
   /** Failures of a key within the window that started at `since` or later (0 when none). */
   failures(key: string, since: Date): Promise<number>;

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { OperatorError } from '../errors/operator-error.ts';
+import { normalizeEmail } from '../members/member-email.ts';
 import { canSignIn, losesLastWayIn, type MemberChange } from '../members/member-ways-in.ts';
 import type { Member, MemberAuthentication } from '../members/member.types.ts';
 import type { Team } from '../teams/team.types.ts';
@@ -12,6 +14,8 @@ import type { SsoStore } from './sso.types.ts';
  * switch back needs the operator's reset link (`perimeter admin member link`), which sets a new
  * one. A pending member's invitation follows the choice: `sso` (no link, active at the first
  * single sign-on) or `none` (a password invitation link). The team keeps an Admin who can sign in.
+ * A switch away from single sign-on ends every link issued before it, so an old invitation or
+ * reset link never works again: the member needs a new one.
  */
 
 /** The sign-ins an Admin chooses between. */
@@ -75,6 +79,8 @@ export async function changeMemberSignIn(
         await tx.accounts.setPassword(member.id, unusable!, now, true);
       await tx.accounts.revokeMemberSessions(member.id, now);
     }
+    // Links are refused while a member uses single sign-on (useAccountLink); they must not come back with the password.
+    if (member.authentication === 'sso') await tx.accounts.endMemberLinks(member.id, now);
     return { kind: 'done', member: changed };
   });
 }
@@ -100,4 +106,29 @@ export async function turnOffSso(
     await tx.teamSso.remove(team.id);
     return { kind: 'done' };
   });
+}
+
+/**
+ * The operator's way back to a password (`perimeter admin member link --password`), for a team
+ * whose provider broke while its Admins sign in through it: the member's sign-in switches to a
+ * password by the console's rules (changeMemberSignIn) and, since the provider may be the
+ * problem, every session of the member ends too. A member who has a password keeps it. The
+ * member found, and whether it used single sign-on; an OperatorError for an unknown address.
+ */
+export async function restorePasswordSignIn(
+  store: SsoStore,
+  team: Team,
+  rawEmail: string,
+  now = new Date(),
+): Promise<{ member: Member; wasSso: boolean }> {
+  const email = normalizeEmail(rawEmail);
+  if (email === undefined) throw new OperatorError(`"${rawEmail}" is not an e-mail address`);
+  const [member] = await store.members.findByEmails(team.id, [email]);
+  if (member === undefined) throw new OperatorError(`${email} is not a member of team "${team.name}"`);
+  if (member.authentication !== 'sso') return { member, wasSso: false };
+  const change = await changeMemberSignIn(store, team, member.userToken, 'password', now);
+  if (change.kind === 'invalid') throw new OperatorError(change.problem);
+  if (change.kind === 'not-found') throw new OperatorError(`${email} is not a member of team "${team.name}"`);
+  await store.accounts.revokeMemberSessions(member.id, now);
+  return { member: change.member, wasSso: true };
 }

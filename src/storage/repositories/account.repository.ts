@@ -198,6 +198,16 @@ export class KyselyAccountRepository implements AccountRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  async endMemberLinks(memberId: number, at: Date): Promise<number> {
+    const result = await this.db
+      .updateTable('account_links')
+      .set({ used_at: at.getTime() })
+      .where('member_id', '=', memberId)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async failures(key: string, since: Date): Promise<number> {
     const row = await this.db
       .selectFrom('sign_in_failures')
