@@ -31,8 +31,9 @@ import { profileOf, profilePath } from './scans-shared.page.ts';
  * by an Admin. The form becomes the JSON body of v2's PUT /profiles/<token>/settings/, checked
  * by that route's own validator (the first failing field's code and message: 2641 to 2673,
  * 1051) and saved by the same core service with the same login selector check, so every rule
- * answers with the API's message. Stored secrets never show (scans-settings-secrets.ts): the
- * body checked is the form merged with them.
+ * answers with the API's message. Stored secrets (the password, secret login values, credential
+ * header values, cookie values) never show (scans-settings-secrets.ts): the body checked is the
+ * form merged with them.
  */
 
 /** One input of the form: its label, its hint, and whether it takes several lines. */
@@ -99,13 +100,17 @@ const groups: Array<{
       {
         field: 'custom_headers',
         label: 'Custom headers',
-        hint: 'Sent with every request: one a line, as Name: value.',
+        hint: `Sent with every request: one a line, as Name: value. The value of a credential header (Authorization, Cookie, X-Api-Key, a name with auth, token, key, secret or session) shows as ${keptValueMarker}: left so, the stored value stays.`,
+        readHint:
+          'Sent with every request: one a line, as Name: value. The value of a credential header (Authorization, Cookie, X-Api-Key, a name with auth, token, key, secret or session) shows as (set) only.',
         kind: 'lines',
       },
       {
         field: 'custom_cookies',
         label: 'Custom cookies',
-        hint: 'One a line, as name=value, optionally followed by ; Secure and ; HttpOnly.',
+        hint: `One a line, as name=value, optionally followed by ; Secure and ; HttpOnly. A stored value shows as ${keptValueMarker}: left so, it stays.`,
+        readHint:
+          'One a line, as name=value, optionally followed by ; Secure and ; HttpOnly. Values show as (set) only.',
         kind: 'lines',
       },
     ],
@@ -128,7 +133,9 @@ const groups: Array<{
       {
         field: 'session_cookie',
         label: 'Session cookie',
-        hint: 'name=value (; Secure; HttpOnly): the cookie of a logged-in session. Empty: none.',
+        hint: `name=value (; Secure; HttpOnly): the cookie of a logged-in session. Empty: none. A stored value shows as ${keptValueMarker}: left so, it stays.`,
+        readHint:
+          'name=value (; Secure; HttpOnly): the cookie of a logged-in session, its value shown as (set) only. Empty: none.',
       },
     ],
   },
