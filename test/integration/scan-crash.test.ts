@@ -13,8 +13,11 @@ import {
   type WorkerProcess as Worker,
 } from '../support/worker-process.ts';
 
+// A 4 s lease, renewed every 1.3 s: a killed worker's job goes to the next one 4 s later, and a
+// live worker whose event loop stalls under a loaded CI machine (a 1 s lease once lapsed there,
+// and the scan ran twice before the kill) keeps its job.
 const startWorker = (h: Harness, workers: Worker[]): Promise<Worker> =>
-  startWorkerOf(h, workers, { kind: 'script', leaseMs: 1000 });
+  startWorkerOf(h, workers, { kind: 'script', leaseMs: 4000 });
 
 // A scan whose worker process is killed (SIGKILL, no chance to hand its job back) is never
 // left `running` for ever: the next worker resumes it under the same scan id once the dead
@@ -240,6 +243,12 @@ describe(`a scan whose worker process is killed (${testStore})`, () => {
   });
 
   it('ends a killed scan unable_to_complete when its job can no longer run; a new start then completes', async () => {
+    // Whatever the first case left (it may have failed half-way): no worker, no live scan.
+    await killAll(workers);
+    await recoverScans({
+      store: h.runtime.store,
+      queue: { enqueueScan: () => Promise.resolve('never-run'), isPending: () => Promise.resolve(false) },
+    });
     await useProfile('ended');
     await setRate(10);
     const worker = await startWorker(h, workers);
