@@ -1,5 +1,6 @@
 import type { Breach } from '../policies/breach.types.ts';
-import type { PortService, PortStatus } from './port-inventory.types.ts';
+import type { PortStateRow } from './port-inventory.types.ts';
+import type { TechnologyStateRow } from './technology-inventory.types.ts';
 import type { IpVersion } from './ip-inventory.types.ts';
 import type { SurfaceRunListing } from './surface-run.types.ts';
 
@@ -35,27 +36,13 @@ export interface IpRecord extends RecordAsset {
 }
 
 /** One (address, port) of the port inventory. */
-export interface PortRecord {
-  id: number;
-  ipAddress: string;
-  port: number;
-  domainName: string;
-  status: PortStatus;
-  service: PortService;
+export interface PortRecord extends PortStateRow {
   firstSeenAt: Date;
   disappearedAt: Date | null;
 }
 
 /** One technology of the technology inventory. */
-export interface TechnologyRecord {
-  id: number;
-  domainName: string;
-  port: number;
-  name: string;
-  version: string | null;
-  serviceProtocol: string;
-  categories: string[];
-  active: boolean;
+export interface TechnologyRecord extends TechnologyStateRow {
   firstSeenAt: Date;
   disappearedAt: Date | null;
 }
