@@ -8,10 +8,11 @@ import { getAssetSettings, updateAssetSettings } from '../../../core/assets/asse
 import { assetRoutes as v2AssetRoutes } from '../../v2/assets.routes.ts';
 import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
-import { csrfField, page } from '../layout.ts';
+import { page } from '../layout.ts';
 import { noticeOf, withNotice } from '../notices.ts';
-import { assetPath, problemOf, targetOf, tokenOf } from './assets-shared.page.ts';
+import { assetPath, targetOf, tokenOf } from './assets-shared.page.ts';
 import { invalidMark, refusalOf, routeBodyCheck, type FormRefusal } from './form-refusal.ts';
+import { settingsForm } from './settings-form.ts';
 
 /**
  * The settings form of an asset. Nothing is checked here: the form's fields become the JSON body
@@ -175,17 +176,14 @@ async function settingsPage(ctx: ConsoleContext, values?: FormValues, problem?: 
   const notice = noticeOf(ctx.query);
   const body = html`<p class="hint"><a href="/assets">Assets</a> / <a href="${assetPath(token)}">${name}</a></p>
 <h1>Settings of ${name}</h1>
-<section class="panel">
-  ${problemOf(problem, 'settings-problem')}
-  ${canSave ? '' : html`<p class="hint">Your role (${role}) reads these settings; an Admin changes them.</p>`}
-  <form method="post" action="${assetPath(token, '/settings')}" class="stack settings"${problem === undefined ? '' : html` aria-describedby="settings-problem"`}>
-    ${csrfField(ctx.signedIn)}
-    <fieldset class="plain"${canSave ? '' : html` disabled`}>
-      ${fieldsets(shown, problem)}
-      <button type="submit" class="primary">Save the settings</button>
-    </fieldset>
-  </form>
-</section>`;
+${settingsForm({
+  signedIn: ctx.signedIn,
+  action: assetPath(token, '/settings'),
+  problem,
+  canSave,
+  formClass: 'stack settings',
+  fields: fieldsets(shown, problem),
+})}`;
   return {
     status: problem?.status ?? 200,
     page: page(

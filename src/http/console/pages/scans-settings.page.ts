@@ -12,10 +12,10 @@ import { compileSelector } from '../../../engine/fingerprint/css-selector.ts';
 import { profileRoutes as v2ProfileRoutes } from '../../v2/profiles.routes.ts';
 import type { ConsoleAnswer, ConsoleContext, ConsoleRoute } from '../console-route.ts';
 import { html, type Html } from '../html.ts';
-import { csrfField, page } from '../layout.ts';
+import { page } from '../layout.ts';
 import { noticeOf, withNotice } from '../notices.ts';
-import { problemOf } from './assets-shared.page.ts';
 import { refusalOf, routeBodyCheck, type FormRefusal } from './form-refusal.ts';
+import { settingsForm } from './settings-form.ts';
 import { formOfPost, isFieldNamed, type SettingsForm, type TextField } from './scans-settings-form.ts';
 import {
   bodyWithSecrets,
@@ -277,18 +277,15 @@ async function settingsPage(
   const title = `Settings of ${profile.name}`;
   const body = html`<p class="hint"><a href="/scans">Scans</a> / <a href="${profilePath(profile.token)}">${profile.name}</a></p>
 <h1>${title}</h1>
-<section class="panel">
-  ${problemOf(problem, 'settings-problem')}
-  ${canSave ? '' : html`<p class="hint">Your role (${role}) reads these settings; an Admin changes them.</p>`}
-  <form method="post" action="${profilePath(profile.token, '/settings')}" class="stack settings scan-settings"${problem === undefined ? '' : html` aria-describedby="settings-problem"`}>
-    ${csrfField(ctx.signedIn)}
-    <fieldset class="plain"${canSave ? '' : html` disabled`}>
-      <legend class="visually-hidden">Settings</legend>
-      ${fieldsets(shown, problem?.parameters ?? [], password)}
-      <button type="submit" class="primary">Save the settings</button>
-    </fieldset>
-  </form>
-</section>`;
+${settingsForm({
+  signedIn: ctx.signedIn,
+  action: profilePath(profile.token, '/settings'),
+  problem,
+  canSave,
+  formClass: 'stack settings scan-settings',
+  fields: html`<legend class="visually-hidden">Settings</legend>
+      ${fieldsets(shown, problem?.parameters ?? [], password)}`,
+})}`;
   return {
     status: problem?.status ?? 200,
     page: page({ title, signedIn: ctx.signedIn, section: 'scans', ...(notice === undefined ? {} : { notice }) }, body),
