@@ -1,5 +1,6 @@
 import type { AccountRepository } from './accounts/account.types.ts';
 import type { TeamSsoRepository } from './accounts/sso.types.ts';
+import type { EventRepository } from './events/event.types.ts';
 import type { AssetRepository } from './assets/asset.types.ts';
 import type { ConnectorRepository } from './connectors/connector.types.ts';
 import type { AssetPatternRepository, GroupMemberRepository, GroupRepository } from './groups/group.types.ts';
@@ -59,6 +60,8 @@ export interface Repositories {
   accounts: AccountRepository;
   /** Each team's OpenID Connect provider for console single sign-on. */
   teamSso: TeamSsoRepository;
+  /** Each team's append-only event log (core/events). */
+  events: EventRepository;
 }
 
 /**

@@ -13,6 +13,7 @@ import { vulnerabilityRoutes } from './v2/vulnerabilities.routes.ts';
 import { zoneRoutes } from './v2/zones.routes.ts';
 import { breachRoutes } from './v3/breaches.routes.ts';
 import { connectorRoutes } from './v3/connectors.routes.ts';
+import { eventRoutes } from './v3/events.routes.ts';
 import { ipRoutes } from './v3/ips.routes.ts';
 import { portRoutes } from './v3/ports.routes.ts';
 import { technologyRoutes } from './v3/technologies.routes.ts';
@@ -37,5 +38,6 @@ export function allRoutes(): RouteDef[] {
     ...portRoutes,
     ...breachRoutes,
     ...connectorRoutes,
+    ...eventRoutes,
   ];
 }

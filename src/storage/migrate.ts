@@ -24,6 +24,7 @@ import * as m020 from './migrations/020-vulnerability-cvss-3-0.ts';
 import * as m021 from './migrations/021-render-cache.ts';
 import * as m022 from './migrations/022-console-accounts.ts';
 import * as m023 from './migrations/023-team-sso.ts';
+import * as m024 from './migrations/024-events.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -54,6 +55,7 @@ const migrations: Record<string, MigrationModule> = {
   '021-render-cache': m021,
   '022-console-accounts': m022,
   '023-team-sso': m023,
+  '024-events': m024,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -6,6 +6,7 @@ import type {
   SignInFailuresTable,
   TeamSsoTable,
 } from './schema-accounts.ts';
+import type { EventsTable } from './schema-events.ts';
 
 /**
  * Table types of the store. Times are epoch milliseconds (bigint) on both dialects, booleans are
@@ -487,6 +488,7 @@ export interface Schema {
   account_links: AccountLinksTable;
   sign_in_failures: SignInFailuresTable;
   team_sso: TeamSsoTable;
+  events: EventsTable;
 }
 
 /** Per render cache, the render version every row of it has reached (storage/render-cache.ts; migration 021). */
@@ -496,4 +498,5 @@ export interface RenderStateTable {
   version: number;
 }
 
+export type { EventsTable };
 export type { AccountLinksTable, ConsoleSessionsTable, MemberCredentialsTable, SignInFailuresTable, TeamSsoTable };

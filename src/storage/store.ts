@@ -1,3 +1,4 @@
+import { KyselyEventRepository } from './repositories/event.repository.ts';
 import type { Kysely } from 'kysely';
 import type { AssetRenderer, DiscoveredNameRenderer } from '../core/assets/asset-renderer.ts';
 import type { Repositories, Store } from '../core/store.ts';
@@ -93,6 +94,7 @@ function repositories(
     connectors: new KyselyConnectorRepository(db),
     accounts: new KyselyAccountRepository(db),
     teamSso: new KyselyTeamSsoRepository(db),
+    events: new KyselyEventRepository(db),
   };
 }
 

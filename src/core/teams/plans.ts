@@ -13,6 +13,7 @@ export const endpointGroups = [
   'groups',
   'inventory',
   'connectors',
+  'events',
 ] as const;
 
 /** One endpoint group. */
@@ -34,13 +35,13 @@ export const plans = {
     name: 'starter',
     monitoredDomains: 3,
     scanProfiles: 3,
-    groups: ['assets', 'profiles', 'scans', 'zones', 'vulnerabilities', 'members'],
+    groups: ['assets', 'profiles', 'scans', 'zones', 'vulnerabilities', 'members', 'events'],
   },
   professional: {
     name: 'professional',
     monitoredDomains: 25,
     scanProfiles: 25,
-    groups: ['assets', 'profiles', 'scans', 'zones', 'vulnerabilities', 'members', 'groups', 'inventory'],
+    groups: ['assets', 'profiles', 'scans', 'zones', 'vulnerabilities', 'members', 'groups', 'inventory', 'events'],
   },
   enterprise: {
     name: 'enterprise',

@@ -1,0 +1,38 @@
+import { toWireTime } from '../shared/time.ts';
+import type { EventFilter, EventRecord, EventRepositories } from './event.types.ts';
+
+/** A page of the event log: the events and, when more follow, the id to continue after. */
+export interface EventPage {
+  items: EventRecord[];
+  next: number | undefined;
+}
+
+/**
+ * The team's events after `afterId` (0: from the start) that the filter keeps, oldest first, at
+ * most `limit`; `next` is set when the page is full (the next page starts after its last id).
+ */
+export async function listEvents(
+  store: EventRepositories,
+  teamId: number,
+  filter: EventFilter,
+  afterId: number,
+  limit: number,
+): Promise<EventPage> {
+  const rows = await store.events.list(teamId, filter, afterId, limit + 1);
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items, next: rows.length > limit && last !== undefined ? last.id : undefined };
+}
+
+/** An event as every face shows it (the v3 list, webhook bodies): Standard Webhooks' `type`, `timestamp`, `data`. */
+export interface WireEvent {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** The wire shape of an event. */
+export function wireEvent(event: EventRecord): WireEvent {
+  return { id: event.publicId, type: event.kind, timestamp: toWireTime(event.occurredAt), data: event.data };
+}
