@@ -315,6 +315,20 @@ export const eventCatalogue: readonly EventKindDoc[] = [
       failing_since: '2026-11-28T09:00:00Z',
     },
   },
+  {
+    kind: 'webhook.test',
+    when: 'Sent by the test operation of a webhook (POST /rest/v3/webhooks/{id}/test) to that webhook only; never written to the log.',
+    fields: {
+      webhook_id: 'The webhook `id`.',
+      name: 'The webhook name.',
+      message: 'A sentence saying this is a test.',
+    },
+    example: {
+      webhook_id: '0d4c3f4e-7a2b-4a0f-9d0e-2b1f6c9e8a77',
+      name: 'SOC pager',
+      message: 'This is a test event from perimeter: the webhook is reachable and its signature can be checked.',
+    },
+  },
 ];
 
 /** The catalogue entry of a kind. */

@@ -31,6 +31,7 @@ export const eventKinds = [
   'zone_lookup.finished',
   'connector.run_finished',
   'webhook.disabled',
+  'webhook.test',
 ] as const;
 
 /** One event kind. */
