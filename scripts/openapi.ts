@@ -1,15 +1,22 @@
-// Writes the generated OpenAPI documents to openapi/ (`write`) or fails when the committed
+// Writes the generated documents (openapi/v2.json, openapi/v3.json, docs/events.md) (`write`) or fails when the committed
 // files differ from what the route definitions generate (`check`, run in CI).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { catalogueMarkdown } from '../src/core/events/catalogue-markdown.ts';
 import { buildOpenApi } from '../src/http/openapi.ts';
 import { packageVersion } from '../src/http/ops.routes.ts';
 import { allRoutes } from '../src/http/routes.ts';
 
 const mode = process.argv[2];
 let drift = false;
-for (const surface of ['v2', 'v3'] as const) {
-  const path = `openapi/${surface}.json`;
-  const generated = `${JSON.stringify(buildOpenApi(surface, allRoutes(), packageVersion), null, 2)}\n`;
+const documents: Array<[path: string, generate: () => string]> = [
+  ...(['v2', 'v3'] as const).map((surface): [string, () => string] => [
+    `openapi/${surface}.json`,
+    () => `${JSON.stringify(buildOpenApi(surface, allRoutes(), packageVersion), null, 2)}\n`,
+  ]),
+  ['docs/events.md', catalogueMarkdown],
+];
+for (const [path, generate] of documents) {
+  const generated = generate();
   if (mode === 'write') {
     writeFileSync(path, generated);
     console.log(`wrote ${path}`);

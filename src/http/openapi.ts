@@ -114,7 +114,7 @@ const descriptions = {
     'A request no operation can read answers the same body with `Connection: close`: malformed percent-encoding in the path or an unknown ' +
     "method 1900, broken framing or a malformed header 1051, a body over the operation's limit or headers over 16 KiB 1052.",
   v3:
-    'Version 3 of the perimeter API: the inventory read lists and cloud connectors. ' +
+    'Version 3 of the perimeter API: the inventory read lists and cloud connectors, and, as extensions of perimeter, the team event log, webhooks and integrations. ' +
     'Authenticate with `Authorization: <key>` (a key created for v3). Errors are problem bodies (application/problem+json), ' +
     'also for a request no operation can read (malformed path, unknown method, broken framing, headers over 16 KiB), with `Connection: close`.',
 };
