@@ -4,7 +4,7 @@ import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config.ts';
 import { addAsset, addAssetInTransaction, listAssets, requireTokenTarget } from './core/assets/asset.service.ts';
-import { VerificationService } from './core/assets/verification.service.ts';
+import { recordOwnershipCheck, VerificationService } from './core/assets/verification.service.ts';
 import { loadGroupPatterns } from './core/groups/asset-pattern.service.ts';
 import type { CorePorts } from './core/ports.ts';
 import { requireProfile } from './core/scans/scan-profile.service.ts';
@@ -23,9 +23,12 @@ import { startKeyUsageRecording } from './core/teams/key-usage.service.ts';
 import { OperatorError } from './core/errors/operator-error.ts';
 import { NameTokenCodec } from './core/zones/name-token.ts';
 import type { ZoneEngine } from './core/zones/zone-engine.ts';
+import type { EmailSender } from './core/webhooks/webhook-format.types.ts';
+import type { WebhookApiDeps } from './core/webhooks/webhook.service.ts';
 import type { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
 import { requireVulnerability } from './core/vulnerabilities/vulnerability-status.service.ts';
 import { createDnsResolver, type DnsResolver } from './engine/dns/resolver.ts';
+import type { BulkResolver } from './engine/dns/bulk-resolver.ts';
 import { EgressGuard } from './engine/net/egress-guard.ts';
 import { lazyOidcClient } from './engine/sso/lazy-oidc-client.ts';
 import type { OidcClient } from './core/accounts/sso.types.ts';
@@ -84,7 +87,7 @@ export interface CoreRuntime {
  * serves every store and every transaction.
  */
 export const corePorts: CorePorts = {
-  assets: { requireTokenTarget, listAssets, addAsset, addAssetInTransaction },
+  assets: { requireTokenTarget, listAssets, addAsset, addAssetInTransaction, recordOwnershipCheck },
   profiles: { requireProfile },
   vulnerabilities: { requireVulnerability },
   groups: { loadGroupPatterns },
@@ -211,7 +214,14 @@ export interface Runtime extends CoreRuntime {
   monitoring: MonitoringControl;
   /** What the surface-run job runs with (tests may replace the engine or the ports). */
   surfaceRunner: SurfaceRunnerDeps;
+  /** The e-mail channel of webhooks (SMTP through the egress guard); undefined when PERIMETER_SMTP_URL is unset. */
+  emailSender: EmailSender | undefined;
+  /** The webhook pipeline's dependencies (the API's test and redeliver, the delivery job); built on first use. */
+  webhooks: WebhookApiDeps;
 }
+
+/** The modules loadRuntimeParts() brings. */
+type RuntimeParts = Awaited<ReturnType<typeof loadRuntimeParts>>;
 
 /** The modules of the full runtime beyond the core one, loaded together when it is built. */
 async function loadRuntimeParts() {
@@ -291,6 +301,33 @@ async function loadRuntimeParts() {
   };
 }
 
+/** What the surface-run job runs with, over the runtime's parts. */
+function surfaceRunnerOf(
+  parts: RuntimeParts,
+  config: Config,
+  deps: CoreRuntime & {
+    bulk: BulkResolver;
+    scanEngine: ScanEngine;
+    ipInventory: IpInventoryService;
+    findings: FindingSink;
+  },
+): SurfaceRunnerDeps {
+  const { store, guard, resolver, log, bulk, scanEngine, ipInventory, findings } = deps;
+  return {
+    store,
+    engine: parts.createSurfaceEngine({ guard, resolver, bulk }, scanEngine),
+    ipInventory,
+    exposure: { engines: parts.createExposureEngines({ guard, resolver }) },
+    portInventory: new parts.PortInventoryService(store),
+    technologyInventory: new parts.TechnologyInventoryService(store),
+    findings,
+    names: { indexRecords: parts.indexRecords },
+    breaches: { evaluateBreaches: parts.evaluateBreaches },
+    log: log.child({ component: 'monitoring' }),
+    requestTimeoutMs: config.scanRequestTimeoutMs,
+  };
+}
+
 /** Opens the store (migrating it) and wires the services; `jobs` tunes the queue (tests shorten the lease). */
 export async function openRuntime(
   config: Config,
@@ -298,8 +335,12 @@ export async function openRuntime(
 ): Promise<Runtime> {
   // The parts load before the store opens (as static imports did): a part that fails to load leaves nothing open.
   const parts = await loadRuntimeParts();
+  const smtp = config.smtpUrl === undefined ? undefined : await import('./engine/mail/smtp-sender.ts');
+  const { webhookDepsOf } = await import('./jobs/webhook-delivery.job.ts');
   const core = await openCoreRuntime(config, options);
   const { log, database, store, box, guard, resolver } = core;
+  // Webhooks of the e-mail format send through the operator's SMTP server, when one is set.
+  const emailSender = smtp?.configuredSmtpSender(config, guard, resolver);
   const markers = new parts.MarkerCodec(box);
   // Zone lookup jobs and discovery resolve in bulk over their own UDP sockets (opened on first use).
   const bulk = parts.createBulkResolver({ servers: config.dnsResolvers, udpSockets: config.dnsUdpSockets });
@@ -353,19 +394,17 @@ export async function openRuntime(
     ipInventory,
     surfaceQueue,
     monitoring: parts.monitoringControl({ store, queue: surfaceQueue }),
-    surfaceRunner: {
+    surfaceRunner: surfaceRunnerOf(parts, config, { ...core, bulk, scanEngine, ipInventory, findings }),
+    emailSender,
+    webhooks: webhookDepsOf({
       store,
-      engine: parts.createSurfaceEngine({ guard, resolver, bulk }, scanEngine),
-      ipInventory,
-      exposure: { engines: parts.createExposureEngines({ guard, resolver }) },
-      portInventory: new parts.PortInventoryService(store),
-      technologyInventory: new parts.TechnologyInventoryService(store),
-      findings,
-      names: { indexRecords: parts.indexRecords },
-      breaches: { evaluateBreaches: parts.evaluateBreaches },
-      log: log.child({ component: 'monitoring' }),
-      requestTimeoutMs: config.scanRequestTimeoutMs,
-    },
+      box,
+      config,
+      guard,
+      resolver,
+      emailSender,
+      log: log.child({ component: 'webhooks' }),
+    }),
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();
@@ -415,6 +454,8 @@ export async function startSchedulerRole(runtime: Runtime): Promise<Scheduler> {
       queue: runtime.scanQueue,
       log: runtime.log.child({ component: 'scheduler' }),
       monitoring: { store: runtime.store, queue: runtime.surfaceQueue, intervalMs: config.monitoringIntervalMs },
+      jira: { store: runtime.store, jobs: runtime.jobs },
+      webhooks: { store: runtime.store, jobs: runtime.jobs, pollMs: config.webhookPollMs },
     },
     { intervalMs: config.schedulerIntervalMs },
   );

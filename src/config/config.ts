@@ -69,6 +69,22 @@ export interface Config {
   monitoringIntervalMs: number;
   /** Surface-monitoring runs one worker process runs at once. */
   monitoringConcurrency: number;
+  /** First back-off of a failing webhook, in milliseconds (doubles per failure). */
+  webhookRetryBaseMs: number;
+  /** Longest back-off between two attempts of a failing webhook, in milliseconds. */
+  webhookRetryCapMs: number;
+  /** A webhook failing for longer than this is disabled, in milliseconds (default 24 h). */
+  webhookRetryWindowMs: number;
+  /** How often the scheduler role looks for webhooks behind their team's event log, in milliseconds. */
+  webhookPollMs: number;
+  /** SMTP server of e-mail webhooks (`smtp://user:pass@host:587`, `smtps://…`); undefined: no e-mail channel. */
+  smtpUrl: string | undefined;
+  /** The From address of e-mail webhooks (`perimeter@example.com` or `Perimeter <perimeter@example.com>`). */
+  smtpFrom: string;
+  /** Refuse to send over an smtp:// server that does not offer STARTTLS (smtps:// is always TLS). */
+  smtpRequireTls: boolean;
+  /** Time limit of connecting to, the greeting of, and each reply of the SMTP server, in milliseconds. */
+  smtpTimeoutMs: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -97,6 +113,19 @@ function integer(min: number, max: number) {
     if (n < min || n > max) throw new Error(`must lie between ${min} and ${max}, got ${n}`);
     return n;
   };
+}
+
+/** An smtp:// or smtps:// URL with a host; the error never repeats the URL (it may hold a password). */
+function parseSmtpUrl(s: string): string {
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    throw new Error('must be an smtp:// or smtps:// URL (smtp://user:password@host:587)');
+  }
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '')
+    throw new Error(`must be an smtp:// or smtps:// URL with a host, got the scheme ${JSON.stringify(url.protocol)}`);
+  return s;
 }
 
 const fields: Record<keyof Config, FieldSpec> = {
@@ -271,6 +300,42 @@ const fields: Record<keyof Config, FieldSpec> = {
     flag: 'monitoring-concurrency',
     parse: integer(1, 64),
   },
+  webhookRetryBaseMs: {
+    env: 'PERIMETER_WEBHOOK_RETRY_BASE_MS',
+    flag: 'webhook-retry-base-ms',
+    parse: integer(1, 3_600_000),
+  },
+  webhookRetryCapMs: {
+    env: 'PERIMETER_WEBHOOK_RETRY_CAP_MS',
+    flag: 'webhook-retry-cap-ms',
+    parse: integer(1, 24 * 3_600_000),
+  },
+  webhookRetryWindowMs: {
+    env: 'PERIMETER_WEBHOOK_RETRY_WINDOW_MS',
+    flag: 'webhook-retry-window-ms',
+    parse: integer(1, 30 * 24 * 3_600_000),
+  },
+  webhookPollMs: { env: 'PERIMETER_WEBHOOK_POLL_MS', flag: 'webhook-poll-ms', parse: integer(10, 3_600_000) },
+  smtpUrl: { env: 'PERIMETER_SMTP_URL', flag: 'smtp-url', parse: parseSmtpUrl },
+  smtpFrom: {
+    env: 'PERIMETER_SMTP_FROM',
+    flag: 'smtp-from',
+    parse: (s) => {
+      const text = s.trim();
+      if (!/^([^<>\r\n]*<[^@\s<>]+@[^@\s<>]+>|[^@\s<>]+@[^@\s<>]+)$/.test(text))
+        throw new Error(`must be an e-mail address or "Name <address>", got ${JSON.stringify(s)}`);
+      return text;
+    },
+  },
+  smtpRequireTls: {
+    env: 'PERIMETER_SMTP_REQUIRE_TLS',
+    flag: 'smtp-require-tls',
+    parse: (s) => {
+      if (s !== 'true' && s !== 'false') throw new Error(`must be true or false, got ${JSON.stringify(s)}`);
+      return s === 'true';
+    },
+  },
+  smtpTimeoutMs: { env: 'PERIMETER_SMTP_TIMEOUT_MS', flag: 'smtp-timeout-ms', parse: integer(100, 300_000) },
 };
 
 /** Defaults of every setting; the lowest layer. */
@@ -309,6 +374,14 @@ export const defaultConfig: Config = {
   schedulerIntervalMs: 5000,
   monitoringIntervalMs: 24 * 3_600_000,
   monitoringConcurrency: 2,
+  webhookRetryBaseMs: 5000,
+  webhookRetryCapMs: 3_600_000,
+  webhookRetryWindowMs: 24 * 3_600_000,
+  webhookPollMs: 1000,
+  smtpUrl: undefined,
+  smtpFrom: 'perimeter@localhost',
+  smtpRequireTls: false,
+  smtpTimeoutMs: 30_000,
 };
 
 /** The command-line flags of the settings (`--config` and one per setting). */

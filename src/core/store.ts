@@ -1,6 +1,8 @@
 import type { AccountRepository } from './accounts/account.types.ts';
 import type { TeamSsoRepository } from './accounts/sso.types.ts';
 import type { EventRepository } from './events/event.types.ts';
+import type { JiraRepository } from './integrations/jira.types.ts';
+import type { WebhookRepository } from './webhooks/webhook.types.ts';
 import type { AssetRepository } from './assets/asset.types.ts';
 import type { ConnectorRepository } from './connectors/connector.types.ts';
 import type { AssetPatternRepository, GroupMemberRepository, GroupRepository } from './groups/group.types.ts';
@@ -13,6 +15,7 @@ import type { IpInventoryRepository } from './surface/ip-inventory.types.ts';
 import type { PortInventoryRepository } from './surface/port-inventory.types.ts';
 import type { TechnologyInventoryRepository } from './surface/technology-inventory.types.ts';
 import type { SurfaceRunRepository } from './surface/surface-run.types.ts';
+import type { SurfaceNameRepository } from './surface/surface-name.types.ts';
 import type { BreachRepository } from './policies/breach.types.ts';
 import type { OverviewRepository } from './overview/overview.types.ts';
 import type { SurfaceRecordRepository } from './surface/surface-record.types.ts';
@@ -48,6 +51,8 @@ export interface Repositories {
   /** The technology inventory (one row per root asset, host, port, technology and version). */
   technologies: TechnologyInventoryRepository;
   surfaceRuns: SurfaceRunRepository;
+  /** The discovered names surface monitoring lists as live (subdomain events). */
+  surfaceNames: SurfaceNameRepository;
   /** Policy breaches (one per root asset, policy and host). */
   breaches: BreachRepository;
   /** The team overview's totals (findings per status, severity and day; monitored assets; open breaches). */
@@ -62,6 +67,10 @@ export interface Repositories {
   teamSso: TeamSsoRepository;
   /** Each team's append-only event log (core/events). */
   events: EventRepository;
+  /** Each team's Jira connection and the Jira issue of each finding (core/integrations). */
+  jira: JiraRepository;
+  /** Webhooks of each team and their delivery log (core/webhooks). */
+  webhooks: WebhookRepository;
 }
 
 /**

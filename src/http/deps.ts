@@ -13,6 +13,7 @@ import type { ScanEngine } from '../core/scans/scan-engine.ts';
 import type { ScanQueue } from '../core/scans/scan.service.ts';
 import type { MonitoringControl } from '../core/surface/monitoring.service.ts';
 import type { VulnerabilityLister } from '../core/vulnerabilities/vulnerability-list.service.ts';
+import type { WebhookApiDeps } from '../core/webhooks/webhook.service.ts';
 
 /** Everything the HTTP layer needs, wired once in main.ts (or by the test harness). */
 export interface AppDeps {
@@ -36,6 +37,8 @@ export interface AppDeps {
   monitoring?: MonitoringControl;
   /** The OpenID client of console single sign-on (engine/sso). */
   oidc: OidcClient;
+  /** The webhook pipeline (test and redeliver send now; the guard checks URLs). */
+  webhooks: WebhookApiDeps;
   /** Logger given to Fastify; defaults to a pino logger at config.logLevel. */
   logger?: FastifyBaseLogger;
 }

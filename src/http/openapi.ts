@@ -63,7 +63,7 @@ function v3ErrorResponses(def: RouteDef): Record<string, unknown> {
     '401': { description: 'Missing, malformed or invalid key (or a v2 key)', content: problem },
     '403': { description: 'The key cannot access this endpoint', content: problem },
     // An operation on one resource of the path answers 404 for an unknown, malformed or foreign id.
-    ...(def.path.includes('{')
+    ...(def.path.includes('{') || def.isNotFoundPossible === true
       ? {
           '404': { description: "No such resource among the key's teams (type /problems/not-found)", content: problem },
         }

@@ -100,6 +100,11 @@ export interface RouteDef {
   isQueryCheckedOnUse?: boolean;
   /** An extension to the original API: flagged in OpenAPI. */
   isExtension?: boolean;
+  /**
+   * A v3 operation on a resource the team may not have (its one Jira connection) answers 404 when
+   * it has none; documented in OpenAPI as path-parameter operations' 404 is.
+   */
+  isNotFoundPossible?: boolean;
   isExperimental?: boolean;
   /** An older operation kept for existing clients: `deprecated: true` in OpenAPI. */
   isDeprecated?: boolean;

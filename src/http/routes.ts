@@ -14,6 +14,8 @@ import { zoneRoutes } from './v2/zones.routes.ts';
 import { breachRoutes } from './v3/breaches.routes.ts';
 import { connectorRoutes } from './v3/connectors.routes.ts';
 import { eventRoutes } from './v3/events.routes.ts';
+import { webhookRoutes } from './v3/webhooks.routes.ts';
+import { jiraRoutes } from './v3/jira.routes.ts';
 import { ipRoutes } from './v3/ips.routes.ts';
 import { portRoutes } from './v3/ports.routes.ts';
 import { technologyRoutes } from './v3/technologies.routes.ts';
@@ -39,5 +41,7 @@ export function allRoutes(): RouteDef[] {
     ...breachRoutes,
     ...connectorRoutes,
     ...eventRoutes,
+    ...webhookRoutes,
+    ...jiraRoutes,
   ];
 }

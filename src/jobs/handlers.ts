@@ -1,4 +1,10 @@
 import type { Store } from '../core/store.ts';
+import type { SecretBox } from '../core/shared/secret-box.ts';
+import { createJiraClientFactory } from '../engine/jira/jira-client.ts';
+import type { AddressResolver, EgressGuard } from '../engine/net/egress-guard.ts';
+import { jiraSyncHandler } from './jira-sync.job.ts';
+import type { WebhookSendDeps } from '../core/webhooks/webhook-send.ts';
+import { webhookDeliveryHandler } from './webhook-delivery.job.ts';
 import type { ScanRunnerDeps } from '../core/scans/scan-runner.service.ts';
 import type { SurfaceRunnerDeps } from '../core/surface/surface-runner.service.ts';
 import type { NameResolver } from '../core/zones/zone-lookup.types.ts';
@@ -14,6 +20,12 @@ export interface WorkerServices {
   zoneEngine: { resolver: NameResolver };
   scanRunner: ScanRunnerDeps;
   surfaceRunner: SurfaceRunnerDeps;
+  /** The Jira sync opens the sealed API token and reaches Jira through the egress guard. */
+  box: SecretBox;
+  guard: EgressGuard;
+  resolver: AddressResolver;
+  /** Webhook deliveries: the store, the sealed secrets, the channels through the egress guard. */
+  webhooks: WebhookSendDeps;
 }
 
 /** Every job kind the worker role runs, wired to the runtime's services. */
@@ -22,5 +34,11 @@ export function jobHandlers(services: WorkerServices): JobHandler[] {
     zoneLookupHandler(services.store, services.zoneEngine.resolver) as JobHandler,
     scanHandler(services.scanRunner, services.config.scanConcurrency) as JobHandler,
     surfaceRunHandler(services.surfaceRunner, services.config.monitoringConcurrency) as JobHandler,
+    jiraSyncHandler({
+      store: services.store,
+      box: services.box,
+      client: createJiraClientFactory({ guard: services.guard, resolver: services.resolver }),
+    }) as JobHandler,
+    webhookDeliveryHandler(services.webhooks) as JobHandler,
   ];
 }

@@ -2,6 +2,12 @@ import type { ServiceLogger } from '../core/shared/service-logger.ts';
 import { pruneReports, recoverScans, type ScanDeps } from '../core/scans/scan.service.ts';
 import { fireDueSchedules } from '../core/scans/schedule.service.ts';
 import { fireDueSurfaceRuns, type MonitoringDeps } from '../core/surface/monitoring.service.ts';
+import { enqueueJiraSyncs } from './jira-sync.job.ts';
+import type { JiraRepository } from '../core/integrations/jira.types.ts';
+import type { JobQueue } from './job-queue.ts';
+import type { WebhookRepositories } from '../core/webhooks/webhook.types.ts';
+import { pruneWebhookDeliveries } from '../core/webhooks/webhook-delivery.service.ts';
+import { startWebhookPump } from './webhook-delivery.job.ts';
 
 /** A running scheduler loop. */
 export interface Scheduler {
@@ -18,7 +24,14 @@ export interface Scheduler {
  * The first round runs at start, so a fire missed while the service was down runs then.
  */
 export function startScheduler(
-  deps: ScanDeps & { log: ServiceLogger; monitoring?: MonitoringDeps },
+  deps: ScanDeps & {
+    log: ServiceLogger;
+    monitoring?: MonitoringDeps;
+    /** Jira syncs to enqueue for connected teams whose log moved on (absent: none). */
+    jira?: { store: { jira: JiraRepository }; jobs: JobQueue };
+    /** Webhooks: the pump enqueues deliveries every pollMs; deliveries older than 30 days are pruned hourly. */
+    webhooks?: { store: Pick<WebhookRepositories, 'webhooks'>; jobs: JobQueue; pollMs: number };
+  },
   options: { intervalMs: number },
 ): Scheduler {
   let isStopped = false;
@@ -38,9 +51,11 @@ export function startScheduler(
           const surface = await fireDueSurfaceRuns(deps.monitoring);
           if (surface.started + surface.recovered > 0) deps.log.info(surface, 'surface-monitoring runs started');
         }
+        if (deps.jira !== undefined) await enqueueJiraSyncs(deps.jira);
         if (Date.now() >= nextPrune) {
           nextPrune = Date.now() + 3600 * 1000;
           const pruned = await pruneReports(deps.store);
+          if (deps.webhooks !== undefined) await pruneWebhookDeliveries(deps.webhooks.store);
           if (pruned > 0) deps.log.info({ pruned }, 'reports past their lifespan deleted');
         }
       } catch (err) {
@@ -59,11 +74,13 @@ export function startScheduler(
   void tick().finally(() => {
     if (!isStopped) loop();
   });
+  const webhookPump = deps.webhooks === undefined ? undefined : startWebhookPump(deps.webhooks, deps.log);
   return {
     tick,
     async stop() {
       isStopped = true;
       clearTimeout(timer);
+      await webhookPump?.stop();
       await round;
     },
   };

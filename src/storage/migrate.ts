@@ -25,6 +25,8 @@ import * as m021 from './migrations/021-render-cache.ts';
 import * as m022 from './migrations/022-console-accounts.ts';
 import * as m023 from './migrations/023-team-sso.ts';
 import * as m024 from './migrations/024-events.ts';
+import * as m025 from './migrations/025-webhooks.ts';
+import * as m026 from './migrations/026-jira.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -56,6 +58,8 @@ const migrations: Record<string, MigrationModule> = {
   '022-console-accounts': m022,
   '023-team-sso': m023,
   '024-events': m024,
+  '025-webhooks': m025,
+  '026-jira': m026,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

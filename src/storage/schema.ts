@@ -7,6 +7,8 @@ import type {
   TeamSsoTable,
 } from './schema-accounts.ts';
 import type { EventsTable } from './schema-events.ts';
+import type { JiraConnectionsTable, JiraIssuesTable } from './schema-jira.ts';
+import type { WebhookDeliveriesTable, WebhooksTable } from './schema-webhooks.ts';
 
 /**
  * Table types of the store. Times are epoch milliseconds (bigint) on both dialects, booleans are
@@ -489,6 +491,10 @@ export interface Schema {
   sign_in_failures: SignInFailuresTable;
   team_sso: TeamSsoTable;
   events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  jira_connections: JiraConnectionsTable;
+  jira_issues: JiraIssuesTable;
 }
 
 /** Per render cache, the render version every row of it has reached (storage/render-cache.ts; migration 021). */
@@ -499,4 +505,6 @@ export interface RenderStateTable {
 }
 
 export type { EventsTable };
+export type { JiraConnectionsTable, JiraIssuesTable };
+export type { WebhookDeliveriesTable, WebhooksTable };
 export type { AccountLinksTable, ConsoleSessionsTable, MemberCredentialsTable, SignInFailuresTable, TeamSsoTable };

@@ -1,4 +1,6 @@
 import { KyselyEventRepository } from './repositories/event.repository.ts';
+import { KyselyJiraRepository } from './repositories/jira.repository.ts';
+import { KyselyWebhookRepository } from './repositories/webhook.repository.ts';
 import type { Kysely } from 'kysely';
 import type { AssetRenderer, DiscoveredNameRenderer } from '../core/assets/asset-renderer.ts';
 import type { Repositories, Store } from '../core/store.ts';
@@ -15,6 +17,7 @@ import { KyselyIpInventoryRepository } from './repositories/ip-inventory.reposit
 import { KyselyPortInventoryRepository } from './repositories/port-inventory.repository.ts';
 import { KyselyTechnologyInventoryRepository } from './repositories/technology-inventory.repository.ts';
 import { KyselySurfaceRunRepository } from './repositories/surface-run.repository.ts';
+import { KyselySurfaceNameRepository } from './repositories/surface-name.repository.ts';
 import { KyselyMemberRepository } from './repositories/member.repository.ts';
 import { KyselyApiKeyRepository, KyselyTeamRepository } from './repositories/team.repository.ts';
 import { KyselyVulnerabilityRepository } from './repositories/vulnerability.repository.ts';
@@ -88,13 +91,16 @@ function repositories(
       tableChanged,
     ),
     surfaceRuns: new KyselySurfaceRunRepository(db, database.dialect),
+    surfaceNames: new KyselySurfaceNameRepository(db),
     breaches: new KyselyBreachRepository(db),
     overview: new KyselyOverviewRepository(db),
     surfaceRecords: new KyselySurfaceRecordRepository(db),
     connectors: new KyselyConnectorRepository(db),
     accounts: new KyselyAccountRepository(db),
     teamSso: new KyselyTeamSsoRepository(db),
-    events: new KyselyEventRepository(db),
+    events: new KyselyEventRepository(db, database.dialect, isTransaction),
+    jira: new KyselyJiraRepository(db),
+    webhooks: new KyselyWebhookRepository(db),
   };
 }
 

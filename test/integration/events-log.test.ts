@@ -87,7 +87,8 @@ describe('v3 GET /events', () => {
   });
 
   it('answers the empty page shape past the end', async () => {
-    const body = await page(`?occurred_after=${t(10_000).toISOString()}`);
+    // Past every event: the seeded ones and the asset.added the team's real asset add wrote (now).
+    const body = await page(`?occurred_after=${new Date(Date.now() + 86_400_000).toISOString()}`);
     assert.deepEqual(body, { items: [], pagination: {} });
   });
 
@@ -119,6 +120,41 @@ describe('v3 GET /events', () => {
     const res = await h.send('GET', `${path}${next.search}`, { key });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().type, '/problems/4150');
+  });
+
+  it("makes a team's events visible in id order: an append waits for an earlier one's commit", async () => {
+    // A reader's cursor (webhooks, Jira) must never pass an id that is not visible yet. Transaction A
+    // appends and holds its commit; B appends while A is open. B's event must come after A's and be
+    // visible only after A's is.
+    const { store } = team.h.runtime;
+    const before = await store.events.latestId(team.teamId);
+    const order: string[] = [];
+    let releaseA!: () => void;
+    const aHolds = new Promise<void>((resolve) => (releaseA = resolve));
+    let aAppended!: () => void;
+    const aIn = new Promise<void>((resolve) => (aAppended = resolve));
+    const a = store.transaction(async (tx) => {
+      await tx.events.append([{ teamId: team.teamId, kind: 'scan.started', occurredAt: t(5000), data: { tx: 'a' } }]);
+      aAppended();
+      await aHolds;
+      order.push('a commits');
+    });
+    await aIn;
+    const b = store.transaction(async (tx) => {
+      await tx.events.append([{ teamId: team.teamId, kind: 'scan.started', occurredAt: t(5001), data: { tx: 'b' } }]);
+      order.push('b appended');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // While A is open, a reader sees neither event.
+    assert.equal((await store.events.list(team.teamId, {}, before, 10)).length, 0);
+    releaseA();
+    await Promise.all([a, b]);
+    const seen = await store.events.list(team.teamId, {}, before, 10);
+    assert.deepEqual(
+      seen.map((e) => e.data['tx']),
+      ['a', 'b'],
+    );
+    if (process.env['PERIMETER_TEST_STORE'] === 'postgres') assert.deepEqual(order, ['a commits', 'b appended']);
   });
 
   it('answers 401 without a key and for a v2 key', async () => {

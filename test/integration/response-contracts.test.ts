@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ErrorBody } from '../../src/http/v2/schemas.ts';
-import { seedWalk, sendWalk, walkRequests, type Seed, type WalkRequest } from '../support/api-walk.ts';
+import { seedJira, seedWalk, sendWalk, walkRequests, type Seed, type WalkRequest } from '../support/api-walk.ts';
 
 type Document = {
   paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
@@ -94,6 +94,8 @@ describe('every answer matches its OpenAPI response', () => {
   });
 
   it('sees every list non-empty on the seed (pre-rendered pages included)', async () => {
+    // The walk above deleted the team's one Jira connection and its links.
+    await seedJira(seed);
     const lists = walkRequests(seed).filter(
       (r: WalkRequest) =>
         r.kind === 'success' && r.method === 'GET' && /^list/.test(r.route.operationId) && !r.route.path.includes('{'),

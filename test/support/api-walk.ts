@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { TSchema } from '@sinclair/typebox';
 import { evaluateBreaches } from '../../src/core/policies/breach.service.ts';
 import { PortInventoryService } from '../../src/core/surface/port-inventory.service.ts';
@@ -65,7 +66,10 @@ export async function seedWalk(): Promise<Seed> {
   tokens['report'] = String(reports[0]?.token ?? 'b'.repeat(32));
   await seedInventory(h, team.id);
   await seedConnectors(must, tokens);
-  return { h, v2, v3, teamToken: team.token, tokens };
+  await seedWebhooks(must, tokens);
+  const seed = { h, v2, v3, teamToken: team.token, tokens };
+  await seedJira(seed);
+  return seed;
 }
 
 /** Three root assets, a subdomain asset and two scan profiles. */
@@ -182,6 +186,42 @@ async function seedConnectors(must: Must, tokens: Record<string, string>): Promi
   );
 }
 
+/** Two webhooks (to a closed loopback port: their deliveries fail) and a delivery of the first (its test event). */
+async function seedWebhooks(must: Must, tokens: Record<string, string>): Promise<void> {
+  const body = { url: 'http://127.0.0.1:9/hook', events: ['scan.completed'] };
+  tokens['webhook'] = String((await must('POST', '/rest/v3/webhooks', { name: 'walk', ...body }))['id']);
+  tokens['webhook2'] = String((await must('POST', '/rest/v3/webhooks', { name: 'gone', ...body }))['id']);
+  tokens['delivery'] = String((await must('POST', `/rest/v3/webhooks/${tokens['webhook']}/test`))['id']);
+}
+
+/**
+ * A Jira connection (to a closed loopback port: its syncs fail) and a link of the first
+ * vulnerability to an issue; again after the walk deleted them.
+ */
+export async function seedJira({ h, v3, tokens }: Seed): Promise<void> {
+  const res = await h.send('PUT', '/rest/v3/integrations/jira', { key: v3, body: jiraBody });
+  assert.equal(res.statusCode, 200, res.body);
+  const teamId = (await h.runtime.store.teams.findByName('walk'))!.id;
+  const vulnerability = (await h.runtime.store.vulnerabilities.findByUuid(teamId, tokens['vuln']!))!;
+  await h.runtime.store.jira.saveIssue({
+    teamId,
+    fingerprint: vulnerability.fingerprint,
+    vulnerabilityUuid: tokens['vuln']!,
+    issueId: '10001',
+    issueKey: 'SEC-1',
+    state: 'open',
+    updated: new Date(),
+  });
+}
+
+/** The Jira connection of the walk. */
+const jiraBody = {
+  base_url: 'http://127.0.0.1:9',
+  account_email: 'walk@example.com',
+  api_token: 'walk-token',
+  project_key: 'SEC',
+};
+
 /** The seeded value of each path parameter, per operation where one name means different things. */
 function paramValue(seed: Seed, def: RouteDef, name: string): string {
   const k = seed.tokens;
@@ -212,7 +252,10 @@ function paramValue(seed: Seed, def: RouteDef, name: string): string {
     case 'lookupJobUUID':
       return '3f0c2a9e-5b1d-4c7e-9a2f-0d4b6e8c1a3f';
     case 'id':
+      if (def.path.startsWith('/webhooks')) return deleting ? k['webhook2']! : k['webhook']!;
       return deleting ? k['connector2']! : k['connector']!;
+    case 'delivery_id':
+      return k['delivery']!;
     default:
       throw new Error(`no seeded value for {${name}} of ${def.operationId}`);
   }
@@ -290,6 +333,12 @@ function validBody(seed: Seed, def: RouteDef): unknown {
       return { name: 'legacy.example' };
     case 'createConnector':
       return { name: 'created', provider: 'CLOUD_C', options: { token: 'x' } };
+    case 'putJiraConnection':
+      return jiraBody;
+    case 'createWebhook':
+      return { name: 'created', url: 'http://127.0.0.1:9/created', events: ['port.opened'] };
+    case 'updateWebhook':
+      return { name: 'renamed', min_severity: 'high' };
     default:
       return undefined;
   }
@@ -463,12 +512,13 @@ function uploadRequests({ def, key, url, add }: RouteWalk): void {
 }
 
 /** The request that succeeds on the fresh seed (an upload sends a small zone or name list). */
-function successRequest({ def, key, url, body }: RouteWalk): WalkRequest {
+function successRequest({ seed, def, key, url, body }: RouteWalk): WalkRequest {
   const success: WalkRequest = {
     kind: 'success',
     route: def,
     method: def.method,
-    url,
+    // The issue links of one vulnerability: the query names it.
+    url: def.operationId === 'listJiraIssues' ? `${url}?vulnerability=${seed.tokens['vuln']}` : url,
     key,
     ...(body === undefined ? {} : { body }),
   };

@@ -1,7 +1,7 @@
 import { OperatorError } from '../errors/operator-error.ts';
 import type { Team } from '../teams/team.types.ts';
 import type { Asset, AssetStore } from './asset.types.ts';
-import type { OwnershipCheckResult, VerificationService } from './verification.service.ts';
+import { recordOwnershipCheck, type OwnershipCheckResult, type VerificationService } from './verification.service.ts';
 
 /**
  * Finds the one asset an operator means by name: `teamName` is needed only when several teams
@@ -31,7 +31,7 @@ export async function findAssetForOperator(
 /** Marks an asset verified by an operator's decision. */
 export async function markAssetVerified(store: AssetStore, name: string, teamName?: string): Promise<Asset> {
   const { asset, team } = await findAssetForOperator(store, name, teamName);
-  await store.assets.recordCheck(asset.id, 'verified', new Date());
+  await recordOwnershipCheck(store, asset, true);
   return (await store.assets.findByToken(team.id, asset.token))!;
 }
 

@@ -3,6 +3,7 @@ import { isToken, newToken, newUuid } from '../shared/ids.ts';
 import type { MarkerCodec } from '../shared/marker.ts';
 import { plans } from '../teams/plans.ts';
 import type { Team } from '../teams/team.types.ts';
+import { assetEvent } from './asset-events.ts';
 import { ancestorsOf, parseAssetName, type AssetName } from './asset-name.ts';
 import { decodeListPosition, positionOf } from './list-position.ts';
 import {
@@ -147,7 +148,8 @@ export async function addAsset(store: AssetStore, team: Team, rawName: unknown):
 
 /**
  * Adds a parsed asset name inside the caller's transaction with addAsset's rules (2018, 2019 as
- * `parent`): the one add path, also taken by a zone upload or transfer that adds its apex.
+ * `parent`): the one add path, also taken by a zone upload or transfer that adds its apex. It
+ * logs `asset.added` in that transaction.
  */
 export async function addAssetInTransaction(
   tx: AssetRepositories,
@@ -184,10 +186,15 @@ export async function addAssetInTransaction(
   });
   // A name found by DNS earlier is listed as this asset from now on.
   await tx.zones.setShadowed(team.id, parsed.name, true);
+  await tx.events.append([assetEvent('asset.added', asset, now)]);
   return { asset, parent };
 }
 
-/** Deletes an asset with its subdomains and the names discovered under it, or one discovered name; 2026 while scan profiles hang on it. */
+/**
+ * Deletes an asset with its subdomains and the names discovered under it, or one discovered name;
+ * 2026 while scan profiles hang on it. Deleting an asset logs `asset.removed` (for it: its
+ * subdomain assets go with it unlogged); a discovered name, never added as an asset, logs nothing.
+ */
 export async function deleteAsset(store: AssetStore, team: Team, token: string): Promise<void> {
   await store.transaction(async (tx) => {
     const target = await requireTokenTarget(tx, team, token);
@@ -208,6 +215,7 @@ export async function deleteAsset(store: AssetStore, team: Team, token: string):
     else await tx.zones.deleteName(team.id, asset.name);
     // Its vulnerabilities went with it: cached vulnerability pages of the team must not outlive them.
     await tx.vulnerabilities.bumpVersion(team.id);
+    await tx.events.append([assetEvent('asset.removed', asset, new Date())]);
   });
 }
 

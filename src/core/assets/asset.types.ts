@@ -183,12 +183,38 @@ export interface VulnerabilityVersionBump {
   bumpVersion(teamId: number): Promise<void>;
 }
 
-/** The repositories of the asset services: assets, their discovered names, and the narrow ports a deletion needs. */
+/** The kinds of events of the team log the asset services write (asset-events.ts builds them). */
+export type AssetEventKind = 'asset.added' | 'asset.removed' | 'asset.verified';
+
+/** An event of the team log as the asset services write it (the events area's NewEvent, narrowed). */
+export interface AssetLogEntry {
+  teamId: number;
+  kind: AssetEventKind;
+  occurredAt: Date;
+  /** The root asset (subscriptions filter on it). */
+  assetId: number;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Port: the team event log, appended to in the caller's transaction. The events area's
+ * EventRepository implements it; its types are not imported here (they lead back to this area
+ * through the vulnerabilities' types: a loop of folders).
+ */
+export interface AssetEventLog {
+  append(events: readonly AssetLogEntry[]): Promise<void>;
+}
+
+/**
+ * The repositories of the asset services: assets, their discovered names, the narrow ports a
+ * deletion needs, and the team event log.
+ */
 export interface AssetRepositories extends TeamRepositories {
   assets: AssetRepository;
   zones: DiscoveredNameRepository;
   scanProfiles: AssetProfileCount;
   vulnerabilities: VulnerabilityVersionBump;
+  events: AssetEventLog;
 }
 
 /** The store as the asset services see it. */

@@ -1,6 +1,28 @@
 import type { ServiceLogger } from '../shared/service-logger.ts';
 import type { Team } from '../teams/team.types.ts';
+import { assetEvent } from './asset-events.ts';
 import type { Asset, AssetStore } from './asset.types.ts';
+
+/**
+ * Records an ownership check of an asset (`isVerified`: ownership proven, or an operator's
+ * decision): a verified asset stays verified. When the check makes it verified, `asset.verified`
+ * is logged in the same transaction (once, however many checks race).
+ */
+export async function recordOwnershipCheck(
+  store: AssetStore,
+  asset: Pick<Asset, 'id' | 'teamId'>,
+  isVerified: boolean,
+  at = new Date(),
+): Promise<void> {
+  await store.transaction(async (tx) => {
+    await tx.assets.lockTeam(asset.teamId);
+    const current = await tx.assets.findById(asset.teamId, asset.id);
+    if (current === undefined) return;
+    await tx.assets.recordCheck(current.id, isVerified ? 'verified' : current.status, at);
+    if (isVerified && current.status !== 'verified')
+      await tx.events.append([assetEvent('asset.verified', current, at)]);
+  });
+}
 
 /** What an ownership check found. */
 export interface OwnershipCheckResult {
@@ -44,7 +66,7 @@ export class VerificationService {
       team.verificationCode,
       signal,
     );
-    await this.store.assets.recordCheck(asset.id, result.isVerified ? 'verified' : asset.status, new Date());
+    await recordOwnershipCheck(this.store, asset, result.isVerified);
     this.log.info(
       { asset: asset.token, verified: result.isVerified, via: result.via, observations: result.observations },
       'ownership check',

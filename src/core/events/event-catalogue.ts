@@ -7,8 +7,9 @@ import type { EventData, EventKind } from './event.types.ts';
  * written by the core carries exactly the fields listed here.
  *
  * Conventions: ids are the wire ids of the v2 and v3 APIs (`asset_token`, a vulnerability's
- * `uuid`, a scan's token); times are ISO 8601 UTC; `asset_token`/`asset_name` name the root
- * asset the change belongs to.
+ * `uuid`, a scan's token); times are ISO 8601 UTC; `asset_token`/`asset_name` name the asset the
+ * change belongs to as v2 names it (the asset itself for asset events, the profile's asset for
+ * scans and findings, the monitored root for surface events).
  */
 export interface EventKindDoc {
   kind: EventKind;
@@ -58,7 +59,7 @@ const exampleVulnerability = {
   scan_source: 'application-scanning',
   scan_profile_token: '3e5a7c9b1d0f2e4a6c8b0d2f4e6a8c1b',
   ...exampleAsset,
-  details_page: 'https://perimeter.example.net/findings/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+  details_page: 'https://perimeter.example.net/vulnerabilities/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
 };
 
 /** The catalogue, in the order of eventKinds. */
@@ -78,9 +79,9 @@ export const eventCatalogue: readonly EventKindDoc[] = [
       completed_at: 'When it ended.',
       stopped: 'True when a member stopped it before the end.',
       findings: 'Findings reported by the scan.',
-      new: 'Vulnerabilities it found for the first time.',
-      regressions: 'Patched or fixed-marked vulnerabilities it found again.',
-      patched: 'Vulnerabilities it no longer found (now patched).',
+      new: 'Vulnerabilities it found for the first time (its last run), or null when no run counted them (a scan ended by recovery after its worker died).',
+      regressions: 'Patched or fixed-marked vulnerabilities it found again, or null as for `new`.',
+      patched: 'Vulnerabilities it no longer found (now patched), or null as for `new`.',
     },
     example: {
       ...exampleScan,
@@ -142,24 +143,24 @@ export const eventCatalogue: readonly EventKindDoc[] = [
   {
     kind: 'asset.added',
     when: 'An asset is added (API, console, zone file, seed).',
-    fields: { ...asset, type: 'The v2 asset `type`.' },
+    fields: { ...asset, type: 'The kind of asset: `domain` or `ip`.' },
     example: { ...exampleAsset, type: 'domain' },
   },
   {
     kind: 'asset.removed',
     when: 'An asset is deleted.',
-    fields: { ...asset, type: 'The v2 asset `type`.' },
+    fields: { ...asset, type: 'The kind of asset: `domain` or `ip`.' },
     example: { ...exampleAsset, type: 'domain' },
   },
   {
     kind: 'asset.verified',
     when: 'An asset becomes verified (ownership proven, or verified by an operator).',
-    fields: { ...asset, type: 'The v2 asset `type`.' },
+    fields: { ...asset, type: 'The kind of asset: `domain` or `ip`.' },
     example: { ...exampleAsset, type: 'domain' },
   },
   {
     kind: 'subdomain.discovered',
-    when: 'Surface monitoring finds a live name under a monitored asset that it did not know.',
+    when: 'Surface monitoring finds a live name under a monitored asset that was not listed live (new, or back after it disappeared; a name known only from a zone file is not new).',
     fields: { ...asset, name: 'The discovered name.' },
     example: { ...exampleAsset, name: 'staging.example.com' },
   },
@@ -171,7 +172,7 @@ export const eventCatalogue: readonly EventKindDoc[] = [
   },
   {
     kind: 'port.opened',
-    when: 'Surface monitoring finds an open port (new, or open again after it closed).',
+    when: 'Surface monitoring finds an open port (new, or open again after it closed). The scanner probes TCP: `protocol` is `TCP`.',
     fields: {
       ...asset,
       host: 'The host name the port was found on.',
@@ -211,7 +212,7 @@ export const eventCatalogue: readonly EventKindDoc[] = [
   },
   {
     kind: 'technology.discovered',
-    when: 'Fingerprinting finds a technology (or a version of it) the inventory did not hold.',
+    when: 'Fingerprinting finds a technology, or a version of it, that the inventory never held (one that returns is not new).',
     fields: {
       ...asset,
       host: 'The host name.',
@@ -263,19 +264,17 @@ export const eventCatalogue: readonly EventKindDoc[] = [
   },
   {
     kind: 'zone_lookup.finished',
-    when: 'A zone lookup upload finishes (every name looked up).',
+    when: "A zone lookup upload finishes (every name looked up; the names found under the team's root assets are listed as their subdomains).",
     fields: {
       lookup_token: 'The lookup job token (v2).',
       names: 'Names in the upload.',
       found: 'Names that resolved.',
-      added: 'Assets the lookup added.',
       finished_at: 'When it finished.',
     },
     example: {
       lookup_token: '5b7d9f1a3c5e7a9b1d3f5a7c9e1b3d5f',
       names: 1200,
       found: 318,
-      added: 4,
       finished_at: '2026-11-29T08:10:00Z',
     },
   },

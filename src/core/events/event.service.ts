@@ -1,4 +1,3 @@
-import { toWireTime } from '../shared/time.ts';
 import type { EventFilter, EventRecord, EventRepositories } from './event.types.ts';
 
 /** A page of the event log: the events and, when more follow, the id to continue after. */
@@ -24,15 +23,4 @@ export async function listEvents(
   return { items, next: rows.length > limit && last !== undefined ? last.id : undefined };
 }
 
-/** An event as every face shows it (the v3 list, webhook bodies): Standard Webhooks' `type`, `timestamp`, `data`. */
-export interface WireEvent {
-  id: string;
-  type: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
-
-/** The wire shape of an event. */
-export function wireEvent(event: EventRecord): WireEvent {
-  return { id: event.publicId, type: event.kind, timestamp: toWireTime(event.occurredAt), data: event.data };
-}
+export { wireEvent, type WireEvent } from './wire-event.ts';

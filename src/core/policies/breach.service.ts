@@ -1,4 +1,5 @@
 import { evaluatePolicies, policyById, type PolicyBreachObservation, type PolicyInput } from './policy-catalogue.ts';
+import { appendBreachEvents, type BreachChange } from './breach-events.ts';
 import { chunksOf } from '../shared/chunks.ts';
 import type { InventoryPosition } from '../shared/inventory-list.ts';
 import { diffInventory } from '../shared/inventory-diff.ts';
@@ -63,7 +64,8 @@ async function policyInput(tx: BreachRepositories, teamId: number, assetId: numb
  * status updated now); a RESOLVED one breached again is NEW again (first_seen_at kept,
  * disappeared_at cleared); a NEW one no longer breached becomes RESOLVED and inactive, with
  * disappeared_at and status_updated_at now. Running it twice over the same inventory changes
- * nothing but last_seen_at.
+ * nothing but last_seen_at. A breach.opened event is written for every breach opened or
+ * reopened and a breach.closed event for every one resolved, in the same transaction.
  */
 export async function evaluateBreaches(
   store: BreachStore,
@@ -93,7 +95,8 @@ export async function evaluateBreaches(
         at,
       };
     });
-    for (const part of chunksOf(fresh)) await tx.breaches.insertMany(part);
+    const opened: BreachChange[] = [];
+    for (const part of chunksOf(fresh)) opened.push(...(await tx.breaches.insertMany(part)));
     for (const { row, seen: o } of diff.again)
       if (row.evidence !== o.evidence) await tx.breaches.setEvidence(input.teamId, row.id, o.evidence);
     for (const part of chunksOf(diff.again.map(({ row }) => row.id)))
@@ -101,6 +104,8 @@ export async function evaluateBreaches(
     for (const part of chunksOf(diff.again.filter(({ row }) => !row.active).map(({ row }) => row.id)))
       await tx.breaches.markReturned(input.teamId, part, at);
     for (const part of chunksOf(diff.gone.map((row) => row.id))) await tx.breaches.markResolved(input.teamId, part, at);
+    opened.push(...diff.again.filter(({ row }) => !row.active).map(({ row }) => row));
+    await appendBreachEvents(tx, { teamId: input.teamId, assetId: input.assetId, at }, opened, diff.gone);
     return { opened: fresh.length, reopened: diff.returned, resolved: diff.gone.length, breached: seen.size };
   });
 }

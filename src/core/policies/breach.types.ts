@@ -1,3 +1,5 @@
+import type { AssetRepository } from '../assets/asset.types.ts';
+import type { EventRepositories } from '../events/event.types.ts';
 import type { PolicySeverity } from './policy-catalogue.ts';
 import type { InventoryPosition, InventoryTimeFilter } from '../shared/inventory-list.ts';
 import type { Transactional } from '../shared/transactional.ts';
@@ -60,8 +62,8 @@ export interface BreachPage {
 export interface BreachRepository {
   /** Every breach of one root asset, open or resolved. */
   listOfAsset(teamId: number, assetId: number): Promise<Breach[]>;
-  /** Inserts new NEW breaches; a (asset, policy, host) the asset already has is left alone. */
-  insertMany(rows: NewBreach[]): Promise<void>;
+  /** Inserts new NEW breaches; a (asset, policy, host) the asset already has is left alone. Answers the rows inserted. */
+  insertMany(rows: NewBreach[]): Promise<Breach[]>;
   /** A run found these breaches (still) breached: last_seen_at = at. */
   markSeen(teamId: number, ids: number[], at: Date): Promise<void>;
   /** Resolved breaches a run found breached again: NEW, active, status updated at `at`, disappeared_at cleared. */
@@ -98,8 +100,14 @@ export interface PolicyTechnologyRow {
   active: boolean;
 }
 
-/** The repositories breach evaluation works with: the breaches, and the inventory it reads (one root asset's rows). */
-export interface BreachRepositories {
+/** What appending an evaluation's events works with inside its transaction: the log and the asset read. */
+export type BreachEventRepositories = EventRepositories & { assets: Pick<AssetRepository, 'findById'> };
+
+/**
+ * The repositories breach evaluation works with: the breaches, the inventory it reads (one root
+ * asset's rows), and the event log with the asset read its events need.
+ */
+export interface BreachRepositories extends BreachEventRepositories {
   breaches: BreachRepository;
   ports: { listOfAsset(teamId: number, assetId: number): Promise<PolicyPortRow[]> };
   technologies: { listOfAsset(teamId: number, assetId: number): Promise<PolicyTechnologyRow[]> };

@@ -3,6 +3,7 @@ import type { ServiceLogger } from '../shared/service-logger.ts';
 import type { FindingInput } from '../vulnerabilities/vulnerability.types.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { scanCoverage } from './scan-coverage.ts';
+import { finishScan, readScanSubject, scanStartedEvent } from './scan-events.ts';
 import type { ScanCounters, ScanEngine, ScanLimits, ScanOutcome, ScanSink } from './scan-engine.ts';
 import type {
   FindingRecording,
@@ -96,7 +97,13 @@ async function claimScan(deps: ScanRunnerDeps, scanId: number, runner: string): 
   const queued = await store.scans.findById(scanId);
   if (queued === undefined || !['starting', 'running', 'stopping'].includes(queued.status)) return { kind: 'done' };
   if (queued.status === 'stopping') {
-    await store.scans.finish(scanId, { status: 'stopped', error: null, progress: queued.progress, ended: new Date() });
+    // Asked to stop while its worker was gone: what its runs changed is not known any more.
+    await finishScan(
+      store,
+      queued,
+      { status: 'stopped', error: null, progress: queued.progress, ended: new Date() },
+      null,
+    );
     return { kind: 'done' };
   }
   // The profile and its asset are read while the claim commits (a run needs them whatever the claim says).
@@ -105,7 +112,12 @@ async function claimScan(deps: ScanRunnerDeps, scanId: number, runner: string): 
   const claimed = await store.transaction(async (tx) => {
     await tx.assets.lockTeam(queued.teamId);
     if ((await tx.scans.countRunning(queued.teamId, scanId)) >= deps.perTeamLimit) return undefined;
-    return tx.scans.markRunning(scanId, runner, new Date());
+    const at = new Date();
+    const scan = await tx.scans.markRunning(scanId, runner, at);
+    // The first run starts the scan; a resume (run 2 and later) is no new start.
+    const subject = scan?.runs === 1 ? await readScanSubject(tx, scan) : undefined;
+    if (subject !== undefined) await tx.events.append([scanStartedEvent(subject, at)]);
+    return scan;
   });
   if (claimed === undefined) {
     const again = await store.scans.findById(scanId);
@@ -125,12 +137,8 @@ async function endUnscannable(store: ScanStore, scan: Scan, isProfileDeleted: bo
   const error = isProfileDeleted
     ? 'The scan profile was deleted'
     : 'The asset is not verified any more: only verified assets can be scanned';
-  await store.scans.finish(scan.id, {
-    status: 'unable_to_complete',
-    error,
-    progress: { ...scan.progress },
-    ended: new Date(),
-  });
+  const end = { status: 'unable_to_complete' as const, error, progress: { ...scan.progress }, ended: new Date() };
+  await finishScan(store, scan, end, null);
 }
 
 /**
@@ -154,6 +162,8 @@ class ScanRun {
   /** The engine sent its first request (the pace is measured from then). */
   private isSending = false;
   readonly ingestion: FindingRecording;
+  /** The profile and asset the scan's events name. */
+  readonly subject: { profile: ScanProfile; asset: Asset };
   readonly sink: ScanSink;
   readonly stop = new AbortController();
   isStopRequested = false;
@@ -170,6 +180,7 @@ class ScanRun {
   constructor(deps: ScanRunnerDeps, scan: Scan, profile: ScanProfile, asset: Asset) {
     this.store = deps.store;
     this.scan = scan;
+    this.subject = { profile, asset };
     this.before = { ...scan.progress };
     const started = new Date();
     const deadline = new Date(started.getTime() + deps.limits.maxDurationMs);
@@ -180,7 +191,7 @@ class ScanRun {
       deps.store,
       {
         teamId: scan.teamId,
-        asset: { id: asset.id, token: asset.token, name: asset.name },
+        asset: { id: asset.id, token: asset.token, name: asset.name, rootId: asset.rootId },
         scanSource: 'application-scanning',
         scanProfileToken: profile.token,
         scannedAt: scan.started ?? new Date(),
@@ -363,7 +374,7 @@ async function recordEnd(
     coverage === undefined ? undefined : scanCoverage(coverage.answered),
   );
   await store.scans.tallyFindings(scan.id);
-  await store.scans.finish(scan.id, end);
+  await finishScan(store, scan, end, result, run.subject);
   deps.log.info({ scan: scan.token, status: end.status, ...progress, ...result }, 'scan ended');
 }
 
@@ -381,5 +392,10 @@ async function readProfileAndAsset(
 export async function failScan(store: ScanStore, scanId: number, error: string): Promise<void> {
   const scan = await store.scans.findById(scanId);
   if (scan === undefined) return;
-  await store.scans.finish(scanId, { status: 'unable_to_complete', error, progress: scan.progress, ended: new Date() });
+  await finishScan(
+    store,
+    scan,
+    { status: 'unable_to_complete', error, progress: scan.progress, ended: new Date() },
+    null,
+  );
 }

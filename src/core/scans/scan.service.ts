@@ -1,6 +1,7 @@
 import { appError } from '../errors/app-error.ts';
 import { newToken } from '../shared/ids.ts';
 import type { Team } from '../teams/team.types.ts';
+import { finishScan } from './scan-events.ts';
 import { requireProfile } from './scan-profile.service.ts';
 import type { Scan, ScanProfile, ScanRepositories, ScanStore } from './scan.types.ts';
 import { globalReportLifespanDays } from './scan-profile-settings.ts';
@@ -128,14 +129,16 @@ export async function recoverScans(deps: ScanDeps, now = new Date(), graceMs = 3
       touched++;
     } else if (!(await deps.queue.isPending(scan.jobId))) {
       const isStopping = scan.status === 'stopping';
-      const ended = await deps.store.scans.finish(scan.id, {
-        status: isStopping ? 'stopped' : 'unable_to_complete',
+      const end = {
+        status: isStopping ? ('stopped' as const) : ('unable_to_complete' as const),
         error: isStopping
           ? null
           : 'The worker running this scan stopped (the process was killed or crashed) and the scan could not be resumed; start it again',
         progress: scan.progress,
         ended: now,
-      });
+      };
+      // Its end is logged (scan.completed or scan.failed); what its runs changed is not known any more.
+      const ended = await finishScan(deps.store, scan, end, null);
       if (ended) touched++;
     }
   }

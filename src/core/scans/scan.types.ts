@@ -1,10 +1,12 @@
 import type { AssetRepositories, TokenTarget } from '../assets/asset.types.ts';
+import type { EventRepositories } from '../events/event.types.ts';
 import type { Transactional } from '../shared/transactional.ts';
 import type { Team } from '../teams/team.types.ts';
 import type {
   VulnerabilityRepositories,
   VulnerabilityRepository,
 } from '../vulnerabilities/vulnerability.repository.ts';
+import type { VulnerabilityEventLog } from '../vulnerabilities/vulnerability-events.ts';
 import type { FindingInput, ScanCoverage, ScanReport, Severity } from '../vulnerabilities/vulnerability.types.ts';
 import type { ScanProfileSettings } from './scan-profile-settings.ts';
 
@@ -198,11 +200,15 @@ export interface ScanRepository {
   hasFinding(scanId: number, vulnerabilityId: number): Promise<boolean>;
 }
 
-/** The repositories of the scan services: the vulnerability services' (scans ingest findings), profiles and scans. */
-export type ScanRepositories = VulnerabilityRepositories & {
-  scanProfiles: ScanProfileRepository;
-  scans: ScanRepository;
-};
+/**
+ * The repositories of the scan services: the vulnerability services' (scans ingest findings),
+ * the team event log (scan-events.ts), profiles and scans.
+ */
+export type ScanRepositories = VulnerabilityRepositories &
+  EventRepositories & {
+    scanProfiles: ScanProfileRepository;
+    scans: ScanRepository;
+  };
 
 /** The store as the scan services see it. */
 export type ScanStore = Transactional<ScanRepositories>;
@@ -247,7 +253,7 @@ export interface FindingRecording {
  * each batch's transaction with what it wrote.
  */
 export interface FindingSink {
-  begin<R extends { vulnerabilities: VulnerabilityRepository }>(
+  begin<R extends { vulnerabilities: VulnerabilityRepository; events: VulnerabilityEventLog }>(
     store: Transactional<R>,
     report: Omit<ScanReport, 'isComplete'>,
     scanId?: string,

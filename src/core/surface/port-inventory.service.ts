@@ -4,6 +4,7 @@ import { canonicalIpAddress } from './ip-inventory.service.ts';
 import { toPortService, type NewPort, type PortService, type PortStatus } from './port-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
 import { diffInventory } from '../shared/inventory-diff.ts';
+import { appendAssetEvents, portEvents, type PortChange } from './surface-events.ts';
 import type { SurfaceStore } from './surface-run.types.ts';
 
 /** What one completed monitoring run of a root asset found open. */
@@ -60,6 +61,8 @@ export class PortInventoryService {
    * The row's `domain_name` is kept while that name still resolves to the address, else it
    * becomes the first (in sort order) of the names the run gave for it. The list version is
    * bumped only when something the list shows changed (not for last_seen_at or service fields).
+   * A port.opened event is written for every new or reopened port and a port.closed event for
+   * every port found closed, in the same transaction.
    */
   async recordRun(input: PortRunInput): Promise<PortRunSummary> {
     const at = new Date(input.at);
@@ -81,9 +84,11 @@ export class PortInventoryService {
         service: found.service,
         at,
       }));
+      const opened: PortChange[] = fresh.map((p) => ({ ...p, host: p.domainName }));
       let renamed = 0;
       for (const { row, seen: found } of diff.again) {
         const domainName = found.names.has(row.domainName) ? row.domainName : [...found.names].sort()[0]!;
+        if (row.status !== 'OPEN') opened.push({ ...row, host: domainName, service: found.service });
         if (domainName !== row.domainName) renamed += 1;
         if (domainName !== row.domainName || !sameService(row.service, found.service))
           await tx.ports.setDetails(input.teamId, row.id, domainName, found.service);
@@ -95,6 +100,12 @@ export class PortInventoryService {
       for (const part of chunksOf(openIds)) await tx.ports.markOpen(input.teamId, part, at);
       for (const part of chunksOf(closedIds)) await tx.ports.markClosed(input.teamId, part, at);
       if (fresh.length + reopened + renamed + closedIds.length > 0) await tx.ports.bumpVersion(input.teamId);
+      const closed: PortChange[] = diff.gone.map((row) => ({ ...row, host: row.domainName }));
+      const change = { teamId: input.teamId, assetId: input.assetId, at, count: opened.length + closed.length };
+      await appendAssetEvents(tx, change, (base) => [
+        ...portEvents('port.opened', base, opened),
+        ...portEvents('port.closed', base, closed),
+      ]);
       return { opened: fresh.length, reopened, closed: closedIds.length, open: seen.size };
     });
   }

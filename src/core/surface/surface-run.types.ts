@@ -1,4 +1,5 @@
 import type { ZoneSource } from '../assets/asset.types.ts';
+import type { EventRepositories } from '../events/event.types.ts';
 import type { BreachRepositories, BreachStore } from '../policies/breach.types.ts';
 import type { Transactional } from '../shared/transactional.ts';
 import type { VulnerabilityRepositories } from '../vulnerabilities/vulnerability.repository.ts';
@@ -7,6 +8,7 @@ import type { ZoneRepositories } from '../zones/zone-lookup.types.ts';
 import type { DnsRecordInput } from '../zones/zone.types.ts';
 import type { IpInventoryRepository } from './ip-inventory.types.ts';
 import type { PortInventoryRepository } from './port-inventory.types.ts';
+import type { SurfaceNameRepository } from './surface-name.types.ts';
 import type { TechnologyInventoryRepository } from './technology-inventory.types.ts';
 
 /** The states of a surface-monitoring run; queued, running and stopping are live. */
@@ -118,15 +120,18 @@ export interface SurfaceRunRepository {
 
 /**
  * The repositories of surface monitoring: the vulnerability, zone and breach services' (a run
- * ingests findings, indexes names and evaluates policies), the inventories and the runs.
+ * ingests findings, indexes names and evaluates policies), the inventories, the runs, the names
+ * it lists and the event log (its changes are recorded as events in their transactions).
  */
 export type SurfaceRepositories = VulnerabilityRepositories &
   ZoneRepositories &
+  EventRepositories &
   Omit<BreachRepositories, 'ports' | 'technologies'> & {
     ipAddresses: IpInventoryRepository;
     ports: PortInventoryRepository;
     technologies: TechnologyInventoryRepository;
     surfaceRuns: SurfaceRunRepository;
+    surfaceNames: SurfaceNameRepository;
   };
 
 /** The store as surface monitoring sees it. */

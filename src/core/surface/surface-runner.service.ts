@@ -25,6 +25,7 @@ import type {
   SurfaceRunSummary,
   SurfaceStore,
 } from './surface-run.types.ts';
+import { subdomainEvents, subdomainChanges } from './surface-events.ts';
 import { subdomainTakeoverFinding } from './takeover-finding.ts';
 
 /** What the surface-run job runs with. */
@@ -201,6 +202,7 @@ async function work(
   const customHeaders = Object.entries(settings.custom_headers ?? {}).map(([name, value]) => ({ name, value }));
   const w: RunWork = { deps, run, asset, team, settings, customHeaders, progress, signal };
   const held = await deps.store.zones.namesUnder(team.id, asset.name);
+  const listed = await deps.store.surfaceNames.listedUnder(team.id, asset.name);
   if (await skipWhenEverythingIsOff(w)) return emptySummary();
   const report = await discover(w, held);
   // The exposure engines, stateless tests and takeover findings are gathered before anything is
@@ -210,7 +212,7 @@ async function work(
   progress.findings = findings.length;
   await runStatelessTests(w, report, exposure, findings);
   progress.phase = 'inventory';
-  const newNames = await indexNames(w, report, held);
+  const newNames = await indexNames(w, report, held, listed);
   const recorded = await recordInventories(w, report, exposure);
   progress.phase = 'findings';
   const result = await ingestFindings(w, findings);
@@ -321,22 +323,41 @@ async function runStatelessTests(
   progress.requests = outcome.origins.reduce((sum, o) => sum + o.requestsSent, 0);
 }
 
-/** The resolved names into the zones' index, by source, in one transaction; returns how many names are new. */
-async function indexNames(w: RunWork, report: SurfaceDiscoveryReport, held: readonly HeldName[]): Promise<number> {
+/**
+ * The resolved names into the zones' index, by source, in one transaction, with the names the
+ * run found gone no longer listed and the subdomain events of both; returns how many names are new.
+ */
+async function indexNames(
+  w: RunWork,
+  report: SurfaceDiscoveryReport,
+  held: readonly HeldName[],
+  listed: ReadonlySet<string>,
+): Promise<number> {
   const bySource = new Map<ZoneSource, DnsRecordInput[]>();
   const heldNames = new Set(held.map((n) => n.name));
+  const recorded: string[] = [];
   let newNames = 0;
   for (const name of report.names) {
     if (name.name !== w.asset.name && !heldNames.has(name.name)) newNames += 1;
     const records = recordsOf(name);
     if (records.length === 0) continue;
+    recorded.push(name.name);
     const source = sourceOf(name.sources);
     const list = bySource.get(source);
     if (list === undefined) bySource.set(source, records);
     else list.push(...records);
   }
+  const gone = report.gone.map((g) => g.name);
+  const names = subdomainChanges({ root: w.asset.name, recorded, gone, held, listed });
+  const base = { teamId: w.team.id, asset: w.asset, at: new Date() };
+  const events = [
+    ...subdomainEvents('subdomain.discovered', base, names.discovered),
+    ...subdomainEvents('subdomain.disappeared', base, names.disappeared),
+  ];
   await w.deps.store.transaction(async (tx) => {
     for (const [source, records] of bySource) await w.deps.names.indexRecords(tx, w.team, [records], source);
+    await tx.surfaceNames.markGone(w.team.id, names.disappeared);
+    if (events.length > 0) await tx.events.append(events);
   });
   return newNames;
 }

@@ -2,6 +2,7 @@ import { type InventoryPage, type InventoryPosition, type InventoryTimeFilter } 
 import type { NewTechnology } from './technology-inventory.types.ts';
 import { chunksOf } from '../shared/chunks.ts';
 import { diffInventory } from '../shared/inventory-diff.ts';
+import { appendAssetEvents, technologyEvents } from './surface-events.ts';
 import type { SurfaceStore } from './surface-run.types.ts';
 
 /** What one completed monitoring run of a root asset fingerprinted. */
@@ -49,7 +50,9 @@ export class TechnologyInventoryService {
    * `disappeared_at` cleared and keeps `first_seen_at`), active technologies of the asset the run
    * did not see become inactive with `disappeared_at = at`, and protocol and categories take the
    * latest run's. A new version is a new row (the old one disappears). Only a completed run may
-   * call this. The list version is bumped only when something the list shows changed.
+   * call this. The list version is bumped only when something the list shows changed. A
+   * technology.discovered event is written for every new row (a technology, or a version of
+   * one, the inventory did not hold), in the same transaction.
    */
   async recordRun(input: TechnologyRunInput): Promise<TechnologyRunSummary> {
     const at = new Date(input.at);
@@ -77,6 +80,8 @@ export class TechnologyInventoryService {
       for (const part of chunksOf(seenIds)) await tx.technologies.markSeen(input.teamId, part, at);
       for (const part of chunksOf(goneIds)) await tx.technologies.markDisappeared(input.teamId, part, at);
       if (fresh.length + returned + changed + goneIds.length > 0) await tx.technologies.bumpVersion(input.teamId);
+      const change = { teamId: input.teamId, assetId: input.assetId, at, count: fresh.length };
+      await appendAssetEvents(tx, change, (base) => technologyEvents(base, fresh));
       return { added: fresh.length, returned, disappeared: goneIds.length, seen: seen.size };
     });
   }

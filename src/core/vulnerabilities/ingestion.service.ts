@@ -1,6 +1,12 @@
 import { newUuid } from '../shared/ids.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import { storedFinding } from './vulnerability-renderer.ts';
+import {
+  detectionEvent,
+  findingUrl,
+  type VulnerabilityEventLog,
+  type VulnerabilityLogEntry,
+} from './vulnerability-events.ts';
 import type { Transactional } from '../shared/transactional.ts';
 import type { ExistingVulnerability, VulnerabilityRepository } from './vulnerability.repository.ts';
 import {
@@ -40,9 +46,13 @@ export interface WrittenFinding {
 /** Called inside each batch's transaction with what it wrote (a scan links them to its report). */
 export type AfterBatch<R> = (tx: R, written: WrittenFinding[]) => Promise<void>;
 
-/** What ingestion writes: the vulnerabilities (the caller's AfterBatch may write more of R in the same transaction). */
+/**
+ * What ingestion writes: the vulnerabilities and their events in the team log (the caller's
+ * AfterBatch may write more of R in the same transaction).
+ */
 export interface IngestionRepositories {
   vulnerabilities: VulnerabilityRepository;
+  events: VulnerabilityEventLog;
 }
 
 /** Detection state after a scan saw the finding again. */
@@ -56,8 +66,10 @@ function nextDetection(previous: DetectionState): DetectionState {
  * (new → active, patched → regression) instead of creating a twin; manual marks and tags stay,
  * but a fixed mark is lifted by the detection that proves it wrong: the vulnerability becomes a
  * regression and an event naming the scan records it. Writes go in batches, one transaction each
- * with one bulk read, one bulk upsert and (when a fixed mark was lifted) one bulk event insert. A
- * scan resumed under the same scan id finds what it wrote before and leaves it as it was.
+ * with one bulk read, one bulk upsert, (when a fixed mark was lifted) one bulk event insert and
+ * one append to the team event log (`vulnerability.new` / `vulnerability.regression` per finding
+ * so detected; the patching step appends `vulnerability.patched`). A scan resumed under the same
+ * scan id finds what it wrote before and leaves it as it was (and logs nothing again).
  */
 export class ScanIngestion<R extends IngestionRepositories = IngestionRepositories> {
   readonly result: IngestionResult = { created: 0, updated: 0, regressions: 0, patched: 0 };
@@ -100,11 +112,16 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
       );
       const events: VulnerabilityEvent[] = [];
       const at = new Date();
-      const rows = [...current].map(([fingerprint, finding]) =>
-        this.toWrite(fingerprint, finding, existing.get(fingerprint), at, events),
-      );
+      const logged: VulnerabilityLogEntry[] = [];
+      const rows = [...current].map(([fingerprint, finding]) => {
+        const row = this.toWrite(fingerprint, finding, existing.get(fingerprint), at, events);
+        const entry = this.detectionEntry(row, finding, existing.get(fingerprint), at);
+        if (entry !== undefined) logged.push(entry);
+        return row;
+      });
       await tx.vulnerabilities.upsert(rows);
       await tx.vulnerabilities.insertEvents(events);
+      await tx.events.append(logged);
       await tx.vulnerabilities.bumpVersion(teamId);
       if (this.afterBatch !== undefined) {
         // Rows that existed keep their ids; only the new ones are read back.
@@ -130,18 +147,53 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
   async finish(isComplete: boolean, covers?: ScanCoverage): Promise<IngestionResult> {
     await this.flush();
     if (isComplete) {
+      const { teamId } = this.report;
       this.result.patched = await this.store.transaction(async (tx) => {
-        const patched = await tx.vulnerabilities.patchUnseen(
-          { ...this.report, isComplete },
-          this.scanId,
-          new Date(),
-          covers,
-        );
-        if (patched > 0) await tx.vulnerabilities.bumpVersion(this.report.teamId);
-        return patched;
+        const at = new Date();
+        const patched = await tx.vulnerabilities.patchUnseen({ ...this.report, isComplete }, this.scanId, at, covers);
+        if (patched.length === 0) return 0;
+        await tx.vulnerabilities.bumpVersion(teamId);
+        const facts = await tx.vulnerabilities.eventFacts(teamId, patched);
+        await tx.events.append(facts.map((f) => detectionEvent(teamId, 'vulnerability.patched', f, at)));
+        return patched.length;
       });
     }
     return this.result;
+  }
+
+  /**
+   * The log event of a written finding: `vulnerability.new` the first time it is seen,
+   * `vulnerability.regression` when this scan made it one; none when this scan had written it
+   * already (a resumed scan) or it stays open.
+   */
+  private detectionEntry(
+    row: VulnerabilityWrite,
+    finding: FindingInput,
+    existing: ExistingVulnerability | undefined,
+    at: Date,
+  ): VulnerabilityLogEntry | undefined {
+    if (existing !== undefined && (existing.lastScanId === this.scanId || row.detectionState !== 'regression'))
+      return undefined;
+    const { report } = this;
+    return detectionEvent(
+      report.teamId,
+      existing === undefined ? 'vulnerability.new' : 'vulnerability.regression',
+      {
+        uuid: row.uuid,
+        fingerprint: row.fingerprint,
+        title: row.title,
+        severity: row.severity,
+        status: row.status,
+        host: row.host,
+        url: findingUrl(finding),
+        scanSource: row.scanSource,
+        scanProfileToken: row.scanProfileToken,
+        asset: row.asset,
+        rootAssetId: report.asset.rootId ?? report.asset.id,
+        detailsPageBase: this.options.detailsPageBase,
+      },
+      at,
+    );
   }
 
   /**

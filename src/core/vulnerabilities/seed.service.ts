@@ -169,9 +169,13 @@ export interface SeedResult {
   marked: number;
 }
 
-/** What seeding asks of the assets area: an asset added as by hand (addAsset implements it). */
+/**
+ * What seeding asks of the assets area: an asset added as by hand (addAsset implements it), and
+ * made verified as by an operator (recordOwnershipCheck implements it).
+ */
 export interface SeedAssetAdder {
   addAsset(store: AssetStore, team: Team, rawName: unknown): Promise<{ asset: Asset }>;
+  recordOwnershipCheck(store: AssetStore, asset: Pick<Asset, 'id' | 'teamId'>, isVerified: boolean): Promise<void>;
 }
 
 /** What the seed's steps act through: the store, the assets port, the ingestion's options. */
@@ -239,7 +243,7 @@ async function seedAssets({ store, ports }: SeedDeps, team: Team, assetCount: nu
       if (!isAppError(err) || err.code !== 2018) throw err;
       asset = (await store.assets.findByName(team.id, name))!;
     }
-    await store.assets.recordCheck(asset.id, 'verified', new Date());
+    await ports.assets.recordOwnershipCheck(store, asset, true);
     assets.push(asset);
   }
   return assets;

@@ -4,6 +4,7 @@ import { isDomainName } from '../assets/asset-name.ts';
 import { appError, type AppError } from '../errors/app-error.ts';
 import { isUuid, newUuid } from '../shared/ids.ts';
 import type { Team } from '../teams/team.types.ts';
+import { zoneLookupFinishedEvent } from './zone-events.ts';
 import { indexRecords, largeIndexRun, normaliseOwner, RootMatcher } from './zone-index.service.ts';
 import type { LookupJob, NameResolver, ZoneStore } from './zone-lookup.types.ts';
 
@@ -170,11 +171,23 @@ export async function runLookupJob(
         throw new Error(`lookup job ${uuid}: checkpoint ${seq} moved by another worker`);
     });
   }
-  await store.zoneLookups.setStatus(job.id, 'done', new Date());
+  await markLookupDone(store, job);
   await store.zoneLookups.dropWorkData(job.id);
   job = await store.zoneLookups.findByUuid(uuid);
   if (job !== undefined && job.succeeded >= largeIndexRun) await store.zones.refreshStatistics();
   return job;
+}
+
+/** Marks a processed job done and logs `zone_lookup.finished` in the same transaction, once (a racing worker finds it done). */
+async function markLookupDone(store: ZoneStore, job: Pick<LookupJob, 'id' | 'uuid' | 'teamId'>): Promise<void> {
+  await store.transaction(async (tx) => {
+    await tx.assets.lockTeam(job.teamId);
+    const current = await tx.zoneLookups.findByUuid(job.uuid);
+    if (current === undefined || current.status === 'done' || current.status === 'failed') return;
+    const at = new Date();
+    await tx.zoneLookups.setStatus(job.id, 'done', at);
+    await tx.events.append([zoneLookupFinishedEvent(current, at)]);
+  });
 }
 
 /** Marks a job failed for good (the queue gave up on it). */

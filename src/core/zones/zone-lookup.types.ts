@@ -55,10 +55,31 @@ export interface LookupJobRepository {
   unfinished(): Promise<LookupJob[]>;
 }
 
-/** The repositories of the zone services: the asset services' (zone uploads add apexes), the names and the lookup jobs. */
+/** An event of the team log as the zone services write it (the events area's NewEvent, narrowed: zone-events.ts). */
+export interface ZoneLogEntry {
+  teamId: number;
+  kind: 'zone_lookup.finished';
+  occurredAt: Date;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Port: the team event log, appended to in the caller's transaction. The events area's
+ * EventRepository implements it; its types are not imported here (they lead back to this area
+ * through the vulnerabilities' and the groups' types: a loop of folders).
+ */
+export interface ZoneEventLog {
+  append(events: readonly ZoneLogEntry[]): Promise<void>;
+}
+
+/**
+ * The repositories of the zone services: the asset services' (zone uploads add apexes), the
+ * names, the lookup jobs and the team event log.
+ */
 export type ZoneRepositories = AssetRepositories & {
   zones: ZoneRepository;
   zoneLookups: LookupJobRepository;
+  events: ZoneEventLog;
 };
 
 /** The store as the zone services see it. */

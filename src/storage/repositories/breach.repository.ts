@@ -45,9 +45,9 @@ export class KyselyBreachRepository implements BreachRepository {
     return rows.map(toBreach);
   }
 
-  async insertMany(rows: NewBreach[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.db
+  async insertMany(rows: NewBreach[]): Promise<Breach[]> {
+    if (rows.length === 0) return [];
+    const inserted = await this.db
       .insertInto('breaches')
       .values(
         rows.map((r) => ({
@@ -67,7 +67,9 @@ export class KyselyBreachRepository implements BreachRepository {
         })),
       )
       .onConflict((oc) => oc.columns(['asset_id', 'policy_id', 'asset_name']).doNothing())
+      .returningAll()
       .execute();
+    return inserted.map(toBreach);
   }
 
   async markSeen(teamId: number, ids: number[], at: Date): Promise<void> {

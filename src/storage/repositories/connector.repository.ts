@@ -1,9 +1,9 @@
+import { storedMember } from './stored-value.ts';
 import type { Kysely, Selectable } from 'kysely';
 import {
   connectorProviders,
   type Connector,
   type ConnectorPosition,
-  type ConnectorProvider,
   type ConnectorRepository,
 } from '../../core/connectors/connector.types.ts';
 import type { ConnectorsTable, Schema } from '../schema.ts';
@@ -11,16 +11,13 @@ import type { ConnectorsTable, Schema } from '../schema.ts';
 type ConnectorRow = Selectable<ConnectorsTable> & { team_token: string };
 
 function toConnector(row: ConnectorRow): Connector {
-  // A stored provider outside the list would be a bug of an older writer: fail loudly rather than answer it.
-  if (!(connectorProviders as readonly string[]).includes(row.provider))
-    throw new Error(`connector ${row.id} has an unknown provider`);
   return {
     id: Number(row.id),
     publicId: row.public_id,
     teamId: Number(row.team_id),
     teamToken: row.team_token,
     name: row.name,
-    provider: row.provider as ConnectorProvider,
+    provider: storedMember(connectorProviders, row.provider, `connector ${row.id}`),
     optionsSealed: row.options_sealed,
     created: new Date(Number(row.created_at)),
     updated: new Date(Number(row.updated_at)),

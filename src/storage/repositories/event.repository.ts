@@ -1,9 +1,11 @@
+import { storedMember } from './stored-value.ts';
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
+import { sql } from '../kysely.ts';
+import type { Dialect } from '../database.ts';
 import {
   eventKinds,
   type EventFilter,
-  type EventKind,
   type EventRecord,
   type EventRepository,
   type NewEvent,
@@ -15,14 +17,15 @@ import type { Schema } from '../schema.ts';
 /** Rows per insert statement (SQLite allows 32,766 bound values; 7 columns each). */
 const chunkRows = 500;
 
+/** The advisory lock key space of event appends on PostgreSQL (with the team id). */
+const eventAppendLock = 0x6576656e; // 'even'
+
 function toEvent(row: Selectable<EventsTable>): EventRecord {
-  // A stored kind outside the catalogue would be a bug of an older writer: fail loudly.
-  if (!(eventKinds as readonly string[]).includes(row.kind)) throw new Error(`event ${row.id} has an unknown kind`);
   return {
     id: Number(row.id),
     publicId: row.public_id,
     teamId: Number(row.team_id),
-    kind: row.kind as EventKind,
+    kind: storedMember(eventKinds, row.kind, `event ${row.id}`),
     occurredAt: new Date(Number(row.occurred_at)),
     assetId: row.asset_id === null ? null : Number(row.asset_id),
     severity: row.severity as Severity | null,
@@ -30,13 +33,42 @@ function toEvent(row: Selectable<EventsTable>): EventRecord {
   };
 }
 
-/** The event log on Kysely; every read filters on team_id. */
+/**
+ * The event log on Kysely; every read filters on team_id.
+ *
+ * Readers (webhooks, the Jira sync) keep a cursor: the id of the last event they handled. That is
+ * only sound if, per team, ids become visible in id order. SQLite has one writer at a time, so
+ * they do. On PostgreSQL ids come from a sequence when the row is inserted, and two transactions
+ * could commit out of order: a reader would see id 11, move its cursor past 10, and never see 10
+ * once it commits. So an append on PostgreSQL first takes a per-team advisory lock held until its
+ * transaction ends: the next transaction appending for that team waits, and takes its ids after
+ * the first committed. Outside a transaction the lock and the insert run in one of their own.
+ */
 export class KyselyEventRepository implements EventRepository {
-  constructor(private readonly db: Kysely<Schema>) {}
+  constructor(
+    private readonly db: Kysely<Schema>,
+    private readonly dialect: Dialect,
+    /** True when db is a transaction (the lock lasts until the caller's commit). */
+    private readonly isTransaction: boolean,
+  ) {}
 
   async append(events: readonly NewEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    if (this.dialect !== 'postgres') return this.insert(this.db, events);
+    if (!this.isTransaction) return this.db.transaction().execute((trx) => this.lockAndInsert(trx, events));
+    return this.lockAndInsert(this.db, events);
+  }
+
+  private async lockAndInsert(db: Kysely<Schema>, events: readonly NewEvent[]): Promise<void> {
+    // In team order, so two appends naming the same teams never wait on each other crosswise.
+    for (const teamId of [...new Set(events.map((e) => e.teamId))].sort((a, b) => a - b))
+      await sql`select pg_advisory_xact_lock(${eventAppendLock}, ${teamId})`.execute(db);
+    await this.insert(db, events);
+  }
+
+  private async insert(db: Kysely<Schema>, events: readonly NewEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += chunkRows) {
-      await this.db
+      await db
         .insertInto('events')
         .values(
           events.slice(start, start + chunkRows).map((e) => ({
