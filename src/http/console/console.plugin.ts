@@ -13,7 +13,10 @@ import { scanRoutes } from './pages/scans.page.ts';
 import { overviewRoutes } from './pages/overview.page.ts';
 import { signInRoutes } from './pages/sign-in.page.ts';
 import { ssoRoutes } from './pages/sso.page.ts';
+import { teamEventRoutes } from './pages/team-events.page.ts';
+import { teamJiraRoutes } from './pages/team-jira.page.ts';
 import { teamSsoRoutes } from './pages/team-sso.page.ts';
+import { teamWebhookRoutes } from './pages/team-webhooks.page.ts';
 import { surfaceRoutes } from './pages/surface.page.ts';
 import { teamRoutes } from './pages/team.page.ts';
 import { zoneRoutes } from './pages/zones.page.ts';
@@ -55,6 +58,9 @@ export function registerConsole(app: FastifyInstance, deps: AppDeps): void {
     ...surfaceRoutes,
     ...zoneRoutes,
     ...teamRoutes,
+    ...teamWebhookRoutes,
+    ...teamJiraRoutes,
+    ...teamEventRoutes,
   ]);
 }
 

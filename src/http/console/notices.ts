@@ -48,6 +48,14 @@ const notices: Record<string, (n: number) => string> = {
   'schedule-removed': () => 'Schedule removed.',
   'sso-saved': () => 'Single sign-on saved. Members whose authentication is sso sign in through the provider.',
   'sso-removed': () => 'Single sign-on is off.',
+  'jira-saved': () => 'Jira connection saved. Findings that match the rule get an issue from now on.',
+  'jira-deleted': () => 'Jira disconnected. The issues stay in Jira.',
+  'webhook-created': () => 'Webhook created.',
+  'webhook-saved': () => 'Webhook saved.',
+  'webhook-enabled': () => 'Webhook enabled. It delivers the events that happen from now on.',
+  'webhook-disabled': () => 'Webhook disabled. It delivers nothing until it is enabled again.',
+  'webhook-deleted': () => 'Webhook deleted.',
+  'webhook-redelivered': () => 'The event was sent again: its attempt is the first row.',
 };
 
 /** The notice a query names, or undefined. */

@@ -1,4 +1,5 @@
 import { roleAllows } from '../../../core/accounts/account-policy.ts';
+import { jiraIssuesOfVulnerability, type JiraIssueView } from '../../../core/integrations/jira-connection.service.ts';
 import { isUuid } from '../../../core/shared/ids.ts';
 import type { Mark } from '../../../core/vulnerabilities/vulnerability.types.ts';
 import {
@@ -32,7 +33,16 @@ import {
  * not-found page.
  */
 
-function facts(f: WireFinding): Html {
+/** The finding's Jira issue (its key to the browse URL, and its state), when the team's sync made one. */
+function jiraFacts(issues: readonly JiraIssueView[]): Html {
+  if (issues.length === 0) return html``;
+  return html`<dt>Jira</dt><dd id="jira-issue">${issues.map(
+    (i) =>
+      html`<a href="${safeHref(i.url)}" rel="noreferrer noopener" data-jira-key="${i.issueKey}">${i.issueKey}</a> <span class="${`status ${i.state === 'done' ? 'status-fixed' : 'status-unverified'}`}">${i.state}</span> `,
+  )}</dd>`;
+}
+
+function facts(f: WireFinding, issues: readonly JiraIssueView[]): Html {
   const cvss = cvssOf(f);
   return html`<dl class="facts">
 <dt>Severity</dt><dd>${severityBadge(f.severity)}</dd>
@@ -46,6 +56,7 @@ function facts(f: WireFinding): Html {
 <dt>First seen</dt><dd>${time(f.created_at)}</dd>
 <dt>Last seen</dt><dd>${time(f.updated_at)}</dd>
 <dt>Tags</dt><dd>${f.tags.length === 0 ? 'none' : f.tags.map((t) => t.name).join(', ')}</dd>
+${jiraFacts(issues)}
 </dl>`;
 }
 
@@ -108,12 +119,13 @@ async function findingPage(ctx: ConsoleContext): Promise<ConsoleAnswer> {
   const record = await requireVulnerability(store, team, uuid);
   const f = (JSON.parse(presentVulnerability(record)) as { vulnerability: WireFinding }).vulnerability;
   const events = await listVulnerabilityEvents(store, team, uuid);
+  const issues = await jiraIssuesOfVulnerability(store, team.id, record.uuid);
   const notice = noticeOf(ctx.query);
   const body = html`<p><a href="/vulnerabilities">← Findings</a></p>
 <h1>${f.title}</h1>
 ${markForm(ctx, f, record.mark)}
 <div class="grid2">
-<section class="panel" aria-labelledby="what"><h2 id="what">Summary</h2>${facts(f)}</section>
+<section class="panel" aria-labelledby="what"><h2 id="what">Summary</h2>${facts(f, issues)}</section>
 <section class="panel" aria-labelledby="hist"><h2 id="hist">History</h2>${history(events)}</section>
 </div>
 <section class="panel" aria-labelledby="desc"><h2 id="desc">Description</h2>

@@ -75,13 +75,16 @@ export function createPanel(
 </section>`;
 }
 
-type Tab = 'members' | 'groups' | 'keys' | 'connectors' | 'sso';
+type Tab = 'members' | 'groups' | 'keys' | 'connectors' | 'webhooks' | 'jira' | 'events' | 'sso';
 
 const tabs: Array<{ id: Tab; href: string; label: string }> = [
   { id: 'members', href: '/team', label: 'Members' },
   { id: 'groups', href: '/team/groups', label: 'Groups' },
   { id: 'keys', href: '/team/keys', label: 'API keys' },
   { id: 'connectors', href: '/team/connectors', label: 'Connectors' },
+  { id: 'webhooks', href: '/team/webhooks', label: 'Webhooks' },
+  { id: 'jira', href: '/team/jira', label: 'Jira' },
+  { id: 'events', href: '/team/events', label: 'Events' },
   { id: 'sso', href: '/team/sso', label: 'Single sign-on' },
 ];
 
