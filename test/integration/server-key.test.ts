@@ -12,7 +12,11 @@ import { createHarness, testStore, type Harness } from '../support/harness.ts';
  */
 describe(`the server key and the store (${testStore})`, () => {
   let h: Harness | undefined;
-  after(async () => h?.close());
+  let hooks: Harness | undefined;
+  after(async () => {
+    await h?.close();
+    await hooks?.close();
+  });
 
   it('refuses to open a store whose signing secrets another key sealed, and opens it with the right key', async () => {
     h = await createHarness();
@@ -35,6 +39,29 @@ describe(`the server key and the store (${testStore})`, () => {
       );
       const right = await openCoreRuntime(h.config, { database, log: pino({ level: 'silent' }) });
       assert.ok(right.box !== undefined);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('refuses another key when the only sealed secret is a webhook signing secret', async () => {
+    hooks = await createHarness({ egressAllow: ['127.0.0.0/8'] });
+    await hooks.team('hooked');
+    const v3 = (await hooks.key('hooked', '--v3')).key;
+    const res = await hooks.send('POST', '/rest/v3/webhooks', {
+      key: v3,
+      body: { name: 'pager', url: 'http://127.0.0.1:9/hook', events: ['scan.completed'] },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const database = await hooks.openDatabase();
+    try {
+      await assert.rejects(
+        openCoreRuntime(
+          { ...hooks.config, secretKey: randomBytes(32).toString('base64') },
+          { database, log: pino({ level: 'silent' }) },
+        ),
+        (err: unknown) => err instanceof OperatorError && /does not open this store's secrets/.test(err.message),
+      );
     } finally {
       await database.close();
     }
