@@ -30,6 +30,7 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   'inventory-lists-sqlite': async () => (await import('./inventory-lists.bench.ts')).inventoryListsBenchmark('sqlite'),
   'inventory-lists-postgres': async () =>
     (await import('./inventory-lists.bench.ts')).inventoryListsBenchmark('postgres'),
+  'events-fanout': async () => (await import('./events-fanout.bench.ts')).benchmark,
 };
 
 const usage = `usage: npm run bench [-- <name> …]   run all benchmarks, or the named ones

@@ -145,8 +145,12 @@ describe(`webhook delivery (${testStore})`, () => {
     for (const [i, gap] of gaps.entries())
       assert.ok(gap >= 0.8 * retry.webhookRetryBaseMs * 2 ** i - 20, `back-off ${i + 1}: ${gaps.join(', ')} ms`);
     assert.ok(gaps[3]! > gaps[0]!, `the back-off grows: ${gaps.join(', ')} ms`);
-    const failing = await webhookRow(hook.id);
-    assert.ok(failing.failingSince !== null && failing.consecutiveFailures >= 5);
+    // The receiver counts a request before the server has written its failure: wait for the row.
+    const failing = await waitUntil('five failures recorded', async () => {
+      const w = await webhookRow(hook.id);
+      return w.consecutiveFailures >= 5 ? w : undefined;
+    });
+    assert.ok(failing.failingSince !== null, JSON.stringify(failing));
     receiver.answerWith(200);
     await waitUntil('every event delivered', async () => (receiver.accepted().length >= 5 ? true : undefined));
     await new Promise((r) => setTimeout(r, 300));
@@ -255,9 +259,13 @@ describe(`webhook delivery (${testStore})`, () => {
     const { hook, receiver } = await subscribe({ events: ['technology.discovered'] });
     await append([{ kind: 'technology.discovered' }]);
     await waitUntil('delivered', async () => (receiver.deliveries.length === 1 ? true : undefined));
-    const log = (await send('GET', `/webhooks/${hook.id}/deliveries`)).json() as {
-      items: Array<{ id: string; event_id: string }>;
-    };
+    // The delivery row is committed just after the receiver answered: wait for it too.
+    const log = await waitUntil('logged', async () => {
+      const page = (await send('GET', `/webhooks/${hook.id}/deliveries`)).json() as {
+        items: Array<{ id: string; event_id: string }>;
+      };
+      return page.items.length > 0 ? page : undefined;
+    });
     const [delivery] = log.items;
     const res = await send('POST', `/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`);
     assert.equal(res.statusCode, 200, res.body);

@@ -53,10 +53,23 @@ export function httpBody(format: Webhook['format'], event: WireEvent, context: F
   return JSON.stringify(event);
 }
 
-/** What messages name beside the events: the team, the webhook and the console. */
-async function formatContext(deps: WebhookSendDeps, webhook: Webhook): Promise<FormatContext> {
+/** What a run of sends to one webhook reads once: the format context and the unsealed secret. */
+export interface PreparedSend {
+  context: FormatContext;
+  /** The unsealed signing secret (http formats), or null (email). */
+  secret: string | null;
+  /** The sealed secret it was unsealed from (a rotation makes it stale). */
+  sealed: string;
+}
+
+/** Reads the team and unseals the secret of a webhook once, for all the sends of a run. */
+export async function prepareSend(deps: WebhookSendDeps, webhook: Webhook): Promise<PreparedSend> {
   const team = await deps.store.teams.findById(webhook.teamId);
-  return { teamName: team?.name ?? webhook.teamToken, webhookName: webhook.name, consoleBase: deps.consoleBase };
+  return {
+    context: { teamName: team?.name ?? webhook.teamToken, webhookName: webhook.name, consoleBase: deps.consoleBase },
+    secret: webhook.format === 'email' ? null : deps.box.decrypt(webhook.secretSealed),
+    sealed: webhook.secretSealed,
+  };
 }
 
 /** A failure's words, without a stack. */
@@ -71,18 +84,21 @@ function errorText(err: unknown, signal: AbortSignal, timeoutMs: number): string
 /**
  * Sends events to a webhook once, now: one event per HTTP request (the http formats; signed as
  * Standard Webhooks says, `webhook-id` being the event's wire id), or all of them in one e-mail
- * (email; a digest when several). Never throws for the receiver's fault: a failure is an outcome.
+ * (email; a digest when several). `prepared` (prepareSend) spares a run re-reading the team and
+ * unsealing the secret for every event. Never throws for the receiver's fault: a failure is an outcome.
  */
 export async function sendToWebhook(
   deps: WebhookSendDeps,
   webhook: Webhook,
   events: readonly WireEvent[],
   signal: AbortSignal,
+  prepared?: PreparedSend,
 ): Promise<SendOutcome> {
   const started = Date.now();
   const limit = AbortSignal.any([signal, AbortSignal.timeout(deps.timeoutMs)]);
-  const context = await formatContext(deps, webhook);
   try {
+    const { context, secret } =
+      prepared !== undefined && prepared.sealed === webhook.secretSealed ? prepared : await prepareSend(deps, webhook);
     if (webhook.format === 'email') {
       if (deps.channels.email === undefined) throw new Error('no SMTP server is configured (PERIMETER_SMTP_URL)');
       const reply = await deps.channels.email.send({ to: webhook.recipients, ...emailMessage(events, context) }, limit);
@@ -97,10 +113,9 @@ export async function sendToWebhook(
     const event = events[0];
     if (event === undefined || webhook.url === null) throw new Error('nothing to send');
     const body = httpBody(webhook.format, event, context);
-    const secret = deps.box.decrypt(webhook.secretSealed);
     const answer = await deps.channels.post(
       webhook.url,
-      signedHeaders(secret, event.id, body, new Date()),
+      signedHeaders(secret ?? '', event.id, body, new Date()),
       body,
       limit,
     );

@@ -122,6 +122,8 @@ export interface WebhookRepository {
   /** Internal ids of the enabled webhooks behind their team's latest event and not deferred past `now` (one query). */
   behind(now: Date, limit: number): Promise<number[]>;
   insertDelivery(delivery: NewWebhookDelivery): Promise<WebhookDelivery>;
+  /** Inserts delivery rows in bulk (a settled group of deliveries). */
+  insertDeliveries(deliveries: readonly NewWebhookDelivery[]): Promise<void>;
   /** Up to `limit` deliveries of the webhook with an id below `beforeId`, newest first. */
   listDeliveries(
     teamId: number,

@@ -1,5 +1,5 @@
 import { storedMember } from './stored-value.ts';
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { sql } from '../kysely.ts';
 import { eventKinds, type EventKind } from '../../core/events/event.types.ts';
 import { webhookFormats } from '../../core/webhooks/webhook-format.types.ts';
@@ -65,6 +65,27 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
     created: new Date(Number(row.created_at)),
     isTest: Number(row.is_test) === 1,
     isRedelivery: Number(row.is_redelivery) === 1,
+  };
+}
+
+/** The columns of a new delivery row. */
+function deliveryColumns(d: NewWebhookDelivery): Insertable<WebhookDeliveriesTable> {
+  return {
+    team_id: d.teamId,
+    public_id: d.publicId,
+    webhook_id: d.webhookId,
+    event_id: d.eventId,
+    event_public_id: d.eventPublicId,
+    kind: d.kind,
+    attempt: d.attempt,
+    outcome: d.outcome,
+    http_status: d.httpStatus,
+    error: d.error,
+    response_excerpt: d.responseExcerpt,
+    duration_ms: d.durationMs,
+    created_at: d.created.getTime(),
+    is_test: d.isTest ? 1 : 0,
+    is_redelivery: d.isRedelivery ? 1 : 0,
   };
 }
 
@@ -206,26 +227,19 @@ export class KyselyWebhookRepository implements WebhookRepository {
   async insertDelivery(d: NewWebhookDelivery): Promise<WebhookDelivery> {
     const row = await this.db
       .insertInto('webhook_deliveries')
-      .values({
-        team_id: d.teamId,
-        public_id: d.publicId,
-        webhook_id: d.webhookId,
-        event_id: d.eventId,
-        event_public_id: d.eventPublicId,
-        kind: d.kind,
-        attempt: d.attempt,
-        outcome: d.outcome,
-        http_status: d.httpStatus,
-        error: d.error,
-        response_excerpt: d.responseExcerpt,
-        duration_ms: d.durationMs,
-        created_at: d.created.getTime(),
-        is_test: d.isTest ? 1 : 0,
-        is_redelivery: d.isRedelivery ? 1 : 0,
-      })
+      .values(deliveryColumns(d))
       .returningAll()
       .executeTakeFirstOrThrow();
     return toDelivery(row);
+  }
+
+  async insertDeliveries(deliveries: readonly NewWebhookDelivery[]): Promise<void> {
+    // 15 columns a row: 60 rows a statement stay under SQLite's 999 bound parameters.
+    for (let i = 0; i < deliveries.length; i += 60)
+      await this.db
+        .insertInto('webhook_deliveries')
+        .values(deliveries.slice(i, i + 60).map(deliveryColumns))
+        .execute();
   }
 
   async listDeliveries(
