@@ -6,6 +6,7 @@ import type {
   SignInFailuresTable,
   TeamSsoTable,
 } from './schema-accounts.ts';
+import type { ConnectorExternalIdsTable, ConnectorsTable } from './schema-connectors.ts';
 import type { EventsTable } from './schema-events.ts';
 import type { JiraConnectionsTable, JiraIssuesTable } from './schema-jira.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './schema-webhooks.ts';
@@ -409,30 +410,6 @@ export interface InventoryVersionsTable {
   version: number;
 }
 
-/** Connectors (migration 018): options only sealed with the server key; last_run_* null until runs exist. */
-export interface ConnectorsTable {
-  id: Generated<number>;
-  team_id: number;
-  /** The wire id: a random UUID. */
-  public_id: string;
-  name: string;
-  provider: string;
-  /** The options as one JSON object, encrypted with the server key (SecretBox). */
-  options_sealed: string;
-  created_at: number;
-  updated_at: number;
-  last_run_status: string | null;
-  last_run_error: string | null;
-  last_run_completed_at: number | null;
-}
-
-/** One external ID per team (migration 018), shared by the team's connectors. */
-export interface ConnectorExternalIdsTable {
-  team_id: number;
-  external_id: string;
-  created_at: number;
-}
-
 /** Policy breaches (migration 017): one row per (root asset, policy, host name). */
 export interface BreachesTable {
   id: Generated<number>;
@@ -504,7 +481,7 @@ export interface RenderStateTable {
   version: number;
 }
 
-export type { EventsTable };
+export type { ConnectorExternalIdsTable, ConnectorsTable, EventsTable };
 export type { JiraConnectionsTable, JiraIssuesTable };
 export type { WebhookDeliveriesTable, WebhooksTable };
 export type { AccountLinksTable, ConsoleSessionsTable, MemberCredentialsTable, SignInFailuresTable, TeamSsoTable };

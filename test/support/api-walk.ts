@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import type { TSchema } from '@sinclair/typebox';
 import { evaluateBreaches } from '../../src/core/policies/breach.service.ts';
 import { PortInventoryService } from '../../src/core/surface/port-inventory.service.ts';
@@ -7,6 +6,8 @@ import type { RouteDef } from '../../src/http/route.ts';
 import { allRoutes } from '../../src/http/routes.ts';
 import { finding, scan, scanTarget } from './findings.ts';
 import { createHarness, type Harness } from './harness.ts';
+import { jiraBody, seedConnectors, seedJira, seedWebhooks } from './api-walk-v3-seed.ts';
+export { seedJira } from './api-walk-v3-seed.ts';
 
 /**
  * A walk over every operation of both surfaces on one seeded team: for each route a success,
@@ -38,7 +39,7 @@ export interface Seed {
 const t = (day: number, hour = 12) => Date.UTC(2026, 0, day, hour);
 
 /** Sends a seeding request with the walk's key of the surface and fails on anything but a success. */
-type Must = (
+export type Must = (
   method: string,
   url: string,
   body?: unknown,
@@ -172,55 +173,6 @@ async function seedInventory(h: Harness, teamId: number): Promise<void> {
   });
   await evaluateBreaches(h.runtime.store, { teamId, assetId, at: t(1) });
 }
-
-/** Two cloud connectors. */
-async function seedConnectors(must: Must, tokens: Record<string, string>): Promise<void> {
-  const credentials = { access_key: 'AKIAWALK', secret_key: 'walk-secret' };
-  tokens['connector'] = String(
-    (await must('POST', '/rest/v3/connectors', { name: 'walk', provider: 'CLOUD_A_CRED_BASED', options: credentials }))[
-      'id'
-    ],
-  );
-  tokens['connector2'] = String(
-    (await must('POST', '/rest/v3/connectors', { name: 'gone', provider: 'CLOUD_B', options: credentials }))['id'],
-  );
-}
-
-/** Two webhooks (to a closed loopback port: their deliveries fail) and a delivery of the first (its test event). */
-async function seedWebhooks(must: Must, tokens: Record<string, string>): Promise<void> {
-  const body = { url: 'http://127.0.0.1:9/hook', events: ['scan.completed'] };
-  tokens['webhook'] = String((await must('POST', '/rest/v3/webhooks', { name: 'walk', ...body }))['id']);
-  tokens['webhook2'] = String((await must('POST', '/rest/v3/webhooks', { name: 'gone', ...body }))['id']);
-  tokens['delivery'] = String((await must('POST', `/rest/v3/webhooks/${tokens['webhook']}/test`))['id']);
-}
-
-/**
- * A Jira connection (to a closed loopback port: its syncs fail) and a link of the first
- * vulnerability to an issue; again after the walk deleted them.
- */
-export async function seedJira({ h, v3, tokens }: Seed): Promise<void> {
-  const res = await h.send('PUT', '/rest/v3/integrations/jira', { key: v3, body: jiraBody });
-  assert.equal(res.statusCode, 200, res.body);
-  const teamId = (await h.runtime.store.teams.findByName('walk'))!.id;
-  const vulnerability = (await h.runtime.store.vulnerabilities.findByUuid(teamId, tokens['vuln']!))!;
-  await h.runtime.store.jira.saveIssue({
-    teamId,
-    fingerprint: vulnerability.fingerprint,
-    vulnerabilityUuid: tokens['vuln']!,
-    issueId: '10001',
-    issueKey: 'SEC-1',
-    state: 'open',
-    updated: new Date(),
-  });
-}
-
-/** The Jira connection of the walk. */
-const jiraBody = {
-  base_url: 'http://127.0.0.1:9',
-  account_email: 'walk@example.com',
-  api_token: 'walk-token',
-  project_key: 'SEC',
-};
 
 /** The seeded value of each path parameter, per operation where one name means different things. */
 function paramValue(seed: Seed, def: RouteDef, name: string): string {
