@@ -199,10 +199,12 @@ export class PgBossJobStore implements QueueBackend {
   }
 
   release(job: ClaimedJob, runAt?: Date): Promise<boolean> {
-    // pg-boss counts a fetch as a retry when started_on is set: undo this claim's count.
+    // pg-boss counts a fetch as a retry when started_on is set: undo this claim's count. pg-boss
+    // hands out the oldest created job first: a job put back goes behind those already waiting
+    // (created now), as on the embedded store, so a deferral lets a waiting job of its kind run.
     return this.write(
       job,
-      sql`state = 'retry', start_after = ${runAt ?? new Date()},
+      sql`state = 'retry', start_after = ${runAt ?? new Date()}, created_on = now(),
         started_on = case when retry_count = 0 then null else started_on end, retry_count = greatest(retry_count - 1, 0)`,
     );
   }
