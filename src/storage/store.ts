@@ -122,23 +122,38 @@ export interface StoreRenderers extends Renderers {
   discoveredNames: DiscoveredNameRenderer;
 }
 
+/** How many times a transaction runs when PostgreSQL keeps choosing it to break deadlocks. */
+const deadlockAttempts = 3;
+
+function isDeadlock(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '40P01';
+}
+
 /** The core's Store over an open database. */
 export function createStore(database: Database, options: StoreOptions): Store {
   return {
     ...repositories(database.db, database, false, options, database.tableChanged),
     transaction: async (work) => {
-      // Bulk writes count toward their table's next ANALYZE once committed: one started before
-      // the commit would not see them (table-statistics.ts).
-      const changed: Array<Parameters<NonNullable<Database['tableChanged']>>> = [];
-      const collect =
-        database.tableChanged === undefined
-          ? undefined
-          : (...change: (typeof changed)[number]) => void changed.push(change);
-      const result = await database.db
-        .transaction()
-        .execute((trx) => work(repositories(trx, database, true, options, collect)));
-      for (const [table, rows] of changed) database.tableChanged?.(table, rows);
-      return result;
+      for (let attempt = 1; ; attempt++) {
+        // Bulk writes count toward their table's next ANALYZE once committed: one started before
+        // the commit would not see them (table-statistics.ts).
+        const changed: Array<Parameters<NonNullable<Database['tableChanged']>>> = [];
+        const collect =
+          database.tableChanged === undefined
+            ? undefined
+            : (...change: (typeof changed)[number]) => void changed.push(change);
+        try {
+          const result = await database.db
+            .transaction()
+            .execute((trx) => work(repositories(trx, database, true, options, collect)));
+          for (const [table, rows] of changed) database.tableChanged?.(table, rows);
+          return result;
+        } catch (err) {
+          // PostgreSQL breaks a deadlock by rolling one of its transactions back (40P01): nothing
+          // of it stayed, and the other went on, so this one runs again (Transactional's contract).
+          if (database.dialect !== 'postgres' || !isDeadlock(err) || attempt >= deadlockAttempts) throw err;
+        }
+      }
     },
     isReady: async () => {
       try {

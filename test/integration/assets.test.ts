@@ -305,7 +305,7 @@ describe('v2 assets', () => {
         key,
         headers: { 'content-type': 'application/json' },
       });
-      assert.equal(res.statusCode, 200);
+      assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), {});
       const all = (await h.send('GET', '/rest/v2/assets/?include_subdomains=true&pageSize=1000', { key })).json();
       assert.equal(

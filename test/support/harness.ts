@@ -85,7 +85,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
   await dns?.start();
   const config = testConfig(dataDir, dns, overrides);
   const database = await openTestDatabase(dataDir, schema);
-  const log = pino({ level: 'silent' });
+  const log = pino({ level: process.env['TEST_LOG'] ?? 'silent' });
   const runtime = await openRuntime(config, { database, log });
   const app = await buildApp({ ...runtime, logger: log });
 

@@ -197,6 +197,10 @@ export async function addAssetInTransaction(
  */
 export async function deleteAsset(store: AssetStore, team: Team, token: string): Promise<void> {
   await store.transaction(async (tx) => {
+    // The team first, as the other writers of the team's assets lock it (an ownership check, a
+    // settings change): taking the asset's rows first and the team's row last (the version bump)
+    // deadlocked with them on PostgreSQL.
+    await tx.assets.lockTeam(team.id);
     const target = await requireTokenTarget(tx, team, token);
     if (target.discovered !== undefined) {
       await tx.zones.deleteName(team.id, target.discovered.name);

@@ -333,7 +333,10 @@ export class KyselyAssetRepository implements AssetRepository {
       .execute();
   }
 
+  // NO KEY UPDATE: lockTeam callers wait for each other, but the foreign-key checks of rows the
+  // team's other transactions insert (key share locks) do not wait for them, nor deadlock with them.
   async lockTeam(teamId: number): Promise<void> {
-    if (this.dialect === 'postgres') await sql`select id from teams where id = ${teamId} for update`.execute(this.db);
+    if (this.dialect === 'postgres')
+      await sql`select id from teams where id = ${teamId} for no key update`.execute(this.db);
   }
 }
