@@ -1,6 +1,7 @@
 import { durationSeconds } from './events-fanout-support.ts';
 import type { BenchContext } from './support/benchmark.ts';
-import { runOpenLoop, type OpenLoopResult } from './support/open-loop.ts';
+import type { OpenLoopResult } from './support/open-loop.ts';
+import { runOpenLoopOnThread } from './support/open-loop-thread.ts';
 import { processCpuMs } from './support/process-cpu.ts';
 import type { ServerProcess } from './support/server.ts';
 
@@ -11,7 +12,7 @@ export interface OpenPhase {
   serverCpuMs: number;
 }
 
-/** Measures the list at a fixed rate for the bench's duration (after a warm-up at the same rate when `warm`). */
+/** Measures the list at a fixed rate for the bench's duration (after a warm-up at the same rate when `warm`), from a thread of its own. */
 export async function measureOpen(
   ctx: BenchContext,
   server: ServerProcess,
@@ -22,11 +23,11 @@ export async function measureOpen(
   const load = { url: server.url, paths: options.paths, headers: options.headers, rate: options.rate };
   if (warm && ctx.warmup !== undefined) {
     ctx.log(`${label}: warming up for ${ctx.warmup}`);
-    await runOpenLoop({ ...load, seconds: durationSeconds(ctx.warmup) });
+    await runOpenLoopOnThread({ ...load, seconds: durationSeconds(ctx.warmup) });
   }
   ctx.log(`${label}: measuring for ${ctx.duration} (open loop, ${options.rate} requests/s)`);
   const cpuBefore = processCpuMs(server.pid);
-  const open = await runOpenLoop({ ...load, seconds: durationSeconds(ctx.duration) });
+  const open = await runOpenLoopOnThread({ ...load, seconds: durationSeconds(ctx.duration) });
   return { label, open, serverCpuMs: processCpuMs(server.pid) - cpuBefore };
 }
 

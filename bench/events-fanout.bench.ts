@@ -197,6 +197,7 @@ async function run(ctx: BenchContext): Promise<void> {
     PERIMETER_EGRESS_ALLOW: '127.0.0.0/8',
     PERIMETER_DNS_RESOLVERS: '127.0.0.1:1',
     PERIMETER_PAGE_CACHE_MB: String(pageCacheMb),
+    PERIMETER_WEBHOOK_THREADS: process.env['BENCH_FANOUT_WEBHOOK_THREADS'] ?? '1',
   };
   const server = await startPerimeter(ctx.scope, { dataDir: store.dataDir, cpuProfileDir, env: serverEnv });
   ctx.log(`perimeter ready at ${server.url} (pid ${server.pid}), all roles, page cache ${pageCacheMb} MB`);

@@ -25,6 +25,7 @@ import { NameTokenCodec } from './core/zones/name-token.ts';
 import type { ZoneEngine } from './core/zones/zone-engine.ts';
 import type { EmailSender } from './core/webhooks/webhook-format.types.ts';
 import type { WebhookApiDeps } from './core/webhooks/webhook.service.ts';
+import type { WebhookDeliveryThread } from './jobs/threaded-webhook-delivery.ts';
 import type { VulnerabilityLister } from './core/vulnerabilities/vulnerability-list.service.ts';
 import { requireVulnerability } from './core/vulnerabilities/vulnerability-status.service.ts';
 import { createDnsResolver, type DnsResolver } from './engine/dns/resolver.ts';
@@ -103,7 +104,7 @@ export interface CoreRuntimeOptions {
  * The server key: PERIMETER_SECRET_KEY when configured, else a key generated once into
  * DATA_DIR/server.key (mode 0600). Scaled deployments must configure the same key everywhere.
  */
-function loadServerKey(config: Config): Buffer {
+export function loadServerKey(config: Config): Buffer {
   if (config.secretKey !== undefined) return Buffer.from(config.secretKey, 'base64');
   const path = join(config.dataDir, 'server.key');
   if (!existsSync(path)) {
@@ -218,6 +219,8 @@ export interface Runtime extends CoreRuntime {
   emailSender: EmailSender | undefined;
   /** The webhook pipeline's dependencies (the API's test and redeliver, the delivery job); built on first use. */
   webhooks: WebhookApiDeps;
+  /** The thread the worker role delivers webhooks on (config webhookThreads 1; started by the first delivery). */
+  webhookThread: WebhookDeliveryThread | undefined;
 }
 
 /** The modules loadRuntimeParts() brings. */
@@ -328,6 +331,37 @@ function surfaceRunnerOf(
   };
 }
 
+/**
+ * Loads the webhook pipeline's parts (with the SMTP sender when one is configured) and answers
+ * how to wire them over the core runtime: the e-mail sender, the deliveries' dependencies, and the
+ * delivery thread (config webhookThreads; it starts with the first delivery).
+ */
+async function loadWebhookParts(config: Config) {
+  const [smtp, { webhookDepsOf }, { createWebhookDeliveryThread }] = await Promise.all([
+    config.smtpUrl === undefined ? undefined : import('./engine/mail/smtp-sender.ts'),
+    import('./jobs/webhook-delivery.job.ts'),
+    import('./jobs/threaded-webhook-delivery.ts'),
+  ]);
+  return (core: CoreRuntime): Pick<Runtime, 'emailSender' | 'webhooks' | 'webhookThread'> => {
+    const { store, box, guard, resolver, log } = core;
+    // Webhooks of the e-mail format send through the operator's SMTP server, when one is set.
+    const emailSender = smtp?.configuredSmtpSender(config, guard, resolver);
+    return {
+      emailSender,
+      webhooks: webhookDepsOf({
+        store,
+        box,
+        config,
+        guard,
+        resolver,
+        emailSender,
+        log: log.child({ component: 'webhooks' }),
+      }),
+      webhookThread: config.webhookThreads === 0 ? undefined : createWebhookDeliveryThread(config),
+    };
+  };
+}
+
 /** Opens the store (migrating it) and wires the services; `jobs` tunes the queue (tests shorten the lease). */
 export async function openRuntime(
   config: Config,
@@ -335,12 +369,9 @@ export async function openRuntime(
 ): Promise<Runtime> {
   // The parts load before the store opens (as static imports did): a part that fails to load leaves nothing open.
   const parts = await loadRuntimeParts();
-  const smtp = config.smtpUrl === undefined ? undefined : await import('./engine/mail/smtp-sender.ts');
-  const { webhookDepsOf } = await import('./jobs/webhook-delivery.job.ts');
+  const webhookParts = await loadWebhookParts(config);
   const core = await openCoreRuntime(config, options);
   const { log, database, store, box, guard, resolver } = core;
-  // Webhooks of the e-mail format send through the operator's SMTP server, when one is set.
-  const emailSender = smtp?.configuredSmtpSender(config, guard, resolver);
   const markers = new parts.MarkerCodec(box);
   // Zone lookup jobs and discovery resolve in bulk over their own UDP sockets (opened on first use).
   const bulk = parts.createBulkResolver({ servers: config.dnsResolvers, udpSockets: config.dnsUdpSockets });
@@ -359,6 +390,7 @@ export async function openRuntime(
           config: { egressAllow: config.egressAllow, dnsResolvers: config.dnsResolvers, canary },
         });
   const scanEngine: ScanEngine = threaded ?? inProcessScans;
+  const webhookWiring = webhookParts(core);
   const ipInventory = new parts.IpInventoryService(store, new parts.OfflineIpEnricher());
   const surfaceQueue = parts.surfaceQueueOf(jobs);
   // Scans and monitoring runs record their findings through the vulnerabilities' ingestion.
@@ -395,20 +427,12 @@ export async function openRuntime(
     surfaceQueue,
     monitoring: parts.monitoringControl({ store, queue: surfaceQueue }),
     surfaceRunner: surfaceRunnerOf(parts, config, { ...core, bulk, scanEngine, ipInventory, findings }),
-    emailSender,
-    webhooks: webhookDepsOf({
-      store,
-      box,
-      config,
-      guard,
-      resolver,
-      emailSender,
-      log: log.child({ component: 'webhooks' }),
-    }),
+    ...webhookWiring,
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();
       await threaded?.close();
+      await webhookWiring.webhookThread?.close();
       bulk.close();
       await core.close();
     },

@@ -78,6 +78,8 @@ export interface Config {
   webhookRetryWindowMs: number;
   /** How often the scheduler role looks for webhooks behind their team's event log, in milliseconds. */
   webhookPollMs: number;
+  /** 1: the worker role delivers webhooks on a thread of its own, off the event loop; 0: on the event loop. */
+  webhookThreads: number;
   /** SMTP server of e-mail webhooks (`smtp://user:pass@host:587`, `smtps://…`); undefined: no e-mail channel. */
   smtpUrl: string | undefined;
   /** The From address of e-mail webhooks (`perimeter@example.com` or `Perimeter <perimeter@example.com>`). */
@@ -317,6 +319,7 @@ const fields: Record<keyof Config, FieldSpec> = {
     parse: integer(1, 30 * 24 * 3_600_000),
   },
   webhookPollMs: { env: 'PERIMETER_WEBHOOK_POLL_MS', flag: 'webhook-poll-ms', parse: integer(10, 3_600_000) },
+  webhookThreads: { env: 'PERIMETER_WEBHOOK_THREADS', flag: 'webhook-threads', parse: integer(0, 1) },
   smtpUrl: { env: 'PERIMETER_SMTP_URL', flag: 'smtp-url', parse: parseSmtpUrl },
   smtpFrom: {
     env: 'PERIMETER_SMTP_FROM',
@@ -379,6 +382,7 @@ export const defaultConfig: Config = {
   webhookRetryCapMs: 3_600_000,
   webhookRetryWindowMs: 24 * 3_600_000,
   webhookPollMs: 1000,
+  webhookThreads: 1,
   smtpUrl: undefined,
   smtpFrom: 'perimeter@localhost',
   smtpRequireTls: false,

@@ -5,6 +5,7 @@ import type { AddressResolver, EgressGuard } from '../engine/net/egress-guard.ts
 import { jiraSyncHandler } from './jira-sync.job.ts';
 import type { WebhookSendDeps } from '../core/webhooks/webhook-send.ts';
 import { webhookDeliveryHandler } from './webhook-delivery.job.ts';
+import type { WebhookDeliveryThread } from './threaded-webhook-delivery.ts';
 import type { ScanRunnerDeps } from '../core/scans/scan-runner.service.ts';
 import type { SurfaceRunnerDeps } from '../core/surface/surface-runner.service.ts';
 import type { NameResolver } from '../core/zones/zone-lookup.types.ts';
@@ -26,6 +27,8 @@ export interface WorkerServices {
   resolver: AddressResolver;
   /** Webhook deliveries: the store, the sealed secrets, the channels through the egress guard. */
   webhooks: WebhookSendDeps;
+  /** The thread deliveries run on, when the process has one (config webhookThreads). */
+  webhookThread: WebhookDeliveryThread | undefined;
 }
 
 /** Every job kind the worker role runs, wired to the runtime's services. */
@@ -39,6 +42,6 @@ export function jobHandlers(services: WorkerServices): JobHandler[] {
       box: services.box,
       client: createJiraClientFactory({ guard: services.guard, resolver: services.resolver }),
     }) as JobHandler,
-    webhookDeliveryHandler(services.webhooks) as JobHandler,
+    webhookDeliveryHandler(services.webhooks, services.webhookThread) as JobHandler,
   ];
 }

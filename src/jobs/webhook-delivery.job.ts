@@ -13,6 +13,7 @@ import {
 } from '../engine/net/egress-guard.ts';
 import { createGuardedRequest } from '../engine/net/guarded-request.ts';
 import type { JobHandler, JobQueue } from './job-queue.ts';
+import type { WebhookDeliveryThread } from './threaded-webhook-delivery.ts';
 
 /** Kind of the delivery job of one webhook. */
 export const webhookDeliverKind = 'webhook.deliver';
@@ -64,10 +65,14 @@ export function webhookChannelsOf(options: {
 }
 
 /**
- * Delivers a webhook's pending events in order (deliverPending); a failure answers a deferral at
- * the back-off, so the job waits (not counted as an attempt) and the events keep their order.
+ * Delivers a webhook's pending events in order (deliverPending), on the delivery thread when the
+ * process has one (threaded-webhook-delivery.ts), else on the event loop; a failure answers a
+ * deferral at the back-off, so the job waits (not counted as an attempt) and the events keep their order.
  */
-export function webhookDeliveryHandler(deps: WebhookSendDeps): JobHandler<Payload> {
+export function webhookDeliveryHandler(
+  deps: WebhookSendDeps,
+  thread: Pick<WebhookDeliveryThread, 'deliver'> | undefined,
+): JobHandler<Payload> {
   return {
     kind: webhookDeliverKind,
     retryLimit: 10,
@@ -78,7 +83,10 @@ export function webhookDeliveryHandler(deps: WebhookSendDeps): JobHandler<Payloa
         throw new Error('webhook.deliver payload needs webhookId');
       return { webhookId: id };
     },
-    handle: (payload, ctx) => deliverPending({ ...deps, log: ctx.log }, payload.webhookId, ctx.signal),
+    handle: (payload, ctx) =>
+      thread === undefined
+        ? deliverPending({ ...deps, log: ctx.log }, payload.webhookId, ctx.signal)
+        : thread.deliver(payload.webhookId, ctx.signal),
   };
 }
 

@@ -106,6 +106,8 @@ describe(`webhook delivery (${testStore})`, () => {
       assert.equal(d.headers['content-type'], 'application/json');
       assert.deepEqual(d.json, wireEvent(expected[i]!));
     }
+    // Sent from the delivery thread of the process (config webhookThreads 1), off the event loop.
+    assert.equal(h.runtime.webhookThread?.isRunning, true);
   });
 
   it('delivers the slack and teams formats signed, with the bodies their formatters make', async () => {

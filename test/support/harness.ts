@@ -35,6 +35,19 @@ export function openTestDatabase(dataDir: string, schema: string): Promise<Datab
     : openDatabase({ dataDir });
 }
 
+/**
+ * The test store as a process's configuration names it: what a thread of the process (webhook
+ * deliveries) opens beside the database the test hands the runtime.
+ */
+export function testStoreConfig(
+  dataDir: string,
+  schema: string,
+): Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema'> {
+  return testStore === 'postgres'
+    ? { dataDir, databaseUrl: postgresTestUrl, databaseSchema: schema }
+    : { dataDir, databaseUrl: undefined, databaseSchema: undefined };
+}
+
 /** Options of a request sent through inject(). */
 export interface SendOptions {
   /** v2 key sent as X-Service-Key, or v3 key sent as Authorization. */
@@ -83,7 +96,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
   // no resolver gets one that answers NXDOMAIN for every name (ownership checks of added assets ask it).
   const dns = overrides.dnsResolvers === undefined ? new TestDnsServer() : undefined;
   await dns?.start();
-  const config = testConfig(dataDir, dns, overrides);
+  const config = testConfig(dataDir, schema, dns, overrides);
   const database = await openTestDatabase(dataDir, schema);
   const log = pino({ level: process.env['TEST_LOG'] ?? 'silent' });
   const runtime = await openRuntime(config, { database, log });
@@ -120,10 +133,15 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
 }
 
 /** The configuration of a harness: loopback egress only, silent logs, the test DNS server unless the test names resolvers. */
-function testConfig(dataDir: string, dns: TestDnsServer | undefined, overrides: Partial<Config>): Config {
+function testConfig(
+  dataDir: string,
+  schema: string,
+  dns: TestDnsServer | undefined,
+  overrides: Partial<Config>,
+): Config {
   return {
     ...defaultConfig,
-    dataDir,
+    ...testStoreConfig(dataDir, schema),
     egressAllow: ['127.0.0.0/8', '::1/128'],
     logLevel: 'silent',
     verifyTimeoutMs: 5000,

@@ -4,7 +4,7 @@
 import pino from 'pino';
 import { defaultConfig } from '../../src/config/config.ts';
 import { openRuntime } from '../../src/runtime.ts';
-import { openTestDatabase } from './harness.ts';
+import { openTestDatabase, testStoreConfig } from './harness.ts';
 import { createTestJobTables, stepJob } from './test-jobs.ts';
 
 const dataDir = process.env['JOB_WORKER_DATA_DIR']!;
@@ -13,7 +13,7 @@ const leaseMs = Number(process.env['JOB_WORKER_LEASE_MS'] ?? 1000);
 
 const database = await openTestDatabase(dataDir, schema);
 const runtime = await openRuntime(
-  { ...defaultConfig, dataDir, logLevel: 'warn' },
+  { ...defaultConfig, ...testStoreConfig(dataDir, schema), logLevel: 'warn' },
   { database, log: pino({ level: 'warn' }), jobs: { leaseMs } },
 );
 await createTestJobTables(database);

@@ -10,7 +10,7 @@ import { defaultConfig } from '../../src/config/config.ts';
 import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { runnerName } from '../../src/jobs/scan.job.ts';
 import { openRuntime } from '../../src/runtime.ts';
-import { openTestDatabase } from './harness.ts';
+import { openTestDatabase, testStoreConfig } from './harness.ts';
 
 const dataDir = process.env['SCAN_WORKER_DATA_DIR'];
 const schema = process.env['SCAN_WORKER_SCHEMA'];
@@ -22,7 +22,13 @@ const scanConcurrency = Number(process.env['SCAN_WORKER_CONCURRENCY'] ?? 1);
 const log = pino({ level: 'warn' });
 const database = await openTestDatabase(dataDir, schema);
 const runtime = await openRuntime(
-  { ...defaultConfig, dataDir, logLevel: 'warn', egressAllow: ['127.0.0.0/8'], scanConcurrency },
+  {
+    ...defaultConfig,
+    ...testStoreConfig(dataDir, schema),
+    logLevel: 'warn',
+    egressAllow: ['127.0.0.0/8'],
+    scanConcurrency,
+  },
   { database, log, jobs: { leaseMs } },
 );
 await runtime.jobs.work(jobHandlers(runtime), { pollIntervalMs: 100 });

@@ -105,7 +105,10 @@ export class ScanIngestion<R extends IngestionRepositories = IngestionRepositori
     const current = this.batch;
     this.batch = new Map();
     const { teamId } = this.report;
+    const counted = { ...this.result };
     await this.store.transaction(async (tx) => {
+      // A re-run (after a deadlock) counts this batch again from the counts before it.
+      Object.assign(this.result, counted);
       const fingerprints = [...current.keys()];
       const existing = new Map(
         (await tx.vulnerabilities.findByFingerprints(teamId, fingerprints)).map((e) => [e.fingerprint, e]),

@@ -22,7 +22,12 @@ export const lookupChunkBytes = 256 * 1024;
 export async function createLookupJob(store: ZoneStore, team: Team, body: AsyncIterable<Buffer>): Promise<LookupJob> {
   const now = new Date();
   await store.zoneLookups.purgeBefore(new Date(now.getTime() - lookupRetentionMs));
+  let hasRun = false;
   return store.transaction(async (tx) => {
+    // The body streams once: a re-run (after a deadlock) would store an empty list, so it fails instead.
+    if (hasRun)
+      throw new Error('zone lookup upload: rolled back to break a deadlock; its streamed body cannot be read again');
+    hasRun = true;
     const job = await tx.zoneLookups.create({
       uuid: newUuid(),
       teamId: team.id,

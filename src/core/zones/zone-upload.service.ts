@@ -127,7 +127,12 @@ async function indexZone(
 ): Promise<ZoneIndexResult> {
   const { team } = uploader;
   const { store, ports } = deps;
+  let hasRun = false;
   const result = await store.transaction(async (tx) => {
+    // The records stream once (upload, transfer): a re-run (after a deadlock) would index none, so it fails instead.
+    if (hasRun)
+      throw new Error('zone indexing: rolled back to break a deadlock; its streamed records cannot be read again');
+    hasRun = true;
     // Held before the apex is looked up: two uploads of one new zone add it once.
     await tx.zones.lockIndexing(team.id);
     const addedAsset = apex === undefined ? undefined : await addApexIfNew(tx, ports, uploader, apex, source);
