@@ -1,4 +1,5 @@
 import { closestName } from './closest-name.ts';
+import { integer, list, parseSmtpUrl } from './value-parsers.ts';
 import { readFileSync } from 'node:fs';
 import { isValidCidr } from '../shared/cidr.ts';
 import { defaultCanaryConfig, isWildcardHost, parseCanaryListen, type CanaryConfig } from './canary.ts';
@@ -101,35 +102,6 @@ interface FieldSpec {
 }
 
 const roleNames = ['api', 'worker', 'scheduler'] as const;
-
-function list(raw: string): string[] {
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
-function integer(min: number, max: number) {
-  return (raw: string): number => {
-    if (!/^\d+$/.test(raw.trim())) throw new Error(`must be an integer, got "${raw}"`);
-    const n = Number(raw);
-    if (n < min || n > max) throw new Error(`must lie between ${min} and ${max}, got ${n}`);
-    return n;
-  };
-}
-
-/** An smtp:// or smtps:// URL with a host; the error never repeats the URL (it may hold a password). */
-function parseSmtpUrl(s: string): string {
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    throw new Error('must be an smtp:// or smtps:// URL (smtp://user:password@host:587)');
-  }
-  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '')
-    throw new Error(`must be an smtp:// or smtps:// URL with a host, got the scheme ${JSON.stringify(url.protocol)}`);
-  return s;
-}
 
 const fields: Record<keyof Config, FieldSpec> = {
   port: { env: 'PORT', flag: 'port', parse: integer(0, 65535) },
