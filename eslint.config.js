@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'openapi/', 'coverage/', '.bench/', '.scratch/'] },
+  { ignores: ['node_modules/', 'data/', 'openapi/', 'coverage/', '.bench/', '.scratch/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

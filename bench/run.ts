@@ -31,6 +31,7 @@ const registry: Record<string, () => Promise<Benchmark>> = {
   'inventory-lists-postgres': async () =>
     (await import('./inventory-lists.bench.ts')).inventoryListsBenchmark('postgres'),
   'events-fanout': async () => (await import('./events-fanout.bench.ts')).benchmark,
+  exports: async () => (await import('./exports.bench.ts')).benchmark,
 };
 
 const usage = `usage: npm run bench [-- <name> …]   run all benchmarks, or the named ones

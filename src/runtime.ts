@@ -447,18 +447,21 @@ export async function buildApi(runtime: Runtime): Promise<FastifyInstance> {
 
 /**
  * The worker role: works every job kind, then re-enqueues what a crash left without a job (a
- * zone lookup whose upload committed but whose job was never enqueued; live scans whose job was
+ * zone lookup or an import whose upload committed but whose job was never enqueued; live scans whose job was
  * never enqueued or can no longer run).
  */
 export async function startWorker(runtime: Runtime): Promise<void> {
-  const [{ jobHandlers }, { recoverZoneLookups }, { recoverScans }] = await Promise.all([
+  const [{ jobHandlers }, { recoverZoneLookups }, { recoverImports }, { recoverScans }] = await Promise.all([
     import('./jobs/handlers.ts'),
     import('./jobs/zone-lookup.job.ts'),
+    import('./jobs/import.job.ts'),
     import('./core/scans/scan.service.ts'),
   ]);
   await runtime.jobs.work(jobHandlers(runtime));
   const recovered = await recoverZoneLookups(runtime.store, runtime.jobs);
   if (recovered > 0) runtime.log.info({ recovered }, 'zone lookups re-enqueued');
+  const imports = await recoverImports(runtime.store, runtime.jobs);
+  if (imports > 0) runtime.log.info({ imports }, 'imports re-enqueued');
   // The scheduler role repeats this.
   const repaired = await recoverScans({ store: runtime.store, queue: runtime.scanQueue });
   if (repaired > 0) runtime.log.info({ repaired }, 'live scans without a running job repaired');

@@ -3,6 +3,7 @@ import type { TeamSsoRepository } from './accounts/sso.types.ts';
 import type { EventRepository } from './events/event.types.ts';
 import type { JiraRepository } from './integrations/jira.types.ts';
 import type { WebhookRepository } from './webhooks/webhook.types.ts';
+import type { ImportRepository } from './imports/import.types.ts';
 import type { AssetRepository } from './assets/asset.types.ts';
 import type { ConnectorRepository } from './connectors/connector.types.ts';
 import type { AssetPatternRepository, GroupMemberRepository, GroupRepository } from './groups/group.types.ts';
@@ -71,6 +72,8 @@ export interface Repositories {
   jira: JiraRepository;
   /** Webhooks of each team and their delivery log (core/webhooks). */
   webhooks: WebhookRepository;
+  /** Imports of other tools' results and their uploaded files (core/imports). */
+  imports: ImportRepository;
 }
 
 /**

@@ -294,10 +294,13 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, cache
       throw err;
     }
     reply.code(result.status);
+    if (result.headers !== undefined) reply.headers(result.headers);
+    if (result.stream !== undefined)
+      return reply.type(result.contentType ?? 'application/octet-stream').send(result.stream);
     if (result.json !== undefined) {
       const release = typeof result.json === 'string' ? undefined : takeRelease(result.json);
       if (release !== undefined) sendsLent(reply, release);
-      return reply.type('application/json').send(result.json);
+      return reply.type(result.contentType ?? 'application/json').send(result.json);
     }
     if (result.body === undefined) return reply.send();
     return reply.type('application/json').send(JSON.stringify(result.body));

@@ -99,7 +99,12 @@ function operation(def: RouteDef): Record<string, unknown> {
     [String(def.successStatus)]:
       def.successStatus === 204
         ? { description: 'Success, no body' }
-        : { description: 'Success', content: { 'application/json': { schema: plain(def.response) } } },
+        : {
+            description: 'Success',
+            content: Object.fromEntries(
+              (def.responseMediaTypes ?? ['application/json']).map((type) => [type, { schema: plain(def.response) }]),
+            ),
+          },
     ...(def.surface === 'v2' ? v2ErrorResponses(def) : v3ErrorResponses(def)),
   };
   return op;

@@ -53,6 +53,15 @@ export interface RouteResult {
   body?: unknown;
   /** Pre-serialised JSON, sent as is (hot paths; a Buffer is sent without re-encoding). */
   json?: string | Buffer;
+  /** The media type of `json` when it is not JSON (an HTML or PDF report); default application/json. */
+  contentType?: string;
+  /**
+   * A streamed body (exports): piped to the reply as it is read, with backpressure (a read
+   * stream pulls the next chunk only once the socket took the last); sent with `contentType`.
+   */
+  stream?: NodeJS.ReadableStream;
+  /** Further response headers (Content-Disposition of an export). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -84,6 +93,8 @@ export interface RouteDef {
   /** Documented as a raw text body instead of JSON. */
   rawBody?: { contentType: string; description: string };
   response: TSchema;
+  /** The media types a success answers in, when not JSON (exports, reports); documented with `response` as their schema. */
+  responseMediaTypes?: readonly string[];
   successStatus: number;
   /** The v2 error codes this operation can answer, beyond the shared auth and body codes. */
   errors: ErrorCode[];

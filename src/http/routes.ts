@@ -14,11 +14,14 @@ import { zoneRoutes } from './v2/zones.routes.ts';
 import { breachRoutes } from './v3/breaches.routes.ts';
 import { connectorRoutes } from './v3/connectors.routes.ts';
 import { eventRoutes } from './v3/events.routes.ts';
+import { exportRoutes } from './v3/exports.routes.ts';
 import { webhookRoutes } from './v3/webhooks.routes.ts';
 import { jiraRoutes } from './v3/jira.routes.ts';
 import { ipRoutes } from './v3/ips.routes.ts';
 import { portRoutes } from './v3/ports.routes.ts';
+import { reportRoutes } from './v3/reports.routes.ts';
 import { technologyRoutes } from './v3/technologies.routes.ts';
+import { importRoutes } from './v3/imports.routes.ts';
 
 /** Every operation of both surfaces, in documentation order. */
 export function allRoutes(): RouteDef[] {
@@ -41,7 +44,10 @@ export function allRoutes(): RouteDef[] {
     ...breachRoutes,
     ...connectorRoutes,
     ...eventRoutes,
+    ...exportRoutes,
     ...webhookRoutes,
     ...jiraRoutes,
+    ...importRoutes,
+    ...reportRoutes,
   ];
 }

@@ -13,6 +13,7 @@ import type { JobHandler } from './job-queue.ts';
 import { scanHandler } from './scan.job.ts';
 import { surfaceRunHandler } from './surface-run.job.ts';
 import { zoneLookupHandler } from './zone-lookup.job.ts';
+import { importHandler } from './import.job.ts';
 
 /** What the job kinds run with: the runtime (src/runtime.ts) has all of it. */
 export interface WorkerServices {
@@ -43,5 +44,6 @@ export function jobHandlers(services: WorkerServices): JobHandler[] {
       client: createJiraClientFactory({ guard: services.guard, resolver: services.resolver }),
     }) as JobHandler,
     webhookDeliveryHandler(services.webhooks, services.webhookThread) as JobHandler,
+    importHandler(services.store, services.scanRunner.findings) as JobHandler,
   ];
 }

@@ -27,6 +27,7 @@ import * as m023 from './migrations/023-team-sso.ts';
 import * as m024 from './migrations/024-events.ts';
 import * as m025 from './migrations/025-webhooks.ts';
 import * as m026 from './migrations/026-jira.ts';
+import * as m027 from './migrations/027-imports.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -60,6 +61,7 @@ const migrations: Record<string, MigrationModule> = {
   '024-events': m024,
   '025-webhooks': m025,
   '026-jira': m026,
+  '027-imports': m027,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

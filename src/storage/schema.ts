@@ -8,6 +8,7 @@ import type {
 } from './schema-accounts.ts';
 import type { ConnectorExternalIdsTable, ConnectorsTable } from './schema-connectors.ts';
 import type { EventsTable } from './schema-events.ts';
+import type { ImportChunksTable, ImportsTable } from './schema-imports.ts';
 import type { JiraConnectionsTable, JiraIssuesTable } from './schema-jira.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './schema-webhooks.ts';
 
@@ -143,6 +144,8 @@ export interface VulnerabilitiesTable {
   revision: number;
   /** The finding's location (migration 019); null on rows stored before. */
   location: string | null;
+  /** Where the finding was first recorded: `scan` or `import:<format>` (migration 027). */
+  source: Generated<string>;
 }
 
 /** Vulnerabilities per team, asset, status, severity and scan source; kept by triggers (migration 011). */
@@ -429,7 +432,6 @@ export interface BreachesTable {
   disappeared_at: number | null;
 }
 
-/** The whole schema as Kysely sees it. */
 export interface Schema {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
@@ -472,6 +474,8 @@ export interface Schema {
   webhook_deliveries: WebhookDeliveriesTable;
   jira_connections: JiraConnectionsTable;
   jira_issues: JiraIssuesTable;
+  imports: ImportsTable;
+  import_chunks: ImportChunksTable;
 }
 
 /** Per render cache, the render version every row of it has reached (storage/render-cache.ts; migration 021). */

@@ -1,5 +1,6 @@
 import { KyselyEventRepository } from './repositories/event.repository.ts';
 import { KyselyJiraRepository } from './repositories/jira.repository.ts';
+import { KyselyImportRepository } from './repositories/import.repository.ts';
 import { KyselyWebhookRepository } from './repositories/webhook.repository.ts';
 import type { Kysely } from 'kysely';
 import type { AssetRenderer, DiscoveredNameRenderer } from '../core/assets/asset-renderer.ts';
@@ -101,6 +102,7 @@ function repositories(
     events: new KyselyEventRepository(db, database.dialect, isTransaction),
     jira: new KyselyJiraRepository(db),
     webhooks: new KyselyWebhookRepository(db),
+    imports: new KyselyImportRepository(db),
   };
 }
 

@@ -1,12 +1,17 @@
 import type { TSchema } from '@sinclair/typebox';
-import { evaluateBreaches } from '../../src/core/policies/breach.service.ts';
-import { PortInventoryService } from '../../src/core/surface/port-inventory.service.ts';
-import { TechnologyInventoryService } from '../../src/core/surface/technology-inventory.service.ts';
 import type { RouteDef } from '../../src/http/route.ts';
 import { allRoutes } from '../../src/http/routes.ts';
 import { finding, scan, scanTarget } from './findings.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { jiraBody, seedConnectors, seedJira, seedWebhooks } from './api-walk-v3-seed.ts';
+import {
+  jiraBody,
+  seedConnectors,
+  seedImport,
+  seedInventory,
+  seedJira,
+  seedWebhooks,
+  walkNucleiLine,
+} from './api-walk-v3-seed.ts';
 export { seedJira } from './api-walk-v3-seed.ts';
 
 /**
@@ -69,6 +74,7 @@ export async function seedWalk(): Promise<Seed> {
   await seedConnectors(must, tokens);
   await seedWebhooks(must, tokens);
   const seed = { h, v2, v3, teamToken: team.token, tokens };
+  await seedImport(seed);
   await seedJira(seed);
   return seed;
 }
@@ -133,47 +139,6 @@ async function seedMembersAndGroups(must: Must, tokens: Record<string, string>):
   );
 }
 
-/** The v3 inventory of example.com: a port, a technology, an address and the breaches they open. */
-async function seedInventory(h: Harness, teamId: number): Promise<void> {
-  const assetId = (await h.runtime.store.assets.findByName(teamId, 'example.com'))!.id;
-  const service = {
-    name: 'ssh',
-    isTls: false,
-    isHttp: false,
-    banner: 'SSH-2.0-OpenSSH_9.2p1',
-    product: 'OpenSSH',
-    version: '9.2p1',
-  };
-  await new PortInventoryService(h.runtime.store).recordRun({
-    teamId,
-    assetId,
-    at: t(1),
-    open: [{ address: '192.0.2.10', port: 22, domainName: 'www.example.com', service }],
-  });
-  await new TechnologyInventoryService(h.runtime.store).recordRun({
-    teamId,
-    assetId,
-    at: t(1),
-    seen: [
-      {
-        domainName: 'www.example.com',
-        port: 443,
-        serviceProtocol: 'https',
-        name: 'Nginx',
-        version: '1.25.3',
-        categories: ['Web servers'],
-      },
-    ],
-  });
-  await h.runtime.ipInventory.recordRun({
-    teamId,
-    assetId,
-    at: t(1),
-    seen: [{ name: 'www.example.com', address: '192.0.2.10' }],
-  });
-  await evaluateBreaches(h.runtime.store, { teamId, assetId, at: t(1) });
-}
-
 /** The seeded value of each path parameter, per operation where one name means different things. */
 function paramValue(seed: Seed, def: RouteDef, name: string): string {
   const k = seed.tokens;
@@ -203,8 +168,13 @@ function paramValue(seed: Seed, def: RouteDef, name: string): string {
       return k['report']!;
     case 'lookupJobUUID':
       return '3f0c2a9e-5b1d-4c7e-9a2f-0d4b6e8c1a3f';
+    case 'scan_token':
+      return k['report']!;
+    case 'asset_token':
+      return k['example.com']!;
     case 'id':
       if (def.path.startsWith('/webhooks')) return deleting ? k['webhook2']! : k['webhook']!;
+      if (def.path.startsWith('/imports')) return k['import']!;
       return deleting ? k['connector2']! : k['connector']!;
     case 'delivery_id':
       return k['delivery']!;
@@ -475,11 +445,18 @@ function successRequest({ seed, def, key, url, body }: RouteWalk): WalkRequest {
     ...(body === undefined ? {} : { body }),
   };
   if (def.isStreamingBody) {
-    success.url = def.operationId === 'uploadZoneFile' ? `${url}?origin=example.com` : url;
+    success.url =
+      def.operationId === 'uploadZoneFile'
+        ? `${url}?origin=example.com`
+        : def.operationId === 'createImport'
+          ? `${url}?format=nuclei`
+          : url;
     success.body =
       def.operationId === 'uploadZoneFile'
         ? '$ORIGIN example.com.\n@ 3600 IN A 192.0.2.1\nmail 3600 IN A 192.0.2.2\n'
-        : 'lookup.example.com\n';
+        : def.operationId === 'createImport'
+          ? walkNucleiLine
+          : 'lookup.example.com\n';
     success.headers = { 'content-type': 'text/plain' };
   }
   return success;

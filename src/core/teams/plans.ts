@@ -14,6 +14,8 @@ export const endpointGroups = [
   'inventory',
   'connectors',
   'events',
+  'exports',
+  'imports',
 ] as const;
 
 /** One endpoint group. */
@@ -35,13 +37,25 @@ export const plans = {
     name: 'starter',
     monitoredDomains: 3,
     scanProfiles: 3,
-    groups: ['assets', 'profiles', 'scans', 'zones', 'vulnerabilities', 'members', 'events'],
+    groups: ['assets', 'profiles', 'scans', 'zones', 'vulnerabilities', 'members', 'events', 'exports', 'imports'],
   },
   professional: {
     name: 'professional',
     monitoredDomains: 25,
     scanProfiles: 25,
-    groups: ['assets', 'profiles', 'scans', 'zones', 'vulnerabilities', 'members', 'groups', 'inventory', 'events'],
+    groups: [
+      'assets',
+      'profiles',
+      'scans',
+      'zones',
+      'vulnerabilities',
+      'members',
+      'groups',
+      'inventory',
+      'events',
+      'exports',
+      'imports',
+    ],
   },
   enterprise: {
     name: 'enterprise',

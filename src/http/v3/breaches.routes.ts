@@ -13,7 +13,7 @@ import {
 } from './list-query.ts';
 
 /** The wire JSON of a page's breaches, comma-joined (the list envelope splices it). */
-function presentBreaches(page: BreachPage): string {
+export function presentBreaches(page: BreachPage): string {
   return page.items
     .map((b) => {
       const tokens = page.tokens.get(b.assetId);
