@@ -126,8 +126,8 @@ export async function findImport(
   now = Date.now(),
 ): Promise<ImportJob | undefined> {
   if (!isUuid(id)) return undefined;
-  const job = await store.imports.findByUuid(id.toLowerCase());
-  if (job === undefined || job.teamId !== team.id || job.created.getTime() < now - importRetentionMs) return undefined;
+  const job = await store.imports.findForTeam(team.id, id.toLowerCase());
+  if (job === undefined || job.created.getTime() < now - importRetentionMs) return undefined;
   return job;
 }
 

@@ -53,6 +53,9 @@ export interface ImportRepository {
   create(job: Omit<ImportJob, 'id'>): Promise<ImportJob>;
   addChunk(importId: number, seq: number, data: string): Promise<void>;
   finishUpload(importId: number, bytes: number, chunks: number): Promise<void>;
+  /** The team's import of that id (what the API reads). */
+  findForTeam(teamId: number, uuid: string): Promise<ImportJob | undefined>;
+  /** An import by its id alone: for its job, which runs for whatever team made it. */
   findByUuid(uuid: string): Promise<ImportJob | undefined>;
   chunks(importId: number): Promise<string[]>;
   setRunning(importId: number, at: Date): Promise<void>;

@@ -74,6 +74,16 @@ export class KyselyImportRepository implements ImportRepository {
     await this.db.updateTable('imports').set({ bytes, chunks }).where('id', '=', importId).execute();
   }
 
+  async findForTeam(teamId: number, uuid: string): Promise<ImportJob | undefined> {
+    const row = await this.db
+      .selectFrom('imports')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('uuid', '=', uuid)
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
   async findByUuid(uuid: string): Promise<ImportJob | undefined> {
     const row = await this.db.selectFrom('imports').selectAll().where('uuid', '=', uuid).executeTakeFirst();
     return row && toJob(row);
