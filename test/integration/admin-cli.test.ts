@@ -304,7 +304,9 @@ describe('perimeter admin', () => {
         perimeter(dataDir, 'admin', 'key', 'revoke', 'key_0000000000'),
       ]);
       assert.deepEqual([top.code, top.stderr], [0, '']);
-      assert.match(top.stdout, /^usage: perimeter <command>\n {2}serve/);
+      // The top-level help (the client's, bin/perimeter.js) lists the client commands, then the server's.
+      assert.match(top.stdout, /^usage: perimeter <command> \[options\]\n/);
+      assert.match(top.stdout, /\nServer commands \(run where the store is\):\n {2}serve .*\n {2}migrate\n {2}admin /);
       assert.deepEqual([admin.code, admin.stderr], [0, '']);
       assert.match(admin.stdout, /perimeter admin key list --team NAME/);
       assert.deepEqual([area.code, area.stdout], [2, '']);
