@@ -164,10 +164,14 @@ export async function startTargetSite(options: { isHttps?: boolean } = {}): Prom
   };
 }
 
-/** Starts a site of `pages` linked pages (/ and /p/1 … /p/N-1); page i links to 2i+1, 2i+2 and back. */
-export function startGeneratedSite(pages: number): Promise<TargetServer> {
+/**
+ * Starts a site of `pages` linked pages (/ and /p/1 … /p/N-1); page i links to 2i+1, 2i+2 and back.
+ * `delayMs` holds each answer back that long (a scan of it then lasts long enough to be caught running).
+ */
+export function startGeneratedSite(pages: number, options: { delayMs?: number } = {}): Promise<TargetServer> {
   const pathOf = (i: number): string => (i === 0 ? '/' : `/p/${i}`);
-  return serve('http', (_req, res, url) => {
+  return serve('http', async (_req, res, url) => {
+    if (options.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     const i = url.pathname === '/' ? 0 : Number(/^\/p\/(\d+)$/.exec(url.pathname)?.[1] ?? NaN);
     if (!Number.isInteger(i) || i < 0 || i >= pages) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
