@@ -8,6 +8,7 @@ import { recordOwnershipCheck, VerificationService } from './core/assets/verific
 import { loadGroupPatterns } from './core/groups/asset-pattern.service.ts';
 import type { CorePorts } from './core/ports.ts';
 import { requireProfile } from './core/scans/scan-profile.service.ts';
+import type { ConnectorRunDeps } from './core/connectors/connector-run.service.ts';
 import type { ScanEngine } from './core/scans/scan-engine.ts';
 import type { ScanRunnerDeps } from './core/scans/scan-runner.service.ts';
 import type { ScanQueue } from './core/scans/scan.service.ts';
@@ -38,6 +39,7 @@ import type { JobQueue, QueueOptions } from './jobs/job-queue.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import { openDatabase, type Database } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
+import { loadRuntimeParts, type RuntimeParts } from './runtime-parts.ts';
 import { sampleSealedSecret } from './storage/sealed-secrets.ts';
 import { createStore, type StoreRenderers } from './storage/store.ts';
 import { refreshRenderCache } from './storage/render-cache.ts';
@@ -221,87 +223,8 @@ export interface Runtime extends CoreRuntime {
   webhooks: WebhookApiDeps;
   /** The thread the worker role delivers webhooks on (config webhookThreads 1; started by the first delivery). */
   webhookThread: WebhookDeliveryThread | undefined;
-}
-
-/** The modules loadRuntimeParts() brings. */
-type RuntimeParts = Awaited<ReturnType<typeof loadRuntimeParts>>;
-
-/** The modules of the full runtime beyond the core one, loaded together when it is built. */
-async function loadRuntimeParts() {
-  const [
-    { LruCache },
-    { MarkerCodec },
-    { matchGroupsForVulnerabilities },
-    { VulnerabilityLister },
-    { ScanIngestion },
-    { evaluateBreaches },
-    { indexRecords },
-    { IpInventoryService },
-    { PortInventoryService },
-    { TechnologyInventoryService },
-    { monitoringControl },
-    { createExposureEngines },
-    { OfflineIpEnricher },
-    { createBulkResolver },
-    { udpBatch },
-    { createNameResolver },
-    { createZoneEngine },
-    { createHttpScanEngine },
-    { createThreadedScanEngine },
-    { createSurfaceEngine },
-    { createJobQueue },
-    { scanQueueOf },
-    { surfaceQueueOf },
-  ] = await Promise.all([
-    import('./core/shared/lru-cache.ts'),
-    import('./core/shared/marker.ts'),
-    import('./core/vulnerabilities/group-filter.ts'),
-    import('./core/vulnerabilities/vulnerability-list.service.ts'),
-    import('./core/vulnerabilities/ingestion.service.ts'),
-    import('./core/policies/breach.service.ts'),
-    import('./core/zones/zone-index.service.ts'),
-    import('./core/surface/ip-inventory.service.ts'),
-    import('./core/surface/port-inventory.service.ts'),
-    import('./core/surface/technology-inventory.service.ts'),
-    import('./core/surface/monitoring.service.ts'),
-    import('./engine/exposure.ts'),
-    import('./engine/ip-data/ip-enricher.ts'),
-    import('./engine/dns/bulk-resolver.ts'),
-    import('./engine/dns/udp-batch.ts'),
-    import('./engine/name-resolver.ts'),
-    import('./engine/zone-engine.ts'),
-    import('./engine/http-scan/http-scan-engine.ts'),
-    import('./engine/http-scan/threaded-scan-engine.ts'),
-    import('./engine/discovery/surface-engine.ts'),
-    import('./jobs/create-queue.ts'),
-    import('./jobs/scan.job.ts'),
-    import('./jobs/surface-run.job.ts'),
-  ]);
-  return {
-    LruCache,
-    MarkerCodec,
-    matchGroupsForVulnerabilities,
-    VulnerabilityLister,
-    ScanIngestion,
-    evaluateBreaches,
-    indexRecords,
-    IpInventoryService,
-    PortInventoryService,
-    TechnologyInventoryService,
-    monitoringControl,
-    createExposureEngines,
-    OfflineIpEnricher,
-    createBulkResolver,
-    udpBatch,
-    createNameResolver,
-    createZoneEngine,
-    createHttpScanEngine,
-    createThreadedScanEngine,
-    createSurfaceEngine,
-    createJobQueue,
-    scanQueueOf,
-    surfaceQueueOf,
-  };
+  /** Connector runs: the provider adapters behind the egress guard, and the run job's queue. */
+  connectorRuns: ConnectorRunDeps;
 }
 
 /** What the surface-run job runs with, over the runtime's parts. */
@@ -428,6 +351,19 @@ export async function openRuntime(
     monitoring: parts.monitoringControl({ store, queue: surfaceQueue }),
     surfaceRunner: surfaceRunnerOf(parts, config, { ...core, bulk, scanEngine, ipInventory, findings }),
     ...webhookWiring,
+    connectorRuns: {
+      store,
+      box,
+      ports: { assets: corePorts.assets, names: { indexRecords: parts.indexRecords } },
+      collector: parts.createConnectorCollector({
+        guard,
+        resolver,
+        endpoints: config.connectorEndpoints,
+        requestTimeoutMs: config.connectorRequestTimeoutMs,
+      }),
+      enqueueRun: (teamId, connectorId, request) => parts.enqueueConnectorRun(jobs, teamId, connectorId, request),
+      log: log.child({ component: 'connectors' }),
+    },
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();
@@ -451,17 +387,21 @@ export async function buildApi(runtime: Runtime): Promise<FastifyInstance> {
  * never enqueued or can no longer run).
  */
 export async function startWorker(runtime: Runtime): Promise<void> {
-  const [{ jobHandlers }, { recoverZoneLookups }, { recoverImports }, { recoverScans }] = await Promise.all([
-    import('./jobs/handlers.ts'),
-    import('./jobs/zone-lookup.job.ts'),
-    import('./jobs/import.job.ts'),
-    import('./core/scans/scan.service.ts'),
-  ]);
+  const [{ jobHandlers }, { recoverZoneLookups }, { recoverImports }, { recoverScans }, { recoverConnectorRuns }] =
+    await Promise.all([
+      import('./jobs/handlers.ts'),
+      import('./jobs/zone-lookup.job.ts'),
+      import('./jobs/import.job.ts'),
+      import('./core/scans/scan.service.ts'),
+      import('./jobs/connector-run.job.ts'),
+    ]);
   await runtime.jobs.work(jobHandlers(runtime));
   const recovered = await recoverZoneLookups(runtime.store, runtime.jobs);
   if (recovered > 0) runtime.log.info({ recovered }, 'zone lookups re-enqueued');
   const imports = await recoverImports(runtime.store, runtime.jobs);
   if (imports > 0) runtime.log.info({ imports }, 'imports re-enqueued');
+  const connectorRuns = await recoverConnectorRuns(runtime.connectorRuns, runtime.jobs);
+  if (connectorRuns > 0) runtime.log.info({ connectorRuns }, 'connector runs re-enqueued');
   // The scheduler role repeats this.
   const repaired = await recoverScans({ store: runtime.store, queue: runtime.scanQueue });
   if (repaired > 0) runtime.log.info({ repaired }, 'live scans without a running job repaired');
@@ -483,6 +423,7 @@ export async function startSchedulerRole(runtime: Runtime): Promise<Scheduler> {
       monitoring: { store: runtime.store, queue: runtime.surfaceQueue, intervalMs: config.monitoringIntervalMs },
       jira: { store: runtime.store, jobs: runtime.jobs },
       webhooks: { store: runtime.store, jobs: runtime.jobs, pollMs: config.webhookPollMs },
+      connectors: runtime.connectorRuns,
     },
     { intervalMs: config.schedulerIntervalMs },
   );

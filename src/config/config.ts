@@ -1,5 +1,6 @@
 import { closestName } from './closest-name.ts';
-import { integer, list, parseSmtpUrl } from './value-parsers.ts';
+import { integer, list, parseConnectorEndpoints, parseSmtpUrl } from './value-parsers.ts';
+import type { ConnectorProvider } from '../core/connectors/connector.types.ts';
 import { readFileSync } from 'node:fs';
 import { isValidCidr } from '../shared/cidr.ts';
 import { defaultCanaryConfig, isWildcardHost, parseCanaryListen, type CanaryConfig } from './canary.ts';
@@ -81,6 +82,13 @@ export interface Config {
   webhookPollMs: number;
   /** 1: the worker role delivers webhooks on a thread of its own, off the event loop; 0: on the event loop. */
   webhookThreads: number;
+  /**
+   * API base URLs replacing a connector provider's own (`CDN_D=https://cf-proxy.example.net,…`):
+   * a sovereign cloud, an egress proxy, or the tests' local provider servers. Absent: the provider's.
+   */
+  connectorEndpoints: Partial<Record<ConnectorProvider, string>>;
+  /** Time limit of one request of a connector run to its provider, in milliseconds. */
+  connectorRequestTimeoutMs: number;
   /** SMTP server of e-mail webhooks (`smtp://user:pass@host:587`, `smtps://…`); undefined: no e-mail channel. */
   smtpUrl: string | undefined;
   /** The From address of e-mail webhooks (`perimeter@example.com` or `Perimeter <perimeter@example.com>`). */
@@ -292,6 +300,16 @@ const fields: Record<keyof Config, FieldSpec> = {
   },
   webhookPollMs: { env: 'PERIMETER_WEBHOOK_POLL_MS', flag: 'webhook-poll-ms', parse: integer(10, 3_600_000) },
   webhookThreads: { env: 'PERIMETER_WEBHOOK_THREADS', flag: 'webhook-threads', parse: integer(0, 1) },
+  connectorEndpoints: {
+    env: 'PERIMETER_CONNECTOR_ENDPOINTS',
+    flag: 'connector-endpoints',
+    parse: parseConnectorEndpoints,
+  },
+  connectorRequestTimeoutMs: {
+    env: 'PERIMETER_CONNECTOR_REQUEST_TIMEOUT_MS',
+    flag: 'connector-request-timeout-ms',
+    parse: integer(100, 600_000),
+  },
   smtpUrl: { env: 'PERIMETER_SMTP_URL', flag: 'smtp-url', parse: parseSmtpUrl },
   smtpFrom: {
     env: 'PERIMETER_SMTP_FROM',
@@ -355,6 +373,8 @@ export const defaultConfig: Config = {
   webhookRetryWindowMs: 24 * 3_600_000,
   webhookPollMs: 1000,
   webhookThreads: 1,
+  connectorEndpoints: {},
+  connectorRequestTimeoutMs: 30_000,
   smtpUrl: undefined,
   smtpFrom: 'perimeter@localhost',
   smtpRequireTls: false,

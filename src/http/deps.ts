@@ -14,6 +14,7 @@ import type { ScanQueue } from '../core/scans/scan.service.ts';
 import type { MonitoringControl } from '../core/surface/monitoring.service.ts';
 import type { VulnerabilityLister } from '../core/vulnerabilities/vulnerability-list.service.ts';
 import type { WebhookApiDeps } from '../core/webhooks/webhook.service.ts';
+import type { ConnectorRunDeps } from '../core/connectors/connector-run.service.ts';
 
 /** Everything the HTTP layer needs, wired once in main.ts (or by the test harness). */
 export interface AppDeps {
@@ -39,6 +40,8 @@ export interface AppDeps {
   oidc: OidcClient;
   /** The webhook pipeline (test and redeliver send now; the guard checks URLs). */
   webhooks: WebhookApiDeps;
+  /** Connector runs: requesting one queues its durable job. */
+  connectorRuns: Pick<ConnectorRunDeps, 'store' | 'enqueueRun'>;
   /** Logger given to Fastify; defaults to a pino logger at config.logLevel. */
   logger?: FastifyBaseLogger;
 }

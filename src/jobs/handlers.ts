@@ -14,6 +14,8 @@ import { scanHandler } from './scan.job.ts';
 import { surfaceRunHandler } from './surface-run.job.ts';
 import { zoneLookupHandler } from './zone-lookup.job.ts';
 import { importHandler } from './import.job.ts';
+import { connectorRunHandler } from './connector-run.job.ts';
+import type { ConnectorRunDeps } from '../core/connectors/connector-run.service.ts';
 
 /** What the job kinds run with: the runtime (src/runtime.ts) has all of it. */
 export interface WorkerServices {
@@ -30,6 +32,8 @@ export interface WorkerServices {
   webhooks: WebhookSendDeps;
   /** The thread deliveries run on, when the process has one (config webhookThreads). */
   webhookThread: WebhookDeliveryThread | undefined;
+  /** Connector runs: the adapters behind the egress guard and the store. */
+  connectorRuns: ConnectorRunDeps;
 }
 
 /** Every job kind the worker role runs, wired to the runtime's services. */
@@ -45,5 +49,6 @@ export function jobHandlers(services: WorkerServices): JobHandler[] {
     }) as JobHandler,
     webhookDeliveryHandler(services.webhooks, services.webhookThread) as JobHandler,
     importHandler(services.store, services.scanRunner.findings) as JobHandler,
+    connectorRunHandler(services.connectorRuns) as JobHandler,
   ];
 }

@@ -8,6 +8,7 @@ import type { JobQueue } from './job-queue.ts';
 import type { WebhookRepositories } from '../core/webhooks/webhook.types.ts';
 import { pruneWebhookDeliveries } from '../core/webhooks/webhook-delivery.service.ts';
 import { startWebhookPump } from './webhook-delivery.job.ts';
+import { fireDueConnectorRuns, type ConnectorRunDeps } from '../core/connectors/connector-run.service.ts';
 
 /** A running scheduler loop. */
 export interface Scheduler {
@@ -19,7 +20,8 @@ export interface Scheduler {
 /**
  * The scheduler role: every intervalMs it fires due scan schedules (once each, however many
  * schedulers run: see fireDueSchedules), repairs live scans that nothing runs (recoverScans),
- * starts the surface-monitoring runs that are due (fireDueSurfaceRuns, once per due time too)
+ * starts the surface-monitoring runs that are due (fireDueSurfaceRuns, once per due time too),
+ * queues the daily connector runs that are due (fireDueConnectorRuns)
  * and, hourly, deletes reports past their lifespan (pruneReports).
  * The first round runs at start, so a fire missed while the service was down runs then.
  */
@@ -31,6 +33,8 @@ export function startScheduler(
     jira?: { store: { jira: JiraRepository }; jobs: JobQueue };
     /** Webhooks: the pump enqueues deliveries every pollMs; deliveries older than 30 days are pruned hourly. */
     webhooks?: { store: Pick<WebhookRepositories, 'webhooks'>; jobs: JobQueue; pollMs: number };
+    /** Connector runs: the daily runs that are due are queued each round (absent: none). */
+    connectors?: Pick<ConnectorRunDeps, 'store' | 'enqueueRun'>;
   },
   options: { intervalMs: number },
 ): Scheduler {
@@ -52,6 +56,10 @@ export function startScheduler(
           if (surface.started + surface.recovered > 0) deps.log.info(surface, 'surface-monitoring runs started');
         }
         if (deps.jira !== undefined) await enqueueJiraSyncs(deps.jira);
+        if (deps.connectors !== undefined) {
+          const queued = await fireDueConnectorRuns(deps.connectors);
+          if (queued > 0) deps.log.info({ queued }, 'daily connector runs queued');
+        }
         if (Date.now() >= nextPrune) {
           nextPrune = Date.now() + 3600 * 1000;
           const pruned = await pruneReports(deps.store);

@@ -28,6 +28,7 @@ import * as m024 from './migrations/024-events.ts';
 import * as m025 from './migrations/025-webhooks.ts';
 import * as m026 from './migrations/026-jira.ts';
 import * as m027 from './migrations/027-imports.ts';
+import * as m028 from './migrations/028-connector-runs.ts';
 
 interface MigrationModule {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -62,6 +63,7 @@ const migrations: Record<string, MigrationModule> = {
   '025-webhooks': m025,
   '026-jira': m026,
   '027-imports': m027,
+  '028-connector-runs': m028,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

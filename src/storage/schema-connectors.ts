@@ -17,6 +17,22 @@ export interface ConnectorsTable {
   last_run_status: string | null;
   last_run_error: string | null;
   last_run_completed_at: number | null;
+  /** When the daily run is next due (migration 028); null: never claimed yet (due). */
+  next_run_at: number | null;
+  /** Runs requested so far (migration 028); a run job carries the number of its request. */
+  run_requests: Generated<number>;
+}
+
+/** What a connector's runs brought in (migration 028); gone_at set once a later run no longer sees it. */
+export interface ConnectorAssetsTable {
+  connector_id: number;
+  team_id: number;
+  name: string;
+  kind: string;
+  source: string;
+  first_seen_at: number;
+  last_seen_at: number;
+  gone_at: number | null;
 }
 
 /** One external ID per team (migration 018), shared by the team's connectors. */

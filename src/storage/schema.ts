@@ -6,7 +6,7 @@ import type {
   SignInFailuresTable,
   TeamSsoTable,
 } from './schema-accounts.ts';
-import type { ConnectorExternalIdsTable, ConnectorsTable } from './schema-connectors.ts';
+import type { ConnectorAssetsTable, ConnectorExternalIdsTable, ConnectorsTable } from './schema-connectors.ts';
 import type { EventsTable } from './schema-events.ts';
 import type { ImportChunksTable, ImportsTable } from './schema-imports.ts';
 import type { JiraConnectionsTable, JiraIssuesTable } from './schema-jira.ts';
@@ -220,6 +220,8 @@ export interface DnsNamesTable {
   records_zone_lookup: string | null;
   /** What the latest surface-monitoring run resolved for the name (migration 012). */
   records_surface: string | null;
+  /** What the latest connector run read of the name (migration 028). */
+  records_connector: string | null;
   first_seen: number;
   updated: number;
   last_seen: number;
@@ -464,6 +466,7 @@ export interface Schema {
   connectors: ConnectorsTable;
   render_state: RenderStateTable;
   connector_external_ids: ConnectorExternalIdsTable;
+  connector_assets: ConnectorAssetsTable;
   member_credentials: MemberCredentialsTable;
   console_sessions: ConsoleSessionsTable;
   account_links: AccountLinksTable;

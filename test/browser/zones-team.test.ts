@@ -148,7 +148,8 @@ describe(`console zones and team in Chromium (${testStore})`, () => {
     assert.match(await admin.page.locator('#connector-problem').innerText(), /name must not be empty \(error 1051\)/);
     await admin.check('team-connector-refused');
     await admin.page.locator('#connector-name').fill('Edge account');
-    await admin.page.locator('#connector-options').fill('api_token=secret-value');
+    await admin.page.locator('#connector-provider').selectOption('DNS_H');
+    await admin.page.locator('#connector-options').fill('api_key=secret-value');
     res = await admin.submit(admin.page.locator('form[action="/team/connectors"] button[type="submit"]'));
     assert.equal(await redirectStatus(res), 303);
     await admin.check('team-connectors');

@@ -238,11 +238,14 @@ describe('console: team', () => {
       provider: 'CLOUD_B',
       options: 'api_token=s3cret-value',
     });
+    assert.equal(res.statusCode, 400);
+    shows(res, 'options.api_token is not an option of provider CLOUD_B', 1051);
+    res = await admin.post('/team/connectors', { name: 'Edge', provider: 'DNS_H', options: 'api_key=s3cret-value' });
     assert.equal(res.statusCode, 303);
     const page = await admin.get('/team/connectors');
     assert.doesNotMatch(page.body, /s3cret-value/);
     const id = /<tr data-connector="([0-9a-f-]{36})">/.exec(page.body)![1]!;
-    assert.match(page.body, /never run/);
+    assert.match(page.body, /data-run-status="QUEUED"/);
     await rival.get('/team/connectors');
     assert.equal((await rival.post(`/team/connectors/${id}/delete`)).statusCode, 404);
     res = await admin.post(`/team/connectors/${id}/delete`);

@@ -10,6 +10,8 @@ import {
   credBased,
   credentials,
   path,
+  queuedRun,
+  validOptions,
   secretKey,
   useConnectorsFixture,
   type WireConnector,
@@ -28,7 +30,7 @@ describe('v3 connectors', () => {
   const { keys, teams, openTeam, create, created } = fx;
 
   describe('POST /connectors', () => {
-    it('answers 201 with exactly the fields of the spec: no options, last_run null', async () => {
+    it('answers 201 with exactly the fields of the spec: no options, last_run its queued first run', async () => {
       const before = Date.now();
       const res = await create(credBased('  Production account  '));
       assert.equal(res.statusCode, 201, res.body);
@@ -47,11 +49,11 @@ describe('v3 connectors', () => {
         provider: 'CLOUD_A_CRED_BASED',
         created_at: body.created_at,
         updated_at: body.created_at,
-        last_run: null,
+        last_run: queuedRun,
       });
     });
 
-    it('accepts every provider of the spec; the role-based one needs role_arn, the others any string options', async () => {
+    it('accepts every provider of the spec with its own option fields', async () => {
       const providers = [
         'CLOUD_A_ROLE_BASED',
         'CLOUD_A_CRED_BASED',
@@ -64,12 +66,7 @@ describe('v3 connectors', () => {
         'DNS_H',
       ];
       for (const provider of providers) {
-        const options =
-          provider === 'CLOUD_A_ROLE_BASED'
-            ? { role_arn: 'arn:cloud-a:iam::123456789012:role/perimeter' }
-            : provider === 'CLOUD_A_CRED_BASED'
-              ? credentials
-              : { api_token: 'tok' };
+        const options = validOptions[provider]!;
         const body = await created({ name: `each ${provider}`, provider, options });
         assert.equal(body.provider, provider);
       }
@@ -83,33 +80,37 @@ describe('v3 connectors', () => {
     const longValue = 'x'.repeat(4097);
     const manyFields = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`f${i}`, 'v']));
     const bad: Array<[name: string, body: unknown, detail: string]> = [
-      ['name missing', { provider: 'CLOUD_B', options: { token: 't' } }, 'name is required'],
-      ['name not a string', { name: 7, provider: 'CLOUD_B', options: { token: 't' } }, 'name must be a string'],
-      ['name empty', { name: '', provider: 'CLOUD_B', options: { token: 't' } }, 'name must not be empty'],
-      ['name blank', { name: '   ', provider: 'CLOUD_B', options: { token: 't' } }, 'name must not be empty'],
+      ['name missing', { provider: 'CLOUD_B', options: validOptions['CLOUD_B'] }, 'name is required'],
+      [
+        'name not a string',
+        { name: 7, provider: 'CLOUD_B', options: validOptions['CLOUD_B'] },
+        'name must be a string',
+      ],
+      ['name empty', { name: '', provider: 'CLOUD_B', options: validOptions['CLOUD_B'] }, 'name must not be empty'],
+      ['name blank', { name: '   ', provider: 'CLOUD_B', options: validOptions['CLOUD_B'] }, 'name must not be empty'],
       [
         'name too long',
-        { name: 'n'.repeat(256), provider: 'CLOUD_B', options: { token: 't' } },
+        { name: 'n'.repeat(256), provider: 'CLOUD_B', options: validOptions['CLOUD_B'] },
         'name must be at most 255 characters',
       ],
       [
         'name with NUL',
-        { name: 'a\u0000b', provider: 'CLOUD_B', options: { token: 't' } },
+        { name: 'a\u0000b', provider: 'CLOUD_B', options: validOptions['CLOUD_B'] },
         'name must not contain a NUL character (U+0000)',
       ],
       [
         'provider missing',
-        { name: 'x', options: { token: 't' } },
+        { name: 'x', options: validOptions['CLOUD_B'] },
         'provider is required: one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H',
       ],
       [
         'provider unknown',
-        { name: 'x', provider: 'CLOUD_Z', options: { token: 't' } },
+        { name: 'x', provider: 'CLOUD_Z', options: validOptions['CLOUD_B'] },
         'provider must be one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H',
       ],
       [
         'provider in lower case',
-        { name: 'x', provider: 'cloud_b', options: { token: 't' } },
+        { name: 'x', provider: 'cloud_b', options: validOptions['CLOUD_B'] },
         'provider must be one of CLOUD_A_ROLE_BASED, CLOUD_A_CRED_BASED, CLOUD_B, CLOUD_C, CDN_D, CLOUD_E, CLOUD_F, REGISTRAR_G, DNS_H',
       ],
       ['options missing', { name: 'x', provider: 'CLOUD_B' }, 'options is required: a JSON object of string fields'],
@@ -125,23 +126,23 @@ describe('v3 connectors', () => {
       ],
       [
         'an option not a string',
-        { name: 'x', provider: 'CLOUD_B', options: { token: 5 } },
-        'options.token must be a string',
+        { name: 'x', provider: 'CLOUD_B', options: { client_secret: 5 } },
+        'options.client_secret must be a string',
       ],
       [
         'an option an object',
-        { name: 'x', provider: 'CLOUD_B', options: { token: { a: 'b' } } },
-        'options.token must be a string',
+        { name: 'x', provider: 'CLOUD_B', options: { client_secret: { a: 'b' } } },
+        'options.client_secret must be a string',
       ],
       [
         'an option empty',
-        { name: 'x', provider: 'CLOUD_B', options: { token: '' } },
-        'options.token must not be empty',
+        { name: 'x', provider: 'CLOUD_B', options: { client_secret: '' } },
+        'options.client_secret must not be empty',
       ],
       [
         'an option too long',
-        { name: 'x', provider: 'CLOUD_B', options: { token: longValue } },
-        'options.token must be at most 4096 characters',
+        { name: 'x', provider: 'CLOUD_B', options: { client_secret: longValue } },
+        'options.client_secret must be at most 4096 characters',
       ],
       [
         'too many options',
@@ -160,13 +161,37 @@ describe('v3 connectors', () => {
       ],
       [
         'secret_key missing',
-        { name: 'x', provider: 'CLOUD_A_CRED_BASED', options: { access_key: 'AKIA' } },
+        { name: 'x', provider: 'CLOUD_A_CRED_BASED', options: { access_key: 'AKIAIOSFODNN7EXAMPLE' } },
         'options.secret_key is required for provider CLOUD_A_CRED_BASED',
       ],
       [
         'role_arn missing',
-        { name: 'x', provider: 'CLOUD_A_ROLE_BASED', options: { external_id: 'e' } },
+        { name: 'x', provider: 'CLOUD_A_ROLE_BASED', options: { regions: 'eu-west-1' } },
         'options.role_arn is required for provider CLOUD_A_ROLE_BASED',
+      ],
+      [
+        'a field the provider does not have',
+        {
+          name: 'x',
+          provider: 'CLOUD_A_ROLE_BASED',
+          options: { role_arn: 'arn:aws:iam::123456789012:role/r', external_id: 'e' },
+        },
+        'options.external_id is not an option of provider CLOUD_A_ROLE_BASED (its options: role_arn, regions)',
+      ],
+      [
+        'a role ARN of the wrong shape',
+        { name: 'x', provider: 'CLOUD_A_ROLE_BASED', options: { role_arn: 'arn:cloud-a:iam::1:role/r' } },
+        'options.role_arn must be an IAM role ARN (arn:aws:iam::<12 digits>:role/<name>)',
+      ],
+      [
+        'a tenant that is not a UUID',
+        { name: 'x', provider: 'CLOUD_B', options: { ...validOptions['CLOUD_B'], tenant_id: 'contoso' } },
+        'options.tenant_id must be a UUID',
+      ],
+      [
+        'a key file that is not a service account key',
+        { name: 'x', provider: 'CLOUD_C', options: { service_account_key: secretKey } },
+        'options.service_account_key must be the JSON key file of a service account ("type": "service_account")',
       ],
       [
         'team_id not a string',
@@ -250,7 +275,7 @@ describe('v3 connectors', () => {
       const body = await created({
         name: 'durable',
         provider: 'CLOUD_A_ROLE_BASED',
-        options: { role_arn: 'arn:cloud-a:iam::1:role/r' },
+        options: { role_arn: 'arn:aws:iam::123456789012:role/r' },
       });
       // A second process on the same store and server key, as after a restart.
       const core = await openCoreRuntime(fx.h.config, {
@@ -262,7 +287,9 @@ describe('v3 connectors', () => {
         const found = await findConnector(core.store, caller, body.id);
         assert.ok(found !== undefined);
         assert.equal(found.name, 'durable');
-        assert.deepEqual(JSON.parse(core.box.decrypt(found.optionsSealed)), { role_arn: 'arn:cloud-a:iam::1:role/r' });
+        assert.deepEqual(JSON.parse(core.box.decrypt(found.optionsSealed)), {
+          role_arn: 'arn:aws:iam::123456789012:role/r',
+        });
       } finally {
         await core.close();
       }
@@ -296,7 +323,7 @@ describe('v3 connectors', () => {
         ...walk.items[0],
         team_id: teams['pager']!.token,
         provider: 'CLOUD_A_CRED_BASED',
-        last_run: null,
+        last_run: queuedRun,
       });
       assert.ok(walk.items.every((i) => !('options' in i)));
       assert.deepEqual(await page('?limit=5'), { items: walk.items, pagination: {} });

@@ -9,14 +9,16 @@ import type { Must, Seed } from './api-walk.ts';
 
 /** Two cloud connectors. */
 export async function seedConnectors(must: Must, tokens: Record<string, string>): Promise<void> {
-  const credentials = { access_key: 'AKIAWALK', secret_key: 'walk-secret' };
+  const credentials = { access_key: 'AKIAWALK00000000', secret_key: 'walk-secret' };
   tokens['connector'] = String(
     (await must('POST', '/rest/v3/connectors', { name: 'walk', provider: 'CLOUD_A_CRED_BASED', options: credentials }))[
       'id'
     ],
   );
   tokens['connector2'] = String(
-    (await must('POST', '/rest/v3/connectors', { name: 'gone', provider: 'CLOUD_B', options: credentials }))['id'],
+    (
+      await must('POST', '/rest/v3/connectors', { name: 'gone', provider: 'CLOUD_E', options: { token: 'walk-token' } })
+    )['id'],
   );
 }
 

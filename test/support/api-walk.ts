@@ -254,7 +254,7 @@ function validBody(seed: Seed, def: RouteDef): unknown {
     case 'legacyAddDomain':
       return { name: 'legacy.example' };
     case 'createConnector':
-      return { name: 'created', provider: 'CLOUD_C', options: { token: 'x' } };
+      return { name: 'created', provider: 'CLOUD_E', options: { token: 'x' } };
     case 'putJiraConnection':
       return jiraBody;
     case 'createWebhook':

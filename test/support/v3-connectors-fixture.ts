@@ -19,8 +19,35 @@ export interface WireConnector {
   provider: string;
   created_at: string;
   updated_at: string;
-  last_run: null;
+  last_run: { status: string; error: string; completed_at: string | null } | null;
 }
+
+/** The last_run of a connector whose first run is queued (as every new one's is). */
+export const queuedRun = { status: 'QUEUED', error: '', completed_at: null };
+
+/** Options each provider accepts (connector-options.ts): fake values of the right shapes. */
+export const validOptions: Record<string, Record<string, string>> = {
+  CLOUD_A_ROLE_BASED: { role_arn: 'arn:aws:iam::123456789012:role/perimeter' },
+  CLOUD_A_CRED_BASED: { access_key: 'AKIAIOSFODNN7EXAMPLE', secret_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' },
+  CLOUD_B: {
+    tenant_id: '11111111-2222-4333-8444-555555555555',
+    client_id: '22222222-3333-4444-8555-666666666666',
+    client_secret: 'azure-secret',
+    subscription_id: '33333333-4444-4555-8666-777777777777',
+  },
+  CLOUD_C: { service_account_key: '{"type": "service_account", "client_email": "a@b.iam.gserviceaccount.com"}' },
+  CDN_D: { api_token: 'cf-token' },
+  CLOUD_E: { token: 'do-token' },
+  CLOUD_F: {
+    tenancy_ocid: 'ocid1.tenancy.oc1..aaaa',
+    user_ocid: 'ocid1.user.oc1..bbbb',
+    fingerprint: '12:34:56:78:9a:bc:de:f0:12:34:56:78:9a:bc:de:f0',
+    private_key: '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----',
+    region: 'eu-frankfurt-1',
+  },
+  REGISTRAR_G: { api_key: 'gd-key', api_secret: 'gd-secret' },
+  DNS_H: { api_key: 'ns1-key' },
+};
 
 export const path = '/rest/v3/connectors';
 export const externalIdPath = '/rest/v3/connectors/external-id';

@@ -106,9 +106,10 @@ export interface AssetRepository {
  * (an upload, a transfer, a lookup job) each keep their own record set; the surface-monitoring
  * sources share one (`records_surface`: what the latest run resolved), and tell how a run
  * found the name: a DNS answer, a certificate, a web page, the word list, a permutation, or
- * `surface-monitoring` for a name the inventory already held that a run saw again.
+ * `surface-monitoring` for a name the inventory already held that a run saw again. `connector`:
+ * a connector run brought it from a provider account (its own record set, `records_connector`).
  */
-export type ZoneSource = 'zone-file' | 'zone-transfer' | 'zone-lookup' | SurfaceSource;
+export type ZoneSource = 'zone-file' | 'zone-transfer' | 'zone-lookup' | SurfaceSource | 'connector';
 
 /** The sources of surface monitoring (see ZoneSource). */
 export type SurfaceSource =

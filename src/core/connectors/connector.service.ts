@@ -12,22 +12,17 @@ import {
   type ConnectorPosition,
   type ConnectorProvider,
 } from './connector.types.ts';
-import type { ConnectorRepositories } from './connector.types.ts';
+import type { ConnectorAsset, ConnectorRepositories } from './connector.types.ts';
+import { connectorOptionsProblem } from './connector-options.ts';
 
 /** A connector name has at most this many characters (after trimming). */
 export const connectorNameLimit = 255;
 
 /**
- * Limits of `options`: the spec does not show its fields per provider, so any field name is
- * accepted, but every value is a non-empty string (credentials, ARNs, project ids are text).
+ * Limits of `options`: every value is a non-empty string (credentials, ARNs, project ids are
+ * text); which fields each provider has is connector-options.ts's table.
  */
 export const connectorOptionLimits = { fields: 32, valueLength: 4096 } as const;
-
-/** The option fields a provider cannot work without; the spec shows only the credential-based sample. */
-export const requiredConnectorOptions: Readonly<Partial<Record<ConnectorProvider, readonly string[]>>> = {
-  CLOUD_A_CRED_BASED: ['access_key', 'secret_key'],
-  CLOUD_A_ROLE_BASED: ['role_arn'],
-};
 
 /** The names of option fields: letters, digits and underscores, starting with a letter. */
 export const connectorOptionNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
@@ -164,13 +159,13 @@ export function invalidConnectorOptions(raw: unknown): AppError {
 
 /**
  * The input of a create body the schema has checked (name, provider, options each a 1051 naming
- * the field): the name trimmed, and the options the provider cannot work without, each a 1051.
+ * the field): the name trimmed, and the options checked against the provider's fields
+ * (connector-options.ts: an unknown field, a missing required one, a value of the wrong shape),
+ * each a 1051 naming the field.
  */
 export function connectorInput(body: ConnectorBody): ConnectorInput {
-  for (const name of requiredConnectorOptions[body.provider] ?? []) {
-    if (body.options[name] === undefined)
-      throw invalid('body', `options.${name}`, `is required for provider ${body.provider}`);
-  }
+  const problem = connectorOptionsProblem(body.provider, body.options);
+  if (problem !== undefined) throw invalid('body', problem.field, problem.problem);
   return { name: body.name.trim(), provider: body.provider, options: body.options };
 }
 
@@ -244,4 +239,17 @@ export async function connectorExternalId(
   const team = await resolveConnectorTeam(store, caller, rawTeam, 'query');
   const externalId = await store.connectors.externalId(team.id, randomBytes(16).toString('hex'), now);
   return { team, externalId };
+}
+
+/** The names and addresses a connector's runs brought in (at most `limit`), and its totals. */
+export async function listConnectorAssets(
+  store: ConnectorRepositories,
+  connector: Connector,
+  limit: number,
+): Promise<{ items: ConnectorAsset[]; total: number; gone: number }> {
+  const [items, counts] = await Promise.all([
+    store.connectors.listAssets(connector.teamId, connector.id, limit),
+    store.connectors.countAssets(connector.teamId, connector.id),
+  ]);
+  return { items, ...counts };
 }

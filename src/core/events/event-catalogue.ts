@@ -280,14 +280,16 @@ export const eventCatalogue: readonly EventKindDoc[] = [
   },
   {
     kind: 'connector.run_finished',
-    when: 'A connector run ends (written once connector runs exist; none is built yet).',
+    when: 'A connector run ends, succeeded or failed (in the transaction that records its outcome and what it imported).',
     fields: {
       connector_id: 'The v3 connector `id`.',
       name: 'The connector name.',
       provider: 'The provider value.',
-      status: 'The run status.',
-      error: 'What went wrong, or null.',
+      status: 'The run status: `SUCCEEDED` or `FAILED`.',
+      error: 'What went wrong (never a credential), or null.',
       completed_at: 'When it ended.',
+      imported:
+        'What the run brought in, or null for a failed run: `zones`, `records`, `hostnames`, `addresses`, `assets_added`, `gone` (names and addresses an earlier run saw and this one did not) and `skipped` (refused by the asset rules).',
     },
     example: {
       connector_id: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed',
@@ -296,6 +298,7 @@ export const eventCatalogue: readonly EventKindDoc[] = [
       status: 'SUCCEEDED',
       error: null,
       completed_at: '2026-11-29T09:00:00Z',
+      imported: { zones: 3, records: 412, hostnames: 2, addresses: 5, assets_added: 4, gone: 1, skipped: 0 },
     },
   },
   {

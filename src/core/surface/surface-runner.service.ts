@@ -83,7 +83,7 @@ function recordsOf(name: SurfaceDiscoveryReport['names'][number]): DnsRecordInpu
   return records;
 }
 
-const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-lookup'];
+const zoneSources: readonly ZoneSource[] = ['zone-file', 'zone-transfer', 'zone-lookup', 'connector'];
 
 /** A name the zones already hold under the monitored domain, with where it came from. */
 interface HeldName {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { nameLabels, ownerName, parentName, rangeUnder, reverseName } from './dns-names.ts';
-import { RootMatcher } from './zone-index.service.ts';
+import { RootMatcher } from './root-matcher.ts';
 
 describe('discovered names: labels with escaped dots', () => {
   it('splits labels only at dots no backslash escapes', () => {

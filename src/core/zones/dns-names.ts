@@ -12,6 +12,7 @@ export const zoneSources: readonly ZoneSource[] = [
   'brute-force',
   'permutation',
   'surface-monitoring',
+  'connector',
 ];
 
 /** The bit of each source in a discovered name's `sources`. */

@@ -1,5 +1,6 @@
 import type { Team } from '../teams/team.types.ts';
-import { ownerName, parentName } from './dns-names.ts';
+import { ownerName } from './dns-names.ts';
+import { RootMatcher } from './root-matcher.ts';
 import type { RootDomain, ZoneSource } from '../assets/asset.types.ts';
 import type { DnsRecordInput, IndexedName } from './zone.types.ts';
 import type { ZoneRepositories } from './zone-lookup.types.ts';
@@ -18,28 +19,6 @@ const assetNamesInMemory = 20_000;
 /** Normalises an owner name: lowercase, no trailing dot (an escaped final dot belongs to the label). */
 export function normaliseOwner(name: string): string {
   return ownerName(name);
-}
-
-/** Finds, for any name, the most specific root asset it falls under (the name itself or a parent). */
-export class RootMatcher {
-  private readonly byName: Map<string, RootDomain>;
-
-  constructor(roots: RootDomain[]) {
-    this.byName = new Map(roots.map((r) => [r.name, r]));
-  }
-
-  get isEmpty(): boolean {
-    return this.byName.size === 0;
-  }
-
-  /** Walks up label by label; an escaped dot (`foo\.example.com`: labels `foo.example`, `com`) is no step. */
-  match(name: string): RootDomain | undefined {
-    for (let rest: string | undefined = name; rest !== undefined; rest = parentName(rest)) {
-      const root = this.byName.get(rest);
-      if (root !== undefined) return root;
-    }
-    return undefined;
-  }
 }
 
 /**

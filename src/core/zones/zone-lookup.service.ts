@@ -5,7 +5,8 @@ import { appError, type AppError } from '../errors/app-error.ts';
 import { isUuid, newUuid } from '../shared/ids.ts';
 import type { Team } from '../teams/team.types.ts';
 import { zoneLookupFinishedEvent } from './zone-events.ts';
-import { indexRecords, largeIndexRun, normaliseOwner, RootMatcher } from './zone-index.service.ts';
+import { indexRecords, largeIndexRun, normaliseOwner } from './zone-index.service.ts';
+import { RootMatcher } from './root-matcher.ts';
 import type { LookupJob, NameResolver, ZoneStore } from './zone-lookup.types.ts';
 
 /** How long a job's status stays readable after upload. */

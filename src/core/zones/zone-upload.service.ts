@@ -1,11 +1,12 @@
-import { isIP } from 'node:net';
 import { parseAssetName } from '../assets/asset-name.ts';
 import type { Asset, ZoneSource } from '../assets/asset.types.ts';
 import { AppError, appError, isAppError } from '../errors/app-error.ts';
 import { assertCanCall, type Caller } from '../teams/caller.ts';
 import type { Team } from '../teams/team.types.ts';
-import { indexRecords, largeIndexRun, RootMatcher, type RecordBatches } from './zone-index.service.ts';
+import { indexRecords, largeIndexRun, type RecordBatches } from './zone-index.service.ts';
 import { parseNameServer } from './name-server.ts';
+import { parseZoneName } from './zone-name.ts';
+import { RootMatcher } from './root-matcher.ts';
 import type { ZoneEngine } from './zone-engine.ts';
 import type { ZoneDeps, ZonePorts, ZoneRepositories } from './zone-lookup.types.ts';
 
@@ -15,18 +16,6 @@ export const zoneFileLimit = 5 * 1024 * 1024;
 export const zoneLookupLimit = 50 * 1024 * 1024;
 /** Time limit of a zone transfer. */
 export const zoneTransferTimeoutMs = 60_000;
-
-const labelPattern = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?)$/;
-
-/** A zone name: `.` for the root, else labels of letters, digits, `-` and `_`, with or without the final dot. */
-export function parseZoneName(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return undefined;
-  const text = raw.trim().toLowerCase();
-  if (text === '.' || text === '') return text === '.' ? '.' : undefined;
-  const name = text.endsWith('.') ? text.slice(0, -1) : text;
-  if (name.length > 253 || isIP(name) !== 0) return undefined;
-  return name.split('.').every((l) => labelPattern.test(l)) ? name : undefined;
-}
 
 /** What a zone upload or transfer did. */
 export interface ZoneIndexResult {

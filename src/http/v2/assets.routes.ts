@@ -35,7 +35,7 @@ export const Asset = Type.Object(
     }),
     added_by: Type.Array(Type.String(), {
       description:
-        'Origins: manual, zone-file, zone-transfer, zone-lookup; surface monitoring: dns-scrape, certificate-scrape, page-scrape, brute-force, permutation, surface-monitoring (a held name a run saw again)',
+        'Origins: manual, zone-file, zone-transfer, zone-lookup, connector; surface monitoring: dns-scrape, certificate-scrape, page-scrape, brute-force, permutation, surface-monitoring (a held name a run saw again)',
     }),
     monitored: Type.Boolean(),
     created: Timestamp,

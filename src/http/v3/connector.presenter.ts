@@ -1,4 +1,4 @@
-import type { Connector } from '../../core/connectors/connector.types.ts';
+import type { Connector, ConnectorAsset } from '../../core/connectors/connector.types.ts';
 import { toWireTime } from '../../core/shared/time.ts';
 
 /** The v3 wire shape of a connector: the spec's fields only, never its options. */
@@ -16,7 +16,20 @@ export function presentConnector(connector: Connector): Record<string, unknown> 
         : {
             status: connector.lastRun.status,
             error: connector.lastRun.error,
-            completed_at: toWireTime(connector.lastRun.completedAt),
+            completed_at: connector.lastRun.completedAt === null ? null : toWireTime(connector.lastRun.completedAt),
           },
+  };
+}
+
+/** The wire shape of one name or address a connector's runs brought in. */
+export function presentConnectorAsset(asset: ConnectorAsset): Record<string, unknown> {
+  return {
+    name: asset.name,
+    kind: asset.kind,
+    source: asset.source,
+    first_seen_at: toWireTime(asset.firstSeen),
+    last_seen_at: toWireTime(asset.lastSeen),
+    gone_from_provider: asset.goneAt !== null,
+    gone_at: asset.goneAt === null ? null : toWireTime(asset.goneAt),
   };
 }

@@ -27,7 +27,7 @@ function failureOf(body: Record<string, unknown>): { code: number; message: stri
 
 describe('the create connector body', () => {
   it('trims the name and keeps the options as given', () => {
-    const options = { access_key: 'AKIA', secret_key: ' s3cr3t ', region: 'eu' };
+    const options = { access_key: 'AKIAIOSFODNN7EXAMPLE', secret_key: ' s3cr3t ', regions: 'eu-west-1' };
     assert.deepEqual(inputOf({ name: '  prod ', provider: 'CLOUD_A_CRED_BASED', options, ignored: true }), {
       name: 'prod',
       provider: 'CLOUD_A_CRED_BASED',
@@ -36,7 +36,7 @@ describe('the create connector body', () => {
   });
 
   it('counts characters, not UTF-16 units, against the 255 limit', () => {
-    assert.equal(inputOf({ name: '😀'.repeat(255), provider: 'DNS_H', options: {} }).name.length, 510);
+    assert.equal(inputOf({ name: '😀'.repeat(255), provider: 'DNS_H', options: { api_key: 'k' } }).name.length, 510);
     assert.equal(
       failureOf({ name: '😀'.repeat(256), provider: 'DNS_H', options: {} }).message,
       'Request body malformed: name must be at most 255 characters',

@@ -5,9 +5,9 @@ import {
   connectorOptionLimits,
   connectorOptionNamePattern,
   connectorOptionProblem,
-  requiredConnectorOptions,
 } from '../../core/connectors/connector.service.ts';
-import { connectorProviders } from '../../core/connectors/connector.types.ts';
+import { connectorOptionFields } from '../../core/connectors/connector-options.ts';
+import { connectorProviders, connectorRunStatuses } from '../../core/connectors/connector.types.ts';
 import { V3ListQuery } from './list-query.ts';
 
 const Provider = Type.Union(
@@ -15,8 +15,11 @@ const Provider = Type.Union(
   { description: 'The provider of the account the connector reaches.' },
 );
 
-const requiredOptionsText = Object.entries(requiredConnectorOptions)
-  .map(([provider, fields]) => `${provider} requires ${fields.map((f) => `\`${f}\``).join(' and ')}`)
+const optionsText = Object.entries(connectorOptionFields)
+  .map(
+    ([provider, fields]) =>
+      `${provider}: ${fields.map((f) => `\`${f.name}\`${f.isRequired ? '' : ' (optional)'}`).join(', ')}`,
+  )
   .join('; ');
 
 // Lengths count characters (code points) of the trimmed text, which minLength and maxLength cannot say.
@@ -34,15 +37,25 @@ export const Connector = Type.Object({
   last_run: Type.Union(
     [
       Type.Object({
-        status: Type.String(),
-        error: Type.String(),
-        completed_at: Type.String({ format: 'date-time' }),
+        status: Type.Union(
+          connectorRunStatuses.map((v) => Type.Literal(v)),
+          {
+            description: 'QUEUED (requested, waiting for a worker), RUNNING, SUCCEEDED or FAILED (`error` says why).',
+          },
+        ),
+        error: Type.String({
+          description:
+            'Why the run failed (bad credentials, missing permission, throttled, unreachable, …), never a credential; empty otherwise.',
+        }),
+        completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+          description: 'When the run ended; null while it is queued or running.',
+        }),
       }),
       Type.Null(),
     ],
     {
       description:
-        'The outcome of the last run importing assets from the provider. Runs are not built in this server (it reaches no provider), so this is always null.',
+        "The connector's latest run importing assets from the provider (on create, daily, and on demand); null before the first is requested.",
     },
   ),
 });
@@ -71,7 +84,8 @@ export const ConnectorCreateBody = Type.Object({
       additionalProperties: false,
       description:
         `The provider's credentials and settings: a JSON object of at most ${connectorOptionLimits.fields} fields, each a non-empty string of at most ` +
-        `${connectorOptionLimits.valueLength} characters, names of letters, digits and underscores. ${requiredOptionsText}. ` +
+        `${connectorOptionLimits.valueLength} characters, names of letters, digits and underscores. The fields of each provider (docs/connectors.md says what each means and the shape a value must have; ` +
+        `a field the provider does not have, a missing required one or a value of the wrong shape answers 1051 naming it): ${optionsText}. ` +
         'Stored only encrypted with the server key; never returned, listed or logged.',
     },
   ),
@@ -104,4 +118,37 @@ export const ExternalId = Type.Object({
     description: '32 random hexadecimal characters, made on the first request for the team and the same afterwards.',
   }),
   team_id: Type.String({ description: 'Token of the team.' }),
+});
+
+/** One name or address a connector's runs brought in (an extension: `GET /connectors/{id}/assets`). */
+export const ConnectorAsset = Type.Object({
+  name: Type.String({ description: 'A zone apex, a name of a zone record, a host name or an IP address.' }),
+  kind: Type.Union(
+    ['zone', 'name', 'hostname', 'address'].map((v) => Type.Literal(v)),
+    {
+      description:
+        'zone (a DNS zone), name (a record name in one), hostname (CDN, load balancer), address (public IP).',
+    },
+  ),
+  source: Type.String({ description: 'Where in the account the run saw it, for people.' }),
+  first_seen_at: Type.String({ format: 'date-time' }),
+  last_seen_at: Type.String({ format: 'date-time' }),
+  gone_from_provider: Type.Boolean({
+    description: 'True once a later run no longer saw it; the asset itself is kept, never deleted by a run.',
+  }),
+  gone_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+/** The answer of `GET /connectors/{id}/assets`. */
+export const ConnectorAssetList = Type.Object({
+  items: Type.Array(ConnectorAsset),
+  total: Type.Integer({ description: 'Names and addresses the connector has brought in.' }),
+  gone: Type.Integer({ description: 'Of them, those gone from the provider.' }),
+});
+
+/** The query of `GET /connectors/{id}/assets`. */
+export const ConnectorAssetsQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1000, default: 1000, description: 'Items answered, 1 to 1000.' }),
+  ),
 });

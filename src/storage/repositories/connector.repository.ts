@@ -1,12 +1,21 @@
 import { storedMember } from './stored-value.ts';
 import type { Kysely, Selectable } from 'kysely';
+import { sql } from '../kysely.ts';
 import {
+  connectorAssetKinds,
   connectorProviders,
+  connectorRunStatuses,
   type Connector,
+  type ConnectorAsset,
   type ConnectorPosition,
   type ConnectorRepository,
+  type ConnectorRun,
+  type SeenConnectorAsset,
 } from '../../core/connectors/connector.types.ts';
 import type { ConnectorsTable, Schema } from '../schema.ts';
+
+/** Rows written per statement when a run records what it saw (8 parameters a row). */
+const assetBatch = 500;
 
 type ConnectorRow = Selectable<ConnectorsTable> & { team_token: string };
 
@@ -21,13 +30,14 @@ function toConnector(row: ConnectorRow): Connector {
     optionsSealed: row.options_sealed,
     created: new Date(Number(row.created_at)),
     updated: new Date(Number(row.updated_at)),
+    runRequests: Number(row.run_requests),
     lastRun:
-      row.last_run_status === null || row.last_run_completed_at === null
+      row.last_run_status === null
         ? null
         : {
-            status: row.last_run_status,
+            status: storedMember(connectorRunStatuses, row.last_run_status, `connector ${row.id} run`),
             error: row.last_run_error ?? '',
-            completedAt: new Date(Number(row.last_run_completed_at)),
+            completedAt: row.last_run_completed_at === null ? null : new Date(Number(row.last_run_completed_at)),
           },
   };
 }
@@ -45,7 +55,7 @@ export class KyselyConnectorRepository implements ConnectorRepository {
       .where('connectors.team_id', 'in', teamIds);
   }
 
-  async insert(connector: Omit<Connector, 'id' | 'teamToken' | 'lastRun'>): Promise<Connector> {
+  async insert(connector: Omit<Connector, 'id' | 'teamToken' | 'lastRun' | 'runRequests'>): Promise<Connector> {
     const { id } = await this.db
       .insertInto('connectors')
       .values({
@@ -104,5 +114,155 @@ export class KyselyConnectorRepository implements ConnectorRepository {
       .where('team_id', '=', teamId)
       .executeTakeFirstOrThrow();
     return row.external_id;
+  }
+
+  async findForRun(teamId: number, id: number): Promise<Connector | undefined> {
+    const row = await this.select([teamId]).where('connectors.id', '=', id).executeTakeFirst();
+    return row && toConnector(row);
+  }
+
+  async setRun(teamId: number, id: number, run: ConnectorRun): Promise<void> {
+    await this.db
+      .updateTable('connectors')
+      .set({
+        last_run_status: run.status,
+        last_run_error: run.error,
+        last_run_completed_at: run.completedAt === null ? null : run.completedAt.getTime(),
+      })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async queueRun(teamId: number, id: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('connectors')
+      .set((eb) => ({
+        last_run_status: 'QUEUED',
+        last_run_error: '',
+        last_run_completed_at: null,
+        run_requests: eb('run_requests', '+', 1),
+      }))
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_run_status', 'is', null), eb('last_run_status', 'not in', ['QUEUED', 'RUNNING'])]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async setNextRun(teamId: number, id: number, at: Date): Promise<void> {
+    await this.db
+      .updateTable('connectors')
+      .set({ next_run_at: at.getTime() })
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async claimDue(now: Date, next: Date, limit: number): Promise<{ teamId: number; id: number }[]> {
+    const due = await this.db
+      .selectFrom('connectors')
+      .select(['id', 'team_id', 'next_run_at'])
+      .where((eb) => eb.or([eb('next_run_at', 'is', null), eb('next_run_at', '<=', now.getTime())]))
+      .orderBy('next_run_at')
+      .limit(limit)
+      .execute();
+    const claimed: { teamId: number; id: number }[] = [];
+    for (const row of due) {
+      // Compare and set: only the scheduler that still sees the old value moves it on.
+      const result = await this.db
+        .updateTable('connectors')
+        .set({ next_run_at: next.getTime() })
+        .where('id', '=', row.id)
+        .where((eb) =>
+          row.next_run_at === null ? eb('next_run_at', 'is', null) : eb('next_run_at', '=', row.next_run_at),
+        )
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) claimed.push({ teamId: Number(row.team_id), id: Number(row.id) });
+    }
+    return claimed;
+  }
+
+  async recordAssets(
+    teamId: number,
+    id: number,
+    seen: SeenConnectorAsset[],
+    at: Date,
+  ): Promise<{ added: number; gone: number }> {
+    const time = at.getTime();
+    const before = await this.countAssets(teamId, id);
+    for (let i = 0; i < seen.length; i += assetBatch) {
+      const rows = seen.slice(i, i + assetBatch).map((a) => ({
+        connector_id: id,
+        team_id: teamId,
+        name: a.name,
+        kind: a.kind,
+        source: a.source,
+        first_seen_at: time,
+        last_seen_at: time,
+        gone_at: null,
+      }));
+      await this.db
+        .insertInto('connector_assets')
+        .values(rows)
+        .onConflict((oc) =>
+          oc.columns(['connector_id', 'kind', 'name']).doUpdateSet({
+            source: (eb) => eb.ref('excluded.source'),
+            last_seen_at: time,
+            gone_at: null,
+          }),
+        )
+        .execute();
+    }
+    const gone = await this.db
+      .updateTable('connector_assets')
+      .set({ gone_at: time })
+      .where('team_id', '=', teamId)
+      .where('connector_id', '=', id)
+      .where('gone_at', 'is', null)
+      .where('last_seen_at', '<', time)
+      .executeTakeFirst();
+    const after = await this.countAssets(teamId, id);
+    return { added: after.total - before.total, gone: Number(gone.numUpdatedRows) };
+  }
+
+  async listAssets(teamId: number, id: number, limit: number): Promise<ConnectorAsset[]> {
+    const rows = await this.db
+      .selectFrom('connector_assets')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('connector_id', '=', id)
+      .orderBy(sql`case when gone_at is null then 0 else 1 end`)
+      .orderBy('kind')
+      .orderBy('name')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      name: r.name,
+      kind: storedMember(connectorAssetKinds, r.kind, `connector ${id} asset`),
+      source: r.source,
+      firstSeen: new Date(Number(r.first_seen_at)),
+      lastSeen: new Date(Number(r.last_seen_at)),
+      goneAt: r.gone_at === null ? null : new Date(Number(r.gone_at)),
+    }));
+  }
+
+  async liveRuns(status?: 'QUEUED' | 'RUNNING'): Promise<{ teamId: number; id: number; runRequests: number }[]> {
+    const rows = await this.db
+      .selectFrom('connectors')
+      .select(['id', 'team_id', 'run_requests'])
+      .where('last_run_status', 'in', status === undefined ? ['QUEUED', 'RUNNING'] : [status])
+      .execute();
+    return rows.map((r) => ({ teamId: Number(r.team_id), id: Number(r.id), runRequests: Number(r.run_requests) }));
+  }
+
+  async countAssets(teamId: number, id: number): Promise<{ total: number; gone: number }> {
+    const row = await this.db
+      .selectFrom('connector_assets')
+      .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.count<number>('gone_at').as('gone')])
+      .where('team_id', '=', teamId)
+      .where('connector_id', '=', id)
+      .executeTakeFirstOrThrow();
+    return { total: Number(row.total), gone: Number(row.gone) };
   }
 }

@@ -39,6 +39,7 @@ const recordColumn: Record<ZoneSource, string> = {
   'brute-force': 'records_surface',
   permutation: 'records_surface',
   'surface-monitoring': 'records_surface',
+  connector: 'records_connector',
 };
 
 const insertColumns = 'team_id, rname, root_id, sources, shadowed, first_seen, updated, last_seen';
