@@ -4,6 +4,7 @@ import type { HttpExchange } from '../check-kit/guarded-http-client.ts';
 import { extractPageLinks, type PageLinks } from '../check-kit/html-links.ts';
 import type { ScanSession } from '../check-kit/scan-session.ts';
 import { findBrowser, launchConfinedBrowser } from './browser-launch.ts';
+import { activityInitScript, isPageQuiet } from './page-activity.ts';
 
 /** Pages rendered at once (the machine's cores are shared with the crawl). */
 export const maxRenderedPages = 2;
@@ -13,7 +14,7 @@ export const maxCrawlRenderings = 500;
 const navigationTimeoutMs = 10_000;
 /** How long a loaded page is given to settle (its scripts' fetches answered) before it is read. */
 const settleTimeoutMs = 3_000;
-/** A page is settled once no request of it has been in flight for this long. */
+/** A page is settled once no request of it has been in flight, and nothing has happened in it, for this long. */
 const quietMs = 150;
 /** Sink writes and script files kept per rendering at most. */
 const maxSinkWrites = 50;
@@ -366,6 +367,7 @@ async function openTab(launched: Browser, options: PageRendererOptions): Promise
         tab.state.sinkWrites.push({ sink: name, value: String(text) });
     });
     await context.addInitScript(canaryInitScript);
+    await context.addInitScript(activityInitScript);
     await context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: 'not allowed during a scan' }));
     await context.route('**/*', async (route) => {
       const state = tab.state;
@@ -397,9 +399,11 @@ async function openTab(launched: Browser, options: PageRendererOptions): Promise
 }
 
 /**
- * Opens the page and lets its scripts run: the load event, then quiet (no routed request in
- * flight for quietMs: every request of the page passes the routing, so it knows) or
- * settleTimeoutMs; a slow page is read as it is.
+ * Opens the page and lets its scripts run: the load event, then quiet or settleTimeoutMs (a slow
+ * page is read as it is). Quiet is both sides' view for quietMs: no routed request in flight
+ * (every request of the page passes the routing), and nothing pending in the page itself (its
+ * fetches and the callbacks on their answers, its DOM changes: page-activity.ts), so that an
+ * answer the routing has sent is rendered before the page is read, however loaded the machine.
  */
 async function loadPage(page: Page, url: URL, state: RenderState): Promise<void> {
   try {
@@ -409,8 +413,11 @@ async function loadPage(page: Page, url: URL, state: RenderState): Promise<void>
     if (page.isClosed()) throw err;
   }
   const deadline = Date.now() + settleTimeoutMs;
-  while (Date.now() < deadline && (state.inFlight > 0 || Date.now() - state.lastActivity < quietMs))
+  while (Date.now() < deadline) {
+    const isRoutingQuiet = state.inFlight === 0 && Date.now() - state.lastActivity >= quietMs;
+    if (isRoutingQuiet && (await isPageQuiet(page, quietMs, Math.max(deadline - Date.now(), 1)))) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /**
