@@ -259,6 +259,41 @@ describe('connector runs', () => {
     assert.equal(adapter.maxRunning, 1);
   });
 
+  it('keeps nothing of a run whose connector was deleted while it read the provider, and the job ends', async () => {
+    const jobs = () => h.runtime.database.db.selectFrom('jobs').where('kind', '=', 'connector-run');
+    const outcomes: Array<ProviderInventory | Error> = [
+      inventory({ zones: [{ name: 'doomed.test', records: [] }], addresses: [], hostnames: [] }),
+      new ConnectorRunError('credentials', 'The provider refused the API key (401 Unauthorized)'),
+    ];
+    for (const next of outcomes) {
+      adapter.next = next;
+      let open!: () => void;
+      adapter.gate = new Promise((resolve) => (open = resolve));
+      const calls = adapter.calls.length;
+      const created = await h.send('POST', '/rest/v3/connectors', {
+        key,
+        body: { name: 'Short-lived', provider: 'DNS_H', options: { api_key: apiKey } },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const doomed = (created.json() as { id: string }).id;
+      for (let i = 0; i < 400 && adapter.calls.length === calls; i += 1) await delay(10);
+      assert.equal(adapter.calls.length, calls + 1, 'the run reads the provider');
+      const deleted = await h.send('DELETE', `/rest/v3/connectors/${doomed}`, { key });
+      assert.ok(deleted.statusCode < 300, deleted.body);
+      open();
+      adapter.gate = undefined;
+      for (let i = 0; i < 400; i += 1) {
+        if ((await jobs().select('id').where('state', 'in', ['queued', 'active']).execute()).length === 0) break;
+        await delay(10);
+      }
+      const failed = await jobs().select(['state', 'last_error']).where('last_error', 'is not', null).execute();
+      assert.deepEqual(failed, [], 'no job failed');
+      assert.ok(!(await assetNames()).some((a) => a.name === 'doomed.test'), 'no asset of the deleted connector');
+      assert.deepEqual(await runEvents(doomed), [], 'no run event of the deleted connector');
+    }
+    adapter.next = inventory();
+  });
+
   it('resumes a run cut off by a stop: the job runs again and the run ends', async () => {
     adapter.gate = new Promise(() => undefined); // never opens: only the stop ends it
     await h.send('POST', `/rest/v3/connectors/${id}/run`, { key });

@@ -105,7 +105,8 @@ export interface ConnectorRunOutcome {
  * with everything found, SUCCEEDED and the event; or FAILED with a clear, credential-free error
  * and the event. When the job's signal aborts (the queue stops, the lease is lost) the error is
  * thrown and the state stays RUNNING: the job runs again. Answers undefined, running nothing, for
- * a connector deleted meanwhile or a request that is not its latest (a stale job).
+ * a connector deleted before or a request that is not its latest (a stale job), and keeping
+ * nothing (no asset, no event) for one deleted while the run read its provider.
  */
 export async function runConnector(
   deps: ConnectorRunDeps,
@@ -135,9 +136,12 @@ export async function runConnector(
     if (signal.aborted) throw err;
     const failure = describeFailure(err, options, deps.runTimeoutMs ?? connectorRunTimeoutMs);
     deps.log?.warn({ connector: connector.publicId, kind: failure.kind }, 'connector run failed');
-    return { run: await finish(store, team, connector, failure.message) };
+    const run = await finish(store, team, connector, failure.message);
+    return run === undefined ? undefined : { run };
   }
   return store.transaction(async (tx) => {
+    // Deleted while it read the provider: nothing of the run is kept (its assets would name a connector that is gone).
+    if ((await tx.connectors.findForRun(teamId, connectorId)) === undefined) return undefined;
     const at = new Date();
     const counts = await writeInventory(tx, deps.ports, team, connector, inventory, at);
     const run: ConnectorRun = { status: 'SUCCEEDED', error: '', completedAt: at };
@@ -147,14 +151,15 @@ export async function runConnector(
   });
 }
 
-/** Records a failed run and its event, in one transaction. */
+/** Records a failed run and its event, in one transaction; undefined when the connector was deleted meanwhile. */
 async function finish(
   store: ConnectorRunStore,
   team: Team,
   connector: Connector,
   error: string,
-): Promise<ConnectorRun> {
+): Promise<ConnectorRun | undefined> {
   return store.transaction(async (tx) => {
+    if ((await tx.connectors.findForRun(team.id, connector.id)) === undefined) return undefined;
     const run: ConnectorRun = { status: 'FAILED', error, completedAt: new Date() };
     await tx.connectors.setRun(team.id, connector.id, run);
     await tx.events.append([connectorRunFinishedEvent(connector, run, undefined)]);
