@@ -213,6 +213,18 @@ describe('Azure adapter (CLOUD_B)', () => {
     assert.equal(fake.requests.filter((r) => r.path.startsWith('/subscriptions/')).length, 4, 'one try and 3 retries');
   });
 
+  it('fails as throttled at once when ARM asks for a longer wait than a run holds a worker for', async () => {
+    seedExample();
+    fake.throttleCount = 1000;
+    fake.retryAfterSeconds = 3600;
+    const started = Date.now();
+    const err = await failureOf(azureAdapter.collect(context()));
+    assert.equal(err.kind, 'throttled');
+    assert.match(err.message, /HTTP 429.*asked to wait 3600 s/);
+    assert.ok(Date.now() - started < 20_000, 'no wait for the hour asked');
+    assert.equal(fake.requests.filter((r) => r.path.startsWith('/subscriptions/')).length, 1, 'no retry');
+  });
+
   it('reports refused credentials (AADSTS7000215) without the secret', async () => {
     seedExample();
     const secret = 'wrong~SECRET-value-1234567890';

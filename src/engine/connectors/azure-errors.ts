@@ -35,6 +35,7 @@ function restFailure(err: Error, notes: AzureTransportNotes): ConnectorRunError 
 /** The ConnectorRunError an Azure SDK failure stands for, given what the run's transport noted. */
 export function azureFailure(err: unknown, notes: AzureTransportNotes): ConnectorRunError {
   if (err instanceof ConnectorRunError) return err;
+  if (notes.throttled !== undefined) return notes.throttled; // identity wraps what the token request met
   if (!(err instanceof Error)) return new ConnectorRunError('provider', 'Azure failed without an error');
   if (err.name === 'RestError' && (err as { statusCode?: unknown }).statusCode !== undefined)
     return restFailure(err, notes);

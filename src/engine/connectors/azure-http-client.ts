@@ -4,8 +4,9 @@ import {
   type PipelineRequest,
   type PipelineResponse,
 } from '@azure/core-rest-pipeline';
+import { ConnectorRunError } from '../../core/connectors/connector-run.types.ts';
 import type { AdapterContext } from './connector-adapter.ts';
-import { networkCause } from './run-failures.ts';
+import { maxThrottleWaitMs, networkCause, retryAfterMs } from './run-failures.ts';
 
 /**
  * The HTTP client every Azure SDK client of a run is given (identity's token requests included):
@@ -18,6 +19,9 @@ import { networkCause } from './run-failures.ts';
  * It also notes what identity's errors lose: MSAL turns a token endpoint that cannot be reached
  * into "endpoints_resolution_error" and a refused secret into a text-only error, so the client
  * keeps the last connection failure and Entra ID's own error code for the run's error message.
+ *
+ * A throttled answer (429, 503) asking for a longer wait than maxThrottleWaitMs ends the run at
+ * once as 'throttled': the pipeline's retry policy honours any Retry-After, however long.
  */
 
 /** What the run's requests met that the SDK's errors do not keep. */
@@ -26,6 +30,21 @@ export interface AzureTransportNotes {
   networkFailure?: string;
   /** Entra ID's refusal of the token request: OAuth error and AADSTS code. */
   tokenRefusal?: string;
+  /** A throttled answer that asked for too long a wait (the run's error). */
+  throttled?: ConnectorRunError;
+}
+
+/** The run's error for a throttled answer that asks for a wait longer than maxThrottleWaitMs, if it does. */
+function overlongThrottle(response: PipelineResponse): ConnectorRunError | undefined {
+  if (response.status !== 429 && response.status !== 503) return undefined;
+  const header = (name: string): string | undefined => response.headers.get(name);
+  const asked =
+    retryAfterMs((name) => header(name === 'retry-after-ms' ? 'x-ms-retry-after-ms' : name)) ?? retryAfterMs(header);
+  if (asked === undefined || asked <= maxThrottleWaitMs) return undefined;
+  return new ConnectorRunError(
+    'throttled',
+    `Azure is throttling the requests (HTTP ${response.status}) and asked to wait ${Math.ceil(asked / 1000)} s: the run will try again at its next schedule`,
+  );
 }
 
 /** Entra ID's error and AADSTS code from a token endpoint's error answer, e.g. "invalid_client, AADSTS7000215". */
@@ -65,8 +84,11 @@ export function azureTransport(context: AdapterContext): { httpClient: HttpClien
       try {
         const response = await inner.sendRequest(request);
         notes.tokenRefusal = tokenRefusalOf(response) ?? notes.tokenRefusal;
+        notes.throttled = overlongThrottle(response);
+        if (notes.throttled !== undefined) throw notes.throttled;
         return response;
       } catch (err) {
+        if (err instanceof ConnectorRunError) throw err;
         notes.networkFailure = networkCause(err) ?? notes.networkFailure;
         throw err;
       }

@@ -2,7 +2,14 @@ import { setMaxListeners } from 'node:events';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, RateLimitError } from 'cloudflare';
 import { ConnectorRunError, type ConnectorFailureKind } from '../../core/connectors/connector-run.types.ts';
 import type { AdapterContext } from './connector-adapter.ts';
-import { abortReason, isEgressDenied, networkFailureReason, unreachableError } from './run-failures.ts';
+import {
+  abortReason,
+  isEgressDenied,
+  maxThrottleWaitMs,
+  networkFailureReason,
+  retryAfterMs,
+  unreachableError,
+} from './run-failures.ts';
 
 /**
  * What sits between the Cloudflare SDK and the network, and between its errors and the run:
@@ -19,9 +26,6 @@ import { abortReason, isEgressDenied, networkFailureReason, unreachableError } f
 /** The SDK's fetch type (`cloudflare/internal/builtin-types`). */
 type SdkFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-/** The longest Retry-After the SDK is left to wait for. */
-export const maxThrottleWaitMs = 30_000;
-
 /** The fetch and signal an SDK client of one run uses, and why the guard stopped it, if it did. */
 export interface CloudflareTransport {
   fetch: SdkFetch;
@@ -29,21 +33,10 @@ export interface CloudflareTransport {
   deniedReason(): string | undefined;
 }
 
-function waitAskedMs(headers: Headers): number | undefined {
-  const ms = Number(headers.get('retry-after-ms') ?? Number.NaN);
-  if (Number.isFinite(ms)) return ms;
-  const value = headers.get('retry-after');
-  if (value === null) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : at - Date.now();
-}
-
 /** The answer, marked not to be retried when it asks for too long a wait. */
 async function capThrottleWait(response: Response): Promise<Response> {
   if (response.status !== 429 && response.status !== 503) return response;
-  const asked = waitAskedMs(response.headers);
+  const asked = retryAfterMs((name) => response.headers.get(name));
   if (asked === undefined || asked <= maxThrottleWaitMs) return response;
   const headers = new Headers(response.headers);
   headers.set('x-should-retry', 'false');

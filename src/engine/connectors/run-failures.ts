@@ -155,3 +155,22 @@ export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<voi
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * The longest wait a provider's throttled answer may ask for before an SDK retries it: past
+ * this, the run fails as 'throttled' at once (and runs again at its next schedule) instead of
+ * holding a worker while the provider's limit lasts.
+ */
+export const maxThrottleWaitMs = 30_000;
+
+/** The wait an answer asks for in `retry-after-ms` or `Retry-After` (seconds or an HTTP date), in ms. */
+export function retryAfterMs(header: (name: string) => string | null | undefined): number | undefined {
+  const ms = Number(header('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(ms)) return ms;
+  const value = header('retry-after');
+  if (value === null || value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : at - Date.now();
+}
