@@ -2,8 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, RateLimitError } from 'cloudflare';
 import { ConnectorRunError, type ConnectorFailureKind } from '../../core/connectors/connector-run.types.ts';
 import type { AdapterContext } from './connector-adapter.ts';
+import { abortReason } from '../../shared/abortable.ts';
 import {
-  abortReason,
   isEgressDenied,
   maxThrottleWaitMs,
   networkFailureReason,

@@ -3,7 +3,7 @@ import type { ProviderHostname, ProviderInventory, ProviderZone } from '../../co
 import type { AdapterContext, ConnectorAdapter } from './connector-adapter.ts';
 import { presentRecords, proxiedHostnames, type CloudflareRecord } from './cloudflare-records.ts';
 import { cloudflareFailure, cloudflareTransport, type CloudflareTransport } from './cloudflare-transport.ts';
-import { abortReason, untilAborted } from './run-failures.ts';
+import { abortReason, untilAborted } from '../../shared/abortable.ts';
 
 /**
  * CDN_D, Cloudflare, through its official TypeScript SDK (`cloudflare`): the zones the API token

@@ -7,7 +7,8 @@ import {
   DigitalOceanApiKeyAuthenticationProvider,
   type DigitalOceanClient,
 } from './digitalocean-sdk.js';
-import { abortReason, sleepUnlessAborted, unreachableError } from './run-failures.ts';
+import { abortReason, sleepUnlessAborted } from '../../shared/abortable.ts';
+import { unreachableError } from './run-failures.ts';
 
 /**
  * DigitalOcean's official SDK (`@digitalocean/dots`, a Kiota client) wired for a connector run.

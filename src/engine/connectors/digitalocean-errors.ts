@@ -1,6 +1,7 @@
 import { ConnectorRunError, type ConnectorFailureKind } from '../../core/connectors/connector-run.types.ts';
 import type { ErrorEscaped } from './digitalocean-sdk.js';
-import { abortReason, networkFailureOf, unreachableError } from './run-failures.ts';
+import { abortReason } from '../../shared/abortable.ts';
+import { networkFailureOf, unreachableError } from './run-failures.ts';
 
 /**
  * What a failed SDK call means for the run. The SDK (Kiota) throws DigitalOcean's error body as

@@ -15,7 +15,7 @@ import type {
   PageQueryParameters,
   Paged,
 } from './digitalocean-sdk.js';
-import { abortReason } from './run-failures.ts';
+import { abortReason } from '../../shared/abortable.ts';
 
 /**
  * CLOUD_E, DigitalOcean, read through DigitalOcean's official JavaScript SDK, `@digitalocean/dots`

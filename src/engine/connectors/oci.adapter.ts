@@ -12,7 +12,8 @@ import {
 import type { DnsRecordInput } from '../../core/zones/zone.types.ts';
 import { GuardedOciHttpClient, ociClientConfiguration, type OciRetrySettings } from './oci-http-client.ts';
 import { ownerName, presentationData } from './record-text.ts';
-import { abortReason, unreachableError } from './run-failures.ts';
+import { abortReason, untilAborted } from '../../shared/abortable.ts';
+import { unreachableError } from './run-failures.ts';
 
 /**
  * CLOUD_F: Oracle Cloud Infrastructure, through the official OCI TypeScript SDK (oci-dns for the
@@ -116,7 +117,8 @@ async function allPages<T>(
   let page: string | undefined;
   do {
     context.signal.throwIfAborted();
-    const { items, next } = await fetchPage(page);
+    // The SDK sleeps between retries without watching the signal: a stopped run must not wait for it.
+    const { items, next } = await untilAborted(fetchPage(page), context.signal);
     all.push(...items);
     page = next;
   } while (page !== undefined && page !== '');

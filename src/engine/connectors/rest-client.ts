@@ -1,6 +1,7 @@
 import { ConnectorRunError, type ConnectorFailureKind } from '../../core/connectors/connector-run.types.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
-import { abortReason, sleepUnlessAborted, unreachableError } from './run-failures.ts';
+import { abortReason, sleepUnlessAborted } from '../../shared/abortable.ts';
+import { unreachableError } from './run-failures.ts';
 
 /**
  * The JSON-over-HTTPS client of the connector adapters of providers that have no official

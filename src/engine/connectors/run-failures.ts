@@ -105,57 +105,6 @@ export function networkCause(err: unknown): string | undefined {
   return failure.kind === 'timeout' ? 'no answer in time' : `no connection (${failure.code})`;
 }
 
-/** What an aborted run rejects with: the signal's own reason (the caller knows why it stopped it). */
-export function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException('The run was aborted', 'AbortError');
-}
-
-/**
- * The promise, or a rejection with the signal's reason as soon as the signal aborts, whichever
- * comes first: an SDK that sleeps between retries without watching the signal must not hold an
- * aborted run. The abandoned promise's own rejection is swallowed.
- */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
-}
-
-/** Waits `ms` milliseconds, or rejects with the signal's reason when it aborts first. */
-export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(abortReason(signal));
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /**
  * The longest wait a provider's throttled answer may ask for before an SDK retries it: past
  * this, the run fails as 'throttled' at once (and runs again at its next schedule) instead of

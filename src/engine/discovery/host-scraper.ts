@@ -1,7 +1,7 @@
 import type { BulkResolver } from '../dns/bulk-resolver.ts';
 import { isUnderRoot, recordTargets } from './discovery-names.ts';
 import type { DiscoverySource, DiscoveryStats } from './discovery.types.ts';
-import { untilAborted } from './run-support.ts';
+import { untilAborted } from '../../shared/abortable.ts';
 import type { WebReader } from './web-sources.ts';
 
 /** A live host to read: its own MX/NS/TXT when scraping found it, its certificate and pages when the guard allows its addresses. */

@@ -4,7 +4,8 @@
  * filled, the hand-over in flight and the first error the consumer rejected with.
  */
 import type { DiscoveredName, DiscoveryRequest, DiscoverySource } from './discovery.types.ts';
-import { NAME_BATCH, untilAborted } from './run-support.ts';
+import { untilAborted } from '../../shared/abortable.ts';
+import { NAME_BATCH } from './run-support.ts';
 
 /** Live names of a run: kept for the report, or streamed to `onNames` in batches of NAME_BATCH. */
 export class LiveNames {

@@ -4,7 +4,7 @@
  */
 import type { BulkResolver } from '../dns/bulk-resolver.ts';
 import { recordTargets } from './discovery-names.ts';
-import { untilAborted } from './run-support.ts';
+import { untilAborted } from '../../shared/abortable.ts';
 
 /** Service records asked at the root (RFC 6763-style well-known services people publish). */
 const SRV_SERVICES = [

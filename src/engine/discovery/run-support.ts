@@ -27,25 +27,6 @@ export interface Chained {
   nxdomainAnswer?: LookupResult;
 }
 
-/** Rejects as soon as the signal aborts, even while the work still waits on the network. */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err as Error);
-      },
-    );
-  });
-}
-
 /** Runs `task` over the items with at most `limit` at once; the first failure ends the pool. */
 export async function eachLimited<T>(
   items: readonly T[],

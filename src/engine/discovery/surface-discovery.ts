@@ -26,9 +26,9 @@ import {
   FirstByName,
   maxWarnings,
   PendingNames,
-  untilAborted,
   type Chained,
 } from './run-support.ts';
+import { untilAborted } from '../../shared/abortable.ts';
 import { NameStates, Status } from './name-states.ts';
 import { lookupRootRecords } from './root-records.ts';
 import { buildReport, emptyStats, RunProgress } from './run-report.ts';

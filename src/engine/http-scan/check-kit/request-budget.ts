@@ -1,21 +1,4 @@
-/** Waits `ms` milliseconds, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+import { sleepUnlessAborted } from '../../../shared/abortable.ts';
 
 /**
  * The request budget of one scan, shared by the crawler and the checks: a token bucket of
@@ -77,7 +60,7 @@ export class RequestBudget {
         wait > 0;
         wait = this.lastGrantAt + interval - performance.now()
       ) {
-        await sleep(Math.max(1, Math.ceil(wait)), signal);
+        await sleepUnlessAborted(Math.max(1, Math.ceil(wait)), signal);
       }
       this.lastGrantAt = performance.now();
     });
