@@ -190,7 +190,6 @@ export class KyselyConnectorRepository implements ConnectorRepository {
     at: Date,
   ): Promise<{ added: number; gone: number }> {
     const time = at.getTime();
-    const before = await this.countAssets(teamId, id);
     for (let i = 0; i < seen.length; i += assetBatch) {
       const rows = seen.slice(i, i + assetBatch).map((a) => ({
         connector_id: id,
@@ -222,8 +221,15 @@ export class KyselyConnectorRepository implements ConnectorRepository {
       .where('gone_at', 'is', null)
       .where('last_seen_at', '<', time)
       .executeTakeFirst();
-    const after = await this.countAssets(teamId, id);
-    return { added: after.total - before.total, gone: Number(gone.numUpdatedRows) };
+    // New rows are the ones first seen now (a row seen before keeps its first_seen_at).
+    const added = await this.db
+      .selectFrom('connector_assets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', teamId)
+      .where('connector_id', '=', id)
+      .where('first_seen_at', '=', time)
+      .executeTakeFirstOrThrow();
+    return { added: Number(added.n), gone: Number(gone.numUpdatedRows) };
   }
 
   async listAssets(teamId: number, id: number, limit: number): Promise<ConnectorAsset[]> {
