@@ -114,7 +114,7 @@ export async function scanReport(
   if (!/^[0-9a-f]{32}$/.test(token)) return undefined;
   const scan = await store.scans.findByToken(team.id, token);
   if (scan === undefined || isLive(scan.status)) return undefined;
-  const profile = await store.scanProfiles.findById(scan.profileId);
+  const profile = await store.scanProfiles.findById(team.id, scan.profileId);
   const asset = profile === undefined ? undefined : await store.assets.findById(team.id, profile.assetId);
   const { records, isTruncated } = await collect(store, team, { scanId: scan.id });
   return {
@@ -122,7 +122,7 @@ export async function scanReport(
     team,
     asset,
     scan,
-    profile: profile?.teamId === team.id ? profile : undefined,
+    profile,
     findings: records,
     isTruncated,
     closed: 0,

@@ -79,7 +79,7 @@ export async function readScanSubject(
   repos: ScanRepositories,
   scan: Pick<Scan, 'teamId' | 'token' | 'started' | 'profileId'>,
 ): Promise<ScanEventSubject | undefined> {
-  const profile = await repos.scanProfiles.findById(scan.profileId);
+  const profile = await repos.scanProfiles.findById(scan.teamId, scan.profileId);
   const asset = profile && (await repos.assets.findById(scan.teamId, profile.assetId));
   return profile === undefined || asset === undefined ? undefined : { scan, profile, asset };
 }

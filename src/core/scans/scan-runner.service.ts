@@ -383,7 +383,7 @@ async function readProfileAndAsset(
   store: ScanStore,
   scan: Pick<Scan, 'teamId' | 'profileId'>,
 ): Promise<{ profile: ScanProfile | undefined; asset: Asset | undefined }> {
-  const profile = await store.scanProfiles.findById(scan.profileId);
+  const profile = await store.scanProfiles.findById(scan.teamId, scan.profileId);
   const asset = profile && (await store.assets.findById(scan.teamId, profile.assetId));
   return { profile, asset };
 }

@@ -139,7 +139,7 @@ export interface ScanFindingLink {
 export interface ScanProfileRepository {
   insert(profile: Omit<ScanProfile, 'id'>): Promise<ScanProfile>;
   findByToken(teamId: number, token: string): Promise<ScanProfile | undefined>;
-  findById(id: number): Promise<ScanProfile | undefined>;
+  findById(teamId: number, id: number): Promise<ScanProfile | undefined>;
   findByEndpointKey(teamId: number, key: string): Promise<ScanProfile | undefined>;
   /** The team's profiles (or one asset's), in creation order. */
   list(teamId: number, assetId?: number): Promise<ScanProfile[]>;

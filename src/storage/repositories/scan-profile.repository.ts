@@ -67,8 +67,13 @@ export class KyselyScanProfileRepository implements ScanProfileRepository {
     return row && toProfile(row);
   }
 
-  async findById(id: number): Promise<ScanProfile | undefined> {
-    const row = await this.db.selectFrom('scan_profiles').selectAll().where('id', '=', id).executeTakeFirst();
+  async findById(teamId: number, id: number): Promise<ScanProfile | undefined> {
+    const row = await this.db
+      .selectFrom('scan_profiles')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row && toProfile(row);
   }
 
