@@ -8,6 +8,12 @@ export type RuntimeParts = Awaited<ReturnType<typeof loadRuntimeParts>>;
 
 /** The modules of the full runtime beyond the core one, loaded together when it is built. */
 export async function loadRuntimeParts() {
+  const [services, engines] = await Promise.all([loadServiceParts(), loadEngineParts()]);
+  return { ...services, ...engines };
+}
+
+/** The core services and job kinds of the full runtime. */
+async function loadServiceParts() {
   const [
     { LruCache },
     { MarkerCodec },
@@ -20,19 +26,9 @@ export async function loadRuntimeParts() {
     { PortInventoryService },
     { TechnologyInventoryService },
     { monitoringControl },
-    { createExposureEngines },
-    { OfflineIpEnricher },
-    { createBulkResolver },
-    { udpBatch },
-    { createNameResolver },
-    { createZoneEngine },
-    { createHttpScanEngine },
-    { createThreadedScanEngine },
-    { createSurfaceEngine },
     { createJobQueue },
     { scanQueueOf },
     { surfaceQueueOf },
-    { createConnectorCollector },
     { enqueueConnectorRun },
   ] = await Promise.all([
     import('./core/shared/lru-cache.ts'),
@@ -46,19 +42,9 @@ export async function loadRuntimeParts() {
     import('./core/surface/port-inventory.service.ts'),
     import('./core/surface/technology-inventory.service.ts'),
     import('./core/surface/monitoring.service.ts'),
-    import('./engine/exposure.ts'),
-    import('./engine/ip-data/ip-enricher.ts'),
-    import('./engine/dns/bulk-resolver.ts'),
-    import('./engine/dns/udp-batch.ts'),
-    import('./engine/name-resolver.ts'),
-    import('./engine/zone-engine.ts'),
-    import('./engine/http-scan/http-scan-engine.ts'),
-    import('./engine/http-scan/threaded-scan-engine.ts'),
-    import('./engine/discovery/surface-engine.ts'),
     import('./jobs/create-queue.ts'),
     import('./jobs/scan.job.ts'),
     import('./jobs/surface-run.job.ts'),
-    import('./engine/connectors/connector-engine.ts'),
     import('./jobs/connector-run.job.ts'),
   ]);
   return {
@@ -73,6 +59,39 @@ export async function loadRuntimeParts() {
     PortInventoryService,
     TechnologyInventoryService,
     monitoringControl,
+    createJobQueue,
+    scanQueueOf,
+    surfaceQueueOf,
+    enqueueConnectorRun,
+  };
+}
+
+/** The engines of the full runtime. */
+async function loadEngineParts() {
+  const [
+    { createExposureEngines },
+    { OfflineIpEnricher },
+    { createBulkResolver },
+    { udpBatch },
+    { createNameResolver },
+    { createZoneEngine },
+    { createHttpScanEngine },
+    { createThreadedScanEngine },
+    { createSurfaceEngine },
+    { createConnectorCollector },
+  ] = await Promise.all([
+    import('./engine/exposure.ts'),
+    import('./engine/ip-data/ip-enricher.ts'),
+    import('./engine/dns/bulk-resolver.ts'),
+    import('./engine/dns/udp-batch.ts'),
+    import('./engine/name-resolver.ts'),
+    import('./engine/zone-engine.ts'),
+    import('./engine/http-scan/http-scan-engine.ts'),
+    import('./engine/http-scan/threaded-scan-engine.ts'),
+    import('./engine/discovery/surface-engine.ts'),
+    import('./engine/connectors/connector-engine.ts'),
+  ]);
+  return {
     createExposureEngines,
     OfflineIpEnricher,
     createBulkResolver,
@@ -82,10 +101,6 @@ export async function loadRuntimeParts() {
     createHttpScanEngine,
     createThreadedScanEngine,
     createSurfaceEngine,
-    createJobQueue,
-    scanQueueOf,
-    surfaceQueueOf,
     createConnectorCollector,
-    enqueueConnectorRun,
   };
 }

@@ -227,6 +227,24 @@ export interface Runtime extends CoreRuntime {
   connectorRuns: ConnectorRunDeps;
 }
 
+/** What the connector-run job runs with: the adapters behind the egress guard, the store's ports. */
+function connectorRunsOf(parts: RuntimeParts, config: Config, core: CoreRuntime, jobs: JobQueue): ConnectorRunDeps {
+  const { store, box, guard, resolver, log } = core;
+  return {
+    store,
+    box,
+    ports: { assets: corePorts.assets, names: { indexRecords: parts.indexRecords } },
+    collector: parts.createConnectorCollector({
+      guard,
+      resolver,
+      endpoints: config.connectorEndpoints,
+      requestTimeoutMs: config.connectorRequestTimeoutMs,
+    }),
+    enqueueRun: (teamId, connectorId, request) => parts.enqueueConnectorRun(jobs, teamId, connectorId, request),
+    log: log.child({ component: 'connectors' }),
+  };
+}
+
 /** What the surface-run job runs with, over the runtime's parts. */
 function surfaceRunnerOf(
   parts: RuntimeParts,
@@ -351,19 +369,7 @@ export async function openRuntime(
     monitoring: parts.monitoringControl({ store, queue: surfaceQueue }),
     surfaceRunner: surfaceRunnerOf(parts, config, { ...core, bulk, scanEngine, ipInventory, findings }),
     ...webhookWiring,
-    connectorRuns: {
-      store,
-      box,
-      ports: { assets: corePorts.assets, names: { indexRecords: parts.indexRecords } },
-      collector: parts.createConnectorCollector({
-        guard,
-        resolver,
-        endpoints: config.connectorEndpoints,
-        requestTimeoutMs: config.connectorRequestTimeoutMs,
-      }),
-      enqueueRun: (teamId, connectorId, request) => parts.enqueueConnectorRun(jobs, teamId, connectorId, request),
-      log: log.child({ component: 'connectors' }),
-    },
+    connectorRuns: connectorRunsOf(parts, config, core, jobs),
     close: async () => {
       // Running jobs go back to the queue before the store closes under them.
       await jobs.stop();
